@@ -1,0 +1,36 @@
+# Two commands matter: `make run` opens the desk on the demo project, `make test` runs
+# ruff and the whole suite. Both create .venv and install the project when needed.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+
+.PHONY: run test lint bench screenshot clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python main.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python bench/run_all.py
+
+screenshot: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python main.py --demo --simulate 300 --screenshot docs/screenshot.png
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

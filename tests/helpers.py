@@ -1,0 +1,39 @@
+"""Small builders shared by core tests: write a CSV pool and make a project from it."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from triage.importer import ColumnMapping
+from triage.project import Project, create_project
+from triage.settings import LabelOption, Settings
+
+SCHEME = (LabelOption("idiom", "i"), LabelOption("literal", "l"))
+
+
+def write_pool(path: Path, rows: list[dict]) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def pool_rows(n: int, *, positives_every: int = 3) -> list[dict]:
+    """n candidates; m1 ranks them in key order, m2 in reverse; every k-th is an idiom."""
+    return [
+        {"key": f"c{i:04d}", "text": f"phrase number {i}", "m1": f"{1 - i / n:.6f}",
+         "m2": f"{i / n:.6f}", "gold": "idiom" if i % positives_every == 0 else "literal"}
+        for i in range(n)
+    ]
+
+
+def make_project(tmp_path: Path, n: int = 30, **settings) -> Project:
+    src = write_pool(tmp_path / "pool.csv", pool_rows(n))
+    base = dict(labels=SCHEME, positive_labels=("idiom",), price_per_item=0.04)
+    base.update(settings)
+    project = create_project(tmp_path / "p.triage", Settings(**base))
+    project.import_file(src, ColumnMapping(text="text", key="key",
+                                           scores=(("m1", "m1"), ("m2", "m2")), gold="gold"))
+    return project

@@ -1,0 +1,66 @@
+"""Helpers shared by the subcommands: score/column options and JSON or text output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import asdict, is_dataclass
+from typing import Any
+
+from triage.errors import TriageError
+
+
+def parse_score_option(value: str) -> tuple[str, str]:
+    """Parse ``NAME=COLUMN`` (or just ``COLUMN``, which names the model after it)."""
+    name, sep, column = value.partition("=")
+    if not sep:
+        column = name
+    name, column = name.strip(), column.strip()
+    if not name or not column:
+        raise argparse.ArgumentTypeError(f"expected NAME=COLUMN, got {value!r}")
+    return name, column
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    """Every command that reports numbers takes ``--json``."""
+    parser.add_argument(
+        "--json", action="store_true", help="print machine-readable JSON (keys documented in README)"
+    )
+
+
+def jsonable(value: Any) -> Any:
+    """Convert dataclasses, numpy scalars/arrays and non-finite floats to plain JSON values.
+
+    NaN and infinities become ``null``: JSON has no spelling for them, and a reader should
+    see "no value" rather than a number that is not one.
+    """
+    if is_dataclass(value) and not isinstance(value, type):
+        return jsonable(asdict(value))
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if hasattr(value, "tolist") and callable(value.tolist):  # numpy array or scalar
+        return jsonable(value.tolist())
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    return value
+
+
+def emit(args: argparse.Namespace, data: Any, render_text: Callable[[Any], str]) -> int:
+    """Print ``data`` as JSON when ``--json`` was given, else as human-readable text."""
+    if getattr(args, "json", False):
+        json.dump(jsonable(data), sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_text(data).rstrip("\n") + "\n")
+    return 0
+
+
+def require(condition: bool, message: str) -> None:
+    """Raise a user-facing error unless ``condition`` holds."""
+    if not condition:
+        raise TriageError(message)

@@ -1,0 +1,75 @@
+"""Options shared by commands that create projects or import into them."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from triage.commands._common import parse_score_option
+from triage.settings import scheme_from_text
+
+
+def add_mapping_args(parser: argparse.ArgumentParser, *, text_required: bool = True) -> None:
+    g = parser.add_argument_group("column mapping")
+    g.add_argument("--text", required=text_required, metavar="COL",
+                   help="column holding the candidate text")
+    g.add_argument("--key", metavar="COL",
+                   help="column holding a stable unique key (default: the row number)")
+    g.add_argument("--score", action="append", type=parse_score_option, default=[],
+                   metavar="NAME=COL", help="a model's score column (repeatable)")
+    g.add_argument("--gold", metavar="COL", help="column holding a known (gold) label")
+    g.add_argument("--skip-invalid", action="store_true",
+                   help="import the valid rows; write rejected rows with reasons beside the input")
+
+
+def mapping_from_args(args: argparse.Namespace):
+    from triage.importer import ColumnMapping
+
+    return ColumnMapping(text=args.text, key=args.key, scores=tuple(args.score), gold=args.gold)
+
+
+def add_settings_args(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("project settings")
+    g.add_argument("--labels", metavar="A:KEY,B:KEY",
+                   help="label scheme, e.g. idiom:i,literal:l (keys default to 1, 2, ...)")
+    g.add_argument("--positive", action="append", metavar="LABEL",
+                   help="a label that counts as a positive (repeatable)")
+    g.add_argument("--price", type=float, metavar="AMOUNT", help="price per annotation")
+    g.add_argument("--price-model", choices=["per_item", "per_hour"])
+    g.add_argument("--hourly-rate", type=float, metavar="AMOUNT",
+                   help="default hourly rate of an annotator (per_hour price model)")
+    g.add_argument("--budget", type=float, metavar="AMOUNT")
+    g.add_argument("--currency", metavar="CODE")
+    g.add_argument("--value-per-positive", type=float, metavar="AMOUNT")
+    g.add_argument("--active-model", metavar="NAME", help="the model whose ranking the queue follows")
+    g.add_argument("--target-recall", type=float)
+    g.add_argument("--confidence", type=float)
+    g.add_argument("--overlap-rate", type=float)
+    g.add_argument("--labels-per-overlap-item", type=int)
+    g.add_argument("--retest-rate", type=float)
+    g.add_argument("--audit-rate", type=float)
+
+
+_SETTING_NAMES = {
+    "price": "price_per_item", "price_model": "price_model", "hourly_rate": "default_hourly_rate",
+    "budget": "budget", "currency": "currency", "value_per_positive": "value_per_positive",
+    "active_model": "active_model", "target_recall": "target_recall", "confidence": "confidence",
+    "overlap_rate": "overlap_rate", "labels_per_overlap_item": "labels_per_overlap_item",
+    "retest_rate": "retest_rate", "audit_rate": "audit_rate",
+}
+
+
+def settings_changes(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings the user gave on the command line, as Settings field changes."""
+    changes: dict[str, Any] = {}
+    if getattr(args, "labels", None):
+        changes["labels"] = scheme_from_text(args.labels)
+        if not getattr(args, "positive", None):
+            changes["positive_labels"] = (changes["labels"][0].value,)
+    if getattr(args, "positive", None):
+        changes["positive_labels"] = tuple(args.positive)
+    for arg, field in _SETTING_NAMES.items():
+        value = getattr(args, arg, None)
+        if value is not None:
+            changes[field] = value
+    return changes

@@ -1,0 +1,32 @@
+"""``triage config PROJECT [--budget 20 ...]``: show or change a project's settings."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+from triage.commands._common import add_json_flag, emit
+from triage.commands._project_args import add_settings_args, settings_changes
+
+
+def register(sub) -> None:
+    p = sub.add_parser("config", help="show or change project settings (label scheme, prices, ...)")
+    p.add_argument("project", type=Path)
+    add_settings_args(p)
+    p.add_argument("--show-score", choices=["yes", "no"], help="show the model score on the desk")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from triage.project import open_project
+
+    changes = settings_changes(args)
+    if args.show_score:
+        changes["show_score"] = args.show_score == "yes"
+    with open_project(args.project) as project:
+        settings = project.update_settings(**changes) if changes else project.settings
+    data = asdict(settings)
+    return emit(args, data, lambda d: "\n".join(f"{k}: {json.dumps(v)}" for k, v in d.items()))

@@ -1,0 +1,243 @@
+"""``triage gain``: gain, cumulative gain and cost by decile per model (seed 000), offline.
+
+Reads a plain CSV/TSV/JSONL file with one score column per model and a gold label column,
+or a Triage project file (handed on to :func:`triage.project.gain_report`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+import numpy as np
+
+from triage.commands._common import add_json_flag, emit, jsonable, parse_score_option, require
+from triage.errors import TriageError
+from triage.gain import analyse_model, compare_models
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+CONVENTIONS = {
+    "cost_to_all_positives_whole_deciles": (
+        "whole deciles (paper convention): deciles_to_all_positives × price × N / 10"),
+    "cost_per_decile_whole": "whole deciles (paper convention): price × N / 10",
+    "cost_to_last_positive": "per candidate: rank_of_last_positive × price",
+    "positives_within_budget": (
+        "whole candidates: floor(budget / price) candidates from the top of the ranking"),
+    "positives_within_budget_whole_deciles": (
+        "whole deciles: floor(budget / (price × N / 10)) deciles from the top"),
+    "deciles.cost": "per candidate: price × items in the decile",
+    "deciles.marginal_cost_per_positive": "per candidate: decile cost / positives in it",
+    "next_decile.cost": "whole deciles (paper convention): price × N / 10",
+    "ties": ("tied scores: every figure is its expected value under a uniformly random "
+             "order of the tied items (positives may be fractional)"),
+}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "gain",
+        help="gain and cumulative gain by decile, and what a budget buys, per model",
+        description="Offline gain analysis (gold labels known) of one or more models' "
+        "rankings: gain, cumulative gain and lift per decile, the cost to reach all "
+        "positives, and the three budget situations of Klubička et al. (2018).",
+    )
+    parser.add_argument("file", metavar="FILE", help="CSV/TSV/JSONL file, or a .triage project")
+    parser.add_argument("--score", action="append", type=parse_score_option, default=[],
+                        metavar="NAME=COLUMN", help="a model's score column (repeatable)")
+    parser.add_argument("--gold", metavar="COLUMN", help="column holding the gold label")
+    parser.add_argument("--positive", action="append", default=[], metavar="VALUE",
+                        help="gold value that counts as positive (repeatable)")
+    parser.add_argument("--cost", type=float, metavar="PRICE",
+                        help="price of annotating one candidate, e.g. 0.04")
+    parser.add_argument("--budget", type=float, metavar="AMOUNT", help="money available")
+    parser.add_argument("--after-deciles", type=int, metavar="K",
+                        help="situation 3: deciles already annotated (default: what the "
+                        "budget buys in whole deciles, else 1)")
+    parser.add_argument("--currency", default="USD", help="currency shown in text output")
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def _is_project(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(16) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def run(args: argparse.Namespace) -> int:
+    if _is_project(args.file):
+        try:
+            from triage.project import gain_report
+        except ImportError as error:
+            raise TriageError(
+                "gain on a project file needs triage.project.gain_report, which this "
+                "version does not have; export the labels and scores to CSV instead"
+            ) from error
+        data = gain_report(args.file, args)
+    else:
+        data = gain_data(args)
+    return emit(args, data, render_text)
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    require(bool(args.score), "give at least one --score NAME=COLUMN")
+    require(args.gold is not None, "give the gold label column with --gold COLUMN")
+    require(bool(args.positive), "give the positive gold value(s) with --positive VALUE")
+    require(args.cost is not None, "give the price of one annotation with --cost PRICE")
+    require(math.isfinite(args.cost) and args.cost >= 0, "--cost must be a number >= 0")
+    if args.budget is not None:
+        require(math.isfinite(args.budget) and args.budget >= 0, "--budget must be >= 0")
+    if args.after_deciles is not None:
+        require(0 <= args.after_deciles <= 10, "--after-deciles must be between 0 and 10")
+    names = [name for name, _ in args.score]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    require(not dupes, f"model name(s) given twice: {', '.join(dupes)}")
+
+
+def gain_data(args: argparse.Namespace) -> dict[str, Any]:
+    """Read the file and compute the full report as plain JSON-ready data."""
+    from triage.reader import read_table
+
+    _check_args(args)
+    columns = list(dict.fromkeys(col for _, col in args.score))
+    table = read_table(args.file, numeric=columns, required=[*columns, args.gold])
+    require(len(table) > 0, f"{args.file}: no rows to rank")
+    wanted = {v.strip() for v in args.positive}
+    gold = [str(g).strip() for g in table.column(args.gold)]
+    positive = np.fromiter((g in wanted for g in gold), dtype=bool, count=len(gold))
+    results = {
+        name: analyse_model(table.column(col), positive, cost_per_item=args.cost,
+                            budget=args.budget)
+        for name, col in args.score
+    }
+    comparison = compare_models(results, after_deciles=args.after_deciles)
+    reason = next(iter(results.values())).undefined_reason
+    if reason:
+        seen = sorted(set(gold))
+        shown = ", ".join(repr(v) for v in seen[:10]) + (" ..." if len(seen) > 10 else "")
+        reason += f" (--positive {sorted(wanted)}; values in {args.gold!r}: {shown})"
+    models = {}
+    for name, col in args.score:
+        entry = jsonable(results[name])
+        for key in ("pool", "positives", "cost_per_item", "budget", "undefined_reason"):
+            entry.pop(key)
+        models[name] = {"score_column": col, **entry}
+    return {
+        "file": args.file,
+        "pool": len(table),
+        "positives": int(positive.sum()),
+        "gold_column": args.gold,
+        "positive_values": sorted(wanted),
+        "cost_per_item": args.cost,
+        "budget": args.budget,
+        "currency": args.currency,
+        "undefined_reason": reason,
+        "models": models,
+        "best_model_within_budget": jsonable(comparison.best_model_within_budget),
+        "best_model_within_budget_whole_deciles": jsonable(
+            comparison.best_model_within_budget_whole_deciles),
+        "earliest_to_all_positives": jsonable(comparison.earliest_to_all_positives),
+        "earliest_to_all_positives_whole_deciles": jsonable(
+            comparison.earliest_to_all_positives_whole_deciles),
+        "next_decile": {n.model: jsonable(n) for n in comparison.next_decile},
+        "conventions": CONVENTIONS,
+    }
+
+
+# -- text ------------------------------------------------------------------------------
+
+def _num(x: float | None, digits: int = 3) -> str:
+    if x is None:
+        return "-"
+    if math.isinf(x):
+        return "inf"
+    return f"{x:.{digits}f}".rstrip("0").rstrip(".") if x != int(x) else f"{int(x)}"
+
+
+def _money(x: float | None, currency: str) -> str:
+    if x is None:
+        return "-"
+    if math.isinf(x):
+        return "unbounded"
+    # Small amounts (a price per positive of a few cents) keep three significant digits.
+    text = f"{x:,.2f}" if abs(x) >= 0.1 or x == 0 else f"{x:.3g}"
+    return f"{currency} {text}"
+
+
+def _models(choice: dict[str, Any]) -> str:
+    names = choice["models"]
+    return names[0] if len(names) == 1 else "a tie between " + " and ".join(names)
+
+
+def _model_text(name: str, m: dict[str, Any], data: dict[str, Any]) -> list[str]:
+    cur = data["currency"]
+    lines = [f"Model {name} (column {m['score_column']}): {data['pool']} candidates, "
+             f"{data['positives']} positives, {m['tied_items']} tied items"
+             + (f" in {m['tie_groups']} group(s) (figures are expectations)" if m["tied_items"]
+                else "")]
+    head = f"  {'decile':>6} {'items':>6} {'positives':>9} {'gain':>6} {'cum.gain':>8} " \
+           f"{'lift':>6} {'cost':>12} {'per positive':>14}"
+    lines.append(head)
+    for row in m["deciles"]:
+        lines.append(
+            f"  {row['decile']:>6} {row['items']:>6} {_num(row['positives'], 2):>9} "
+            f"{_num(row['gain']):>6} {_num(row['cumulative_gain']):>8} {_num(row['lift'], 2):>6} "
+            f"{_money(row['cost'], cur):>12} {_money(row['marginal_cost_per_positive'], cur):>14}")
+    if m["deciles_to_all_positives"] is not None:
+        lines.append(
+            f"  all positives after {m['deciles_to_all_positives']} decile(s): "
+            f"{_money(m['cost_to_all_positives_whole_deciles'], cur)} (whole deciles, "
+            f"{_money(m['cost_per_decile_whole'], cur)} each); last positive at rank "
+            f"{_num(m['rank_of_last_positive'], 2)}: {_money(m['cost_to_last_positive'], cur)} "
+            "(per candidate)")
+    if data["budget"] is not None:
+        lines.append(
+            f"  within the budget: {m['candidates_within_budget']} candidates find "
+            f"{_num(m['positives_within_budget'], 2)} positives; by whole deciles "
+            f"{m['deciles_within_budget']} decile(s) find "
+            f"{_num(m['positives_within_budget_whole_deciles'], 2)}")
+    return lines
+
+
+def render_text(data: dict[str, Any]) -> str:
+    """A table per model, then the three budget situations in words."""
+    cur = data["currency"]
+    lines: list[str] = []
+    for name, m in data["models"].items():
+        lines += _model_text(name, m, data) + [""]
+    if data["undefined_reason"]:
+        lines.append(f"Gain is undefined: {data['undefined_reason']}.")
+        return "\n".join(lines)
+    best, best_dec = data["best_model_within_budget"], data["best_model_within_budget_whole_deciles"]
+    if best is None:
+        lines.append("Situation 1 (fixed budget): no --budget given.")
+    else:
+        lines.append(
+            f"Situation 1 (fixed budget {_money(data['budget'], cur)}): {_models(best)} finds the "
+            f"most positives, {_num(best['positives'], 2)} of {data['positives']}, in "
+            f"{_num(best['candidates'], 2)} candidates (whole candidates); by whole deciles "
+            f"({best_dec['deciles']} decile(s), {_money(best_dec['cost'], cur)}) "
+            f"{_models(best_dec)} finds {_num(best_dec['positives'], 2)}.")
+    early, early_dec = data["earliest_to_all_positives"], data["earliest_to_all_positives_whole_deciles"]
+    lines.append(
+        f"Situation 2 (flexible budget): {_models(early_dec)} reaches all {data['positives']} "
+        f"positives earliest by whole deciles: {early_dec['deciles']} decile(s), "
+        f"{_money(early_dec['cost'], cur)}; per candidate {_models(early)} reaches the last "
+        f"positive at rank {_num(early['candidates'], 2)}, {_money(early['cost'], cur)}.")
+    nxt = list(data["next_decile"].values())
+    lines.append(f"Situation 3 (one more decile?): after {nxt[0]['after_deciles']} decile(s):")
+    for n in nxt:
+        if n["decile"] is None:
+            lines.append(f"  {n['model']}: every decile is already annotated.")
+            continue
+        per = n["cost_per_new_positive"]
+        worth = (f"{_money(per, cur)} per new positive" if per is not None
+                 else "nothing new: not worth it")
+        lines.append(
+            f"  {n['model']}: decile {n['decile']} adds {_num(n['new_positives'], 2)} positives "
+            f"(gain {_num(n['gain'])}) for {_money(n['cost'], cur)}: {worth}.")
+    return "\n".join(lines)

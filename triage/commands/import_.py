@@ -1,0 +1,47 @@
+"""``triage import PROJECT FILE``: import the pool into an empty project, or add model scores."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from triage.commands._progress import ProgressBar
+from triage.commands._project_args import add_mapping_args, mapping_from_args
+from triage.errors import TriageError
+
+
+def register(sub) -> None:
+    p = sub.add_parser("import", help="import candidates, or --add-scores of a later model")
+    p.add_argument("project", type=Path)
+    p.add_argument("file", type=Path)
+    add_mapping_args(p, text_required=False)
+    p.add_argument("--add-scores", action="store_true",
+                   help="add the --score columns to existing candidates, matched by --key")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from triage.project import open_project
+
+    if not args.score:
+        raise TriageError("give at least one model score column with --score NAME=COLUMN")
+    bar = ProgressBar("importing")
+    with open_project(args.project) as project:
+        try:
+            if args.add_scores:
+                if not args.key:
+                    raise TriageError("--add-scores matches rows by key: give --key COLUMN")
+                result = project.add_scores(args.file, key=args.key, scores=tuple(args.score),
+                                            progress=bar)
+            else:
+                if not args.text:
+                    raise TriageError("give the text column with --text COLUMN")
+                result = project.import_file(args.file, mapping_from_args(args),
+                                             skip_invalid=args.skip_invalid, progress=bar)
+        finally:
+            bar.finish()
+    print(f"imported {result.rows_imported:,} rows into {args.project}; "
+          f"models {', '.join(result.models)}")
+    if result.rows_rejected:
+        print(f"{result.rows_rejected:,} rows rejected; see {result.rejects_path}")
+    return 0

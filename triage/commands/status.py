@@ -1,0 +1,83 @@
+"""``triage status PROJECT``: what has been spent and what it bought, decile by decile."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from triage.commands._common import add_json_flag, emit
+
+
+def register(sub) -> None:
+    p = sub.add_parser("status", help="spend, positives found and yield per decile of a project")
+    p.add_argument("project", type=Path)
+    p.add_argument("--curve", action="store_true", help="include the positives-found curve in JSON")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def status_data(project, *, curve: bool = False) -> dict[str, Any]:
+    """The status of an open project as plain data (the JSON of ``triage status``)."""
+    st = project.status()
+    settings = asdict(st.settings)
+    settings["labels"] = [{"value": o["value"], "key": o["key"]} for o in settings["labels"]]
+    data: dict[str, Any] = {
+        "project": st.path, "pool": st.pool, "models": st.models,
+        "active_model": st.active_model, "annotators": st.annotators,
+        "sessions": st.sessions, "settings": settings,
+    }
+    snap = st.snapshot
+    if snap is not None:
+        snap_data = asdict(snap)
+        snap_data.pop("curve_annotated", None)
+        snap_data.pop("curve_positives", None)
+        for row in snap_data["deciles"]:
+            row["yield"] = row.pop("yield_")
+        data.update(snap_data)
+        if curve:
+            data["curve"] = {"annotated": snap.curve_annotated, "positives": snap.curve_positives}
+    return data
+
+
+def render(data: dict[str, Any]) -> str:
+    cur = data["settings"]["currency"]
+    lines = [
+        f"{data['project']}: {data['pool']:,} candidates; active model {data['active_model']}",
+        "models: " + ", ".join(f"{m['name']} ({m['tied_items']:,} tied)" for m in data["models"]),
+    ]
+    if "spend" not in data:
+        return "\n".join(lines + ["no candidates imported yet"])
+    budget = "no budget set" if data["budget"] is None else f"budget {data['budget']:,.2f} {cur}"
+    left = "" if data["budget_left"] is None else f", {data['budget_left']:,.2f} left"
+    cpp = data["cost_per_positive"]
+    lines += [
+        f"annotated {data['annotated']:,} ({data['annotated'] / max(1, data['pool']):.1%} of pool), "
+        f"skipped {data['skipped']:,}, positives found {data['positives_found']:,}",
+        f"spent {data['spend']:,.2f} {cur} ({budget}{left}); cost per positive "
+        + ("n/a" if cpp is None else f"{cpp:,.2f} {cur}"),
+        "",
+        "decile   items  annotated  positives   yield  cost/positive",
+    ]
+    for d in data["deciles"]:
+        y = "" if d["yield"] is None else f"{d['yield']:.3f}"
+        m = d["marginal_cost_per_positive"]
+        mc = "" if m is None else ("inf" if m == float("inf") else f"{m:,.2f}")
+        marker = " <" if d["decile"] == data.get("current_decile") else ""
+        lines.append(f"{d['decile']:>6} {d['items']:>7,} {d['annotated']:>10,} "
+                     f"{d['positives']:>10,} {y:>7} {mc:>14}{marker}")
+    if data["spend_by_annotator"]:
+        lines += ["", "annotator        labels  positives      spend"]
+        for name, spend in sorted(data["spend_by_annotator"].items()):
+            lines.append(f"{name[:15]:<15} {data['labels_by_annotator'].get(name, 0):>7,} "
+                         f"{data['positives_by_annotator'].get(name, 0):>10,} {spend:>10,.2f}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from triage.project import open_project
+
+    with open_project(args.project) as project:
+        data = status_data(project, curve=args.curve)
+    return emit(args, data, render)

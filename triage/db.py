@@ -1,0 +1,151 @@
+"""Opening project files: connection settings, the project marker, migrations, backups.
+
+A project is one SQLite file. We open it through sqlite-utils with WAL (readers never
+block the desk), foreign keys on, and ``synchronous=FULL`` so a committed label survives
+power loss, not only a crash of the process.
+
+Before touching a file we look at it read-only: a file that is not a Triage project, or
+one written by a newer Triage, is refused without a single byte changed (enabling WAL
+would already rewrite the header).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import sqlite3
+from pathlib import Path
+
+import sqlite_utils
+
+from triage.errors import ProjectError
+from triage.schema import APPLICATION_ID, MIGRATIONS
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+BUSY_TIMEOUT_S = 10.0
+
+
+def is_sqlite_file(path: str | Path) -> bool:
+    """True when ``path`` starts with the SQLite header (cheap, reads 16 bytes)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(16) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def _connect(path: Path) -> sqlite_utils.Database:
+    # isolation_level=None: we open transactions explicitly with db.atomic(); the driver
+    # must not open implicit ones behind our back.
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None,
+                           check_same_thread=False)
+    db = sqlite_utils.Database(conn)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+    return db
+
+
+def _inspect_read_only(path: Path) -> tuple[int, list[str]]:
+    """Return (application_id, applied migration names) without writing anything."""
+    uri = path.resolve().as_uri() + "?mode=ro"
+    try:
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
+    except sqlite3.Error as error:
+        raise ProjectError(f"{path}: cannot be opened: {error}") from error
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        names: list[str] = []
+        if "_sqlite_migrations" in tables:
+            names = [r[0] for r in conn.execute(
+                "SELECT name FROM _sqlite_migrations WHERE migration_set = ? ORDER BY id",
+                [MIGRATIONS.name],
+            )]
+        return app_id, names
+    except sqlite3.DatabaseError as error:
+        raise ProjectError(f"{path} is not a Triage project ({error})") from error
+    finally:
+        conn.close()
+
+
+def backup_path(path: Path, version: int) -> Path:
+    """Where the pre-migration copy of ``path`` goes (never overwrites an older copy)."""
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    candidate = path.with_name(f"{path.name}.v{version}-{stamp}.bak")
+    n = 1
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}.v{version}-{stamp}-{n}.bak")
+        n += 1
+    return candidate
+
+
+def _backup(path: Path, version: int) -> Path:
+    """Copy the whole database (WAL included) aside with SQLite's online backup."""
+    target = backup_path(path, version)
+    src = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S)
+    try:
+        dst = sqlite3.connect(str(target))
+        with dst:
+            src.backup(dst)
+        dst.close()
+    finally:
+        src.close()
+    return target
+
+
+def create_database(path: str | Path) -> sqlite_utils.Database:
+    """Create a new, empty project file at ``path`` (which must not exist yet)."""
+    path = Path(path)
+    if path.exists():
+        raise ProjectError(f"{path} already exists; choose another name or open it")
+    if not path.parent.exists():
+        raise ProjectError(f"{path.parent} does not exist")
+    db = _connect(path)
+    try:
+        db.conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+        MIGRATIONS.apply(db)
+    except BaseException:
+        db.close()
+        for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            leftover.unlink(missing_ok=True)
+        raise
+    return db
+
+
+def open_database(path: str | Path) -> tuple[sqlite_utils.Database, Path | None]:
+    """Open an existing project, migrating it if it is older. Returns (db, backup or None)."""
+    path = Path(path)
+    if not path.exists():
+        raise ProjectError(f"{path} does not exist")
+    if not path.is_file():
+        raise ProjectError(f"{path} is not a file")
+    if not is_sqlite_file(path):
+        raise ProjectError(f"{path} is not a Triage project (not an SQLite database)")
+    app_id, applied = _inspect_read_only(path)
+    if app_id != APPLICATION_ID:
+        raise ProjectError(f"{path} is an SQLite database but not a Triage project")
+    known = [m.name for m in MIGRATIONS._migrations]
+    unknown = [name for name in applied if name not in known]
+    if unknown:
+        raise ProjectError(
+            f"{path} was written by a newer version of Triage (schema step {unknown[0]!r} "
+            "is unknown here); update Triage to open it. The file was not changed."
+        )
+    backup = None
+    if len(applied) < len(known):
+        backup = _backup(path, len(applied))
+    db = _connect(path)
+    MIGRATIONS.apply(db)
+    return db, backup
+
+
+def schema_version(db: sqlite_utils.Database) -> int:
+    """Number of Triage migrations applied to this file."""
+    return len(MIGRATIONS.applied(db))
+
+
+def copy_project(src: str | Path, dst: str | Path) -> None:
+    """Copy a project file consistently (used by export of copies and tests)."""
+    shutil.copyfile(src, dst)

@@ -1,0 +1,93 @@
+"""The demo project: English verb-noun idiom candidates ranked by three models.
+
+Created on first start (so the desk never opens empty) from ``resources/demo/idioms.csv``,
+which carries a gold label per candidate; :func:`simulate` labels candidates with their
+gold labels so the live panels have something to show in screenshots and benchmarks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from triage import store
+from triage.project import Project, create_project, open_project
+from triage.settings import LabelOption, Settings
+
+DEMO_CSV = Path(__file__).resolve().parent.parent / "resources" / "demo" / "idioms.csv"
+DEMO_FILE_NAME = "demo.triage"
+DEMO_SCORES = (("frequency", "m1_frequency"), ("association", "m2_association"),
+               ("classifier", "m3_classifier"))
+# Seconds a simulated label "took": a plausible desk pace (about 600 labels an hour).
+SIMULATED_SECONDS = 6.0
+
+
+def demo_settings() -> Settings:
+    """Idiom/literal scheme, 4 cents a candidate, a $20 budget, a positive worth 50 cents."""
+    return Settings().with_changes(
+        labels=(LabelOption("idiom", "i"), LabelOption("literal", "l")),
+        positive_labels=("idiom",), price_model="per_item", price_per_item=0.04,
+        budget=20.0, currency="USD", value_per_positive=0.50, active_model="classifier",
+    )
+
+
+def create_demo(path: str | Path, source: str | Path = DEMO_CSV) -> Project:
+    """Create the demo project at ``path`` from ``source`` and return it open.
+
+    A failed import leaves no file behind.
+    """
+    from triage.importer import ColumnMapping
+
+    path = Path(path)
+    settings = demo_settings()
+    # The active model is set after import: the settings check refuses unknown models.
+    project = create_project(path, settings.with_changes(active_model=None))
+    ok = False
+    try:
+        project.import_file(source, ColumnMapping(text="text", key="key", scores=DEMO_SCORES,
+                                                  gold="gold"))
+        project.update_settings(active_model=settings.active_model)
+        ok = True
+    finally:
+        if not ok:
+            project.close()
+            for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+                leftover.unlink(missing_ok=True)
+    return project
+
+
+def ensure_demo(data_dir: str | Path) -> Path:
+    """The demo project's path in ``data_dir``, creating both when missing."""
+    data_dir = Path(data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / DEMO_FILE_NAME
+    if not path.exists():
+        create_demo(path).close()
+    return path
+
+
+def simulate(project: Project, n: int, annotator: str = "demo",
+             seconds: float = SIMULATED_SECONDS) -> int:
+    """Label the next ``n`` candidates of the queue with their gold labels.
+
+    Candidates without a usable gold label (empty, or not in the scheme) are skipped.
+    Runs in its own session. Returns the number of label events written.
+    """
+    if n <= 0:
+        return 0
+    values = {o.value for o in project.settings.labels}
+    session = project.start_session(annotator)
+    written = 0
+    try:
+        while written < n:
+            batch = project.upcoming(min(200, n - written))
+            if not batch:
+                break
+            golds = store.candidate_rows(project.db, [c.candidate_id for c in batch])
+            for item in batch:
+                gold = golds[item.candidate_id][3]
+                value = gold if gold in values else None
+                project.record_label(session, item.candidate_id, value, seconds=seconds)
+                written += 1
+    finally:
+        project.end_session(session)
+    return written

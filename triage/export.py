@@ -1,0 +1,113 @@
+"""Writing tables to CSV or JSONL: atomically, and safe to open in a spreadsheet.
+
+Atomic: rows go to a temporary file in the target's directory, which is flushed,
+fsync'ed and then renamed over the target with ``os.replace``. A failure midway (a full
+disk, an exception in the row generator, a kill) leaves the previous file untouched and
+no half-written file behind.
+
+Formula guard (CSV only): candidate text is untrusted, and a spreadsheet runs a cell
+starting with ``=``, ``+``, ``-`` or ``@`` (and, in some, tab or CR) as a formula. Such
+text cells get a leading apostrophe (``'=cmd()``), which spreadsheets hide and treat as
+"this is text". Plain numbers stay numbers: a cell that is exactly a decimal number such
+as ``-0.5``, ``+3`` or ``-1e-3`` (and every ``int``/``float`` value) is written as is, since
+no spreadsheet evaluates those as anything but that number. JSONL is data for programs and
+is never altered.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+FORMATS = ("csv", "jsonl")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def guard_cell(value: Any) -> Any:
+    """``value`` made safe for a spreadsheet cell (see the module docstring)."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and not math.isfinite(value):
+        return ""
+    if not isinstance(value, str):
+        return value
+    if value.startswith(FORMULA_STARTS) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # JSON has no NaN/inf; "no value" is the honest spelling
+    if hasattr(value, "item") and callable(value.item):  # numpy scalar
+        return _jsonable(value.item())
+    return value
+
+
+def _as_mapping(row: Mapping[str, Any] | Sequence[Any], fieldnames: list[str]) -> Mapping:
+    if isinstance(row, Mapping):
+        return row
+    return dict(zip(fieldnames, row))
+
+
+def write_table(path: str | Path, fieldnames: Sequence[str],
+                rows: Iterable[Mapping[str, Any] | Sequence[Any]], fmt: str = "csv") -> int:
+    """Write ``rows`` (dicts, or sequences in ``fieldnames`` order) to ``path`` atomically.
+
+    Returns the number of rows written. Keys of a dict row that are not in ``fieldnames``
+    are ignored; missing ones are written empty (CSV) or null (JSONL).
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    path = Path(path)
+    names = list(fieldnames)
+    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed or removed below
+        "w", encoding="utf-8", newline="", dir=path.parent or ".",
+        prefix=f".{path.name}.", suffix=".tmp", delete=False)
+    count = 0
+    try:
+        with handle:
+            if fmt == "csv":
+                writer = csv.writer(handle)
+                writer.writerow([guard_cell(n) for n in names])
+                for row in rows:
+                    row = _as_mapping(row, names)
+                    writer.writerow([guard_cell(row.get(n)) for n in names])
+                    count += 1
+            else:
+                for row in rows:
+                    row = _as_mapping(row, names)
+                    obj = {n: _jsonable(row.get(n)) for n in names}
+                    handle.write(json.dumps(obj, ensure_ascii=False, allow_nan=False))
+                    handle.write("\n")
+                    count += 1
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(handle.name, path)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+    return count
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make the rename itself durable (POSIX); a no-op where directories can't be opened."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,63 @@
+"""Final labels: what a candidate counts as once several people may have labeled it.
+
+Rules (DESIGN.md, agreement): an adjudicated label is final. Otherwise the final label is
+the majority of the annotators' current labels; a tie stays unresolved (shown, and not
+counted as a positive until resolved). An annotator's current label of a candidate is
+their latest event that is neither undone nor a skip.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from triage.store import LabelRow
+
+RESOLVED, UNRESOLVED, SKIPPED = "final", "unresolved", "skipped"
+
+
+@dataclass(frozen=True)
+class FinalLabel:
+    candidate_id: int
+    value: str | None          # None when unresolved or only skipped
+    status: str                # final | unresolved | skipped
+    votes: dict[str, str]      # annotator -> current label
+    adjudicated: bool
+
+
+def current_labels(rows: list[LabelRow]) -> dict[int, dict[str, str]]:
+    """candidate -> {annotator: latest non-skip label}, from active (not undone) events."""
+    current: dict[int, dict[str, str]] = {}
+    for row in sorted(rows, key=lambda r: r.id):
+        if row.undone_at is not None or row.value is None or row.kind == "adjudication":
+            continue
+        current.setdefault(row.candidate_id, {})[row.annotator] = row.value
+    return current
+
+
+def final_labels(rows: list[LabelRow]) -> dict[int, FinalLabel]:
+    """The final label of every candidate that has at least one active event."""
+    votes = current_labels(rows)
+    adjudicated: dict[int, str] = {}
+    touched: set[int] = set()
+    for row in sorted(rows, key=lambda r: r.id):
+        if row.undone_at is not None:
+            continue
+        touched.add(row.candidate_id)
+        if row.kind == "adjudication" and row.value is not None:
+            adjudicated[row.candidate_id] = row.value
+    out: dict[int, FinalLabel] = {}
+    for cid in touched:
+        v = votes.get(cid, {})
+        if cid in adjudicated:
+            out[cid] = FinalLabel(cid, adjudicated[cid], RESOLVED, v, True)
+            continue
+        if not v:
+            out[cid] = FinalLabel(cid, None, SKIPPED, v, False)
+            continue
+        counts = Counter(v.values()).most_common()
+        if len(counts) > 1 and counts[0][1] == counts[1][1]:
+            out[cid] = FinalLabel(cid, None, UNRESOLVED, v, False)
+        else:
+            out[cid] = FinalLabel(cid, counts[0][0], RESOLVED, v, False)
+    return out

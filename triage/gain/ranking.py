@@ -1,0 +1,121 @@
+"""Ranking a pool by score, with ties resolved by expectation rather than input order.
+
+Items that share a score have no order between them. Instead of letting the input order
+decide (which would make a model look better or worse by accident of file layout), every
+figure is the expected value under a uniformly random order within each tie group: each
+rank of a group of ``m`` items holding ``p`` positives carries ``p / m`` expected positives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import gammaln
+
+DECILES = 10
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """A pool ranked by descending score, grouped into tie groups.
+
+    ``order`` lists item indices in rank order (within a tie group the input order is kept,
+    for display only: no figure depends on it). Group arrays are in rank order too.
+    """
+
+    order: np.ndarray  # int: item index at each 0-based rank
+    expected_positive: np.ndarray  # float: expected positives carried by each rank
+    group_start: np.ndarray  # int: 1-based first rank of each tie group
+    group_size: np.ndarray  # int: items in each tie group
+    group_positives: np.ndarray  # int: positives in each tie group
+
+    @property
+    def pool(self) -> int:
+        """Number of ranked items."""
+        return int(self.order.size)
+
+    @property
+    def tied_items(self) -> int:
+        """Items sharing their score with at least one other item."""
+        return int(self.group_size[self.group_size > 1].sum())
+
+    @property
+    def tie_groups(self) -> int:
+        """Groups of two or more items sharing a score."""
+        return int((self.group_size > 1).sum())
+
+
+def rank_pool(scores: np.ndarray, positive: np.ndarray) -> Ranking:
+    """Rank items by descending score and spread each tie group's positives evenly."""
+    scores = np.asarray(scores, dtype=np.float64)
+    positive = np.asarray(positive, dtype=bool)
+    if scores.ndim != 1 or scores.shape != positive.shape:
+        raise ValueError("scores and positive must be 1-D arrays of the same length")
+    if not np.all(np.isfinite(scores)):
+        raise ValueError("scores must be finite numbers")
+    n = scores.size
+    # Stable sort on the negated score: descending, input order kept inside a tie group.
+    order = np.argsort(-scores, kind="stable")
+    ranked = scores[order]
+    new_group = np.ones(n, dtype=bool)
+    new_group[1:] = ranked[1:] != ranked[:-1]
+    group_id = np.cumsum(new_group) - 1
+    group_start = np.flatnonzero(new_group) + 1
+    group_size = np.bincount(group_id, minlength=group_start.size)
+    group_pos = np.bincount(group_id, weights=positive[order], minlength=group_start.size)
+    group_pos = np.rint(group_pos).astype(np.int64)
+    if n:
+        expected = (group_pos / group_size)[group_id]
+    else:
+        expected = np.zeros(0)
+    return Ranking(order, expected, group_start, group_size, group_pos)
+
+
+def decile_of_rank(ranks: np.ndarray, pool: int, bins: int = DECILES) -> np.ndarray:
+    """Decile (1..bins) of 1-based ranks: ``ceil(bins * r / pool)``, in exact integers."""
+    ranks = np.asarray(ranks, dtype=np.int64)
+    return (bins * ranks + pool - 1) // pool
+
+
+def decile_sizes(pool: int, bins: int = DECILES) -> np.ndarray:
+    """Items in each decile; boundaries are fractional, so sizes may differ by one (or be 0)."""
+    if pool == 0:
+        return np.zeros(bins, dtype=np.int64)
+    return np.bincount(decile_of_rank(np.arange(1, pool + 1), pool, bins) - 1, minlength=bins)
+
+
+def last_positive_distribution(ranking: Ranking) -> tuple[np.ndarray, np.ndarray] | None:
+    """Ranks the last positive can take and their probabilities; ``None`` without positives.
+
+    Within the last tie group holding positives (first rank ``a``, ``m`` items, ``p``
+    positives), the p positives take p of the m slots uniformly at random, so the highest
+    slot is j with probability C(j-1, p-1) / C(m, p), j = p..m.
+    """
+    holding = np.flatnonzero(ranking.group_positives > 0)
+    if holding.size == 0:
+        return None
+    g = holding[-1]
+    a, m, p = (int(x[g]) for x in (ranking.group_start, ranking.group_size,
+                                    ranking.group_positives))
+    j = np.arange(p, m + 1)
+    log_w = gammaln(j) - gammaln(j - p + 1)  # log C(j-1, p-1) up to a constant
+    w = np.exp(log_w - log_w.max())
+    return a - 1 + j, w / w.sum()
+
+
+def expected_last_positive_rank(ranking: Ranking) -> float | None:
+    """Expected rank of the last positive; ``None`` when there is no positive.
+
+    Within the last tie group holding positives (first rank ``a``, ``m`` items, ``p``
+    positives), the p positives fall on p of the m slots uniformly at random and the
+    expected maximum slot is ``(m + 1) p / (p + 1)``; the rank is ``a - 1`` plus that.
+    """
+    holding = np.flatnonzero(ranking.group_positives > 0)
+    if holding.size == 0:
+        return None
+    g = holding[-1]
+    a = float(ranking.group_start[g])
+    m = float(ranking.group_size[g])
+    p = float(ranking.group_positives[g])
+    return a - 1.0 + (m + 1.0) * p / (p + 1.0)

@@ -1,0 +1,351 @@
+"""The live state the desk and ``triage status`` draw from: what the money has bought so far.
+
+Qt-free and database-free: the project layer feeds label events in (``apply``), takes them
+back on undo (``revert``), and asks for a cheap immutable :class:`LiveSnapshot` after each.
+
+Counting rules (documented in the README):
+
+* ``events`` counts every event, ``label_events`` the non-skip ones, ``skipped`` the skips.
+* A candidate is **annotated** when it has at least one active non-skip label; it counts
+  once however many annotators labeled it (overlap, audit, retest, adjudication).
+* A candidate is **positive** when its latest active non-skip label (highest ``event_id``)
+  says so; the project layer decides what ``positive`` means for an adjudicated item.
+* A candidate is **visited** when it is annotated or has an active skip.
+* **Spend** counts every event, skips and overlap/audit/retest labels included, so the
+  price of measuring agreement is visible: per item = price × events; per hour =
+  Σ seconds × the annotator's hourly rate / 3600. Seconds are kept as integer
+  microseconds so undo restores sums exactly.
+* ``current_decile`` is the first decile with an unvisited candidate (the one a top-down
+  annotator is working through; random audit labels deep in the ranking do not move it),
+  or ``None`` when every candidate has been visited.
+* Per-annotator ``positives`` count that annotator's positive label events.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from triage.gain.ranking import DECILES, decile_sizes
+
+KINDS = frozenset({"triage", "overlap", "audit", "retest", "adjudication"})
+PRICE_MODELS = frozenset({"per_item", "per_hour"})
+_SETTINGS = frozenset({"price_model", "price_per_item", "hourly_rates", "budget",
+                       "value_per_positive", "currency", "total_positives_hint"})
+_EVENTS, _LABELS, _SKIPS, _POSITIVES, _MICROS = range(5)
+
+
+@dataclass(frozen=True)
+class LabelEvent:
+    """One recorded decision on the candidate at ``rank`` (1-based, active model)."""
+
+    event_id: int
+    rank: int
+    annotator: str
+    positive: bool
+    skipped: bool
+    seconds: float
+    kind: str  # triage | overlap | audit | retest | adjudication
+
+
+@dataclass(frozen=True)
+class DecileLive:
+    """Progress in one decile. ``yield_`` is None until something is annotated there."""
+
+    decile: int
+    items: int
+    annotated: int
+    positives: int
+    yield_: float | None
+    marginal_cost_per_positive: float | None  # inf when annotated but no positive yet
+    annotated_share: float | None  # None for an empty decile (pool < 10)
+
+
+@dataclass(frozen=True, eq=False)
+class LiveSnapshot:
+    """Immutable picture of the live state; the curve arrays are read-only."""
+
+    pool: int
+    events: int
+    label_events: int
+    annotated: int
+    skipped: int
+    positives_found: int
+    price_model: str
+    currency: str
+    spend: float
+    budget: float | None
+    budget_left: float | None
+    cost_per_positive: float | None
+    value_of_positives: float | None
+    recall_from_hint: float | None  # positives_found / total_positives_hint: a hint only
+    deciles: tuple[DecileLive, ...]
+    current_decile: int | None
+    projected_spend_to_finish_decile: float | None
+    spend_by_annotator: dict[str, float]
+    labels_by_annotator: dict[str, int]
+    skips_by_annotator: dict[str, int]
+    positives_by_annotator: dict[str, int]
+    seconds_by_annotator: dict[str, float]
+    unpriced_annotators: tuple[str, ...]  # per hour: annotators without a rate (cost 0)
+    curve_annotated: np.ndarray  # after each non-skip label, in annotation order
+    curve_positives: np.ndarray
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LiveSnapshot):
+            return NotImplemented
+        for f in fields(self):
+            a, b = getattr(self, f.name), getattr(other, f.name)
+            same = np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
+            if not same:
+                return False
+        return True
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class LiveState:
+    """Incremental gain/spend state over one pool ranked by the active model."""
+
+    def __init__(self, pool_size: int, *, price_model: str = "per_item",
+                 price_per_item: float = 0.0, hourly_rates: dict[str, float] | None = None,
+                 budget: float | None = None, value_per_positive: float | None = None,
+                 currency: str = "USD", total_positives_hint: int | None = None) -> None:
+        if pool_size < 0:
+            raise ValueError("pool size must not be negative")
+        self.pool = int(pool_size)
+        self._sizes = [int(x) for x in decile_sizes(self.pool)]
+        self.price_model = "per_item"
+        self.price_per_item = 0.0
+        self.hourly_rates: dict[str, float] = {}
+        self.budget: float | None = None
+        self.value_per_positive: float | None = None
+        self.currency = "USD"
+        self.total_positives_hint: int | None = None
+        self.reprice(price_model=price_model, price_per_item=price_per_item,
+                     hourly_rates=hourly_rates or {}, budget=budget,
+                     value_per_positive=value_per_positive, currency=currency,
+                     total_positives_hint=total_positives_hint)
+        self._reset()
+
+    # -- state -----------------------------------------------------------------------
+    def _reset(self) -> None:
+        self._applied: dict[int, LabelEvent] = {}  # insertion order = apply order
+        self._labels: dict[int, list[tuple[int, bool]]] = {}  # rank -> active (id, positive)
+        self._skips: dict[int, int] = {}  # rank -> active skip events
+        self._tally: dict[str, list[int]] = {}  # annotator -> [events, labels, skips, pos, µs]
+        self._dec_annotated = [0] * DECILES
+        self._dec_positive = [0] * DECILES
+        self._dec_visited = [0] * DECILES
+        self._annotated = self._positives = self._label_events = self._skip_events = 0
+        self._curve_x = np.zeros(64, dtype=np.int64)
+        self._curve_y = np.zeros(64, dtype=np.int64)
+        self._curve_n = 0
+        self._exposed = 0  # curve points visible through a snapshot: never overwrite them
+
+    @property
+    def events(self) -> list[LabelEvent]:
+        """Active events in the order they were applied."""
+        return list(self._applied.values())
+
+    def _rank_state(self, rank: int) -> tuple[bool, bool, bool]:
+        """(annotated, positive, visited) of the candidate at ``rank``."""
+        stack = self._labels.get(rank)
+        annotated = bool(stack)
+        positive = annotated and max(stack)[1]
+        return annotated, positive, annotated or rank in self._skips
+
+    def _move(self, rank: int, before: tuple[bool, bool, bool]) -> None:
+        after = self._rank_state(rank)
+        d = (DECILES * rank + self.pool - 1) // self.pool - 1  # ceil(10 r / N) - 1
+        da, dp, dv = (int(x) - int(y) for x, y in zip(after, before))
+        self._dec_annotated[d] += da
+        self._dec_positive[d] += dp
+        self._dec_visited[d] += dv
+        self._annotated += da
+        self._positives += dp
+
+    def _check(self, event: LabelEvent) -> None:
+        if not 1 <= event.rank <= self.pool:
+            raise ValueError(f"rank {event.rank} is outside the pool 1..{self.pool}")
+        if event.kind not in KINDS:
+            raise ValueError(f"unknown label kind {event.kind!r}; expected one of {sorted(KINDS)}")
+        if not (math.isfinite(event.seconds) and event.seconds >= 0):
+            raise ValueError("seconds must be a finite number >= 0")
+
+    def apply(self, event: LabelEvent) -> None:
+        """Count one new event. O(1) (O(labels on that candidate), a handful at most)."""
+        self._check(event)
+        if event.event_id in self._applied:
+            raise ValueError(f"event {event.event_id} is already applied")
+        before = self._rank_state(event.rank)
+        if event.skipped:
+            self._skips[event.rank] = self._skips.get(event.rank, 0) + 1
+            self._skip_events += 1
+        else:
+            self._labels.setdefault(event.rank, []).append((event.event_id, event.positive))
+            self._label_events += 1
+        self._move(event.rank, before)
+        self._applied[event.event_id] = event
+        self._count(event, +1)
+        if not event.skipped:
+            self._push_curve()
+
+    def revert(self, event: LabelEvent) -> None:
+        """Undo an applied event. O(1) for the latest; O(k) when k events came after it."""
+        stored = self._applied.get(event.event_id)
+        if stored is None:
+            raise ValueError(f"event {event.event_id} is not applied")
+        if stored != event:
+            raise ValueError(f"event {event.event_id} differs from the one applied")
+        # Another annotator may have labeled since: the curve points after this event
+        # change, so take the later events off, remove this one, and put them back.
+        later: list[LabelEvent] = []
+        for event_id in reversed(self._applied):
+            if event_id == event.event_id:
+                break
+            later.append(self._applied[event_id])
+        for newer in later:
+            self._revert_latest(newer)
+        self._revert_latest(event)
+        for newer in reversed(later):
+            self.apply(newer)
+
+    def _revert_latest(self, event: LabelEvent) -> None:
+        before = self._rank_state(event.rank)
+        if event.skipped:
+            left = self._skips[event.rank] - 1
+            if left:
+                self._skips[event.rank] = left
+            else:
+                del self._skips[event.rank]
+            self._skip_events -= 1
+        else:
+            stack = self._labels[event.rank]
+            stack.remove((event.event_id, event.positive))
+            if not stack:
+                del self._labels[event.rank]
+            self._label_events -= 1
+            self._curve_n -= 1
+        self._move(event.rank, before)
+        del self._applied[event.event_id]
+        self._count(event, -1)
+
+    def _count(self, event: LabelEvent, sign: int) -> None:
+        tally = self._tally.setdefault(event.annotator, [0, 0, 0, 0, 0])
+        tally[_EVENTS] += sign
+        tally[_SKIPS if event.skipped else _LABELS] += sign
+        tally[_POSITIVES] += sign * int(event.positive and not event.skipped)
+        tally[_MICROS] += sign * round(event.seconds * 1_000_000)
+        if tally[_EVENTS] == 0:
+            del self._tally[event.annotator]
+
+    def _push_curve(self) -> None:
+        n = self._curve_n
+        if n >= self._curve_x.size or n < self._exposed:
+            # Grow, or copy before overwriting points an earlier snapshot can see.
+            size = max(64, 2 * n, self._curve_x.size)
+            self._curve_x = np.concatenate([self._curve_x[:n], np.zeros(size - n, np.int64)])
+            self._curve_y = np.concatenate([self._curve_y[:n], np.zeros(size - n, np.int64)])
+            self._exposed = 0
+        self._curve_x[n] = self._annotated
+        self._curve_y[n] = self._positives
+        self._curve_n = n + 1
+
+    # -- settings and money ----------------------------------------------------------
+    def reprice(self, **settings: object) -> None:
+        """Change cost settings; spend is recomputed from the kept per-annotator sums."""
+        unknown = set(settings) - _SETTINGS
+        if unknown:
+            raise ValueError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+        model = settings.get("price_model", self.price_model)
+        if model not in PRICE_MODELS:
+            raise ValueError(f"price model must be one of {sorted(PRICE_MODELS)}, not {model!r}")
+        price = float(settings.get("price_per_item", self.price_per_item))
+        rates = dict(settings.get("hourly_rates", self.hourly_rates) or {})
+        budget = settings.get("budget", self.budget)
+        value = settings.get("value_per_positive", self.value_per_positive)
+        for name, amount in [("price per item", price), *(
+                (f"hourly rate of {a}", r) for a, r in rates.items())]:
+            if not (math.isfinite(float(amount)) and float(amount) >= 0):
+                raise ValueError(f"{name} must be a finite number >= 0")
+        if budget is not None and not math.isfinite(float(budget)):
+            raise ValueError("budget must be a finite number")
+        hint = settings.get("total_positives_hint", self.total_positives_hint)
+        self.price_model = str(model)
+        self.price_per_item = price
+        self.hourly_rates = {a: float(r) for a, r in rates.items()}
+        self.budget = None if budget is None else float(budget)
+        self.value_per_positive = None if value is None else float(value)
+        self.currency = str(settings.get("currency", self.currency))
+        self.total_positives_hint = None if hint is None else int(hint)
+
+    def _spend_of(self, annotator: str, tally: list[int]) -> float:
+        if self.price_model == "per_item":
+            return self.price_per_item * tally[_EVENTS]
+        return tally[_MICROS] / 1e6 * self.hourly_rates.get(annotator, 0.0) / 3600.0
+
+    # -- snapshot --------------------------------------------------------------------
+    def snapshot(self) -> LiveSnapshot:
+        """The current figures. O(10 + annotators); the curve arrays are shared views."""
+        names = sorted(self._tally)
+        by_spend = {a: self._spend_of(a, self._tally[a]) for a in names}
+        events = self._label_events + self._skip_events
+        if self.price_model == "per_item":
+            spend = self.price_per_item * events
+            per_event: float | None = self.price_per_item
+        else:
+            spend = sum(by_spend.values())
+            per_event = spend / events if events else None
+        deciles = tuple(self._decile(d, per_event) for d in range(DECILES))
+        current = next((d + 1 for d in range(DECILES)
+                        if self._dec_visited[d] < self._sizes[d]), None)
+        projected = None
+        if current is not None and per_event is not None:
+            projected = (self._sizes[current - 1] - self._dec_visited[current - 1]) * per_event
+        n = self._curve_n
+        self._exposed = max(self._exposed, n)
+        curve_x, curve_y = self._curve_x[:n], self._curve_y[:n]
+        curve_x.flags.writeable = curve_y.flags.writeable = False
+        found = self._positives
+        hint = self.total_positives_hint
+        return LiveSnapshot(
+            pool=self.pool, events=events, label_events=self._label_events,
+            annotated=self._annotated, skipped=self._skip_events, positives_found=found,
+            price_model=self.price_model, currency=self.currency, spend=spend,
+            budget=self.budget,
+            budget_left=None if self.budget is None else self.budget - spend,
+            cost_per_positive=spend / found if found else None,
+            value_of_positives=(None if self.value_per_positive is None
+                                else self.value_per_positive * found),
+            recall_from_hint=found / hint if hint else None,
+            deciles=deciles, current_decile=current, projected_spend_to_finish_decile=projected,
+            spend_by_annotator=by_spend,
+            labels_by_annotator={a: self._tally[a][_LABELS] for a in names},
+            skips_by_annotator={a: self._tally[a][_SKIPS] for a in names},
+            positives_by_annotator={a: self._tally[a][_POSITIVES] for a in names},
+            seconds_by_annotator={a: self._tally[a][_MICROS] / 1e6 for a in names},
+            unpriced_annotators=tuple(a for a in names if self.price_model == "per_hour"
+                                      and a not in self.hourly_rates),
+            curve_annotated=curve_x, curve_positives=curve_y,
+        )
+
+    def _decile(self, d: int, per_event: float | None) -> DecileLive:
+        items, annotated, positives = self._sizes[d], self._dec_annotated[d], self._dec_positive[d]
+        yield_ = positives / annotated if annotated else None
+        marginal = None
+        if yield_ is not None and per_event is not None:
+            marginal = per_event / yield_ if yield_ > 0 else math.inf
+        share = annotated / items if items else None
+        return DecileLive(d + 1, items, annotated, positives, yield_, marginal, share)
+
+
+def rebuild(pool_size: int, events: Iterable[LabelEvent], **settings: object) -> LiveState:
+    """A fresh state with ``events`` applied in order (used when a project is opened)."""
+    state = LiveState(pool_size, **settings)  # type: ignore[arg-type]
+    for event in events:
+        state.apply(event)
+    return state

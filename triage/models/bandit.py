@@ -1,0 +1,186 @@
+"""Choosing whose ranking to follow with a multi-armed bandit (seed 003: Haffari, Tran &
+Carman, "Efficient Benchmarking of NLP APIs using Multi-armed Bandits", EACL 2017).
+
+Each model's ranking is an arm. Pulling an arm labels that model's best-ranked candidate
+not labeled yet; the reward is 1 when it is positive. Each arm's yield has a Beta
+posterior. Thompson sampling (TS) plays the arm whose posterior draw is highest; pure-
+exploration TS (PETS, Russo 2016; seed 003 §2.1, Algorithm 1) plays that arm with
+probability β and otherwise redraws until a different arm comes out (β = 1 is plain TS).
+Exploration stops when the posterior probability that one arm is best reaches 1 - δ.
+
+Yield falls as a ranking is worked down, so evidence is discounted: each pull of an arm
+multiplies that arm's past counts by γ (``discount``) before adding the new label, which
+keeps the posterior about the arm's *current* yield (γ = 1: no discount).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+_REDRAWS = 1000  # PETS redraw cap; then a uniformly random other arm is played
+
+
+def ranking(scores: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Indices by descending score; ties in random (seeded) order, never input order."""
+    s = np.asarray(scores, dtype=np.float64)
+    return np.lexsort((rng.random(s.size), -s))
+
+
+class BanditAllocator:
+    """Stateful Thompson / PETS allocator over named arms with Beta(1, 1) priors."""
+
+    def __init__(self, arms: list[str], *, beta: float = 1.0, discount: float = 1.0, seed: int = 0,
+                 samples: int = 4000):
+        if not arms or len(set(arms)) != len(arms):
+            raise ValueError("arms must be distinct names, at least one")
+        if not 0.0 < beta <= 1.0 or not 0.0 < discount <= 1.0:
+            raise ValueError("beta and discount must be in (0, 1]")
+        self.arms = list(arms)
+        self.beta = beta
+        self.discount = discount
+        self.samples = samples
+        self._a = np.ones(len(arms))  # 1 + discounted positives
+        self._b = np.ones(len(arms))  # 1 + discounted negatives
+        self._pulls = np.zeros(len(arms), dtype=np.int64)
+        self._rng = np.random.default_rng(seed)
+        # A separate stream for P(best), so asking for it never changes the choices made.
+        self._mc = np.random.default_rng([seed, 1])
+
+    def _index(self, arm: str) -> int:
+        try:
+            return self.arms.index(arm)
+        except ValueError:
+            raise KeyError(f"unknown arm {arm!r}") from None
+
+    def choose(self, available: list[str] | None = None) -> str:
+        """The next arm to pull (each available arm once first, as Algorithm 1 initialises)."""
+        idx = np.arange(len(self.arms)) if available is None else np.array([self._index(a) for a in available])
+        if idx.size == 0:
+            raise ValueError("no arm is available")
+        unpulled = idx[self._pulls[idx] == 0]
+        if unpulled.size:
+            return self.arms[int(unpulled[0])]
+        first = idx[int(np.argmax(self._rng.beta(self._a[idx], self._b[idx])))]
+        if self.beta >= 1.0 or idx.size == 1 or self._rng.random() <= self.beta:
+            return self.arms[int(first)]
+        for _ in range(_REDRAWS):
+            other = idx[int(np.argmax(self._rng.beta(self._a[idx], self._b[idx])))]
+            if other != first:
+                return self.arms[int(other)]
+        rest = idx[idx != first]
+        return self.arms[int(self._rng.choice(rest))]
+
+    def update(self, arm: str, positive: bool) -> None:
+        """Record one label obtained by pulling ``arm``."""
+        i = self._index(arm)
+        g = self.discount
+        self._a[i] = 1.0 + g * (self._a[i] - 1.0) + float(bool(positive))
+        self._b[i] = 1.0 + g * (self._b[i] - 1.0) + float(not positive)
+        self._pulls[i] += 1
+
+    def posterior(self) -> dict[str, tuple[float, float]]:
+        """Beta parameters (a, b) per arm."""
+        return {arm: (float(a), float(b)) for arm, a, b in zip(self.arms, self._a, self._b)}
+
+    def pulls(self) -> dict[str, int]:
+        return {arm: int(n) for arm, n in zip(self.arms, self._pulls)}
+
+    def p_best(self) -> dict[str, float]:
+        """Monte Carlo probability that each arm has the highest yield."""
+        draws = self._mc.beta(self._a, self._b, size=(self.samples, len(self.arms)))
+        wins = np.bincount(np.argmax(draws, axis=1), minlength=len(self.arms))
+        return {arm: float(w / self.samples) for arm, w in zip(self.arms, wins)}
+
+    def decided(self, delta: float = 0.05) -> str | None:
+        """The arm whose P(best) reaches 1 - δ, if any."""
+        if np.any(self._pulls == 0):
+            return None
+        best = max(self.p_best().items(), key=lambda kv: kv[1])
+        return best[0] if best[1] >= 1.0 - delta else None
+
+
+@dataclass(frozen=True)
+class BanditRun:
+    """A backtest of one strategy on labeled data."""
+
+    order: np.ndarray  # candidate indices in labeling order
+    arms: list[str]  # arm pulled for each label (the followed model for fixed strategies)
+    decided_arm: str | None  # arm that reached P(best) >= 1 - δ
+    decided_at: int | None  # number of labels when it did
+    p_best: dict[str, float]  # at the end of the run (empty for fixed strategies)
+    positives: int
+
+
+def _follow(order: np.ndarray, gold: np.ndarray, name: str, budget: int) -> BanditRun:
+    chosen = order[:budget]
+    return BanditRun(chosen, [name] * chosen.size, None, None, {}, int(gold[chosen].sum()))
+
+
+def run_bandit(
+    scores: dict[str, np.ndarray], gold: np.ndarray, strategy: str, *, budget: int | None = None,
+    seed: int = 0, beta: float = 0.5, discount: float = 0.99, delta: float = 0.05,
+    commit: bool = True, check_every: int = 10,
+) -> BanditRun:
+    """Simulate labeling with ``strategy``: "follow:NAME", "bandit" (TS), "pets" or "random-model".
+
+    With ``commit`` the bandit follows the decided arm once P(best) >= 1 - δ.
+    """
+    gold = np.asarray(gold).astype(bool).ravel()
+    n = gold.size
+    names = list(scores)
+    if not names:
+        raise ValueError("no models to choose from")
+    for name in names:
+        if np.asarray(scores[name]).size != n:
+            raise ValueError(f"{name}: {np.asarray(scores[name]).size} scores for {n} gold labels")
+    budget = n if budget is None else max(0, min(int(budget), n))
+    rng = np.random.default_rng(seed)
+    ranks = {name: ranking(scores[name], rng) for name in names}
+    if strategy.startswith("follow:"):
+        name = strategy.partition(":")[2]
+        if name not in ranks:
+            raise ValueError(f"unknown model {name!r} in strategy {strategy!r}")
+        return _follow(ranks[name], gold, name, budget)
+    if strategy == "random-model":
+        name = names[int(rng.integers(len(names)))]
+        return _follow(ranks[name], gold, name, budget)
+    if strategy not in ("bandit", "pets"):
+        raise ValueError(f"unknown strategy {strategy!r}")
+    alloc = BanditAllocator(names, beta=1.0 if strategy == "bandit" else beta, discount=discount,
+                            seed=int(rng.integers(2**31)))
+    labeled = np.zeros(n, dtype=bool)
+    ptr = dict.fromkeys(names, 0)
+    order: list[int] = []
+    arms: list[str] = []
+    decided = decided_at = None
+    while len(order) < budget:
+        if decided is not None and commit:
+            rest = ranks[decided][~labeled[ranks[decided]]][: budget - len(order)]
+            order.extend(rest.tolist())
+            arms.extend([decided] * rest.size)
+            break
+        for name in names:  # skip candidates another arm already had labeled
+            r = ranks[name]
+            while ptr[name] < n and labeled[r[ptr[name]]]:
+                ptr[name] += 1
+        arm = alloc.choose([m for m in names if ptr[m] < n])
+        item = int(ranks[arm][ptr[arm]])
+        labeled[item] = True
+        order.append(item)
+        arms.append(arm)
+        alloc.update(arm, bool(gold[item]))
+        if decided is None and len(order) % check_every == 0:
+            decided = alloc.decided(delta)
+            decided_at = len(order) if decided is not None else None
+    out = np.asarray(order, dtype=np.int64)
+    return BanditRun(out, arms, decided, decided_at, alloc.p_best(), int(gold[out].sum()))
+
+
+def labeling_order(
+    scores: dict[str, np.ndarray], gold: np.ndarray, strategy: str, *, budget: int | None = None,
+    seed: int = 0, beta: float = 0.5, discount: float = 0.99,
+) -> np.ndarray:
+    """Candidate indices in the order ``strategy`` would have them labeled (for backtests)."""
+    return run_bandit(scores, gold, strategy, budget=budget, seed=seed, beta=beta, discount=discount).order

@@ -1,0 +1,293 @@
+"""Binary classification and ranking metrics (seed 002, Ustalov "Evaluation in NLP").
+
+Threshold metrics count an item as predicted positive when ``score >= threshold``.
+Ranking metrics (ROC-AUC, AP, NDCG) follow scikit-learn's handling of tied scores, so a
+tie never lets input order decide. Undefined cases return ``Metric(None, reason)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import rankdata
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A metric value, or ``None`` with the reason it is undefined for this data."""
+
+    value: float | None
+    reason: str | None = None
+
+    @property
+    def defined(self) -> bool:
+        return self.value is not None
+
+
+def _undefined(reason: str) -> Metric:
+    return Metric(None, reason)
+
+
+@dataclass(frozen=True)
+class Confusion:
+    """Counts of a binary confusion matrix."""
+
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+
+    @property
+    def n(self) -> int:
+        return self.tp + self.fp + self.fn + self.tn
+
+
+def as_arrays(scores: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Validate and convert to (float64 scores, bool gold) of equal length."""
+    s = np.asarray(scores, dtype=np.float64).ravel()
+    g = np.asarray(gold).astype(bool).ravel()
+    if s.shape != g.shape:
+        raise ValueError(f"scores and gold differ in length: {s.size} vs {g.size}")
+    if not np.all(np.isfinite(s)):
+        raise ValueError("scores contain NaN or infinite values")
+    return s, g
+
+
+def confusion(scores: np.ndarray, gold: np.ndarray, threshold: float = 0.5) -> Confusion:
+    """Confusion counts when ``score >= threshold`` predicts positive."""
+    s, g = as_arrays(scores, gold)
+    pred = s >= threshold
+    tp = int(np.count_nonzero(pred & g))
+    fp = int(np.count_nonzero(pred & ~g))
+    fn = int(np.count_nonzero(~pred & g))
+    return Confusion(tp, fp, fn, int(g.size - tp - fp - fn))
+
+
+def _ratio(num: float, den: float, reason: str) -> Metric:
+    return Metric(float(num / den)) if den > 0 else _undefined(reason)
+
+
+def precision(c: Confusion) -> Metric:
+    return _ratio(c.tp, c.tp + c.fp, "no item is predicted positive (TP + FP = 0)")
+
+
+def recall(c: Confusion) -> Metric:
+    return _ratio(c.tp, c.tp + c.fn, "no positive items in the gold labels (TP + FN = 0)")
+
+
+def f1(c: Confusion) -> Metric:
+    # 2TP / (2TP + FP + FN) equals the harmonic mean when both P and R exist, and is 0
+    # (not undefined) when positives exist but none is predicted, as in scikit-learn.
+    return _ratio(2 * c.tp, 2 * c.tp + c.fp + c.fn, "no positives predicted or in the gold labels")
+
+
+def mcc(c: Confusion) -> Metric:
+    """Matthews correlation; undefined when any margin of the matrix is empty."""
+    den = float(c.tp + c.fp) * (c.tp + c.fn) * (c.tn + c.fp) * (c.tn + c.fn)
+    if den == 0:
+        return _undefined("a row or column of the confusion matrix is empty (MCC is 0/0)")
+    return Metric(float((c.tp * c.tn - c.fp * c.fn) / np.sqrt(den)))
+
+
+def symmetric_balanced_accuracy(c: Confusion) -> Metric:
+    """SBA of Gösgens et al. as defined in seed 002: mean of C_ii/a_i and C_ii/b_i over classes.
+
+    An empty actual class (a_i = 0) contributes b_i/n instead, an empty predicted class
+    (b_i = 0) contributes a_i/n, exactly as the seed prescribes.
+    """
+    n = c.n
+    if n == 0:
+        return _undefined("no items")
+    total = 0.0
+    for hit, actual, predicted in ((c.tp, c.tp + c.fn, c.tp + c.fp), (c.tn, c.tn + c.fp, c.tn + c.fn)):
+        total += hit / actual if actual else predicted / n
+        total += hit / predicted if predicted else actual / n
+    return Metric(total / 4.0)
+
+
+def _both_classes(g: np.ndarray) -> str | None:
+    if not g.any():
+        return "no positive items in the gold labels"
+    if g.all():
+        return "no negative items in the gold labels"
+    return None
+
+
+def roc_auc(scores: np.ndarray, gold: np.ndarray) -> Metric:
+    """Area under the ROC curve; tied scores count one half (equals sklearn's trapezoids)."""
+    s, g = as_arrays(scores, gold)
+    if (why := _both_classes(g)) is not None:
+        return _undefined(why)
+    ranks = rankdata(s)  # average ranks: Mann-Whitney U with ties counted 1/2
+    pos = int(g.sum())
+    neg = g.size - pos
+    u = ranks[g].sum() - pos * (pos + 1) / 2.0
+    return Metric(float(u / (pos * neg)))
+
+
+def _threshold_counts(s: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cumulative (tps, fps) at each distinct score, highest first, and those scores."""
+    order = np.argsort(-s, kind="stable")
+    s_sorted, g_sorted = s[order], g[order]
+    last_of_group = np.r_[np.flatnonzero(np.diff(s_sorted)), s_sorted.size - 1]
+    tps = np.cumsum(g_sorted)[last_of_group]
+    fps = (last_of_group + 1) - tps
+    return tps, fps, s_sorted[last_of_group]
+
+
+def average_precision(scores: np.ndarray, gold: np.ndarray) -> Metric:
+    """AP as scikit-learn defines it: sum over distinct thresholds of ΔRecall × Precision."""
+    s, g = as_arrays(scores, gold)
+    if not g.any():
+        return _undefined("no positive items in the gold labels")
+    tps, fps, _ = _threshold_counts(s, g)
+    prec = tps / (tps + fps)
+    rec = tps / tps[-1]
+    return Metric(float(np.sum(np.diff(np.r_[0.0, rec]) * prec)))
+
+
+def ndcg_at_k(scores: np.ndarray, gold: np.ndarray, k: int | None = 10, *, form: str = "sklearn") -> Metric:
+    """NDCG@k with binary relevance; tied scores share the average gain of their positions.
+
+    ``form="sklearn"`` discounts position i by 1/log2(i+1) (scikit-learn, Järvelin 2002 as
+    usually implemented); ``form="seed"`` uses the slide's DCG = rel_1 + Σ_{i≥2} rel_i/log2 i.
+    """
+    s, g = as_arrays(scores, gold)
+    if not g.any():
+        return _undefined("no positive items in the gold labels (ideal DCG is 0)")
+    n = s.size
+    k = n if k is None else min(int(k), n)
+    if k < 1:
+        return _undefined("k must be at least 1")
+    pos = np.arange(1, n + 1, dtype=np.float64)
+    if form == "sklearn":
+        disc = 1.0 / np.log2(pos + 1.0)
+    elif form == "seed":
+        disc = np.r_[1.0, 1.0 / np.log2(pos[1:])]
+    else:
+        raise ValueError(f"unknown NDCG form {form!r}")
+    disc[k:] = 0.0
+    order = np.argsort(-s, kind="stable")
+    s_sorted, rel = s[order], g[order].astype(np.float64)
+    group = np.r_[0, np.cumsum(np.diff(s_sorted) != 0)]
+    # Average gain and summed discount per tie group: the expectation over tie orders.
+    mean_rel = np.bincount(group, weights=rel) / np.bincount(group)
+    dcg = float(np.sum(mean_rel * np.bincount(group, weights=disc)))
+    ideal = float(np.sum(disc[: int(g.sum())]))
+    return Metric(dcg / ideal)
+
+
+def _sorted_rows(rows: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per row: gold sorted by descending score, and each position's tie-group start and end."""
+    order = np.argsort(-rows, axis=1, kind="stable")
+    s_sorted = np.take_along_axis(rows, order, axis=1)
+    rel = g[order]
+    n = rows.shape[1]
+    pos = np.broadcast_to(np.arange(n), rows.shape)
+    change = np.diff(s_sorted, axis=1) != 0
+    is_end = np.concatenate([change, np.ones((rows.shape[0], 1), bool)], axis=1)
+    is_start = np.concatenate([np.ones((rows.shape[0], 1), bool), change], axis=1)
+    end = np.minimum.accumulate(np.where(is_end, pos, n)[:, ::-1], axis=1)[:, ::-1]
+    start = np.maximum.accumulate(np.where(is_start, pos, 0), axis=1)
+    return rel, start, end, pos
+
+
+def average_precision_rows(rows: np.ndarray, gold: np.ndarray) -> np.ndarray:
+    """:func:`average_precision` of every row of ``rows`` at once (NaN when undefined).
+
+    Each positive contributes 1/P × the precision at the end of its tie group, which is
+    the same sum as ΔRecall × Precision over distinct thresholds.
+    """
+    g = np.asarray(gold).astype(bool)
+    p = int(g.sum())
+    if p == 0:
+        return np.full(rows.shape[0], np.nan)
+    rel, _, end, _ = _sorted_rows(np.asarray(rows, dtype=np.float64), g)
+    tps = np.cumsum(rel, axis=1)
+    prec_end = np.take_along_axis(tps, end, axis=1) / (end + 1.0)
+    return np.sum(np.where(rel, prec_end, 0.0), axis=1) / p
+
+
+def ndcg_rows(rows: np.ndarray, gold: np.ndarray, k: int = 10) -> np.ndarray:
+    """:func:`ndcg_at_k` (sklearn form) of every row at once (NaN when undefined)."""
+    g = np.asarray(gold).astype(bool)
+    n = g.size
+    if not g.any() or k < 1:
+        return np.full(rows.shape[0], np.nan)
+    disc = 1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64))
+    disc[min(k, n):] = 0.0
+    cum = np.r_[0.0, np.cumsum(disc)]
+    rel, start, end, _ = _sorted_rows(np.asarray(rows, dtype=np.float64), g)
+    # Each item earns the mean discount of its tie group: the expectation over tie orders.
+    mean_disc = (cum[end + 1] - cum[start]) / (end - start + 1.0)
+    ideal = cum[min(int(g.sum()), n)]
+    return np.sum(np.where(rel, mean_disc, 0.0), axis=1) / ideal
+
+
+@dataclass(frozen=True)
+class Curve:
+    """Points of a ROC or precision-recall curve, one per distinct threshold (highest first)."""
+
+    x: np.ndarray
+    y: np.ndarray
+    thresholds: np.ndarray
+
+
+def roc_curve(scores: np.ndarray, gold: np.ndarray) -> Curve | None:
+    """ROC points (x = FPR, y = TPR) starting at (0, 0); None without both classes."""
+    s, g = as_arrays(scores, gold)
+    if _both_classes(g) is not None:
+        return None
+    tps, fps, thr = _threshold_counts(s, g)
+    return Curve(np.r_[0.0, fps / fps[-1]], np.r_[0.0, tps / tps[-1]], np.r_[np.inf, thr])
+
+
+def pr_curve(scores: np.ndarray, gold: np.ndarray) -> Curve | None:
+    """Precision-recall points (x = recall, y = precision) per distinct threshold."""
+    s, g = as_arrays(scores, gold)
+    if not g.any():
+        return None
+    tps, fps, thr = _threshold_counts(s, g)
+    return Curve(tps / tps[-1], tps / (tps + fps), thr)
+
+
+ThresholdMetric = Callable[[Confusion], Metric]
+THRESHOLD_METRICS: dict[str, ThresholdMetric] = {
+    "precision": precision,
+    "recall": recall,
+    "f1": f1,
+    "mcc": mcc,
+    "sba": symmetric_balanced_accuracy,
+}
+
+
+@dataclass(frozen=True)
+class MetricReport:
+    """All metrics of one model on one labeled set."""
+
+    n: int
+    positives: int
+    threshold: float
+    k_ndcg: int
+    confusion: Confusion
+    tied_scores: int
+    metrics: dict[str, Metric]
+
+
+def tied_count(scores: np.ndarray) -> int:
+    """Number of items whose score equals another item's score."""
+    _, counts = np.unique(np.asarray(scores, dtype=np.float64), return_counts=True)
+    return int(counts[counts > 1].sum())
+
+
+def binary_report(scores: np.ndarray, gold: np.ndarray, *, threshold: float = 0.5, k_ndcg: int = 10) -> MetricReport:
+    """Every metric of this module for one model."""
+    s, g = as_arrays(scores, gold)
+    c = confusion(s, g, threshold)
+    values = {name: fn(c) for name, fn in THRESHOLD_METRICS.items()}
+    values["roc_auc"] = roc_auc(s, g)
+    values["average_precision"] = average_precision(s, g)
+    values[f"ndcg@{k_ndcg}"] = ndcg_at_k(s, g, k_ndcg)
+    return MetricReport(int(g.size), int(g.sum()), threshold, k_ndcg, c, tied_count(s), values)

@@ -1,0 +1,398 @@
+"""Reading candidate files (CSV, TSV, JSONL) with validation and precise error locations.
+
+One entry point, :func:`read_table`. It reads the whole file, checks everything the caller
+asks for, and either returns a :class:`Table` or raises :class:`InputError` listing every
+problem as ``file:line: column C: reason`` (the first 20, then a count). Line numbers are
+*physical* lines of the file (1-based), so a quoted CSV field spanning three lines moves
+the following rows down by two, exactly as an editor shows them.
+
+Format choices (documented for users in docs/readme/import.md):
+- the format comes from the extension: ``.csv``/``.txt`` comma, ``.tsv``/``.tab`` tab (same
+  quoting rules as CSV), ``.jsonl``/``.ndjson`` one JSON object per line;
+- text must be UTF-8 (a BOM is accepted); header names are stripped of surrounding space;
+- blank lines are ignored in every format;
+- JSONL keys become columns in first-seen order; a key absent on a line reads as ``""``;
+  strings are kept as they are, ``null`` is ``""``, numbers and booleans are their JSON
+  spelling, nested objects/arrays are kept as JSON text.
+
+Numeric columns come back as ``np.ndarray[float64]`` (finite values only); every other
+column as ``list[str]``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import gc
+import io
+import itertools
+import json
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from triage.errors import InputError, Problem, TriageError
+
+FORMATS = {
+    ".csv": "csv", ".txt": "csv",
+    ".tsv": "tsv", ".tab": "tsv",
+    ".jsonl": "jsonl", ".ndjson": "jsonl",
+}
+PROGRESS_EVERY = 50_000
+VALUE_SHOWN = 40
+# Problems kept on the exception (the message shows InputError.SHOWN of them).
+PROBLEMS_KEPT = 1000
+
+Progress = Callable[[int, int], "bool | None"]
+
+
+@dataclass
+class Table:
+    """A validated table: columns in file order, one physical source line per row."""
+
+    path: Path
+    format: str
+    columns: list[str]
+    lines: np.ndarray
+    data: dict[str, list[str] | np.ndarray]
+    rejected: list[tuple[int, dict[str, str], str]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def column(self, name: str) -> list[str] | np.ndarray:
+        """Values of ``name``: float64 array for numeric columns, else ``list[str]``."""
+        if name not in self.data:
+            raise KeyError(f"{self.path}: no column {name!r} (has: {', '.join(self.columns)})")
+        return self.data[name]
+
+    def row(self, index: int) -> dict[str, object]:
+        """Row ``index`` (0-based) as a dict, for previews and error messages."""
+        return {name: self.data[name][index] for name in self.columns}
+
+
+def format_of(path: str | Path) -> str:
+    """'csv', 'tsv' or 'jsonl' from the file extension; TriageError for anything else."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        known = ", ".join(sorted(FORMATS))
+        raise TriageError(f"{path}: unknown file type {suffix or '(no extension)'!r}; "
+                          f"use one of {known}")
+    return FORMATS[suffix]
+
+
+def shorten(value: str, limit: int = VALUE_SHOWN) -> str:
+    """``repr`` of ``value`` cut to ``limit`` characters, for error messages."""
+    if len(value) > limit:
+        value = value[: limit - 1] + "…"
+    return repr(value)
+
+
+def _fail(path: Path, line: int | None, column: str | int | None, reason: str) -> InputError:
+    return InputError([Problem(str(path), line, column, reason)])
+
+
+def decode_utf8(path: Path, data: bytes) -> str:
+    """Decode ``data`` as UTF-8 (BOM allowed); an error names the line and byte column."""
+    start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    try:
+        return data[start:].decode("utf-8")
+    except UnicodeDecodeError as error:
+        at = start + error.start
+        line = data.count(b"\n", 0, at) + 1
+        column = at - (data.rfind(b"\n", 0, at) + 1) + 1
+        raise _fail(path, line, column, f"not valid UTF-8 (byte 0x{data[at]:02x} at byte "
+                    f"column {column}); save the file as UTF-8") from error
+
+
+def _tick(progress: Progress | None, done: int, total: int) -> None:
+    if progress is not None and progress(done, max(total, done)) is False:
+        raise TriageError("cancelled")
+
+
+def _breaks(record: list[str]) -> int:
+    """Line breaks inside the fields of one parsed record (CR, LF and CRLF each count 1)."""
+    return sum(f.count("\n") + f.count("\r") - f.count("\r\n") for f in record)
+
+
+def _parse_delimited(path: Path, text: str, delimiter: str, total: int,
+                     progress: Progress | None) -> tuple[list[list[str]], np.ndarray]:
+    """All records (header included) and the physical start line of each."""
+    csv.field_size_limit(2**31 - 1)  # long texts are legitimate; the default is 128 KiB
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    records: list[list[str]] = []
+    starts: list[np.ndarray] = []
+    end = 0
+    while True:
+        try:
+            chunk = list(itertools.islice(reader, PROGRESS_EVERY))
+        except csv.Error as error:
+            raise _fail(path, reader.line_num, None, f"cannot parse ({error}); check the "
+                        "quoting on this line or the one it continues") from error
+        if not chunk:
+            break
+        new_end = reader.line_num
+        if new_end - end == len(chunk):  # the usual case: one record per line
+            starts.append(np.arange(end + 1, new_end + 1, dtype=np.int64))
+        else:  # quoted line breaks inside fields: count them per record
+            spans = np.fromiter((1 + _breaks(r) for r in chunk), np.int64, len(chunk))
+            starts.append(end + 1 + np.concatenate(([0], np.cumsum(spans)[:-1])))
+        end = new_end
+        records.extend(chunk)
+        _tick(progress, len(records), total)
+    lines = np.concatenate(starts) if starts else np.zeros(0, np.int64)
+    return records, lines
+
+
+def _json_text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _parse_jsonl(path: Path, text: str, total: int, progress: Progress | None,
+                 problems: list[tuple[int, str | int | None, str]]
+                 ) -> tuple[list[str], list[list[str]], np.ndarray]:
+    """Columns, records (aligned to the columns) and source lines of a JSONL text."""
+    columns: dict[str, int] = {}
+    objects: list[dict] = []
+    lines: list[int] = []
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as error:
+            problems.append((number, error.colno, f"not valid JSON: {error.msg}"))
+            continue
+        if not isinstance(obj, dict):
+            problems.append((number, None, f"expected a JSON object, found {type(obj).__name__}"))
+            continue
+        for key in obj:
+            columns.setdefault(key, len(columns))
+        objects.append(obj)
+        lines.append(number)
+        if len(lines) % PROGRESS_EVERY == 0:
+            _tick(progress, len(lines), total)
+    names = list(columns)
+    records = [[_json_text(obj.get(name)) for name in names] for obj in objects]
+    return names, records, np.asarray(lines, dtype=np.int64)
+
+
+def _check_header(path: Path, header: list[str], line: int) -> list[str]:
+    names = [h.strip() for h in header]
+    problems = []
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names, start=1):
+        if not name:
+            problems.append(Problem(str(path), line, i, "empty column name in the header"))
+        elif name in seen:
+            problems.append(Problem(str(path), line, name,
+                                    f"duplicate column name (columns {seen[name]} and {i})"))
+        else:
+            seen[name] = i
+    if problems:
+        raise InputError(problems)
+    return names
+
+
+def _to_float(values: Sequence[str]) -> tuple[np.ndarray, list[tuple[int, str]]]:
+    """Parse finite floats; returns (array with NaN where bad, [(index, reason)])."""
+    try:
+        array = np.array(values, dtype=np.float64)
+        bad: list[tuple[int, str]] = []
+    except ValueError:
+        array = np.empty(len(values), dtype=np.float64)
+        bad = []
+        for i, value in enumerate(values):
+            try:
+                array[i] = float(value)
+            except ValueError:
+                array[i] = math.nan
+                reason = ("empty value where a number is required" if not value.strip()
+                          else f"{shorten(value)} is not a number")
+                bad.append((i, reason))
+    failed = {i for i, _ in bad}
+    for i in np.flatnonzero(~np.isfinite(array)).tolist():
+        if i not in failed:
+            bad.append((i, f"{shorten(values[i])} is not a finite number"))
+    bad.sort()
+    return array, bad
+
+
+def _duplicates(values: list[str], alive: np.ndarray, lines: np.ndarray
+                ) -> list[tuple[int, str]]:
+    """(index, reason) for each later occurrence of a value among the ``alive`` rows."""
+    candidates = values if alive.all() else [values[i] for i in np.flatnonzero(alive)]
+    if len(set(candidates)) == len(candidates):
+        return []
+    first: dict[str, int] = {}
+    out = []
+    for i in np.flatnonzero(alive).tolist():
+        value = values[i]
+        if value in first:
+            out.append((i, f"duplicate value {shorten(value)} (first on line "
+                           f"{int(lines[first[value]])})"))
+        else:
+            first[value] = i
+    return out
+
+
+def read_table(
+    path: str | Path,
+    *,
+    numeric: Iterable[str] = (),
+    required: Iterable[str] = (),
+    nonempty: Iterable[str] = (),
+    unique: Iterable[str] = (),
+    skip_invalid: bool = False,
+    progress: Progress | None = None,
+) -> Table:
+    """Read and validate a CSV/TSV/JSONL file.
+
+    ``numeric``, ``nonempty`` and ``unique`` columns are implicitly required. Every row is
+    checked; problems raise one :class:`InputError`. With ``skip_invalid`` the bad rows
+    are left out and listed in ``table.rejected`` as (line, raw row, reason) instead; the
+    file being unreadable or lacking a required column still raises.
+    ``progress(done_rows, total_estimate)`` is called every 50,000 rows; returning False
+    raises ``TriageError("cancelled")``.
+    """
+    path = Path(path)
+    kind = format_of(path)
+    numeric, nonempty, unique = list(numeric), list(nonempty), list(unique)
+    required = list(dict.fromkeys([*required, *numeric, *nonempty, *unique]))
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise _fail(path, None, None, f"cannot be read ({error.strerror or error})") from error
+    text = decode_utf8(path, data)
+    total = data.count(b"\n") + 1
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # millions of small lists: the cyclic GC would triple the parse time
+    try:
+        return _read(path, kind, text, total, numeric, required, nonempty, unique,
+                     skip_invalid, progress)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _read(path: Path, kind: str, text: str, total: int, numeric: list[str],
+          required: list[str], nonempty: list[str], unique: list[str],
+          skip_invalid: bool, progress: Progress | None) -> Table:
+    # (line, column, reason) for each problem; rows are indexes into ``records``.
+    problems: list[tuple[int, str | int | None, str]] = []
+    ragged: list[list[str]] = []  # the raw fields of each width problem, for rejects
+    if kind == "jsonl":
+        columns, records, lines = _parse_jsonl(path, text, total, progress, problems)
+        if not columns and not problems:
+            raise _fail(path, None, None, "the file is empty (no JSON objects)")
+    else:
+        rows, starts = _parse_delimited(path, text, "\t" if kind == "tsv" else ",", total,
+                                        progress)
+        first = next((i for i, r in enumerate(rows) if r), None)  # csv gives [] if blank
+        if first is None:
+            raise _fail(path, 1, None, "the file is empty; a header row is required")
+        columns = _check_header(path, rows[first], int(starts[first]))
+        records, kept_lines = _split_ragged(rows, starts, first, len(columns), problems,
+                                            ragged)
+        lines = starts[np.asarray(kept_lines, dtype=np.int64)]
+        del rows
+    missing = [name for name in required if name not in columns]
+    if missing:
+        has = ", ".join(repr(c) for c in columns) or "none"
+        raise InputError([Problem(str(path), None if kind == "jsonl" else 1, name,
+                                  f"required column {name!r} is missing; the file has "
+                                  f"columns {has}") for name in missing])
+    rejected_raw = [(line, dict(zip(columns, fields)) if fields else {}, reason)
+                    for (line, _col, reason), fields in itertools.zip_longest(problems, ragged)]
+    n = len(records)
+    transposed = list(zip(*records)) if n else [() for _ in columns]
+    data: dict[str, list[str] | np.ndarray] = {
+        name: list(values) for name, values in zip(columns, transposed)
+    }
+    del transposed
+    bad: list[tuple[int, str, str]] = []  # (row index, column, reason)
+    for name in numeric:
+        array, errors = _to_float(data[name])
+        data[name] = array
+        bad.extend((i, name, reason) for i, reason in errors)
+    for name in nonempty:
+        values = data[name]
+        bad.extend((i, name, "empty value") for i, v in enumerate(values) if not v.strip())
+    alive = np.ones(n, dtype=bool)
+    if skip_invalid and bad:
+        alive[[i for i, _c, _r in bad]] = False
+    for name in unique:
+        bad.extend((i, name, reason) for i, reason in _duplicates(
+            _raw(data, name, records, columns), alive, lines))
+    if not skip_invalid:
+        problems.extend((int(lines[i]), col, reason) for i, col, reason in bad)
+        if problems:
+            _raise(path, problems)
+        return Table(path, kind, columns, lines, data)
+    return _drop(path, kind, columns, lines, data, records, bad, rejected_raw)
+
+
+def _split_ragged(rows: list[list[str]], starts: np.ndarray, header: int, width: int,
+                  problems: list, ragged: list) -> tuple[list[list[str]], list[int]]:
+    """Records of the right width and their indexes; the others go to ``problems``."""
+    widths = set(map(len, rows[header + 1:]))
+    if widths <= {width}:  # the usual case: no per-row loop
+        return rows[header + 1:], list(range(header + 1, len(rows)))
+    records, kept = [], []
+    for i in range(header + 1, len(rows)):
+        record = rows[i]
+        if len(record) == width:
+            records.append(record)
+            kept.append(i)
+        elif record:  # [] is a blank line, which is allowed
+            problems.append((int(starts[i]), None,
+                             f"expected {width} fields, found {len(record)}"))
+            ragged.append(record)
+    return records, kept
+
+
+def _raw(data: dict, name: str, records: list[list[str]], columns: list[str]) -> list[str]:
+    """String values of ``name`` even when it was converted to numbers."""
+    values = data[name]
+    if isinstance(values, np.ndarray):
+        index = columns.index(name)
+        return [r[index] for r in records]
+    return values
+
+
+def _drop(path: Path, kind: str, columns: list[str], lines: np.ndarray, data: dict,
+          records: list[list[str]], bad: list[tuple[int, str, str]],
+          rejected: list[tuple[int, dict, str]]) -> Table:
+    """The table without the ``bad`` rows, which go to ``table.rejected``."""
+    reasons: dict[int, list[str]] = {}
+    for i, col, reason in bad:
+        reasons.setdefault(i, []).append(f"column {col}: {reason}")
+    out = list(rejected)
+    for i, why in reasons.items():
+        out.append((int(lines[i]), dict(zip(columns, records[i])), "; ".join(why)))
+    out.sort(key=lambda item: item[0])
+    if reasons:
+        keep = np.ones(len(lines), dtype=bool)
+        keep[list(reasons)] = False
+        index = np.flatnonzero(keep)
+        for name, values in data.items():
+            if isinstance(values, np.ndarray):
+                data[name] = values[keep]
+            else:
+                data[name] = [values[i] for i in index.tolist()]
+        lines = lines[keep]
+    return Table(path, kind, columns, lines, data, out)
+
+
+def _raise(path: Path, problems: list[tuple[int, str | int | None, str]]) -> None:
+    problems.sort(key=lambda p: p[0])
+    kept = [Problem(str(path), line, col, reason) for line, col, reason in
+            problems[:PROBLEMS_KEPT]]
+    raise InputError(kept, total=len(problems))

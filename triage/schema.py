@@ -1,0 +1,94 @@
+"""The project file's schema, as named migrations (sqlite-utils ``Migrations``).
+
+Never edit a migration that has shipped: add a new one. Each runs in a transaction with
+the record that it was applied, so a file is always at a well-defined version.
+
+Design choices worth knowing:
+- ``labels`` is append-only. Undo sets ``undone_at`` on the event (a mark, never a
+  delete); the current label of (candidate, annotator) is derived.
+- ``scores`` keeps the rank frozen at import, keyed by (model, rank) so "next best under
+  model M" is a range scan. It has no foreign keys: import validates every key and writes
+  candidates and scores in one transaction, and per-row FK checks would double the cost of
+  importing a million rows.
+- Every event and session has a ``uid`` so copies of a project can be merged idempotently.
+"""
+
+from __future__ import annotations
+
+from sqlite_utils import Migrations
+
+# "TRIA" as a big-endian int: lets us recognise our files with PRAGMA application_id.
+APPLICATION_ID = 0x54524941
+
+LABEL_KINDS = ("triage", "overlap", "audit", "retest", "adjudication")
+
+MIGRATIONS = Migrations("triage")
+
+
+@MIGRATIONS(name="0001_initial")
+def m0001_initial(db) -> None:
+    kinds = ", ".join(f"'{k}'" for k in LABEL_KINDS)
+    db.executescript(
+        f"""
+        CREATE TABLE project (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        CREATE TABLE settings (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL          -- JSON
+        );
+        CREATE TABLE candidates (
+            id INTEGER PRIMARY KEY,
+            key TEXT NOT NULL UNIQUE,
+            text TEXT NOT NULL,
+            meta TEXT,                   -- JSON object of the other columns, or NULL
+            gold TEXT
+        );
+        CREATE TABLE models (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            source_column TEXT,
+            source_file TEXT,
+            imported_at TEXT NOT NULL,
+            tied_items INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE scores (
+            model_id INTEGER NOT NULL,
+            rank INTEGER NOT NULL,       -- 1-based, frozen at import
+            candidate_id INTEGER NOT NULL,
+            score REAL NOT NULL,
+            PRIMARY KEY (model_id, rank)
+        ) WITHOUT ROWID;
+        CREATE TABLE annotators (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            hourly_rate REAL,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE sessions (
+            id INTEGER PRIMARY KEY,
+            uid TEXT NOT NULL UNIQUE,
+            annotator_id INTEGER NOT NULL REFERENCES annotators(id),
+            started_at TEXT NOT NULL,
+            ended_at TEXT,
+            host TEXT,
+            app_version TEXT
+        );
+        CREATE TABLE labels (
+            id INTEGER PRIMARY KEY,
+            uid TEXT NOT NULL UNIQUE,
+            candidate_id INTEGER NOT NULL REFERENCES candidates(id),
+            annotator_id INTEGER NOT NULL REFERENCES annotators(id),
+            session_id INTEGER NOT NULL REFERENCES sessions(id),
+            value TEXT,                  -- NULL for a skip
+            kind TEXT NOT NULL DEFAULT 'triage' CHECK (kind IN ({kinds})),
+            created_at TEXT NOT NULL,
+            seconds REAL NOT NULL DEFAULT 0 CHECK (seconds >= 0),
+            note TEXT,
+            undone_at TEXT
+        );
+        CREATE INDEX labels_active_by_candidate ON labels(candidate_id) WHERE undone_at IS NULL;
+        CREATE INDEX labels_by_annotator ON labels(annotator_id, id);
+        """
+    )

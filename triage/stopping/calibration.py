@@ -1,0 +1,84 @@
+"""Model-based expectations: calibrated probabilities, or a Platt fit on the labels so far.
+
+Platt scaling fits P(positive | score) = 1 / (1 + exp(−(a·score + b))) by maximum likelihood
+(Newton's method, a tiny ridge so separable labels still converge). The parameter covariance
+(inverse Fisher information) gives a delta-method interval for any sum of probabilities.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Probabilities for every rank, and how far to trust them."""
+
+    p: np.ndarray  # probability of positive, index = rank - 1
+    method: str
+    # For fitted calibrations: design columns and parameter covariance for delta-method sums.
+    score: np.ndarray | None = None
+    cov: np.ndarray | None = None
+    extrapolates_below_rank: int | None = None
+
+    def slice_sum(self, lo: int, hi: int, z: float) -> tuple[float, float]:
+        """Expected positives in ranks (lo, hi] and its standard error (parameters only)."""
+        lo, hi = max(lo, 0), min(hi, self.p.size)
+        if hi <= lo:
+            return 0.0, 0.0
+        return self.masked_sum(np.arange(lo, hi), z)
+
+    def masked_sum(self, index: np.ndarray, z: float) -> tuple[float, float]:
+        """Expected positives over the given 0-based rank indices, with its standard error."""
+        p = self.p[index]
+        point = float(p.sum())
+        if self.cov is None or self.score is None:
+            return point, 0.0
+        w = p * (1 - p)
+        grad = np.array([float((w * self.score[index]).sum()), float(w.sum())])
+        return point, float(np.sqrt(max(grad @ self.cov @ grad, 0.0)))
+
+
+def fit_platt(score: np.ndarray, label: np.ndarray, ridge: float = 1e-6,
+              iterations: int = 50) -> tuple[np.ndarray, np.ndarray]:
+    """Fit (a, b) of the logistic model on (score, label); return them and their covariance."""
+    x = np.column_stack([score, np.ones_like(score)])
+    y = label.astype(float)
+    theta = np.zeros(2)
+    for _ in range(iterations):
+        p = 1 / (1 + np.exp(-(x @ theta)))
+        w = p * (1 - p)
+        hess = x.T @ (x * w[:, None]) + ridge * np.eye(2)
+        step = np.linalg.solve(hess, x.T @ (y - p) - ridge * theta)
+        theta = theta + step
+        if np.abs(step).max() < 1e-10:
+            break
+    p = 1 / (1 + np.exp(-(x @ theta)))
+    w = p * (1 - p)
+    hess = x.T @ (x * w[:, None]) + ridge * np.eye(2)
+    return theta, np.linalg.inv(hess)
+
+
+def calibration_for(pool: int, ranks: np.ndarray, positive: np.ndarray,
+                    calibrated: np.ndarray | None, raw_scores: np.ndarray | None
+                    ) -> Calibration | None:
+    """Calibrated probabilities as given, else a Platt fit on raw scores, else None."""
+    if calibrated is not None:
+        return Calibration(p=calibrated, method="calibrated scores as given")
+    if raw_scores is None or ranks.size < 2 or positive.all() or not positive.any():
+        return None
+    # Standardise so Newton is well conditioned whatever the score scale.
+    mu, sd = float(raw_scores.mean()), float(raw_scores.std()) or 1.0
+    z = (raw_scores - mu) / sd
+    theta, cov = fit_platt(z[ranks - 1], positive)
+    p = 1 / (1 + np.exp(-(theta[0] * z + theta[1])))
+    lowest = int(ranks.max())
+    return Calibration(
+        p=p,
+        method=f"Platt scaling fitted on {ranks.size} labels",
+        score=z,
+        cov=cov,
+        extrapolates_below_rank=lowest if lowest < pool else None,
+    )

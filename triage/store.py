@@ -1,0 +1,227 @@
+"""Small typed SQL functions over a project database. The only SQL outside import/migrations.
+
+Every statement takes parameters; nothing user-supplied is ever formatted into SQL.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import socket
+import uuid
+from dataclasses import dataclass
+
+import numpy as np
+import sqlite_utils
+
+from triage import __version__
+from triage.errors import TriageError
+from triage.settings import Settings
+
+
+def now_iso() -> str:
+    """UTC timestamp with microseconds; sortable as text."""
+    return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    id: int
+    name: str
+    source_column: str | None
+    tied_items: int
+
+
+@dataclass(frozen=True)
+class LabelRow:
+    """One label event as stored."""
+
+    id: int
+    candidate_id: int
+    annotator: str
+    session_id: int
+    value: str | None
+    kind: str
+    created_at: str
+    seconds: float
+    note: str | None
+    undone_at: str | None
+
+
+def load_settings(db: sqlite_utils.Database) -> Settings:
+    rows = db.execute("SELECT key, value FROM settings").fetchall()
+    return Settings.from_rows(rows)
+
+
+def save_settings(db: sqlite_utils.Database, settings: Settings) -> None:
+    with db.atomic():
+        db.conn.executemany(
+            "INSERT INTO settings(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            settings.to_rows(),
+        )
+
+
+def set_project_info(db: sqlite_utils.Database, key: str, value: str) -> None:
+    db.conn.execute(
+        "INSERT INTO project(key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        [key, value],
+    )
+
+
+def project_info(db: sqlite_utils.Database) -> dict[str, str]:
+    return dict(db.execute("SELECT key, value FROM project").fetchall())
+
+
+def models(db: sqlite_utils.Database) -> list[ModelInfo]:
+    rows = db.execute("SELECT id, name, source_column, tied_items FROM models ORDER BY id")
+    return [ModelInfo(*row) for row in rows.fetchall()]
+
+
+def pool_size(db: sqlite_utils.Database) -> int:
+    row = db.execute("SELECT max(id), count(*) FROM candidates").fetchone()
+    return int(row[1])
+
+
+def rank_order(db: sqlite_utils.Database, model_id: int) -> np.ndarray:
+    """Candidate ids in rank order for one model (index 0 = rank 1)."""
+    cur = db.conn.execute(
+        "SELECT candidate_id FROM scores WHERE model_id = ? ORDER BY rank", [model_id]
+    )
+    return np.fromiter((r[0] for r in cur), dtype=np.int64)
+
+
+def scores_in_rank_order(db: sqlite_utils.Database, model_id: int) -> np.ndarray:
+    cur = db.conn.execute("SELECT score FROM scores WHERE model_id = ? ORDER BY rank", [model_id])
+    return np.fromiter((r[0] for r in cur), dtype=np.float64)
+
+
+def ensure_annotator(db: sqlite_utils.Database, name: str) -> int:
+    """The id of annotator ``name``, creating them on first use."""
+    name = name.strip()
+    if not name:
+        raise TriageError("annotator name must not be empty")
+    if len(name) > 80:
+        raise TriageError("annotator name is too long (80 characters at most)")
+    row = db.execute("SELECT id FROM annotators WHERE name = ?", [name]).fetchone()
+    if row:
+        return int(row[0])
+    with db.atomic():
+        cur = db.conn.execute(
+            "INSERT INTO annotators(name, created_at) VALUES (?, ?)", [name, now_iso()]
+        )
+    return int(cur.lastrowid)
+
+
+def start_session(db: sqlite_utils.Database, annotator_id: int) -> int:
+    with db.atomic():
+        cur = db.conn.execute(
+            "INSERT INTO sessions(uid, annotator_id, started_at, host, app_version) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [uuid.uuid4().hex, annotator_id, now_iso(), socket.gethostname(), __version__],
+        )
+    return int(cur.lastrowid)
+
+
+def end_session(db: sqlite_utils.Database, session_id: int) -> None:
+    with db.atomic():
+        db.conn.execute(
+            "UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL",
+            [now_iso(), session_id],
+        )
+
+
+def insert_label(
+    db: sqlite_utils.Database,
+    *,
+    candidate_id: int,
+    annotator_id: int,
+    session_id: int,
+    value: str | None,
+    kind: str,
+    seconds: float,
+    note: str | None,
+) -> int:
+    """Append one label event and commit it durably before returning its id."""
+    with db.atomic():
+        cur = db.conn.execute(
+            "INSERT INTO labels(uid, candidate_id, annotator_id, session_id, value, kind, "
+            "created_at, seconds, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [uuid.uuid4().hex, candidate_id, annotator_id, session_id, value, kind,
+             now_iso(), float(seconds), note],
+        )
+    return int(cur.lastrowid)
+
+
+def last_active_label(db: sqlite_utils.Database, annotator_id: int) -> LabelRow | None:
+    """The annotator's most recent label event that has not been undone."""
+    row = db.execute(
+        _LABEL_SELECT + " WHERE l.annotator_id = ? AND l.undone_at IS NULL "
+        "AND l.kind != 'adjudication' ORDER BY l.id DESC LIMIT 1",
+        [annotator_id],
+    ).fetchone()
+    return LabelRow(*row) if row else None
+
+
+def mark_undone(db: sqlite_utils.Database, label_id: int) -> None:
+    """Undo is a mark on the event, never a delete."""
+    with db.atomic():
+        db.conn.execute(
+            "UPDATE labels SET undone_at = ? WHERE id = ? AND undone_at IS NULL",
+            [now_iso(), label_id],
+        )
+
+
+def set_note(db: sqlite_utils.Database, label_id: int, note: str) -> None:
+    with db.atomic():
+        db.conn.execute("UPDATE labels SET note = ? WHERE id = ?", [note, label_id])
+
+
+_LABEL_SELECT = (
+    "SELECT l.id, l.candidate_id, a.name, l.session_id, l.value, l.kind, l.created_at, "
+    "l.seconds, l.note, l.undone_at FROM labels l JOIN annotators a ON a.id = l.annotator_id"
+)
+
+
+def active_labels(db: sqlite_utils.Database) -> list[LabelRow]:
+    """Every label event not undone, oldest first."""
+    rows = db.execute(_LABEL_SELECT + " WHERE l.undone_at IS NULL ORDER BY l.id").fetchall()
+    return [LabelRow(*row) for row in rows]
+
+
+def candidate_rows(db: sqlite_utils.Database, ids: list[int]) -> dict[int, tuple]:
+    """(key, text, meta, gold) for the given candidate ids."""
+    out: dict[int, tuple] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        sql = "SELECT id, key, text, meta, gold FROM candidates WHERE id IN (" + marks + ")"
+        for row in db.execute(sql, chunk):
+            out[row[0]] = (row[1], row[2], json.loads(row[3]) if row[3] else {}, row[4])
+    return out
+
+
+def annotator_names(db: sqlite_utils.Database) -> dict[int, str]:
+    return dict(db.execute("SELECT id, name FROM annotators").fetchall())
+
+
+def hourly_rates(db: sqlite_utils.Database, default: float) -> dict[str, float]:
+    rows = db.execute("SELECT name, hourly_rate FROM annotators").fetchall()
+    return {name: (rate if rate is not None else default) for name, rate in rows}
+
+
+def set_hourly_rate(db: sqlite_utils.Database, name: str, rate: float | None) -> None:
+    if rate is not None and rate < 0:
+        raise TriageError("hourly rate must not be negative")
+    annotator_id = ensure_annotator(db, name)
+    with db.atomic():
+        db.conn.execute("UPDATE annotators SET hourly_rate = ? WHERE id = ?", [rate, annotator_id])
+
+
+def session_counts(db: sqlite_utils.Database) -> dict[str, int]:
+    rows = db.execute(
+        "SELECT a.name, count(s.id) FROM annotators a LEFT JOIN sessions s "
+        "ON s.annotator_id = a.id GROUP BY a.id"
+    ).fetchall()
+    return dict(rows)

@@ -1,0 +1,151 @@
+"""Qt-free state and wording of the annotation desk: keys, timing, pace, the status line.
+
+``ui.desk`` only draws what these functions return, so the rules (which key does what,
+how long a label took, what the pace is) are unit-tested without Qt.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from triage.settings import LabelOption, Settings
+
+# An annotator who walks away leaves the candidate on screen; counting the whole break as
+# time spent on one label would distort per-hour spend and seconds-per-label.
+IDLE_CAP_SECONDS = 600.0
+
+SKIP_KEY, UNDO_KEY, NOTE_KEY = "s", "u", "n"
+
+
+@dataclass(frozen=True)
+class KeyAction:
+    """What a key does on the desk: ``label`` (with its value), ``skip``, ``undo``, ``note``."""
+
+    kind: str
+    value: str | None = None
+
+
+def key_map(settings: Settings) -> dict[str, KeyAction]:
+    """Single-character key -> action. Letter keys match either case."""
+    actions = {SKIP_KEY: KeyAction("skip"), UNDO_KEY: KeyAction("undo"),
+               NOTE_KEY: KeyAction("note")}
+    for option in settings.labels:
+        actions[option.key] = KeyAction("label", option.value)
+    out: dict[str, KeyAction] = {}
+    for key, action in actions.items():
+        out[key] = action
+        # Caps Lock must not turn the desk deaf, unless the scheme uses both cases itself.
+        for variant in (key.lower(), key.upper()):
+            out.setdefault(variant, action)
+    return out
+
+
+def action_for(text: str, settings_map: dict[str, KeyAction]) -> KeyAction | None:
+    """The action bound to the typed ``text`` (one character), or None."""
+    if len(text) != 1:
+        return None
+    return settings_map.get(text)
+
+
+def button_caption(option: LabelOption) -> str:
+    """Label button text, e.g. ``idiom  [i]``."""
+    return f"{option.value}  [{option.key}]"
+
+
+def spent_seconds(shown_at: float, pressed_at: float, cap: float = IDLE_CAP_SECONDS) -> float:
+    """Seconds from showing a candidate to the decision, clamped to [0, cap]."""
+    spent = pressed_at - shown_at
+    if not math.isfinite(spent) or spent < 0:
+        return 0.0
+    return min(spent, cap)
+
+
+@dataclass
+class SessionStats:
+    """Counts of one desk session. ``history`` holds this session's decisions, newest last."""
+
+    annotator: str
+    started_at: float
+    labels: int = 0
+    skips: int = 0
+    history: list[tuple[int, bool]] = field(default_factory=list)  # (label_id, skipped)
+
+    def record(self, label_id: int, skipped: bool) -> None:
+        self.history.append((label_id, skipped))
+        if skipped:
+            self.skips += 1
+        else:
+            self.labels += 1
+
+    def undo(self) -> None:
+        """Forget the newest decision of this session (undo of an older session's label
+        changes nothing here)."""
+        if not self.history:
+            return
+        _, skipped = self.history.pop()
+        if skipped:
+            self.skips -= 1
+        else:
+            self.labels -= 1
+
+    @property
+    def last_label_id(self) -> int | None:
+        return self.history[-1][0] if self.history else None
+
+    def elapsed(self, now: float) -> float:
+        return max(0.0, now - self.started_at)
+
+    def pace(self, now: float) -> float | None:
+        """Labels (skips excluded) per hour so far; None before a minute has passed,
+        when the figure would be noise."""
+        elapsed = self.elapsed(now)
+        if elapsed < 60.0:
+            return None
+        return self.labels * 3600.0 / elapsed
+
+
+def format_duration(seconds: float) -> str:
+    """``h:mm:ss`` (or ``m:ss`` under an hour)."""
+    total = int(max(0.0, seconds))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def status_text(stats: SessionStats, now: float, *, busy: bool = False) -> str:
+    """The desk's status line."""
+    pace = stats.pace(now)
+    parts = [
+        f"annotator {stats.annotator}",
+        f"{stats.labels:,} label{'s' if stats.labels != 1 else ''} this session"
+        + (f" ({stats.skips:,} skipped)" if stats.skips else ""),
+        "pace —/h" if pace is None else f"pace {pace:,.0f}/h",
+        f"time {format_duration(stats.elapsed(now))}",
+    ]
+    if busy:
+        parts.insert(0, "Project file busy — retrying…")
+    return "  ·  ".join(parts)
+
+
+def position_text(rank: int, pool: int, decile: int) -> str:
+    """Where the candidate stands, e.g. ``rank 12 of 1,000 · decile 1 · 1.2% into the pool``."""
+    depth = 100.0 * rank / pool if pool else 0.0
+    digits = 1 if depth >= 1 or depth == 0 else 3
+    return f"rank {rank:,} of {pool:,}  ·  decile {decile}  ·  {depth:.{digits}f}% into the pool"
+
+
+def meta_text(meta: dict[str, Any], *, skip: tuple[str, ...] = ()) -> str:
+    """Metadata as ``name: value`` lines (plain text; values are shown as they are)."""
+    lines = []
+    for name, value in meta.items():
+        if name in skip:
+            continue
+        shown = "" if value is None else str(value)
+        lines.append(f"{name}: {shown}")
+    return "\n".join(lines)
+
+
+def score_text(score: float, model: str) -> str:
+    return f"score {score:.4g}  (model {model})"
