@@ -109,8 +109,15 @@ def test_literal_never_uses_a_denied_pair(rows):
     literal = [r for r in rows if r["gold"] == "literal"]
     hits = [r["text"] for r in literal if gen._pair(r["verb"], r["noun"]) in deny]
     assert hits == []
-    # the filter does bite: the candidate generator would otherwise offer these
-    assert ("break", "ice") in deny and ("hit", "wall") in deny
+
+
+def test_deny_list_filters_accidental_idioms(monkeypatch):
+    gen = _load_generator()
+    monkeypatch.setattr(gen, "VERBS", "break|broke|@the ice, a plate\nhit|hit|@the wall, the ball\n"
+                                      "mend|mended|@the fence, a sock\n")
+    texts = [c[0] for c in gen.literal_candidates()]
+    # idiom from the list, ambiguous extra, and plural/singular match ("mend fences")
+    assert texts == ["break a plate", "hit the ball", "mend a sock"]
 
 
 def test_gold_distribution(gold, rows):

@@ -232,3 +232,10 @@ def test_snapshot_equality_sees_the_curve():
     # Same counts, different annotation order: the curves differ, so the snapshots do.
     assert a.snapshot().positives_found == b.snapshot().positives_found
     assert a.snapshot() != b.snapshot()
+
+
+def test_latest_means_highest_event_id_not_apply_order():
+    state = LiveState(5)
+    state.apply(ev(5, 2, "ann", positive=True))
+    state.apply(ev(3, 2, "bob", positive=False, kind="overlap"))  # older event, fed late
+    assert state.snapshot().positives_found == 1

@@ -85,7 +85,7 @@ def test_gain_without_gold_draws_the_observed_yield_baseline_and_says_so():
     assert data.baseline.tolist() == [0, 10]  # 20 × 50% observed yield
     assert "observed yield (50.0%)" in data.baseline_label
     assert data.decile_lines == [10]
-    assert "10 positives in 20 annotated (20.0% of the pool)" == data.summary
+    assert data.summary == "10 positives in 20 annotated (20.0% of the pool)"
 
 
 def test_gain_with_gold_uses_the_gold_total_and_clips_offline_curves_to_the_view():
@@ -107,6 +107,7 @@ def test_empty_project_has_an_empty_state_and_no_division():
     assert "Nothing annotated yet" in gain.summary
     spend = dict(spend_data(snap, info).lines)
     assert spend["Spent"] == "$0.00" and spend["Budget"] == "no budget set"
+    assert spend_data(snap, info).headline == "no budget set"
     assert spend["Cost per positive"] == "—"
     assert spend["To finish decile 1"] == "$8.00"  # 200 items × $0.04
     ylds = yield_data(snap, info)
@@ -122,7 +123,8 @@ def test_spend_figures_against_a_budget():
     assert data.spent == pytest.approx(0.8) and data.remaining == pytest.approx(0.2)
     assert data.spent_share == pytest.approx(0.8) and not data.over_budget
     lines = dict(data.lines)
-    assert lines["Spent"] == "0.80 EUR (80% of budget)"
+    assert lines["Spent"] == "0.80 EUR"
+    assert data.headline == "80% of the budget used"
     assert lines["Remaining"] == "0.20 EUR"
     assert lines["Cost per positive"] == "0.08 EUR"
     assert lines["To finish decile 3"] == "0.40 EUR"  # 10 items left × 0.04
@@ -134,6 +136,7 @@ def test_spend_over_budget_and_per_hour_with_an_unpriced_annotator():
     over = spend_data(_state(100, [False] * 30, price_per_item=0.04, budget=1.0).snapshot(),
                       PanelInfo(pool=100))
     assert over.over_budget and dict(over.lines)["Over budget by"] == "$0.20"
+    assert over.headline == "over budget" and over.spent_share == pytest.approx(1.2)
     assert dict(over.lines)["Cost per positive"] == "no positive yet"
     state = _state(100, [True] * 10, price_model="per_hour", hourly_rates={"ada": 36.0})
     state.apply(LabelEvent(99, 50, "bob", False, False, 30.0, "audit"))

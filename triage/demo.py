@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from triage import store
-from triage.project import Project, create_project, open_project
+from triage.project import Project, create_project
 from triage.settings import LabelOption, Settings
 
 DEMO_CSV = Path(__file__).resolve().parent.parent / "resources" / "demo" / "idioms.csv"

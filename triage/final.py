@@ -29,7 +29,9 @@ def current_labels(rows: list[LabelRow]) -> dict[int, dict[str, str]]:
     """candidate -> {annotator: latest non-skip label}, from active (not undone) events."""
     current: dict[int, dict[str, str]] = {}
     for row in sorted(rows, key=lambda r: r.id):
-        if row.undone_at is not None or row.value is None or row.kind == "adjudication":
+        # Re-test labels measure consistency; they do not outvote the original label.
+        if (row.undone_at is not None or row.value is None
+                or row.kind in ("adjudication", "retest")):
             continue
         current.setdefault(row.candidate_id, {})[row.annotator] = row.value
     return current

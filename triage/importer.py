@@ -19,11 +19,13 @@ from ``zip`` over plain lists instead of building row tuples first.
 
 from __future__ import annotations
 
+import functools
+import gc
 import hashlib
 import itertools
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -186,11 +188,25 @@ class _Ticker:
             raise TriageError("cancelled")
 
 
-def _chunked(ticker: _Ticker, rows: Iterable[tuple]) -> Iterator[list[tuple]]:
+_CANDIDATE_INSERT = {
+    (False, False): "INSERT INTO candidates(id, key, text) VALUES (?, ?, ?)",
+    (True, False): "INSERT INTO candidates(id, key, text, meta) VALUES (?, ?, ?, ?)",
+    (False, True): "INSERT INTO candidates(id, key, text, gold) VALUES (?, ?, ?, ?)",
+    (True, True): "INSERT INTO candidates(id, key, text, meta, gold) VALUES (?, ?, ?, ?, ?)",
+}
+
+
+def _insert_chunked(db: sqlite_utils.Database, sql: str, rows: Iterable[tuple],
+                    ticker: _Ticker) -> None:
+    """``executemany`` in slices of CHUNK rows, reporting progress (and cancel) between."""
     iterator = iter(rows)
-    while chunk := list(itertools.islice(iterator, CHUNK)):
-        yield chunk
-        ticker.advance(len(chunk))
+    while True:
+        cursor = db.conn.executemany(sql, itertools.islice(iterator, CHUNK))
+        done = max(cursor.rowcount, 0)
+        if done:
+            ticker.advance(done)
+        if done < CHUNK:
+            return
 
 
 def _insert_scores(db: sqlite_utils.Database, path: Path, column: str, model: str,
@@ -205,9 +221,8 @@ def _insert_scores(db: sqlite_utils.Database, path: Path, column: str, model: st
     model_id = cursor.lastrowid
     rows = zip(itertools.repeat(model_id), range(1, len(order) + 1),
                ids[order].tolist(), values[order].tolist())
-    for chunk in _chunked(ticker, rows):
-        db.conn.executemany(
-            "INSERT INTO scores(model_id, rank, candidate_id, score) VALUES (?, ?, ?, ?)", chunk)
+    _insert_chunked(db, "INSERT INTO scores(model_id, rank, candidate_id, score) "
+                    "VALUES (?, ?, ?, ?)", rows, ticker)
     return tied
 
 
@@ -235,6 +250,21 @@ def _write_rejects(path: Path, table: Table) -> str | None:
     return str(target)
 
 
+def _without_gc(func):
+    """Run ``func`` with the cyclic GC paused: millions of fresh tuples would trigger it
+    hundreds of times over a heap of a million row lists, for nothing (no cycles here)."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            if enabled:
+                gc.enable()
+    return wrapper
+
+
 class _BigCache:
     """A larger page cache while importing (fewer b-tree page reloads), restored after."""
 
@@ -249,6 +279,7 @@ class _BigCache:
         self.db.conn.execute(f"PRAGMA cache_size={int(self.old)}")
 
 
+@_without_gc
 def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: ColumnMapping, *,
                       skip_invalid: bool = False, progress: Progress | None = None,
                       seed: int | None = None) -> ImportResult:
@@ -290,13 +321,11 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     with _BigCache(db), db.atomic():
         if _has_candidates(db):  # someone imported while we were reading
             raise TriageError("this project already has its candidates; use --add-scores")
-        rows = zip(range(1, n + 1), keys, table.column(mapping.text),
-                   metas if metas is not None else itertools.repeat(None),
-                   golds if golds is not None else itertools.repeat(None))
-        for chunk in _chunked(ticker, rows):
-            db.conn.executemany(
-                "INSERT INTO candidates(id, key, text, meta, gold) VALUES (?, ?, ?, ?, ?)",
-                chunk)
+        # Binding NULLs costs as much as a column: leave absent columns out of the INSERT.
+        columns = [range(1, n + 1), keys, table.column(mapping.text)]
+        columns += [c for c in (metas, golds) if c is not None]
+        sql = _CANDIDATE_INSERT[(metas is not None, golds is not None)]
+        _insert_chunked(db, sql, zip(*columns), ticker)
         for model, column in mapping.scores:
             tied[model] = _insert_scores(db, path, column, model, table.column(column), keys,
                                          ids, seed, ticker)
@@ -312,6 +341,7 @@ def _set_info(db: sqlite_utils.Database, key: str, value: str) -> None:
                     "ON CONFLICT(key) DO UPDATE SET value = excluded.value", [key, value])
 
 
+@_without_gc
 def add_scores(db: sqlite_utils.Database, path: str | Path, *, key: str,
                scores: Sequence[tuple[str, str]], progress: Progress | None = None,
                seed: int | None = None) -> ImportResult:

@@ -28,9 +28,12 @@ from triage import db as dbmod
 from triage import store
 from triage.errors import BusyError, ProjectError, TriageError
 from triage.live import LabelEvent, LiveSnapshot, LiveState, rebuild
+from triage.final import final_labels
 from triage.queue import RankedQueue, decile_of
 from triage.schema import LABEL_KINDS
+from triage.serving import Dispatcher
 from triage.settings import Settings
+from triage.tracker import LabelTracker
 
 Progress = Callable[[int, int], bool | None]
 
@@ -121,12 +124,12 @@ class Project:
     def _load_models(self) -> None:
         self.models = store.models(self.db)
         self.pool = store.pool_size(self.db)
-        self._queue: RankedQueue | None = None
+        self._order: np.ndarray | None = None
         self._rank_of: np.ndarray | None = None
+        self._dispatcher: Dispatcher | None = None
         self._live: LiveState | None = None
-        model = self.active_model()
-        if model is not None:
-            self._queue = RankedQueue(self.db, model.id)
+        self._live_events: dict[int, LabelEvent] = {}
+        self.tracker = LabelTracker()
 
     def active_model(self) -> store.ModelInfo | None:
         """The model whose ranking the queue follows (the setting, else the first)."""
@@ -145,7 +148,7 @@ class Project:
             order = store.rank_order(self.db, model.id)
             ranks = np.zeros(int(order.max()) + 1 if order.size else 1, dtype=np.int64)
             ranks[order] = np.arange(1, order.size + 1)
-            self._rank_of = ranks
+            self._order, self._rank_of = order, ranks
         return self._rank_of
 
     def _require_model(self) -> store.ModelInfo:
@@ -153,6 +156,17 @@ class Project:
         if model is None:
             raise TriageError(f"{self.path} has no candidates yet; import a file first")
         return model
+
+    @property
+    def dispatcher(self) -> Dispatcher:
+        if self._dispatcher is None:
+            ranks = self._ranks()
+            queue = RankedQueue(self.db, self._require_model().id)
+            self._dispatcher = Dispatcher(self.db, queue, ranks, self._order, self.tracker,
+                                          self.settings)
+            if self.settings.overlap_rate > 0 and not self._dispatcher.overlap_items():
+                self._dispatcher.replan_overlap()
+        return self._dispatcher
 
     # -- settings ------------------------------------------------------------------------
 
@@ -168,6 +182,11 @@ class Project:
             self._load_models()
         else:
             self._live = None  # positives or prices may have changed: rebuild lazily
+            if self._dispatcher is not None:
+                self._dispatcher.settings = new
+        if self.models and (new.overlap_rate, new.seed, new.active_model) != (
+                old.overlap_rate, old.seed, old.active_model):
+            self.dispatcher.replan_overlap()
         return new
 
     def set_hourly_rate(self, annotator: str, rate: float | None) -> None:
@@ -187,31 +206,70 @@ class Project:
     def end_session(self, session: Session) -> None:
         store.end_session(self.db, session.session_id)
 
+    # -- keeping in step with other desks ----------------------------------------------
+
+    def _sync(self) -> None:
+        """Follow label events and undo marks written since we last looked, by any desk."""
+        self._ranks()
+        change = self.tracker.sync(self.db)
+        for row in change.added:
+            if self._live is not None:
+                event = self._event(row)
+                self._live.apply(event)
+                self._live_events[row.id] = event
+        for row in change.removed:
+            if not self.tracker.is_handled(row.candidate_id) and self._dispatcher is not None:
+                self._dispatcher.queue.rewind(self.rank_of(row.candidate_id))
+            if self._live is not None:
+                event = self._live_events.pop(row.id)
+                if self.tracker.is_handled(row.candidate_id):
+                    # Other labels remain on the candidate: its final label is recomputed
+                    # from scratch rather than patched.
+                    self._live = None
+                else:
+                    self._live.revert(event)
+
+    def _positive_now(self, row: store.LabelRow) -> bool:
+        """Is the candidate positive by its final label, counting events up to ``row``?"""
+        events = [r for r in self.tracker.events_of(row.candidate_id) if r.id <= row.id]
+        if len(events) == 1:
+            return self.settings.is_positive(row.value)
+        final = final_labels(events).get(row.candidate_id)
+        return final is not None and self.settings.is_positive(final.value)
+
+    def _event(self, row: store.LabelRow) -> LabelEvent:
+        return LabelEvent(
+            event_id=row.id, rank=self.rank_of(row.candidate_id), annotator=row.annotator,
+            positive=self._positive_now(row), skipped=row.value is None,
+            seconds=row.seconds, kind=row.kind,
+        )
+
     # -- the queue -------------------------------------------------------------------
 
     @_busy_guard
-    def next_candidate(self, session: Session | None = None) -> Candidate | None:
-        """The best-ranked candidate nobody has labeled yet, or None when all are done."""
-        if self._queue is None:
-            self._require_model()
-        found = self._queue.peek(1)
-        if not found:
+    def next_candidate(self, session: Session) -> Candidate | None:
+        """The next candidate for this annotator (claimed for them), or None when done."""
+        self._sync()
+        pick = self.dispatcher.next_for(session.session_id, session.annotator)
+        if pick is None:
             return None
-        rank, candidate_id, score = found[0]
-        return self._candidate(candidate_id, rank, score)
+        return self._candidate(pick.candidate_id, pick.kind)
 
     def upcoming(self, count: int) -> list[Candidate]:
-        """The next ``count`` candidates in queue order (for previews and prefetch)."""
-        if self._queue is None:
-            return []
-        return [self._candidate(c, r, s) for r, c, s in self._queue.peek(count)]
+        """The next ``count`` unlabeled candidates in ranking order (previews, prefetch)."""
+        self._sync()
+        return [self._candidate(c) for _r, c, _s in self.dispatcher.queue.peek(count)]
 
-    def _candidate(self, candidate_id: int, rank: int, score: float, kind: str = "triage") -> Candidate:
+    def _candidate(self, candidate_id: int, kind: str = "triage") -> Candidate:
         key, text, meta, _gold = store.candidate_rows(self.db, [candidate_id])[candidate_id]
+        model = self._require_model()
+        rank = self.rank_of(candidate_id)
+        score = self.db.execute("SELECT score FROM scores WHERE model_id = ? AND rank = ?",
+                                [model.id, rank]).fetchone()[0]
         return Candidate(
             candidate_id=candidate_id, key=key, text=text, meta=meta, rank=rank,
             decile=decile_of(rank, self.pool), pool=self.pool, score=score,
-            model=self._require_model().name, kind=kind,
+            model=model.name, kind=kind,
         )
 
     # -- labels ----------------------------------------------------------------------
@@ -232,22 +290,22 @@ class Project:
             raise TriageError(f"{value!r} is not a label of this project's scheme")
         if kind not in LABEL_KINDS:
             raise TriageError(f"unknown label kind {kind!r}")
-        if not 0 < candidate_id < len(self._ranks()) or self._ranks()[candidate_id] == 0:
+        ranks = self._ranks()
+        if not 0 < candidate_id < len(ranks) or ranks[candidate_id] == 0:
             raise TriageError(f"there is no candidate with id {candidate_id}")
         seconds = max(0.0, float(seconds))
         label_id = store.insert_label(
             self.db, candidate_id=candidate_id, annotator_id=session.annotator_id,
             session_id=session.session_id, value=value, kind=kind, seconds=seconds, note=note,
         )
-        if self._live is not None:
-            self._live.apply(self._event(label_id, candidate_id, session.annotator, value,
-                                         seconds, kind))
+        self._sync()
         return label_id
 
     def skip(self, session: Session, candidate_id: int, *, seconds: float = 0.0,
-             note: str | None = None) -> int:
+             note: str | None = None, kind: str = "triage") -> int:
         """Seen and paid for, but no class: the candidate is not served again."""
-        return self.record_label(session, candidate_id, None, seconds=seconds, note=note)
+        return self.record_label(session, candidate_id, None, seconds=seconds, note=note,
+                                 kind=kind)
 
     @_busy_guard
     def undo(self, session: Session) -> int | None:
@@ -255,47 +313,50 @@ class Project:
         last = store.last_active_label(self.db, session.annotator_id)
         if last is None:
             return None
-        store.mark_undone(self.db, last.id)
-        rank = self.rank_of(last.candidate_id)
-        if self._queue is not None:
-            self._queue.rewind(rank)
-        if self._live is not None:
-            self._live.revert(self._event(last.id, last.candidate_id, last.annotator,
-                                          last.value, last.seconds, last.kind))
+        store.mark_undone(self.db, last.id, session.session_id)
+        self._sync()
+        if self._dispatcher is not None:
+            self._dispatcher.queue.rewind(self.rank_of(last.candidate_id))
         return last.candidate_id
 
     @_busy_guard
     def add_note(self, label_id: int, note: str) -> None:
         store.set_note(self.db, label_id, note)
 
-    def _event(self, label_id: int, candidate_id: int, annotator: str, value: str | None,
-               seconds: float, kind: str) -> LabelEvent:
-        return LabelEvent(
-            event_id=label_id, rank=self.rank_of(candidate_id), annotator=annotator,
-            positive=self.settings.is_positive(value), skipped=value is None,
-            seconds=seconds, kind=kind,
-        )
-
     # -- live numbers ----------------------------------------------------------------
 
     @property
     def live(self) -> LiveState:
         """The incremental gain/spend state (rebuilt from the file on first use)."""
+        self._sync()
         if self._live is None:
-            events = [
-                self._event(r.id, r.candidate_id, r.annotator, r.value, r.seconds, r.kind)
-                for r in store.active_labels(self.db)
-            ]
             s = self.settings
+            events = [self._event(row) for row in sorted(self.tracker.rows.values(),
+                                                         key=lambda r: r.id)]
             self._live = rebuild(
                 self.pool, events, price_model=s.price_model, price_per_item=s.price_per_item,
                 hourly_rates=store.hourly_rates(self.db, s.default_hourly_rate),
                 budget=s.budget, value_per_positive=s.value_per_positive, currency=s.currency,
             )
+            self._live_events = {e.event_id: e for e in events}
         return self._live
 
     def snapshot(self) -> LiveSnapshot:
         return self.live.snapshot()
+
+    def audit_sample(self) -> tuple[np.ndarray, np.ndarray]:
+        """(ranks, is-positive) of the random audit sample handled so far (skips left out)."""
+        self._sync()
+        ids = self.dispatcher.audit_sample()
+        ranks, positive = [], []
+        for cid in ids.tolist():
+            events = self.tracker.events_of(cid)
+            final = final_labels(events).get(cid)
+            if final is None or final.status == "skipped":
+                continue
+            ranks.append(self.rank_of(cid))
+            positive.append(final.value is not None and self.settings.is_positive(final.value))
+        return np.array(ranks, dtype=np.int64), np.array(positive, dtype=bool)
 
     def status(self) -> ProjectStatus:
         active = self.active_model()
@@ -319,7 +380,8 @@ class Project:
         positives = list(self.settings.positive_labels)
         marks = ",".join("?" * len(positives))
         cur = self.db.conn.execute(
-            "SELECT c.gold IN (" + marks + ") FROM scores s JOIN candidates c "
+            # Only "?" placeholders are joined in; the labels travel as parameters.
+            "SELECT c.gold IN (" + marks + ") FROM scores s JOIN candidates c "  # noqa: S608
             "ON c.id = s.candidate_id WHERE s.model_id = ? ORDER BY s.rank",
             [*positives, model.id],
         )
@@ -365,6 +427,8 @@ class Project:
         result = import_candidates(self.db, path, mapping, skip_invalid=skip_invalid,
                                    progress=progress, seed=self.settings.seed)
         self._load_models()
+        if self.settings.overlap_rate > 0:
+            self.dispatcher.replan_overlap()
         return result
 
     def add_scores(self, path: str | Path, *, key: str, scores, progress: Progress | None = None):
@@ -411,3 +475,10 @@ def opened(path: str | Path) -> Iterator[Project]:
         yield project
     finally:
         project.close()
+
+
+def gain_report(path, args):
+    """``triage gain PROJECT`` (see :mod:`triage.reports`)."""
+    from triage.reports import gain_report as report
+
+    return report(path, args)

@@ -204,7 +204,7 @@ def _check_header(path: Path, header: list[str], line: int) -> list[str]:
 def _to_float(values: Sequence[str]) -> tuple[np.ndarray, list[tuple[int, str]]]:
     """Parse finite floats; returns (array with NaN where bad, [(index, reason)])."""
     try:
-        array = np.array(values, dtype=np.float64)
+        array = np.fromiter(map(float, values), np.float64, len(values))
         bad: list[tuple[int, str]] = []
     except ValueError:
         array = np.empty(len(values), dtype=np.float64)
@@ -324,7 +324,8 @@ def _read(path: Path, kind: str, text: str, total: int, numeric: list[str],
         bad.extend((i, name, reason) for i, reason in errors)
     for name in nonempty:
         values = data[name]
-        bad.extend((i, name, "empty value") for i, v in enumerate(values) if not v.strip())
+        if not all(map(str.strip, values)):  # the loop only runs when something is empty
+            bad.extend((i, name, "empty value") for i, v in enumerate(values) if not v.strip())
     alive = np.ones(n, dtype=bool)
     if skip_invalid and bad:
         alive[[i for i, _c, _r in bad]] = False

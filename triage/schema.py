@@ -86,9 +86,23 @@ def m0001_initial(db) -> None:
             created_at TEXT NOT NULL,
             seconds REAL NOT NULL DEFAULT 0 CHECK (seconds >= 0),
             note TEXT,
-            undone_at TEXT
+            undone_at TEXT,
+            undo_seq INTEGER             -- order of undo marks, so other desks can follow them
         );
         CREATE INDEX labels_active_by_candidate ON labels(candidate_id) WHERE undone_at IS NULL;
         CREATE INDEX labels_by_annotator ON labels(annotator_id, id);
+        CREATE UNIQUE INDEX labels_undo_seq ON labels(undo_seq) WHERE undo_seq IS NOT NULL;
+        -- A desk's claim on the candidate it shows, so two desks never serve it at once.
+        -- Claims expire, so a desk that dies frees its candidate.
+        CREATE TABLE claims (
+            candidate_id INTEGER PRIMARY KEY,
+            session_id INTEGER NOT NULL,
+            expires_at REAL NOT NULL     -- unix time
+        );
+        -- Candidates planned for more than one label (overlap), drawn reproducibly.
+        CREATE TABLE plan (
+            candidate_id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('overlap'))
+        );
         """
     )

@@ -143,8 +143,13 @@ def insert_label(
     seconds: float,
     note: str | None,
 ) -> int:
-    """Append one label event and commit it durably before returning its id."""
+    """Append one label event and commit it durably before returning its id.
+
+    The desk's claim on the candidate ends in the same transaction.
+    """
     with db.atomic():
+        db.conn.execute("DELETE FROM claims WHERE candidate_id = ? AND session_id = ?",
+                        [candidate_id, session_id])
         cur = db.conn.execute(
             "INSERT INTO labels(uid, candidate_id, annotator_id, session_id, value, kind, "
             "created_at, seconds, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -164,13 +169,34 @@ def last_active_label(db: sqlite_utils.Database, annotator_id: int) -> LabelRow 
     return LabelRow(*row) if row else None
 
 
-def mark_undone(db: sqlite_utils.Database, label_id: int) -> None:
-    """Undo is a mark on the event, never a delete."""
+def mark_undone(db: sqlite_utils.Database, label_id: int, session_id: int | None = None) -> None:
+    """Undo is a mark on the event, never a delete. ``undo_seq`` orders the marks.
+
+    The undoing desk's claim is released in the same transaction, so the undone candidate
+    is what it serves next.
+    """
     with db.atomic():
+        if session_id is not None:
+            db.conn.execute("DELETE FROM claims WHERE session_id = ?", [session_id])
         db.conn.execute(
-            "UPDATE labels SET undone_at = ? WHERE id = ? AND undone_at IS NULL",
+            "UPDATE labels SET undone_at = ?, undo_seq = "
+            "(SELECT coalesce(max(undo_seq), 0) + 1 FROM labels) "
+            "WHERE id = ? AND undone_at IS NULL",
             [now_iso(), label_id],
         )
+
+
+def labels_after(db: sqlite_utils.Database, label_id: int) -> list[LabelRow]:
+    """Label events with an id above ``label_id`` (new since we last looked), any desk."""
+    rows = db.execute(_LABEL_SELECT + " WHERE l.id > ? ORDER BY l.id", [label_id]).fetchall()
+    return [LabelRow(*row) for row in rows]
+
+
+def undone_after(db: sqlite_utils.Database, undo_seq: int) -> list[tuple[int, int]]:
+    """(undo_seq, label id) of undo marks made since ``undo_seq``, any desk."""
+    return db.execute(
+        "SELECT undo_seq, id FROM labels WHERE undo_seq > ? ORDER BY undo_seq", [undo_seq]
+    ).fetchall()
 
 
 def set_note(db: sqlite_utils.Database, label_id: int, note: str) -> None:
@@ -190,13 +216,18 @@ def active_labels(db: sqlite_utils.Database) -> list[LabelRow]:
     return [LabelRow(*row) for row in rows]
 
 
+def max_undo_seq(db: sqlite_utils.Database) -> int:
+    return int(db.execute("SELECT coalesce(max(undo_seq), 0) FROM labels").fetchone()[0])
+
+
 def candidate_rows(db: sqlite_utils.Database, ids: list[int]) -> dict[int, tuple]:
     """(key, text, meta, gold) for the given candidate ids."""
     out: dict[int, tuple] = {}
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        sql = "SELECT id, key, text, meta, gold FROM candidates WHERE id IN (" + marks + ")"
+        # Only "?" placeholders are joined in; the values travel as parameters.
+        sql = "SELECT id, key, text, meta, gold FROM candidates WHERE id IN (" + marks + ")"  # noqa: S608
         for row in db.execute(sql, chunk):
             out[row[0]] = (row[1], row[2], json.loads(row[3]) if row[3] else {}, row[4])
     return out

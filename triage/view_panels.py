@@ -210,6 +210,7 @@ class SpendData:
     value_found: float | None
     by_annotator: list[tuple[str, float]]  # highest spend first
     lines: list[tuple[str, str]]  # (caption, figure) as shown
+    headline: str  # share of the budget used, or why there is none
     warning: str
 
     def as_dict(self) -> dict:
@@ -220,7 +221,8 @@ class SpendData:
             "projected": self.projected, "current_decile": self.current_decile,
             "value_found": self.value_found,
             "by_annotator": [list(r) for r in self.by_annotator],
-            "lines": [list(r) for r in self.lines], "warning": self.warning,
+            "lines": [list(r) for r in self.lines], "headline": self.headline,
+            "warning": self.warning,
         }
 
 
@@ -232,9 +234,15 @@ def spend_data(snap: LiveSnapshot, info: PanelInfo) -> SpendData:
     share = snap.spend / budget if budget else (None if budget is None else math.inf)
     over = budget is not None and snap.spend > budget
     by = sorted(snap.spend_by_annotator.items(), key=lambda kv: (-kv[1], kv[0]))
-    lines = [("Spent", money(snap.spend) + (f" ({format_share(share, 0)} of budget)"
-                                            if share is not None and math.isfinite(share)
-                                            else ""))]
+    lines = [("Spent", money(snap.spend))]
+    if budget is None:
+        headline = "no budget set"
+    elif over:
+        headline = "over budget"
+    elif share is not None and math.isfinite(share):
+        headline = f"{format_share(share, 0)} of the budget used"
+    else:
+        headline = "budget of zero"
     if budget is None:
         lines.append(("Budget", "no budget set"))
     else:
@@ -256,7 +264,7 @@ def spend_data(snap: LiveSnapshot, info: PanelInfo) -> SpendData:
         warning = "no hourly rate (counted as 0): " + ", ".join(snap.unpriced_annotators)
     return SpendData(cur, snap.spend, budget, snap.budget_left, share, over, cpp,
                      snap.projected_spend_to_finish_decile, snap.current_decile,
-                     snap.value_of_positives, by, lines, warning)
+                     snap.value_of_positives, by, lines, headline, warning)
 
 
 # -- marginal-decile yield -------------------------------------------------------------

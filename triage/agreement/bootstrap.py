@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from triage.agreement.krippendorff import alpha_from_totals, item_statistics
+from triage.agreement.krippendorff import alpha_from_totals, category_counts, item_statistics
 from triage.agreement.ratings import Ratings
 
 # Multiplicity entries materialised at once (memory bound, not a speed knob).
@@ -64,11 +64,12 @@ def bootstrap(
     Resamples where α is undefined (no variation left) are left out and counted: the
     interval reports how many were defined.
     """
-    stats = item_statistics(
+    # Transposed (statistics × items) so each chunk is one sparse @ dense product.
+    stats_t = item_statistics(
         ratings.item, ratings.code, ratings.n_categories, level, ratings.values
-    ).tocsc()
+    ).T.tocsr()
     pa_stats = _agreement_per_item(ratings)
-    n_items = stats.shape[0]
+    n_items = stats_t.shape[1]
     if n_items == 0:
         reason = "no item has ratings from two or more annotators"
         empty = Interval(None, None, resamples, 0, reason)
@@ -76,7 +77,6 @@ def bootstrap(
     rng = np.random.default_rng(seed)
     alphas = np.empty(resamples)
     shares = np.empty(resamples)
-    stats_t = stats.T.tocsr()
     step = max(1, _CHUNK_CELLS // n_items)
     for start in range(0, resamples, step):
         b = min(step, resamples - start)
@@ -95,8 +95,6 @@ def bootstrap(
 
 def _agreement_per_item(ratings: Ratings) -> np.ndarray:
     """Each pairable item's share of agreeing rating pairs, in item-statistics row order."""
-    from triage.agreement.krippendorff import category_counts
-
     u, _, n = category_counts(ratings.item, ratings.code, ratings.n_categories)
     n = n.astype(float)
     m = np.bincount(u, weights=n) if u.size else np.zeros(0)

@@ -10,6 +10,7 @@ decile) simply keep the items in the group.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -88,7 +89,7 @@ def by_rating_group(
     i, j = rating_pairs(ratings)
     group = np.asarray(group)
     rows = []
-    for g in sorted(set(group.tolist()), key=str):
+    for g in sorted(set(group.tolist()), key=_natural):
         keep = (group[i] == g) | (group[j] == g)
         items, alpha, pa = _pooled(ratings, i[keep], j[keep], level)
         rows.append(BreakdownRow(by, str(g), items, alpha, pa))
@@ -107,11 +108,10 @@ def by_item_group(
 
 
 def _natural(value: object) -> tuple[int, float, str]:
-    """Sort numbers numerically (decile 10 after 9), everything else as text."""
-    try:
-        return (0, float(str(value)), "")
-    except ValueError:
-        return (1, 0.0, str(value))
+    """Sort by a leading number (decile 10 after 9, block 11-14 after 6-10), then as text."""
+    text = str(value)
+    match = re.match(r"-?\d+(\.\d+)?", text)
+    return (0, float(match.group()), text) if match else (1, 0.0, text)
 
 
 def time_groups(times: Sequence[str] | None, n: int, block: int | None) -> np.ndarray:

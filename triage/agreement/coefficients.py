@@ -108,7 +108,11 @@ def mean_kappa(pairs: list[PairKappa]) -> Coefficient:
     if not pairs:
         return Coefficient.undefined("no two annotators rated an item in common")
     if not vals:
-        return Coefficient.undefined("Cohen's κ is undefined for every annotator pair")
+        first = pairs[0]
+        return Coefficient.undefined(
+            f"Cohen's κ is undefined for every annotator pair ({first.first}|{first.second}: "
+            f"{first.kappa.reason})"
+        )
     return Coefficient.of(float(np.mean(vals)))
 
 

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from triage.agreement.bootstrap import BootstrapResult, bootstrap
+from triage.agreement.bootstrap import BootstrapResult
+from triage.agreement.bootstrap import bootstrap as bootstrap_intervals
 from triage.agreement.breakdown import BreakdownRow, breakdown
 from triage.agreement.coefficients import (
     PairKappa,
@@ -137,7 +138,10 @@ def agreement_report(
     weights = KAPPA_WEIGHTS[level]
     pairs = tuple(cohen_pairs(ratings, weights))
     per_item = np.bincount(ratings.item, minlength=ratings.n_items)
-    boot = _bootstrap(ratings, level, bootstrap, seed) if bootstrap > 0 else None
+    boot = (
+        bootstrap_intervals(ratings, level, resamples=bootstrap, seed=seed)
+        if bootstrap > 0 else None
+    )
     rows: list[BreakdownRow] = []
     for by in breakdowns:
         rows.extend(breakdown(
@@ -161,10 +165,6 @@ def agreement_report(
         bootstrap=boot,
         breakdowns=tuple(rows),
     )
-
-
-def _bootstrap(ratings, level: str, resamples: int, seed: int | None) -> BootstrapResult:
-    return bootstrap(ratings, level, resamples=resamples, seed=seed)
 
 
 def project_report(path: str, args: argparse.Namespace) -> AgreementReport:

@@ -8,8 +8,6 @@ from typing import Any
 from triage.commands._common import add_json_flag, emit, jsonable, require
 from triage.commands.value import add_common_arguments
 from triage.errors import TriageError
-from triage.models.inputs import load_scored_file
-from triage.models.report import compare_report
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -30,6 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def compare_data(args: argparse.Namespace) -> dict[str, Any]:
+    from triage.models.inputs import load_scored_file
+    from triage.models.report import compare_report
+
     require(args.trials >= 1, "--trials must be at least 1")
     require(args.k_ndcg >= 1, "--k-ndcg must be at least 1")
     data = load_scored_file(args.file, args.score, args.gold, args.positive,

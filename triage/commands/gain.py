@@ -109,33 +109,43 @@ def gain_data(args: argparse.Namespace) -> dict[str, Any]:
     wanted = {v.strip() for v in args.positive}
     gold = [str(g).strip() for g in table.column(args.gold)]
     positive = np.fromiter((g in wanted for g in gold), dtype=bool, count=len(gold))
-    results = {
-        name: analyse_model(table.column(col), positive, cost_per_item=args.cost,
-                            budget=args.budget)
-        for name, col in args.score
-    }
-    comparison = compare_models(results, after_deciles=args.after_deciles)
-    reason = next(iter(results.values())).undefined_reason
-    if reason:
+    scores = {name: (col, table.column(col)) for name, col in args.score}
+    data = build_report(scores, positive, cost_per_item=args.cost, budget=args.budget,
+                        after_deciles=args.after_deciles, currency=args.currency)
+    if data["undefined_reason"]:
         seen = sorted(set(gold))
         shown = ", ".join(repr(v) for v in seen[:10]) + (" ..." if len(seen) > 10 else "")
-        reason += f" (--positive {sorted(wanted)}; values in {args.gold!r}: {shown})"
+        data["undefined_reason"] += (f" (--positive {sorted(wanted)}; values in "
+                                     f"{args.gold!r}: {shown})")
+    return {"file": args.file, "gold_column": args.gold, "positive_values": sorted(wanted),
+            **data}
+
+
+def build_report(scores: dict[str, tuple[str, np.ndarray]], positive: np.ndarray, *,
+                 cost_per_item: float, budget: float | None = None,
+                 after_deciles: int | None = None, currency: str = "USD") -> dict[str, Any]:
+    """The JSON-ready report for models ``{name: (score column, scores)}`` over one pool.
+
+    Public so that a project file's report (``triage.project.gain_report``) can produce
+    exactly the same keys from the scores and gold labels it holds.
+    """
+    results = {name: analyse_model(values, positive, cost_per_item=cost_per_item,
+                                   budget=budget)
+               for name, (_, values) in scores.items()}
+    comparison = compare_models(results, after_deciles=after_deciles)
     models = {}
-    for name, col in args.score:
+    for name, (column, _) in scores.items():
         entry = jsonable(results[name])
         for key in ("pool", "positives", "cost_per_item", "budget", "undefined_reason"):
             entry.pop(key)
-        models[name] = {"score_column": col, **entry}
+        models[name] = {"score_column": column, **entry}
     return {
-        "file": args.file,
-        "pool": len(table),
-        "positives": int(positive.sum()),
-        "gold_column": args.gold,
-        "positive_values": sorted(wanted),
-        "cost_per_item": args.cost,
-        "budget": args.budget,
-        "currency": args.currency,
-        "undefined_reason": reason,
+        "pool": int(np.asarray(positive).size),
+        "positives": int(np.asarray(positive, dtype=bool).sum()),
+        "cost_per_item": cost_per_item,
+        "budget": budget,
+        "currency": currency,
+        "undefined_reason": next(iter(results.values())).undefined_reason,
         "models": models,
         "best_model_within_budget": jsonable(comparison.best_model_within_budget),
         "best_model_within_budget_whole_deciles": jsonable(
@@ -189,7 +199,7 @@ def _model_text(name: str, m: dict[str, Any], data: dict[str, Any]) -> list[str]
             f"{_money(row['cost'], cur):>12} {_money(row['marginal_cost_per_positive'], cur):>14}")
     if m["deciles_to_all_positives"] is not None:
         lines.append(
-            f"  all positives after {m['deciles_to_all_positives']} decile(s): "
+            f"  all positives after {_num(m['deciles_to_all_positives'], 2)} decile(s): "
             f"{_money(m['cost_to_all_positives_whole_deciles'], cur)} (whole deciles, "
             f"{_money(m['cost_per_decile_whole'], cur)} each); last positive at rank "
             f"{_num(m['rank_of_last_positive'], 2)}: {_money(m['cost_to_last_positive'], cur)} "
@@ -225,7 +235,7 @@ def render_text(data: dict[str, Any]) -> str:
     early, early_dec = data["earliest_to_all_positives"], data["earliest_to_all_positives_whole_deciles"]
     lines.append(
         f"Situation 2 (flexible budget): {_models(early_dec)} reaches all {data['positives']} "
-        f"positives earliest by whole deciles: {early_dec['deciles']} decile(s), "
+        f"positives earliest by whole deciles: {_num(early_dec['deciles'], 2)} decile(s), "
         f"{_money(early_dec['cost'], cur)}; per candidate {_models(early)} reaches the last "
         f"positive at rank {_num(early['candidates'], 2)}, {_money(early['cost'], cur)}.")
     nxt = list(data["next_decile"].values())

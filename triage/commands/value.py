@@ -14,8 +14,10 @@ from typing import Any
 
 from triage.commands._common import add_json_flag, emit, jsonable, parse_score_option, require
 from triage.errors import TriageError
-from triage.models.inputs import load_scored_file
-from triage.models.report import DEFAULT_KS, value_report
+
+# Same as triage.models.report.DEFAULT_KS; the models package (scipy) loads only when run,
+# so listing commands stays fast.
+DEFAULT_KS = (0.0, 1.0, 2.0, 4.0, 8.0, 10.0)
 
 
 def parse_ks(text: str) -> tuple[float, ...]:
@@ -65,6 +67,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def value_data(args: argparse.Namespace) -> dict[str, Any]:
     """Read the file and compute the report as JSON-ready data."""
+    from triage.models.inputs import load_scored_file
+    from triage.models.report import value_report
+
     require(0.0 <= args.validation_share < 1.0, "--validation-share must be in [0, 1)")
     require(args.calibrate == "none" or args.validation_share > 0,
             "--calibrate needs a validation split: give --validation-share > 0")

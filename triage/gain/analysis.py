@@ -129,7 +129,9 @@ def _deciles_to_all(ranking: Ranking, bins: int) -> tuple[float, float]:
     expected = float(prob @ deciles)
     candidates = float(prob @ cum_items[deciles - 1])
     if abs(expected - round(expected)) < _WHOLE_TOL:
-        expected = int(round(expected))
+        # Certain (up to rounding) to end in one decile: report it as a whole number.
+        whole = int(round(expected))
+        return whole, float(cum_items[whole - 1])
     return expected, candidates
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from triage.errors import InputError, Problem, TriageError
+from triage.errors import Problem, TriageError
 from triage.models.report import PROBABILITY_SLACK
 
 
@@ -68,12 +68,14 @@ def load_scored_file(
             s = np.asarray(table.column(col), dtype=np.float64)
             bad = np.flatnonzero((s < -PROBABILITY_SLACK) | (s > 1 + PROBABILITY_SLACK))
             problems += [
-                Problem(path, int(lines[i]), col, f"score {s[i]!r} is not a probability in [0, 1] "
+                Problem(path, int(lines[i]), col, f"score {float(s[i])!r} is not a probability in [0, 1] "
                         "(value needs the model's probability of the positive class)")
                 for i in bad[:50]
             ]
     if problems:
-        raise InputError(problems)
+        # Not InputError: its heading speaks of importing, and nothing is imported here.
+        head = f"{len(problems)} score{'s are' if len(problems) != 1 else ' is'} not a probability"
+        raise TriageError(head + ":\n" + "\n".join(str(p) for p in problems[:20]))
     wanted = {v.strip() for v in positives}
     numbers = set()
     for v in wanted:

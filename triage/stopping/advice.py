@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from triage.commands._common import jsonable
 from triage.stopping.rules import (
     budget_rule,
     knee_rule,
@@ -76,11 +77,11 @@ def _headline(decision: str, deciding: RuleResult | None, marginal: RuleResult,
 
 
 def advice_to_json(advice: Advice) -> dict[str, Any]:
-    """Stable JSON shape of an :class:`Advice` (NaN/inf are left to ``emit`` to null out)."""
+    """Stable JSON shape of an :class:`Advice`; NaN/inf become None, numpy values plain."""
     def est(e) -> dict[str, Any]:
         return {"point": e.point, "lower": e.lower, "upper": e.upper, "method": e.method}
 
-    return {
+    return jsonable({
         "decision": advice.decision,
         "headline": advice.headline,
         "reasons": [{"rule": r.rule, "verdict": r.verdict, "detail": r.detail,
@@ -91,4 +92,4 @@ def advice_to_json(advice: Advice) -> dict[str, Any]:
                        "expected_positives": advice.next_batch.expected_positives,
                        "cost": advice.next_batch.cost,
                        "cost_per_positive": advice.next_batch.cost_per_positive},
-    }
+    })

@@ -33,29 +33,30 @@ def knee_threshold(found) -> np.ndarray:
     return BASE_RATIO + ADJUSTMENT - np.minimum(np.asarray(found, dtype=float), ADJUSTMENT)
 
 
-def knee_at(gain: np.ndarray, checkpoints: np.ndarray, chunk_cells: int = 4_000_000) -> KneeResult:
+def knee_at(gain: np.ndarray, checkpoints: np.ndarray, chunk_cells: int = 500_000) -> KneeResult:
     """Evaluate the knee rule at each checkpoint s (items reviewed).
 
     ``gain[t]`` is the number of positives among the first t items (``gain[0] == 0``).
-    Vectorised over checkpoints in chunks of about ``chunk_cells`` cells, so memory stays
-    bounded however many checkpoints there are.
+    Vectorised over checkpoints in chunks of about ``chunk_cells`` cells (small enough to
+    stay in cache), in exact integer arithmetic.
     """
     s = np.asarray(checkpoints, dtype=np.int64).reshape(-1)
-    gain = np.asarray(gain, dtype=float)
+    gain = np.asarray(gain, dtype=np.int64)
     if s.size == 0:
         empty = np.zeros(0)
         return KneeResult(empty.astype(int), empty, empty, empty.astype(bool))
     gs = gain[s]
     knee = np.zeros(s.size, dtype=np.int64)
     step = max(1, chunk_cells // max(int(s.max()), 1))
+    low = np.iinfo(np.int64).min
     for lo in range(0, s.size, step):
         sc, gc = s[lo:lo + step], gs[lo:lo + step]
         i = np.arange(1, max(int(sc.max()), 2))
         # Height above the chord, up to the constant factor 1/|chord|; only i < s counts.
         height = gain[i][None, :] * sc[:, None] - i[None, :] * gc[:, None]
-        height = np.where(i[None, :] < sc[:, None], height, -np.inf)
+        height[i[None, :] >= sc[:, None]] = low
         knee[lo:lo + step] = np.where(sc >= 2, i[np.argmax(height, axis=1)], 0)
-    gk = gain[knee]
+    gk, gs = gain[knee].astype(float), gs.astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         before = np.where(knee > 0, gk / np.maximum(knee, 1), 0.0)
         after = (gs - gk + 1) / np.maximum(s - knee, 1)

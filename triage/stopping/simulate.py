@@ -64,11 +64,36 @@ def _audit_draws(pool: int, count: int, repeats: int, seed: int) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True)
+class Replay:
+    """Every rule's verdict at every checkpoint of every repeat (repeats × checkpoints)."""
+
+    depth: np.ndarray  # checkpoints (items of the ranked pass)
+    audit_positions: np.ndarray  # repeats × draws: 0-based positions in labeling order
+    audit_drawn: np.ndarray  # draws made by each checkpoint
+    stops: dict[str, np.ndarray]
+    found: np.ndarray
+    spend: np.ndarray
+    net: np.ndarray | None
+    last: np.ndarray  # per repeat: last checkpoint the budget pays for
+
+
 def backtest(orders: np.ndarray, gold: np.ndarray, *, price: float,
              value_per_positive: float | None = None, budget: float | None = None,
              target_recall: float = 0.8, confidence: float = 0.95, audit_rate: float = 0.0,
              batch: int | None = None, seed: int = 0) -> Backtest:
     """Replay the rules on ``orders`` (repeats × pool candidate indices) with ``gold`` labels."""
+    rp = replay(orders, gold, price=price, value_per_positive=value_per_positive, budget=budget,
+                target_recall=target_recall, confidence=confidence, audit_rate=audit_rate,
+                batch=batch, seed=seed)
+    return summarise(rp, int(np.asarray(gold, bool).sum()), target_recall)
+
+
+def replay(orders: np.ndarray, gold: np.ndarray, *, price: float,
+           value_per_positive: float | None = None, budget: float | None = None,
+           target_recall: float = 0.8, confidence: float = 0.95, audit_rate: float = 0.0,
+           batch: int | None = None, seed: int = 0) -> Replay:
+    """Ask every rule at every checkpoint; see :func:`backtest`."""
     orders = np.atleast_2d(np.asarray(orders, dtype=np.int64))
     gold = np.asarray(gold, dtype=bool)
     repeats, pool = orders.shape
@@ -123,10 +148,16 @@ def backtest(orders: np.ndarray, gold: np.ndarray, *, price: float,
     stops["recall_hypergeometric"] = (p_h < 1 - confidence) & (n_below > 0)
     stops["knee"] = _knee_stops(gain, d)
     stops["combined"] = stops["budget"] | stops["marginal_value"] | stops["recall"]
+    return Replay(d, pos, drawn, stops, found, spend, net, last)
 
+
+def summarise(rp: Replay, positives: int, target_recall: float) -> Backtest:
+    """Where each rule first stopped (capped by the budget), and the best point in hindsight."""
+    d, found, spend, net, last = rp.depth, rp.found, rp.spend, rp.net, rp.last
+    repeats = found.shape[0]
     rows = np.arange(repeats)
     rules = {}
-    for name, mask in stops.items():
+    for name, mask in rp.stops.items():
         hit = mask.any(axis=1)
         first = np.where(hit, np.argmax(mask, axis=1), d.size - 1)
         at = np.minimum(first, last)
@@ -142,7 +173,7 @@ def backtest(orders: np.ndarray, gold: np.ndarray, *, price: float,
         best = _outcome(np.where(zero, 0, d[at]), np.where(zero, 0, found[rows, at]),
                         np.where(zero, 0.0, spend[rows, at]),
                         np.where(zero, 0.0, net[rows, at]), positives, target_recall, False, 0.0)
-    return Backtest(pool, positives, repeats, int(d.size), rules, best)
+    return Backtest(int(rp.depth[-1]), positives, repeats, int(d.size), rules, best)
 
 
 def _knee_stops(gain: np.ndarray, d: np.ndarray) -> np.ndarray:

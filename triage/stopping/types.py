@@ -26,7 +26,7 @@ def _bool_array(values: Any) -> np.ndarray:
     return np.asarray(values if values is not None else [], dtype=bool).reshape(-1)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays inside: identity, not element-wise, equality
 class AdviceInputs:
     """Everything the rules need, as plain numbers and arrays.
 

@@ -1,0 +1,79 @@
+"""The adjudication queue: candidates whose annotators disagree, and the rulings on them.
+
+A candidate is in the queue when the current labels of its annotators (see
+:mod:`triage.final`) are not all the same and nobody has ruled on it yet. A tie has no
+final label (``unresolved``: not counted as a positive); a majority has one, but the
+disagreement is still worth a look. A ruling is a label event of kind ``adjudication``;
+it makes the candidate's label final and takes it out of the queue.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from triage import store
+from triage.errors import TriageError
+from triage.final import UNRESOLVED, FinalLabel, final_labels
+
+TIE, MAJORITY = "unresolved", "majority"
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """One candidate awaiting a ruling."""
+
+    candidate_id: int
+    key: str
+    text: str
+    rank: int                  # under the active model
+    votes: dict[str, str]      # annotator -> current label
+    status: str                # "unresolved" (a tie) or "majority"
+    majority: str | None       # the majority label, None on a tie
+    counts: dict[str, int]     # label -> number of annotators
+
+
+def _is_disagreement(final: FinalLabel) -> bool:
+    return not final.adjudicated and len(set(final.votes.values())) > 1
+
+
+def disagreements(project) -> list[Disagreement]:
+    """Candidates whose annotators' current labels differ and that await a ruling, by rank."""
+    finals = final_labels(store.active_labels(project.db))
+    pending = [f for f in finals.values() if _is_disagreement(f)]
+    rows = store.candidate_rows(project.db, [f.candidate_id for f in pending])
+    out = []
+    for f in pending:
+        key, text, _meta, _gold = rows[f.candidate_id]
+        counts = dict(Counter(f.votes.values()).most_common())
+        tie = f.status == UNRESOLVED
+        out.append(Disagreement(
+            candidate_id=f.candidate_id, key=key, text=text, rank=project.rank_of(f.candidate_id),
+            votes=dict(sorted(f.votes.items())), status=TIE if tie else MAJORITY,
+            majority=None if tie else f.value, counts=counts,
+        ))
+    out.sort(key=lambda d: d.rank)
+    return out
+
+
+def candidate_id_of(project, key: str) -> int:
+    """The id of the candidate with external key ``key``."""
+    row = project.db.execute("SELECT id FROM candidates WHERE key = ?", [key]).fetchone()
+    if row is None:
+        raise TriageError(f"there is no candidate with key {key!r}")
+    return int(row[0])
+
+
+def adjudicate(project, session, candidate_id: int, value: str, *,
+               note: str | None = None) -> FinalLabel:
+    """Record a ruling (a label event of kind ``adjudication``); returns the final label.
+
+    Only a candidate somebody has labeled can be ruled on; a later ruling replaces an
+    earlier one.
+    """
+    before = final_labels(store.active_labels(project.db)).get(candidate_id)
+    if before is None or not before.votes:
+        raise TriageError(f"candidate {candidate_id} has no labels yet; there is nothing to "
+                          "adjudicate")
+    project.record_label(session, candidate_id, value, kind="adjudication", note=note)
+    return final_labels(store.active_labels(project.db))[candidate_id]

@@ -1,0 +1,285 @@
+"""Merging copies of one project: every label event of the sources lands in the target.
+
+Teams that work apart label their own copy of the same project file. Merging brings each
+copy's annotators, sessions and label events into the target, matched by stable
+identities, so running the same merge twice adds nothing:
+
+- candidates by ``key`` (the copies must hold the same pool: same keys, same texts);
+- annotators by name; sessions and label events by their ``uid``.
+
+Undo marks travel too: an event undone in a source but active in the target is marked
+undone in the target with a fresh ``undo_seq`` (so desks that follow the file see it).
+An undo is never taken back. Sources are opened read-only and are never changed; the
+target changes in one transaction, all or nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from triage import db as dbmod
+from triage import store
+from triage.errors import ProjectError, TriageError
+from triage.schema import APPLICATION_ID, MIGRATIONS
+
+EXAMPLES = 5  # differing keys named in an error message
+
+
+@dataclass(frozen=True)
+class SourceReport:
+    """What one source brought into the target."""
+
+    source: str
+    annotators_added: int
+    sessions_added: int
+    labels_added: int
+    undo_marks_applied: int  # events now undone in the target because the source undid them
+    notes_added: int         # notes written on events whose target copy had none
+    sessions_in_source: int
+    labels_in_source: int
+
+
+@dataclass(frozen=True)
+class MergeReport:
+    target: str
+    sources: list[SourceReport]
+    annotators_added: int
+    sessions_added: int
+    labels_added: int
+    undo_marks_applied: int
+
+
+@dataclass(frozen=True)
+class PoolDifference:
+    """How a source's candidate pool differs from the target's (by key and text)."""
+
+    only_in_target: list[str]
+    only_in_source: list[str]
+    text_differs: list[str]
+
+    @property
+    def count(self) -> int:
+        return len(self.only_in_target) + len(self.only_in_source) + len(self.text_differs)
+
+    def describe(self) -> str:
+        parts = []
+        for keys, what in ((self.only_in_source, "only in the source"),
+                           (self.only_in_target, "only in the target"),
+                           (self.text_differs, "with a different text")):
+            if keys:
+                shown = ", ".join(repr(k) for k in sorted(keys)[:EXAMPLES])
+                more = " ..." if len(keys) > EXAMPLES else ""
+                parts.append(f"{len(keys):,} key{'s' if len(keys) != 1 else ''} {what} "
+                             f"(e.g. {shown}{more})")
+        return "; ".join(parts)
+
+
+def open_source(path: str | Path) -> sqlite3.Connection:
+    """Open a project copy read-only after checking, without writing, that it is one."""
+    path = Path(path)
+    if not path.is_file():
+        raise ProjectError(f"{path} does not exist or is not a file")
+    if not dbmod.is_sqlite_file(path):
+        raise ProjectError(f"{path} is not a Triage project (not an SQLite database)")
+    app_id, applied = dbmod._inspect_read_only(path)
+    if app_id != APPLICATION_ID:
+        raise ProjectError(f"{path} is an SQLite database but not a Triage project")
+    known = [m.name for m in MIGRATIONS._migrations]
+    if any(name not in known for name in applied):
+        raise ProjectError(f"{path} was written by a newer version of Triage; update Triage "
+                           "to merge it")
+    if applied != known:
+        raise ProjectError(f"{path} has an older project format; open it once with this "
+                           "version of Triage (which upgrades it, keeping a backup), then merge")
+    uri = path.resolve().as_uri() + "?mode=ro"
+    return sqlite3.connect(uri, uri=True, timeout=dbmod.BUSY_TIMEOUT_S)
+
+
+def pool_digest(conn: sqlite3.Connection) -> tuple[int, str]:
+    """(number of candidates, SHA-256 over (key, text) in key order)."""
+    digest = hashlib.sha256()
+    count = 0
+    for key, text in conn.execute("SELECT key, text FROM candidates ORDER BY key"):
+        # Length prefixes make the encoding unambiguous whatever the texts contain.
+        for part in (key.encode(), text.encode()):
+            digest.update(len(part).to_bytes(8, "big"))
+            digest.update(part)
+        count += 1
+    return count, digest.hexdigest()
+
+
+def pool_difference(target: sqlite3.Connection, source: sqlite3.Connection) -> PoolDifference:
+    """Keys only in one pool, and keys whose text differs (only called on a mismatch)."""
+    def texts(conn: sqlite3.Connection) -> dict[str, str]:
+        return dict(conn.execute("SELECT key, text FROM candidates"))
+
+    ours, theirs = texts(target), texts(source)
+    return PoolDifference(
+        only_in_target=[k for k in ours if k not in theirs],
+        only_in_source=[k for k in theirs if k not in ours],
+        text_differs=[k for k, t in theirs.items() if k in ours and ours[k] != t],
+    )
+
+
+def _check_source(path: Path, conn: sqlite3.Connection, target: sqlite3.Connection,
+                  target_digest: tuple[int, str], scheme: set[str]) -> None:
+    """Refuse a source whose pool or label values do not fit the target."""
+    if pool_digest(conn) != target_digest:
+        diff = pool_difference(target, conn)
+        raise TriageError(
+            f"{path} is not a copy of the same project: its candidate pool differs in "
+            f"{diff.count:,} key{'s' if diff.count != 1 else ''}: {diff.describe()}. "
+            "Nothing was merged."
+        )
+    values = {r[0] for r in conn.execute(
+        "SELECT DISTINCT value FROM labels WHERE value IS NOT NULL")}
+    unknown = sorted(values - scheme)
+    if unknown:
+        raise TriageError(
+            f"{path} has labels {', '.join(map(repr, unknown))} that are not in the target's "
+            "label scheme; add them with 'triage config --labels' first. Nothing was merged."
+        )
+
+
+class _Target:
+    """The target's identities, loaded once and kept current as sources are merged."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+        self.candidate = dict(conn.execute("SELECT key, id FROM candidates"))
+        self.annotator = dict(conn.execute("SELECT name, id FROM annotators"))
+        self.session = dict(conn.execute("SELECT uid, id FROM sessions"))
+        # uid -> (undone?, has a note?)
+        self.label = {uid: (undone is not None, note is not None) for uid, undone, note
+                      in conn.execute("SELECT uid, undone_at, note FROM labels")}
+        self.undo_seq = int(conn.execute(
+            "SELECT coalesce(max(undo_seq), 0) FROM labels").fetchone()[0])
+
+    def next_undo_seq(self) -> int:
+        self.undo_seq += 1
+        return self.undo_seq
+
+
+def _merge_annotators(t: _Target, src: sqlite3.Connection) -> int:
+    added = 0
+    for name, rate, created in src.execute(
+            "SELECT name, hourly_rate, created_at FROM annotators ORDER BY id"):
+        if name not in t.annotator:
+            cur = t.conn.execute("INSERT INTO annotators(name, hourly_rate, created_at) "
+                                 "VALUES (?, ?, ?)", [name, rate, created])
+            t.annotator[name] = cur.lastrowid
+            added += 1
+    return added
+
+
+def _merge_sessions(t: _Target, src: sqlite3.Connection) -> tuple[int, int]:
+    added = seen = 0
+    rows = src.execute(
+        "SELECT s.uid, a.name, s.started_at, s.ended_at, s.host, s.app_version "
+        "FROM sessions s JOIN annotators a ON a.id = s.annotator_id ORDER BY s.id")
+    for uid, name, started, ended, host, version in rows:
+        seen += 1
+        if uid in t.session:
+            if ended is not None:
+                # The copy may have been taken while this session was still running.
+                t.conn.execute("UPDATE sessions SET ended_at = ? WHERE uid = ? "
+                               "AND ended_at IS NULL", [ended, uid])
+            continue
+        cur = t.conn.execute(
+            "INSERT INTO sessions(uid, annotator_id, started_at, ended_at, host, app_version) "
+            "VALUES (?, ?, ?, ?, ?, ?)", [uid, t.annotator[name], started, ended, host, version])
+        t.session[uid] = cur.lastrowid
+        added += 1
+    return added, seen
+
+
+def _merge_labels(t: _Target, src: sqlite3.Connection) -> tuple[int, int, int, int]:
+    """(added, undo marks applied, notes added, events in source)."""
+    added = undos = notes = seen = 0
+    rows = src.execute(
+        "SELECT l.uid, c.key, a.name, s.uid, l.value, l.kind, l.created_at, l.seconds, "
+        "l.note, l.undone_at FROM labels l JOIN candidates c ON c.id = l.candidate_id "
+        "JOIN annotators a ON a.id = l.annotator_id JOIN sessions s ON s.id = l.session_id "
+        # Time order, so that within what a source adds the latest event stays last.
+        "ORDER BY l.created_at, l.id")
+    for uid, key, name, session_uid, value, kind, created, seconds, note, undone in rows:
+        seen += 1
+        known = t.label.get(uid)
+        if known is None:
+            seq = t.next_undo_seq() if undone is not None else None
+            t.conn.execute(
+                "INSERT INTO labels(uid, candidate_id, annotator_id, session_id, value, kind, "
+                "created_at, seconds, note, undone_at, undo_seq) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [uid, t.candidate[key], t.annotator[name], t.session[session_uid], value,
+                 kind, created, seconds, note, undone, seq])
+            t.label[uid] = (undone is not None, note is not None)
+            added += 1
+            undos += undone is not None
+            continue
+        was_undone, had_note = known
+        if undone is not None and not was_undone:
+            t.conn.execute("UPDATE labels SET undone_at = ?, undo_seq = ? "
+                           "WHERE uid = ? AND undone_at IS NULL",
+                           [undone, t.next_undo_seq(), uid])
+            undos += 1
+        if note is not None and not had_note:
+            t.conn.execute("UPDATE labels SET note = ? WHERE uid = ? AND note IS NULL",
+                           [note, uid])
+            notes += 1
+        t.label[uid] = (was_undone or undone is not None, had_note or note is not None)
+    return added, undos, notes, seen
+
+
+def merge_projects(target_path: str | Path, source_paths: list[str | Path]) -> MergeReport:
+    """Bring every label event of the sources into the target (idempotent, all or nothing)."""
+    target_path = Path(target_path)
+    if not source_paths:
+        raise TriageError("name at least one project copy to merge")
+    for source in source_paths:
+        if Path(source).exists() and target_path.exists() and \
+                Path(source).resolve() == target_path.resolve():
+            raise TriageError(f"{source} is the target itself; name the copies to merge in")
+    sources: list[tuple[Path, sqlite3.Connection]] = []
+    database = None
+    try:
+        for source in source_paths:
+            sources.append((Path(source), open_source(source)))
+        database, _backup = dbmod.open_database(target_path)
+        conn = database.conn
+        scheme = {o.value for o in store.load_settings(database).labels}
+        digest = pool_digest(conn)
+        for path, src in sources:
+            _check_source(path, src, conn, digest, scheme)
+        reports = []
+        # IMMEDIATE: take the write lock before reading identities, so a desk writing at
+        # the same moment cannot slip a row in between (and no lock upgrade can fail).
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            t = _Target(conn)
+            for path, src in sources:
+                annotators = _merge_annotators(t, src)
+                sessions, sessions_seen = _merge_sessions(t, src)
+                labels, undos, notes, labels_seen = _merge_labels(t, src)
+                reports.append(SourceReport(str(path), annotators, sessions, labels, undos,
+                                            notes, sessions_seen, labels_seen))
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    finally:
+        for _path, src in sources:
+            src.close()
+        if database is not None:
+            database.close()
+    return MergeReport(
+        target=str(target_path), sources=reports,
+        annotators_added=sum(r.annotators_added for r in reports),
+        sessions_added=sum(r.sessions_added for r in reports),
+        labels_added=sum(r.labels_added for r in reports),
+        undo_marks_applied=sum(r.undo_marks_applied for r in reports),
+    )

@@ -1,0 +1,53 @@
+"""Reports over a whole project file, for commands that also accept plain files."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+
+from triage import store
+from triage.final import final_labels
+
+
+def project_scores(project) -> dict[str, tuple[str, np.ndarray]]:
+    """{model: (source column, scores indexed like the candidate ids 1..N)}."""
+    out = {}
+    for m in project.models:
+        rows = project.db.conn.execute(
+            "SELECT candidate_id, score FROM scores WHERE model_id = ? ORDER BY candidate_id",
+            [m.id]).fetchall()
+        out[m.name] = (m.source_column or m.name, np.array([r[1] for r in rows], dtype=float))
+    return out
+
+
+def project_positives(project, positive_values: list[str] | None = None) -> tuple[np.ndarray, str]:
+    """Positive flags in candidate-id order, and where they come from (gold or labels)."""
+    wanted = set(positive_values or project.settings.positive_labels)
+    ids = [r[0] for r in project.db.execute("SELECT id FROM candidates ORDER BY id").fetchall()]
+    if project.has_gold():
+        gold = project.db.execute("SELECT gold FROM candidates ORDER BY id").fetchall()
+        return np.array([g[0] in wanted for g in gold], dtype=bool), "gold"
+    finals = final_labels(store.active_labels(project.db))
+    flags = [bool(finals.get(i) and finals[i].value in wanted) for i in ids]
+    return np.array(flags, dtype=bool), "labels so far (unlabeled candidates count as negative)"
+
+
+def gain_report(path, args: argparse.Namespace) -> dict[str, Any]:
+    """``triage gain PROJECT``: the offline gain report from the project's own data."""
+    from triage.commands.gain import build_report
+    from triage.project import open_project
+
+    with open_project(path) as project:
+        s = project.settings
+        scores = project_scores(project)
+        if args.score:
+            wanted = {name for name, _ in args.score}
+            scores = {k: v for k, v in scores.items() if k in wanted}
+        positive, source = project_positives(project, args.positive or None)
+        cost = args.cost if args.cost is not None else s.price_per_item
+        budget = args.budget if args.budget is not None else s.budget
+        data = build_report(scores, positive, cost_per_item=cost, budget=budget,
+                            after_deciles=args.after_deciles, currency=s.currency)
+    return {"file": str(path), "labels_from": source, **data}

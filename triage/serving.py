@@ -1,0 +1,240 @@
+"""Which candidate a desk gets next: ranked queue, overlap, audit, re-test and claims.
+
+Order of precedence for annotator A (each blind to the annotator: the desk sees only
+the candidate):
+
+1. A's own live claim, if A has not labeled that candidate yet (a reopened desk).
+2. A blind **re-test** of one of A's labels from an earlier session, when the project's
+   re-test rate says one is due in this session.
+3. An **audit** item: the next candidate of a seeded uniform random order of the whole
+   pool that nobody has handled, when the audit rate says one is due.
+4. Otherwise the best-ranked candidate under the active model that is either unhandled or
+   an **overlap** item still short of its planned number of labels and not yet seen by A.
+
+A claim marks the served candidate so that no other desk gets it while it is on screen;
+claims expire, so a desk that dies frees its candidate.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import sqlite_utils
+
+from triage.queue import RankedQueue
+from triage.settings import Settings
+from triage.tracker import LabelTracker
+
+CLAIM_SECONDS = 15 * 60
+_AUDIT_SALT = 0xA0D17
+_OVERLAP_SALT = 0x0E1A9
+
+
+@dataclass(frozen=True)
+class Pick:
+    candidate_id: int
+    kind: str
+
+
+def overlap_plan(order: np.ndarray, rate: float, seed: int) -> np.ndarray:
+    """Candidate ids planned for overlap: ``rate`` of every decile, drawn reproducibly.
+
+    Stratified by decile of the given ranking so the overlap measures agreement over the
+    whole range of scores, not only at the top.
+    """
+    n = order.size
+    if n == 0 or rate <= 0:
+        return np.empty(0, dtype=np.int64)
+    rng = np.random.default_rng([seed, _OVERLAP_SALT])
+    bounds = np.ceil(np.arange(11) * n / 10).astype(np.int64)
+    chosen = []
+    for d in range(10):
+        block = order[bounds[d]:bounds[d + 1]]
+        k = int(round(rate * block.size))
+        if k:
+            chosen.append(rng.choice(block, size=k, replace=False))
+    return np.sort(np.concatenate(chosen)) if chosen else np.empty(0, dtype=np.int64)
+
+
+def audit_order(candidate_ids: np.ndarray, seed: int) -> np.ndarray:
+    """A seeded uniform random order of the whole pool: the audit sample is its prefix."""
+    rng = np.random.default_rng([seed, _AUDIT_SALT])
+    return rng.permutation(np.sort(candidate_ids))
+
+
+class Dispatcher:
+    """Chooses and claims the next candidate for a session."""
+
+    def __init__(self, db: sqlite_utils.Database, queue: RankedQueue, ranks: np.ndarray,
+                 order: np.ndarray, tracker: LabelTracker, settings: Settings):
+        self.db = db
+        self.queue = queue
+        self.ranks = ranks          # candidate id -> rank under the active model
+        self.order = order          # rank - 1 -> candidate id
+        self.tracker = tracker
+        self.settings = settings
+        self._overlap: set[int] | None = None
+        self._audit: np.ndarray | None = None
+        self.audit_pointer = 0
+
+    # -- plans -------------------------------------------------------------------------
+
+    def overlap_items(self) -> set[int]:
+        """The overlap plan, stored in the file so every desk uses the same one."""
+        if self._overlap is None:
+            rows = self.db.execute("SELECT candidate_id FROM plan WHERE kind = 'overlap'")
+            self._overlap = {r[0] for r in rows.fetchall()}
+        return self._overlap
+
+    def replan_overlap(self) -> None:
+        """Draw the overlap plan for the current settings (labels already made stay)."""
+        ids = overlap_plan(self.order, self.settings.overlap_rate, self.settings.seed)
+        with self.db.atomic():
+            self.db.conn.execute("DELETE FROM plan WHERE kind = 'overlap'")
+            self.db.conn.executemany("INSERT INTO plan(candidate_id, kind) VALUES (?, 'overlap')",
+                                     ((int(i),) for i in ids))
+        self._overlap = {int(i) for i in ids}
+
+    def audit_sequence(self) -> np.ndarray:
+        if self._audit is None:
+            self._audit = audit_order(self.order, self.settings.seed)
+        return self._audit
+
+    def audit_sample(self) -> np.ndarray:
+        """Candidate ids of the audit sample so far: the handled prefix of the audit order."""
+        self._advance_audit()
+        return self.audit_sequence()[: self.audit_pointer]
+
+    def _advance_audit(self) -> None:
+        seq = self.audit_sequence()
+        while self.audit_pointer < seq.size and self.tracker.is_handled(int(seq[self.audit_pointer])):
+            self.audit_pointer += 1
+
+    # -- choosing ------------------------------------------------------------------------
+
+    def claimed_by_others(self, session_id: int, now: float) -> frozenset[int]:
+        rows = self.db.execute(
+            "SELECT candidate_id FROM claims WHERE session_id != ? AND expires_at > ?",
+            [session_id, now],
+        ).fetchall()
+        return frozenset(r[0] for r in rows)
+
+    def own_claim(self, session_id: int, annotator: str, now: float) -> Pick | None:
+        row = self.db.execute(
+            "SELECT candidate_id FROM claims WHERE session_id = ? AND expires_at > ? "
+            "ORDER BY expires_at DESC LIMIT 1", [session_id, now],
+        ).fetchone()
+        if row is None:
+            return None
+        cid = row[0]
+        if annotator in self.tracker.seen_by(cid):
+            return None
+        return Pick(cid, self._kind_for(cid, annotator))
+
+    def choose(self, session_id: int, annotator: str, now: float) -> Pick | None:
+        taken = self.claimed_by_others(session_id, now)
+        for pick in (self._retest(session_id, annotator, taken), self._audit_pick(taken)):
+            if pick is not None:
+                return pick
+        fresh = self.queue.peek(1, skip=taken)
+        best_rank = fresh[0][0] if fresh else None
+        best = Pick(fresh[0][1], "triage") if fresh else None
+        for cid in self._open_overlap(annotator, taken):
+            rank = int(self.ranks[cid])
+            if best_rank is None or rank < best_rank:
+                best_rank, best = rank, Pick(cid, "overlap")
+        return best
+
+    def _kind_for(self, cid: int, annotator: str) -> str:
+        return "overlap" if self.tracker.is_handled(cid) else "triage"
+
+    def _open_overlap(self, annotator: str, taken: frozenset[int]) -> list[int]:
+        if self.settings.overlap_rate <= 0:
+            return []
+        plan = self.overlap_items()
+        need = self.settings.labels_per_overlap_item
+        out = []
+        for cid in self.tracker.by_candidate.keys() & plan:
+            if cid in taken:
+                continue
+            seen = self.tracker.seen_by(cid)
+            if annotator not in seen and 0 < len(seen) < need:
+                out.append(cid)
+        return out
+
+    def _audit_pick(self, taken: frozenset[int]) -> Pick | None:
+        rate = self.settings.audit_rate
+        if rate <= 0:
+            return None
+        total = self.tracker.total_events
+        audits = self.tracker.kind_counts.get("audit", 0)
+        if audits + 1 > rate * (total + 1):
+            return None
+        self._advance_audit()
+        seq = self.audit_sequence()
+        for i in range(self.audit_pointer, min(seq.size, self.audit_pointer + 64)):
+            cid = int(seq[i])
+            if cid not in taken and not self.tracker.is_handled(cid):
+                return Pick(cid, "audit")
+        return None
+
+    def _retest(self, session_id: int, annotator: str, taken: frozenset[int]) -> Pick | None:
+        rate = self.settings.retest_rate
+        if rate <= 0:
+            return None
+        mine = [r for r in self.tracker.rows.values() if r.annotator == annotator]
+        this_session = [r for r in mine if r.session_id == session_id]
+        retests = sum(1 for r in this_session if r.kind == "retest")
+        if retests + 1 > rate * (len(this_session) + 1):
+            return None
+        retested = {r.candidate_id for r in mine if r.kind == "retest"}
+        earlier = [r for r in mine if r.session_id != session_id and r.value is not None
+                   and r.kind in ("triage", "overlap", "audit")
+                   and r.candidate_id not in retested and r.candidate_id not in taken]
+        if not earlier:
+            return None
+        # A reproducible but scattered choice, so re-tests are not the most recent items.
+        pick = min(earlier, key=lambda r: (r.id * 2654435761 + session_id) % 4294967291)
+        return Pick(pick.candidate_id, "retest")
+
+    # -- claims --------------------------------------------------------------------------
+
+    def claim(self, session_id: int, candidate_id: int, now: float) -> bool:
+        """Claim a candidate for this session; False if another live desk holds it.
+
+        Claims need no durability (losing one only frees a candidate), so they are written
+        without an fsync; the next label's durable commit carries them to disk anyway.
+        """
+        conn = self.db.conn
+        conn.execute("PRAGMA synchronous=NORMAL")
+        try:
+            with self.db.atomic():
+                conn.execute("DELETE FROM claims WHERE session_id = ? AND candidate_id != ?",
+                             [session_id, candidate_id])
+                cur = conn.execute(
+                    "INSERT INTO claims(candidate_id, session_id, expires_at) VALUES (?, ?, ?) "
+                    "ON CONFLICT(candidate_id) DO UPDATE SET session_id = excluded.session_id, "
+                    "expires_at = excluded.expires_at "
+                    "WHERE claims.session_id = excluded.session_id OR claims.expires_at <= ?",
+                    [candidate_id, session_id, now + CLAIM_SECONDS, now],
+                )
+                return cur.rowcount == 1
+        finally:
+            conn.execute("PRAGMA synchronous=FULL")
+
+    def next_for(self, session_id: int, annotator: str) -> Pick | None:
+        """Choose and claim; retries when another desk claims the same candidate first."""
+        now = time.time()
+        own = self.own_claim(session_id, annotator, now)
+        if own is not None:
+            self.claim(session_id, own.candidate_id, now)
+            return own
+        for _ in range(20):
+            pick = self.choose(session_id, annotator, now)
+            if pick is None:
+                return None
+            if self.claim(session_id, pick.candidate_id, now):
+                return pick
+        return None

@@ -1,0 +1,130 @@
+"""Qt-free logic behind the new-project and settings dialogs: read the form, build the file.
+
+The dialogs only collect text; turning it into :class:`Settings` and a column mapping, and
+creating a project that is either complete or absent, happens here (and is unit-tested).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from triage.errors import TriageError
+from triage.importer import ColumnMapping, ImportResult
+from triage.project import create_project
+from triage.settings import Settings, scheme_from_text
+
+Progress = Callable[[int, int], "bool | None"]
+
+_KEY_NAMES = ("key", "id", "candidate_id", "uid")
+_TEXT_NAMES = ("text", "candidate", "phrase", "sentence", "title")
+_GOLD_NAMES = ("gold", "label", "gold_label", "truth")
+
+
+def parse_amount(text: str, what: str, *, optional: bool = False) -> float | None:
+    """A non-negative finite number from a form field ('' gives None when optional)."""
+    cleaned = text.strip().replace(",", "").lstrip("$").strip()
+    if not cleaned:
+        if optional:
+            return None
+        raise TriageError(f"{what} is required")
+    try:
+        value = float(cleaned)
+    except ValueError:
+        raise TriageError(f"{what} must be a number, not {text.strip()!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise TriageError(f"{what} must be a finite number of zero or more")
+    return value
+
+
+def parse_positives(text: str) -> tuple[str, ...]:
+    """``idiom`` or ``idiom, maybe`` into a tuple of label names."""
+    return tuple(p.strip() for p in re.split(r"[,;]", text) if p.strip())
+
+
+def form_changes(*, scheme: str, positives: str, price_model: str, price: str,
+                 hourly_rate: str = "", budget: str, currency: str, value: str
+                 ) -> dict:
+    """The Settings fields a money/scheme form describes (raises TriageError with a reason)."""
+    labels = scheme_from_text(scheme)
+    if not labels:
+        raise TriageError("the label scheme needs at least one label, e.g. idiom:i,literal:l")
+    chosen = parse_positives(positives) or (labels[0].value,)
+    currency = currency.strip().upper()
+    if not re.fullmatch(r"[A-Z]{3}", currency):
+        raise TriageError(f"currency must be a three-letter code such as USD or EUR, "
+                          f"not {currency!r}")
+    changes = {
+        "labels": labels, "positive_labels": chosen, "price_model": price_model,
+        "price_per_item": parse_amount(price, "price per item"),
+        "budget": parse_amount(budget, "budget", optional=True),
+        "currency": currency,
+        "value_per_positive": parse_amount(value, "value per positive", optional=True),
+    }
+    if hourly_rate.strip() or price_model == "per_hour":
+        changes["default_hourly_rate"] = parse_amount(hourly_rate or "0", "hourly rate")
+    return changes
+
+
+def settings_changes(old: Settings, new: dict) -> dict:
+    """Only the fields whose value differs from ``old`` (after validating the result)."""
+    old.with_changes(**new)  # raises TriageError naming the first bad setting
+    return {k: v for k, v in new.items() if getattr(old, k) != v}
+
+
+def guess_columns(header: list[str], rows: list[list[str]]) -> dict:
+    """Likely key, text, gold and score columns, to pre-fill the mapping."""
+    lower = {h.lower(): h for h in header}
+    pick = lambda names: next((lower[n] for n in names if n in lower), None)  # noqa: E731
+    key, gold = pick(_KEY_NAMES), pick(_GOLD_NAMES)
+    text = pick(_TEXT_NAMES) or next((h for h in header if h not in (key, gold)), None)
+    scores = [h for i, h in enumerate(header)
+              if h not in (key, text, gold) and rows and _numeric(r[i] if i < len(r) else ""
+                                                                  for r in rows)]
+    return {"key": key, "text": text, "gold": gold, "scores": scores}
+
+
+def _numeric(values) -> bool:
+    seen = False
+    for value in values:
+        try:
+            float(value)
+        except ValueError:
+            return False
+        seen = True
+    return seen
+
+
+def project_files(path: str | Path) -> list[Path]:
+    """The project file and SQLite's companions (WAL, shared memory, journal)."""
+    path = Path(path)
+    return [path, *(Path(f"{path}{s}") for s in ("-wal", "-shm", "-journal"))]
+
+
+def remove_project(path: str | Path) -> None:
+    """Delete a half-made project and its companions (nothing left behind)."""
+    for file in project_files(path):
+        file.unlink(missing_ok=True)
+
+
+def build_project(path: str | Path, settings: Settings, source: str | Path,
+                  mapping: ColumnMapping, progress: Progress | None = None) -> ImportResult:
+    """Create ``path`` and import ``source`` into it: afterwards it is complete or absent.
+
+    Refuses an existing file (never deletes what it did not create). A validation error,
+    a cancel from ``progress`` or any crash removes the new file before re-raising.
+    """
+    path = Path(path)
+    if any(f.exists() for f in project_files(path)):
+        raise TriageError(f"{path} already exists; choose another name")
+    project = create_project(path, settings)
+    try:
+        result = project.import_file(source, mapping, progress=progress)
+    except BaseException:
+        project.close()
+        remove_project(path)
+        raise
+    project.close()
+    return result

@@ -1,0 +1,132 @@
+"""Starting the desk: ``python main.py [PROJECT] [--demo] [--annotator NAME] ...``.
+
+With no PROJECT the last project opens, or on first run the demo project (created in the
+user's data directory), so the window is never empty.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication
+
+from triage.errors import TriageError
+from ui.errors import ErrorHook
+from ui.prefs import Prefs, data_dir, log_path
+
+SETTLE_SECONDS = 0.8  # screenshot: time for the coalesced panel redraws to land
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="triage", description="Open the annotation desk.")
+    p.add_argument("project", nargs="?", type=Path, help="project file to open")
+    p.add_argument("--demo", action="store_true",
+                   help="open the demo project (created in the data directory if missing)")
+    p.add_argument("--annotator", metavar="NAME", help="annotate as NAME (no dialog)")
+    p.add_argument("--simulate", type=int, default=0, metavar="N",
+                   help="make sure the first N queue candidates are labeled with their gold "
+                        "labels (demo data; annotator 'demo') before the window opens")
+    p.add_argument("--screenshot", type=Path, metavar="FILE.png",
+                   help="render the main window offscreen to FILE.png and exit")
+    return p
+
+
+def choose_project(args: argparse.Namespace, prefs: Prefs) -> Path:
+    """The project to open: the argument, else the last one, else the demo."""
+    from triage.demo import ensure_demo
+
+    if args.project is not None and not args.demo:
+        return args.project
+    if not args.demo:
+        last = prefs.last_project()
+        if last and Path(last).is_file():
+            return Path(last)
+    return ensure_demo(data_dir())
+
+
+def simulate_labels(path: Path, n: int) -> int:
+    """Top the project up to ``n`` label events with gold labels (idempotent on reruns)."""
+    from triage.demo import simulate
+    from triage.project import open_project
+
+    with open_project(path) as project:
+        missing = n - project.snapshot().events
+        return simulate(project, missing) if missing > 0 else 0
+
+
+def settle(app: QApplication, seconds: float = SETTLE_SECONDS) -> None:
+    """Run the event loop for a while (panel redraws are coalesced on timers)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def build_window(args: argparse.Namespace, prefs: Prefs):
+    """Create the main window on the chosen project; None when the user cancels."""
+    from ui.annotator_dialog import ask_annotator
+    from ui.main_window import MainWindow
+
+    path = choose_project(args, prefs)
+    if args.simulate:
+        simulate_labels(path, args.simulate)
+    annotator = args.annotator or ("demo" if args.screenshot else None)
+    if annotator is None:
+        default = prefs.last_annotator(path) or _user_name()
+        annotator = ask_annotator(None, path.name, default)
+        if annotator is None:
+            return None
+    window = MainWindow(prefs)
+    window.open_project(path, annotator)
+    return window
+
+
+def _user_name() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return ""
+
+
+def run_gui(argv: Sequence[str]) -> int:
+    """Entry point of the desk (``triage`` with no subcommand)."""
+    args = build_parser().parse_args(list(argv))
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "triage"])
+    app.setApplicationName("Triage")
+    prefs = Prefs()
+    holder: dict[str, object] = {}
+    hook = ErrorHook(log_path(), parent=lambda: holder.get("window")).install()
+    try:
+        try:
+            window = build_window(args, prefs)
+        except TriageError as error:
+            print(f"triage: {error}", file=sys.stderr)
+            return 2
+        if window is None:
+            return 0
+        holder["window"] = window
+        window.show()
+        if args.screenshot is not None:
+            return _screenshot(app, window, args.screenshot)
+        return app.exec()
+    finally:
+        hook.uninstall()
+
+
+def _screenshot(app: QApplication, window, path: Path) -> int:
+    settle(app)
+    window.refresh_panels()
+    settle(app)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ok = window.grab().save(str(path))
+    window.close()
+    if not ok:
+        print(f"triage: could not write {path}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}")
+    return 0

@@ -1,0 +1,367 @@
+"""The annotation desk: one candidate, large and plain; one key per decision.
+
+Every decision is committed to the project file before the next candidate appears. If the
+file is busy (another program holds the write lock past SQLite's busy timeout) the desk
+keeps the decision in memory, says so in the status line and retries on a timer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QKeyEvent
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from triage.errors import BusyError, TriageError
+from triage.project import Candidate, Project, Session
+from triage.view_desk import (
+    KeyAction,
+    SessionStats,
+    action_for,
+    button_caption,
+    key_map,
+    meta_text,
+    position_text,
+    score_text,
+    spent_seconds,
+    status_text,
+)
+
+RETRY_MS = 500
+BASE_POINT_SIZE = 26.0
+ZOOM_STEP = 1.15
+
+Step = Callable[[], "Step | None"]
+
+
+def _plain_label(object_name: str, *, wrap: bool = True) -> QLabel:
+    """A QLabel that can never interpret its text as HTML (candidate text is untrusted)."""
+    label = QLabel()
+    label.setObjectName(object_name)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(wrap)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
+    return label
+
+
+class Desk(QWidget):
+    """Shows the current candidate and turns key presses into committed labels."""
+
+    changed = Signal()  # a label, skip or undo was committed: live figures moved
+    statusChanged = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.project: Project | None = None
+        self.session: Session | None = None
+        self.stats: SessionStats | None = None
+        self.current: Candidate | None = None
+        self.show_score = False
+        self.zoom_steps = 0
+        self.retry_ms = RETRY_MS
+        self.busy = False
+        self._keys: dict[str, KeyAction] = {}
+        self._shown_at = time.monotonic()
+        self._pending: Step | None = None
+        self._note_label_id: int | None = None
+        self._build()
+        self._clock = QTimer(self)
+        self._clock.setInterval(1000)
+        self._clock.timeout.connect(self._emit_status)
+        self._clock.start()
+
+    # -- layout ----------------------------------------------------------------------
+    def _build(self) -> None:
+        self.position = _plain_label("position")
+        self.score = _plain_label("score")
+        self.score.setVisible(False)
+        self.text = _plain_label("candidate")
+        self.text.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.text.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.text.setMinimumHeight(120)
+        self.meta = _plain_label("meta")
+        self.meta.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.message = _plain_label("message")
+        self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.message.setStyleSheet("color: #555;")
+        self.position.setStyleSheet("color: #555;")
+        self.score.setStyleSheet("color: #8a5a00;")
+
+        self.label_row = QHBoxLayout()
+        self.label_buttons: dict[str, QPushButton] = {}
+        tools = QHBoxLayout()
+        self.skip_button = self._button("skip  [s]", lambda: self._act(KeyAction("skip")))
+        self.undo_button = self._button("undo  [u]", lambda: self._act(KeyAction("undo")))
+        self.note_button = self._button("note  [n]", lambda: self._act(KeyAction("note")))
+        for button in (self.skip_button, self.undo_button, self.note_button):
+            tools.addWidget(button)
+
+        self.note_row = QWidget()
+        note_layout = QHBoxLayout(self.note_row)
+        note_layout.setContentsMargins(0, 0, 0, 0)
+        note_layout.addWidget(QLabel("Note on the last label:"))
+        self.note_edit = QLineEdit()
+        self.note_edit.setPlaceholderText("type, Enter to save, Esc to cancel")
+        self.note_edit.returnPressed.connect(self._save_note)
+        note_layout.addWidget(self.note_edit)
+        self.note_row.setVisible(False)
+        self.note_edit.installEventFilter(self)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.position)
+        layout.addWidget(self.score)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.meta)
+        layout.addLayout(self.label_row)
+        layout.addLayout(tools)
+        layout.addWidget(self.note_row)
+        layout.addWidget(self.message)
+        self.set_zoom(0)
+
+    def _button(self, caption: str, slot) -> QPushButton:
+        button = QPushButton(caption)
+        # Buttons never take focus: the keys must keep reaching the desk after a click.
+        button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        button.clicked.connect(slot)
+        return button
+
+    def _rebuild_label_buttons(self) -> None:
+        while self.label_row.count():
+            item = self.label_row.takeAt(0)
+            if item.widget():
+                item.widget().deleteLater()
+        self.label_buttons = {}
+        if self.project is None:
+            return
+        for option in self.project.settings.labels:
+            button = self._button(button_caption(option),
+                                  lambda _=False, v=option.value: self._act(KeyAction("label", v)))
+            button.setMinimumHeight(44)
+            self.label_row.addWidget(button)
+            self.label_buttons[option.value] = button
+
+    # -- project ---------------------------------------------------------------------
+    def start(self, project: Project, annotator: str) -> None:
+        """Begin a session for ``annotator`` on ``project`` and show its first candidate."""
+        self.project = project
+        self.session = project.start_session(annotator)
+        self.stats = SessionStats(self.session.annotator, time.monotonic())
+        self.settings_changed()
+        self.show_next()
+
+    def stop(self) -> None:
+        """End the session (the project stays open; the caller closes it)."""
+        if self.project is not None and self.session is not None:
+            # On failure only the end time is lost; the labels are already committed.
+            with contextlib.suppress(TriageError):
+                self.project.end_session(self.session)
+        self.session = None
+        self.project = None
+        self.current = None
+        self._pending = None
+
+    def settings_changed(self) -> None:
+        """The project's settings changed: new keys, buttons and score visibility."""
+        if self.project is None:
+            return
+        self._keys = key_map(self.project.settings)
+        self._rebuild_label_buttons()
+        self.set_show_score(self.project.settings.show_score)
+
+    def set_show_score(self, show: bool) -> None:
+        self.show_score = bool(show)
+        self.score.setVisible(self.show_score and self.current is not None)
+
+    def set_zoom(self, steps: int) -> None:
+        self.zoom_steps = max(-6, min(12, int(steps)))
+        font = QFont(self.font())
+        font.setPointSizeF(BASE_POINT_SIZE * ZOOM_STEP ** self.zoom_steps)
+        self.text.setFont(font)
+        small = QFont(self.font())
+        small.setPointSizeF(max(8.0, 11.0 * ZOOM_STEP ** (self.zoom_steps / 2)))
+        self.meta.setFont(small)
+
+    # -- showing ---------------------------------------------------------------------
+    def show_next(self) -> None:
+        if self.project is None:
+            return
+        try:
+            item = self.project.next_candidate(self.session)
+        except BusyError:
+            raise
+        except TriageError as error:
+            item = None
+            self.message.setText(str(error))
+        self._show(item)
+
+    def _show(self, item: Candidate | None) -> None:
+        self.current = item
+        enabled = item is not None
+        for button in (*self.label_buttons.values(), self.skip_button):
+            button.setEnabled(enabled)
+        if item is None:
+            self.text.setText("Every candidate has been labeled." if self.project
+                              and self.project.pool else "This project has no candidates yet.")
+            self.meta.setText("")
+            self.position.setText("")
+            self.score.setVisible(False)
+        else:
+            self.text.setText(item.text)
+            self.meta.setText(meta_text(item.meta))
+            self.position.setText(position_text(item.rank, item.pool, item.decile))
+            self.score.setText(score_text(item.score, item.model))
+            self.score.setVisible(self.show_score)
+        self._shown_at = time.monotonic()
+        self._emit_status()
+
+    def status_text(self) -> str:
+        if self.stats is None:
+            return "no project open"
+        return status_text(self.stats, time.monotonic(), busy=self.busy)
+
+    def _emit_status(self) -> None:
+        self.statusChanged.emit(self.status_text())
+
+    # -- keys ------------------------------------------------------------------------
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+        if not self.handle_key(event):
+            super().keyPressEvent(event)
+
+    def handle_key(self, event: QKeyEvent) -> bool:
+        """Act on a key press (also forwarded by the main window); True when handled."""
+        mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        if event.key() == Qt.Key.Key_Z and mods == Qt.KeyboardModifier.ControlModifier:
+            self._act(KeyAction("undo"))
+            return True
+        if mods & ~Qt.KeyboardModifier.ShiftModifier:
+            return False
+        action = action_for(event.text(), self._keys)
+        if action is None:
+            return False
+        if not event.isAutoRepeat():  # a held key must not label a run of candidates
+            self._act(action)
+        event.accept()
+        return True
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
+        if (watched is self.note_edit and event.type() == event.Type.KeyPress
+                and event.key() == Qt.Key.Key_Escape):
+            self._close_note()
+            return True
+        return super().eventFilter(watched, event)
+
+    # -- actions ---------------------------------------------------------------------
+    def _act(self, action: KeyAction) -> None:
+        if self.project is None or self.session is None:
+            return
+        if self._pending is not None:
+            self.message.setText("Still saving the last decision…")
+            return
+        if action.kind == "note":
+            self._open_note()
+            return
+        if action.kind == "undo":
+            self._pending = self._commit_undo
+        else:
+            if self.current is None:
+                return
+            seconds = spent_seconds(self._shown_at, time.monotonic())
+            candidate_id = self.current.candidate_id
+            value = action.value if action.kind == "label" else None
+            kind = self.current.kind  # triage, overlap, audit or re-test: the queue decides
+            self._pending = lambda: self._commit_label(candidate_id, value, seconds, kind)
+        self._attempt()
+
+    def _attempt(self) -> None:
+        """Run the pending steps; on a busy file keep them and try again later."""
+        while self._pending is not None:
+            step = self._pending
+            try:
+                self._pending = step()
+            except BusyError:
+                self._set_busy(True)
+                QTimer.singleShot(self.retry_ms, self._attempt)
+                return
+            except TriageError as error:
+                self._pending = None
+                self._set_busy(False)
+                self.message.setText(str(error))
+                return
+            except BaseException:
+                self._pending = None
+                self._set_busy(False)
+                raise
+        self._set_busy(False)
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self.busy:
+            self.busy = busy
+            self._emit_status()
+
+    def _commit_label(self, candidate_id: int, value: str | None, seconds: float,
+                      kind: str) -> Step:
+        label_id = self.project.record_label(self.session, candidate_id, value, seconds=seconds,
+                                             kind=kind)
+        self.stats.record(label_id, value is None)
+        shown = self.current.text if self.current else ""
+        self.message.setText(f"{'skipped' if value is None else value}: {shown}")
+        return self._after_commit
+
+    def _commit_undo(self) -> Step | None:
+        candidate_id = self.project.undo(self.session)
+        if candidate_id is None:
+            self.message.setText("Nothing to undo.")
+            return None
+        self.stats.undo()
+        # The desk holds a claim on the candidate on screen, and the queue serves a
+        # session's own claim first; claim the undone one so it is what comes back.
+        # (Proposed for Project.undo itself; see the desk's README section.)
+        self.project.dispatcher.claim(self.session.session_id, candidate_id, time.time())
+        self.message.setText("Undone: the candidate is back.")
+        return self._after_commit
+
+    def _after_commit(self) -> None:
+        self.show_next()
+        self.changed.emit()
+
+    # -- notes -----------------------------------------------------------------------
+    def _open_note(self) -> None:
+        label_id = self.stats.last_label_id if self.stats else None
+        if label_id is None:
+            self.message.setText("Label something first: a note goes with your last label.")
+            return
+        self._note_label_id = label_id
+        self.note_edit.clear()
+        self.note_row.setVisible(True)
+        self.note_edit.setFocus()
+
+    def _save_note(self) -> None:
+        label_id, note = self._note_label_id, self.note_edit.text().strip()
+        self._close_note()
+        if label_id is None or not note or self.project is None:
+            return
+
+        def step() -> None:
+            self.project.add_note(label_id, note)
+            self.message.setText("Note saved.")
+
+        if self._pending is None:
+            self._pending = step
+            self._attempt()
+
+    def _close_note(self) -> None:
+        self.note_row.setVisible(False)
+        self._note_label_id = None
+        self.setFocus()

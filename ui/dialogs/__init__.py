@@ -1,0 +1,1 @@
+"""Dialogs: new project from a file, project settings."""

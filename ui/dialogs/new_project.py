@@ -1,0 +1,316 @@
+"""New project from a file: preview, column mapping, label scheme, money, then a background
+import with progress and cancel. A failed or cancelled import leaves no file behind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QThreadPool
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+from PySide6.QtCore import Qt
+
+from triage.errors import TriageError
+from triage.importer import ColumnMapping, preview
+from triage.settings import Settings
+from triage.view_new_project import build_project, form_changes, guess_columns, remove_project
+from ui.workers import Worker
+
+NO_KEY = "(row number)"
+NO_GOLD = "(none)"
+PRICE_MODELS = (("per item", "per_item"), ("per hour", "per_hour"))
+
+
+def money_form(parent: QWidget) -> tuple[QFormLayout, dict[str, QWidget]]:
+    """The label-scheme and money fields shared with the settings dialog."""
+    form = QFormLayout()
+    fields: dict[str, QWidget] = {
+        "scheme": QLineEdit("positive:1,negative:2", parent),
+        "positives": QLineEdit("positive", parent),
+        "price_model": QComboBox(parent),
+        "price": QLineEdit("0.04", parent),
+        "hourly_rate": QLineEdit("", parent),
+        "budget": QLineEdit("", parent),
+        "currency": QLineEdit("USD", parent),
+        "value": QLineEdit("", parent),
+    }
+    for text, data in PRICE_MODELS:
+        fields["price_model"].addItem(text, data)
+    fields["scheme"].setToolTip("label:key pairs, e.g. idiom:i,literal:l")
+    fields["positives"].setToolTip("the label(s) that count as a find, comma-separated")
+    fields["hourly_rate"].setPlaceholderText("per-hour pricing: default rate per annotator")
+    fields["budget"].setPlaceholderText("empty: no budget")
+    fields["value"].setPlaceholderText("optional")
+    for caption, name in (("Label scheme", "scheme"), ("Positive label(s)", "positives"),
+                          ("Price model", "price_model"), ("Price per item", "price"),
+                          ("Hourly rate", "hourly_rate"), ("Budget", "budget"),
+                          ("Currency", "currency"), ("Value per positive", "value")):
+        form.addRow(caption, fields[name])
+        fields[name].setObjectName(name)
+    return form, fields
+
+
+def read_money_form(fields: dict[str, QWidget]) -> dict:
+    """Settings changes from the shared fields (TriageError names the bad one)."""
+    return form_changes(
+        scheme=fields["scheme"].text(), positives=fields["positives"].text(),
+        price_model=fields["price_model"].currentData(), price=fields["price"].text(),
+        hourly_rate=fields["hourly_rate"].text(), budget=fields["budget"].text(),
+        currency=fields["currency"].text(), value=fields["value"].text())
+
+
+class NewProjectDialog(QDialog):
+    """Create a project from a CSV/TSV/JSONL file. On success ``project_path`` is set."""
+
+    def __init__(self, parent: QWidget | None = None, *,
+                 thread_pool: QThreadPool | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("New project from a file")
+        self.pool = thread_pool or QThreadPool.globalInstance()
+        self.project_path: Path | None = None
+        self.result_info = None
+        self.worker: Worker | None = None
+        self._target: Path | None = None
+        self._cancel_requested = False
+        self._closing = False
+
+        self.source = QLineEdit(self)
+        self.source.setPlaceholderText("candidates file (.csv, .tsv, .jsonl)")
+        self.source.editingFinished.connect(lambda: self.set_source(self.source.text()))
+        browse = QPushButton("Browse…", self)
+        browse.clicked.connect(self._browse_source)
+        src_row = QHBoxLayout()
+        src_row.addWidget(self.source, 1)
+        src_row.addWidget(browse)
+
+        self.preview = QTableWidget(0, 0, self)
+        self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.preview.setMinimumHeight(140)
+
+        mapping = QGroupBox("Columns", self)
+        mform = QFormLayout(mapping)
+        self.key_combo, self.text_combo, self.gold_combo = (QComboBox(self) for _ in range(3))
+        self.score_list = QListWidget(self)
+        self.score_list.setMaximumHeight(90)
+        mform.addRow("Key", self.key_combo)
+        mform.addRow("Text", self.text_combo)
+        mform.addRow("Gold label", self.gold_combo)
+        mform.addRow("Scores (one model each)", self.score_list)
+
+        money = QGroupBox("Labels and money", self)
+        form, self.fields = money_form(self)
+        money.setLayout(form)
+
+        self.target = QLineEdit(self)
+        self.target.setPlaceholderText("where to save the project (.triage)")
+        save_as = QPushButton("Save as…", self)
+        save_as.clicked.connect(self._browse_target)
+        tgt_row = QHBoxLayout()
+        tgt_row.addWidget(QLabel("Project file", self))
+        tgt_row.addWidget(self.target, 1)
+        tgt_row.addWidget(save_as)
+
+        self.progress = QProgressBar(self)
+        self.progress.setVisible(False)
+        self.errors = QPlainTextEdit(self)
+        self.errors.setReadOnly(True)
+        self.errors.setObjectName("errors")
+        self.errors.setMaximumHeight(110)
+        self.errors.setVisible(False)
+        self.buttons = QDialogButtonBox(self)
+        self.create_button = self.buttons.addButton("Create project",
+                                                    QDialogButtonBox.ButtonRole.AcceptRole)
+        self.cancel_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        self.create_button.clicked.connect(self.start_import)
+        self.cancel_button.clicked.connect(self.reject)
+
+        columns = QHBoxLayout()
+        columns.addWidget(mapping, 1)
+        columns.addWidget(money, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(src_row)
+        layout.addWidget(self.preview, 1)
+        layout.addLayout(columns)
+        layout.addLayout(tgt_row)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.errors)
+        layout.addWidget(self.buttons)
+        self.resize(820, 640)
+
+    # -- the source file ---------------------------------------------------------------
+    def _browse_source(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Candidates file", "",
+                                              "Tables (*.csv *.tsv *.jsonl);;All files (*)")
+        if path:
+            self.set_source(path)
+
+    def _browse_target(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Project file", self.target.text(),
+                                              "Triage project (*.triage)")
+        if path:
+            self.target.setText(path if path.endswith(".triage") else path + ".triage")
+
+    def set_source(self, path: str | Path) -> bool:
+        """Load the preview and guess the mapping; False (error shown) if unreadable."""
+        path = Path(path)
+        self.source.setText(str(path))
+        try:
+            header, rows = preview(path, rows=20)
+        except (TriageError, OSError) as error:
+            self.show_error(str(error))
+            return False
+        self.errors.setVisible(False)
+        self.preview.clear()
+        self.preview.setColumnCount(len(header))
+        self.preview.setRowCount(len(rows))
+        self.preview.setHorizontalHeaderLabels(header)
+        for r, row in enumerate(rows):
+            for c, value in enumerate(row[: len(header)]):
+                self.preview.setItem(r, c, QTableWidgetItem(value))  # plain text item
+        guess = guess_columns(header, rows)
+        self.key_combo.clear()
+        self.key_combo.addItems([NO_KEY, *header])
+        self.key_combo.setCurrentText(guess["key"] or NO_KEY)
+        self.text_combo.clear()
+        self.text_combo.addItems(header)
+        if guess["text"]:
+            self.text_combo.setCurrentText(guess["text"])
+        self.gold_combo.clear()
+        self.gold_combo.addItems([NO_GOLD, *header])
+        self.gold_combo.setCurrentText(guess["gold"] or NO_GOLD)
+        self.score_list.clear()
+        for name in header:
+            item = QListWidgetItem(name, self.score_list)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if name in guess["scores"]
+                               else Qt.CheckState.Unchecked)
+        if not self.target.text():
+            suggestion = path.with_suffix(".triage")
+            if not suggestion.exists():
+                self.target.setText(str(suggestion))
+        return True
+
+    def set_scores(self, columns: list[str]) -> None:
+        """Check exactly these score columns (tests and scripted use)."""
+        for i in range(self.score_list.count()):
+            item = self.score_list.item(i)
+            item.setCheckState(Qt.CheckState.Checked if item.text() in columns
+                               else Qt.CheckState.Unchecked)
+
+    def mapping(self) -> ColumnMapping:
+        scores = [self.score_list.item(i).text() for i in range(self.score_list.count())
+                  if self.score_list.item(i).checkState() == Qt.CheckState.Checked]
+        key = self.key_combo.currentText()
+        gold = self.gold_combo.currentText()
+        return ColumnMapping(text=self.text_combo.currentText(),
+                             key=None if key == NO_KEY else key,
+                             scores=tuple((c, c) for c in scores),
+                             gold=None if gold == NO_GOLD else gold)
+
+    # -- running the import --------------------------------------------------------------
+    def show_error(self, message: str) -> None:
+        self.errors.setPlainText(message)
+        self.errors.setVisible(True)
+
+    def start_import(self) -> None:
+        """Validate the form, then create and import in the background."""
+        if self.worker is not None:
+            return
+        try:
+            source = Path(self.source.text().strip())
+            if not source.is_file():
+                raise TriageError(f"{source} is not a readable file; choose the candidates file")
+            mapping = self.mapping()
+            if not mapping.text:
+                raise TriageError("choose the text column")
+            if not mapping.scores:
+                raise TriageError("check at least one score column (each is a model)")
+            target = Path(self.target.text().strip())
+            if not self.target.text().strip():
+                raise TriageError("choose where to save the project file")
+            if target.exists():
+                raise TriageError(f"{target} already exists; choose another name")
+            settings = Settings().with_changes(**read_money_form(self.fields))
+        except TriageError as error:
+            self.show_error(str(error))
+            return
+        self._target, self._cancel_requested = target, False
+        self.errors.setVisible(False)
+        self.progress.setRange(0, 0)
+        self.progress.setVisible(True)
+        self.create_button.setEnabled(False)
+        self.worker = Worker(lambda progress: build_project(target, settings, source, mapping,
+                                                           progress))
+        self.worker.signals.progress.connect(self._on_progress)
+        self.worker.signals.finished.connect(self._on_finished)
+        self.worker.signals.failed.connect(self._on_failed)
+        self.worker.signals.cancelled.connect(self._on_cancelled)
+        self.pool.start(self.worker)
+
+    @property
+    def running(self) -> bool:
+        return self.worker is not None
+
+    def _on_progress(self, done: int, total: int) -> None:
+        if total > 0:
+            scale = max(1, total // 1_000_000)  # QProgressBar holds ints < 2**31
+            self.progress.setRange(0, total // scale)
+            self.progress.setValue(min(done, total) // scale)
+
+    def _done(self) -> None:
+        self.worker = None
+        self.progress.setVisible(False)
+        self.create_button.setEnabled(True)
+
+    def _on_finished(self, result) -> None:
+        if self._cancel_requested:  # finished just as the user cancelled: honour the cancel
+            self._on_cancelled()
+            return
+        self._done()
+        self.project_path, self.result_info = self._target, result
+        super().accept()
+
+    def _on_failed(self, message: str) -> None:
+        self._done()
+        remove_project(self._target)  # build_project already did; make sure
+        self.show_error(message)
+
+    def _on_cancelled(self) -> None:
+        self._done()
+        remove_project(self._target)
+        self.show_error("Import cancelled; no project was created.")
+        if self._closing:
+            super().reject()
+
+    def reject(self) -> None:
+        """Cancel a running import first (and close once it has cleaned up)."""
+        if self.worker is not None:
+            self._cancel_requested = self._closing = True
+            self.worker.cancel()
+            return
+        super().reject()
+
+    def cancel_import(self) -> None:
+        """Stop a running import but keep the dialog open."""
+        if self.worker is not None:
+            self._cancel_requested = True
+            self.worker.cancel()

@@ -1,0 +1,317 @@
+"""The main window: the desk beside the three live panels, menus, and the status line."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QWidget,
+)
+
+from triage.errors import TriageError
+from triage.project import Project, open_project
+from triage.view_panels import PanelInfo
+from ui.annotator_dialog import ask_annotator
+from ui.desk import Desk
+from ui.panels import GainPanel, SpendPanel, YieldPanel
+from ui.prefs import Prefs
+
+REFRESH_MS = 30  # coalesce panel updates: a burst of labels costs one refresh
+
+
+class MainWindow(QMainWindow):
+    """Owns the open project and the annotator's session; panels only draw snapshots."""
+
+    def __init__(self, prefs: Prefs | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.prefs = prefs or Prefs()
+        self.project: Project | None = None
+        self.info: PanelInfo | None = None
+        self.lead_view = None
+        self.settings_dialog = None
+        self.new_project_dialog = None
+        self.refreshes = 0
+        self.setWindowTitle("Triage")
+        self.desk = Desk()
+        self.gain = GainPanel()
+        self.spend = SpendPanel()
+        self.yield_ = YieldPanel()
+        self.panels = (self.gain, self.spend, self.yield_)
+        self.panel_split = QSplitter(Qt.Orientation.Vertical)
+        for panel in self.panels:
+            panel.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            self.panel_split.addWidget(panel)
+        self.split = QSplitter(Qt.Orientation.Horizontal)
+        self.split.addWidget(self.desk)
+        self.split.addWidget(self.panel_split)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        self.setCentralWidget(self.split)
+        self.status_label = QLabel()
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.statusBar().addWidget(self.status_label, 1)
+        self.desk.statusChanged.connect(self.status_label.setText)
+        self.desk.changed.connect(self.schedule_refresh)
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(REFRESH_MS)
+        self._refresh_timer.timeout.connect(self.refresh_panels)
+        self._build_menus()
+        self.desk.set_zoom(self.prefs.font_zoom())
+        self.resize(1360, 820)
+        self._restore_layout()
+
+    # -- menus -----------------------------------------------------------------------
+    def _action(self, menu, text: str, slot, shortcut=None, checkable=False) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setCheckable(checkable)
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file = bar.addMenu("&File")
+        self._action(file, "New project…", self.new_project, QKeySequence.StandardKey.New)
+        self._action(file, "Open…", self.open_dialog, QKeySequence.StandardKey.Open)
+        self.recent_menu = file.addMenu("Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self.export_action = self._action(file, "Export…", self.export_dialog)
+        file.addSeparator()
+        self._action(file, "Quit", self.close, QKeySequence.StandardKey.Quit)
+        view = bar.addMenu("&View")
+        self._action(view, "Lead view", self.show_lead_view, "Ctrl+L")
+        view.addSeparator()
+        self._action(view, "Zoom in", lambda: self.zoom(+1), QKeySequence.StandardKey.ZoomIn)
+        self._action(view, "Zoom out", lambda: self.zoom(-1), QKeySequence.StandardKey.ZoomOut)
+        self._action(view, "Reset zoom", lambda: self.zoom(None), "Ctrl+0")
+        view.addSeparator()
+        self.show_score_action = self._action(view, "Show score", self.toggle_score,
+                                              checkable=True)
+        project = bar.addMenu("&Project")
+        self._action(project, "Settings…", self.open_settings, "Ctrl+,")
+        self._action(project, "Switch annotator…", self.switch_annotator)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.prefs.recent_projects():
+            action = self.recent_menu.addAction(path)
+            action.triggered.connect(lambda _=False, p=path: self.open_interactive(p))
+        if not self.recent_menu.actions():
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    # -- project ---------------------------------------------------------------------
+    def open_project(self, path: str | Path, annotator: str) -> None:
+        """Open ``path`` (closing any open project) and start ``annotator``'s session."""
+        project = open_project(path)
+        self.close_project()
+        self.project = project
+        self.prefs.add_recent(path)
+        self.prefs.set_last_annotator(path, annotator)
+        self.setWindowTitle(f"Triage — {Path(path).name}")
+        self.desk.start(project, annotator)
+        self.show_score_action.setChecked(project.settings.show_score)
+        self.desk.setFocus()
+        # Offline curves scan the whole pool: after the first candidate is on screen.
+        QTimer.singleShot(0, self._load_panel_info)
+
+    def close_project(self) -> None:
+        self.desk.stop()
+        if self.project is not None:
+            self.project.close()
+        self.project = None
+        self.info = None
+
+    def _load_panel_info(self) -> None:
+        if self.project is None:
+            return
+        settings = self.project.settings
+        model = self.project.active_model()
+        self.info = PanelInfo(
+            pool=self.project.pool, currency=settings.currency, budget=settings.budget,
+            value_per_positive=settings.value_per_positive,
+            price_per_item=settings.price_per_item,
+            offline_curves=self.project.offline_curves(),
+            active_model=model.name if model else None,
+        )
+        self.refresh_panels()
+
+    def _settings_info(self) -> None:
+        """Refresh the settings-derived fields of the panel info (curves are kept)."""
+        if self.project is None or self.info is None:
+            return
+        s = self.project.settings
+        model = self.project.active_model()
+        self.info = dataclasses.replace(
+            self.info, currency=s.currency, budget=s.budget,
+            value_per_positive=s.value_per_positive, price_per_item=s.price_per_item,
+            active_model=model.name if model else None)
+
+    def schedule_refresh(self) -> None:
+        if not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
+    def refresh_panels(self) -> None:
+        """Hand the current snapshot to the panels (each schedules its own redraw)."""
+        if self.project is None or self.info is None or not self.project.models:
+            return
+        self.refreshes += 1
+        snapshot = self.project.snapshot()
+        for panel in self.panels:
+            panel.show_state(snapshot, self.info)
+        if self.lead_view is not None and self.lead_view.isVisible():
+            info = dataclasses.replace(self.info, annotator_rows=self.project.annotator_table())
+            self.lead_view.show_state(snapshot, info)
+
+    # -- user actions ----------------------------------------------------------------
+    def open_interactive(self, path: str | Path) -> bool:
+        """Open a project the user picked, asking who is annotating."""
+        default = self.prefs.last_annotator(path) or (
+            self.desk.stats.annotator if self.desk.stats else "")
+        name = ask_annotator(self, Path(path).name, default)
+        if name is None:
+            return False
+        try:
+            self.open_project(path, name)
+        except TriageError as error:
+            QMessageBox.warning(self, "Cannot open project", str(error))
+            return False
+        return True
+
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", "",
+                                              "Triage projects (*.triage);;All files (*)")
+        if path:
+            self.open_interactive(path)
+
+    def new_project(self) -> None:
+        from PySide6.QtCore import QThreadPool
+
+        from ui.dialogs.new_project import NewProjectDialog
+
+        dialog = NewProjectDialog(self, thread_pool=QThreadPool.globalInstance())
+        dialog.accepted.connect(lambda: self.open_interactive(dialog.project_path))
+        self.new_project_dialog = dialog
+        dialog.open()
+
+    def export_dialog(self) -> None:
+        if self.project is None:
+            return
+        out, _ = QFileDialog.getSaveFileName(self, "Export labels", "",
+                                             "CSV (*.csv);;JSON lines (*.jsonl)")
+        if not out:
+            return
+        from triage.commands import export
+
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            export.run(argparse.Namespace(project=self.project.path, out=Path(out),
+                                          format=None, labeled_only=False))
+        except TriageError as error:
+            QMessageBox.warning(self, "Export failed", str(error))
+        finally:
+            QApplication.restoreOverrideCursor()
+        self.statusBar().showMessage(f"exported to {out}", 5000)
+
+    def open_settings(self) -> None:
+        if self.project is None:
+            return
+        from ui.dialogs.settings import SettingsDialog
+
+        dialog = SettingsDialog(self.project.settings, [m.name for m in self.project.models], self)
+        dialog.accepted.connect(lambda: self.apply_settings(dialog.changes()))
+        self.settings_dialog = dialog
+        dialog.open()
+
+    def apply_settings(self, changes: dict[str, Any]) -> bool:
+        """Store settings changes; desk and panels follow at once."""
+        if self.project is None or not changes:
+            return False
+        old_model = self.project.settings.active_model
+        try:
+            self.project.update_settings(**changes)
+        except TriageError as error:
+            QMessageBox.warning(self, "Settings not saved", str(error))
+            return False
+        self.desk.settings_changed()
+        self.show_score_action.setChecked(self.project.settings.show_score)
+        if self.project.settings.active_model != old_model:
+            self.desk.show_next()  # the queue follows another ranking now
+            self._load_panel_info()
+        else:
+            self._settings_info()
+            self.refresh_panels()
+        return True
+
+    def toggle_score(self, checked: bool) -> None:
+        if self.project is not None and checked != self.project.settings.show_score:
+            self.apply_settings({"show_score": bool(checked)})
+
+    def switch_annotator(self) -> None:
+        if self.project is None or self.desk.stats is None:
+            return
+        name = ask_annotator(self, self.project.path.name, self.desk.stats.annotator)
+        if name is None:
+            return
+        project = self.project
+        self.desk.stop()
+        self.prefs.set_last_annotator(project.path, name)
+        self.desk.start(project, name)
+        self.desk.setFocus()
+        self.refresh_panels()
+
+    def show_lead_view(self) -> None:
+        from ui.lead_view import LeadView
+
+        if self.lead_view is None:
+            self.lead_view = LeadView()
+            self.lead_view.setWindowTitle("Triage — lead view")
+            self.lead_view.resize(1200, 800)
+        self.lead_view.show()
+        self.lead_view.raise_()
+        self.refresh_panels()
+
+    def zoom(self, step: int | None) -> None:
+        steps = 0 if step is None else self.desk.zoom_steps + step
+        self.desk.set_zoom(steps)
+        self.prefs.set_font_zoom(self.desk.zoom_steps)
+
+    # -- Qt overrides ----------------------------------------------------------------
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+        # Keys typed while a panel or the splitter has focus still reach the desk.
+        if not self.desk.handle_key(event):
+            super().keyPressEvent(event)
+
+    def _restore_layout(self) -> None:
+        for name, restore in (("geometry", self.restoreGeometry), ("state", self.restoreState),
+                              ("split", self.split.restoreState),
+                              ("panel_split", self.panel_split.restoreState)):
+            saved = self.prefs.layout(name)
+            if saved is not None:
+                restore(saved)
+
+    def save_layout(self) -> None:
+        self.prefs.set_layout("geometry", self.saveGeometry())
+        self.prefs.set_layout("state", self.saveState())
+        self.prefs.set_layout("split", self.split.saveState())
+        self.prefs.set_layout("panel_split", self.panel_split.saveState())
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.save_layout()
+        self.close_project()
+        if self.lead_view is not None:
+            self.lead_view.close()
+        super().closeEvent(event)

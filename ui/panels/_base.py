@@ -1,0 +1,137 @@
+"""The shared machinery of a chart panel: a matplotlib Figure in a Qt canvas, coalesced
+redraws, "Save chart…" and the data-for-tests hook.
+
+Subclasses implement ``_prepare(snapshot, info)`` (Qt-free data from ``triage.view_panels``)
+and ``_draw(data)`` (update the kept artists), and build their artists in ``_build()``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+from matplotlib.figure import Figure
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QSizePolicy, QVBoxLayout, QWidget
+
+from triage.live import LiveSnapshot
+from triage.view_panels import PanelInfo
+
+# Okabe–Ito: distinguishable with the common colour-vision deficiencies.
+BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW = (
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
+GREY, LIGHT, HIGHLIGHT = "#666666", "#E6E6E6", "#FFF6D5"
+MODEL_COLOURS = (ORANGE, GREEN, PURPLE, VERMILLION, SKY, "#000000")
+REDRAW_MS = 50
+
+
+class ChartPanel(QWidget):
+    """Base for the live panels: ``show_state`` is cheap, drawing happens ≤ once per 50 ms."""
+
+    title = "Chart"
+
+    def __init__(self, parent: QWidget | None = None, *, large: bool = False) -> None:
+        super().__init__(parent)
+        self.large = large
+        self.fs = 10.0 if large else 7.0  # base font size in points
+        self.figure = Figure(figsize=(7.0, 4.4) if large else (3.6, 2.3), dpi=100,
+                             layout="constrained")
+        self.figure.get_layout_engine().set(w_pad=0.02, h_pad=0.02, hspace=0.04, wspace=0.04)
+        self.canvas = FigureCanvasQTAgg(self.figure)
+        self.canvas.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.canvas)
+        self.setMinimumSize(520, 320) if large else self.setMinimumSize(300, 190)
+        self.save_action = QAction("Save chart…", self)
+        self.save_action.triggered.connect(self.save_dialog)
+        self.canvas.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.canvas.addAction(self.save_action)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(REDRAW_MS)
+        self._timer.timeout.connect(self._redraw)
+        self._snap: LiveSnapshot | None = None
+        self._info: PanelInfo | None = None
+        self._data = None
+        self._dirty = False
+        self.redraws = 0  # how many times the figure was actually updated (tests, bench)
+        self._build()
+
+    # -- the interface -----------------------------------------------------------------
+    def show_state(self, snapshot: LiveSnapshot, project_info: PanelInfo) -> None:
+        """Remember the state and schedule one redraw; calls within 50 ms coalesce."""
+        self._snap, self._info, self._dirty = snapshot, project_info, True
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def panel_data(self) -> dict:
+        """Exactly what is (or on the pending redraw will be) drawn, as plain values."""
+        data = self._current()
+        return {} if data is None else data.as_dict()
+
+    def flush(self) -> None:
+        """Draw a pending state now (tests, saving, screenshots)."""
+        if self._timer.isActive() or self._dirty:
+            self._timer.stop()
+            self._redraw()
+
+    def save_figure(self, path: str | Path) -> Path:
+        """Save the chart as PNG or SVG, chosen by the file extension."""
+        path = Path(path)
+        fmt = path.suffix.lower().lstrip(".")
+        if fmt not in ("png", "svg"):
+            raise ValueError(f"save a chart as .png or .svg, not {path.suffix or 'no extension'}")
+        self.flush()
+        self.figure.savefig(path, format=fmt, dpi=150 if fmt == "png" else 100,
+                            facecolor="white")
+        return path
+
+    def save_dialog(self) -> None:
+        """Ask where to save the chart (PNG or SVG)."""
+        name = self.title.lower().replace(" ", "-").replace("/", "-")
+        path, _ = QFileDialog.getSaveFileName(self, f"Save chart – {self.title}", f"{name}.png",
+                                              "PNG image (*.png);;SVG drawing (*.svg)")
+        if not path:
+            return
+        if Path(path).suffix.lower() not in (".png", ".svg"):
+            path += ".png"
+        try:
+            self.save_figure(path)
+        except (OSError, ValueError) as error:
+            QMessageBox.warning(self, "Chart not saved", f"Could not save {path}: {error}")
+
+    # -- internals ---------------------------------------------------------------------
+    def _current(self):
+        if self._dirty and self._snap is not None and self._info is not None:
+            self._data = self._prepare(self._snap, self._info)
+            self._dirty = False
+            self._drawn = False
+        return self._data
+
+    def _redraw(self) -> None:
+        data = self._current()
+        if data is None or getattr(self, "_drawn", False):
+            return
+        self._draw(data)
+        self._drawn = True
+        self.redraws += 1
+        self.canvas.draw_idle()
+
+    def _build(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _prepare(self, snapshot: LiveSnapshot, info: PanelInfo):  # pragma: no cover
+        raise NotImplementedError
+
+    def _draw(self, data) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _style(self, ax) -> None:
+        """Small, quiet axes: no top/right spines, light grid, panel-sized fonts."""
+        ax.tick_params(labelsize=self.fs - 0.5, length=2.5, pad=2)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+        ax.grid(True, axis="y", color=LIGHT, linewidth=0.6)
+        ax.set_axisbelow(True)

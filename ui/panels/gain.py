@@ -1,0 +1,102 @@
+"""Cumulative gain: positives found against candidates annotated, with the random baseline."""
+
+from __future__ import annotations
+
+from matplotlib.collections import LineCollection
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+from triage.view_panels import GainData, gain_data
+from ui.panels._base import BLUE, GREY, HIGHLIGHT, MODEL_COLOURS, ChartPanel
+
+
+def share_tick(share: float) -> str:
+    """``5%``, or ``2.5%`` when a whole percent would misstate the tick."""
+    pct = 100 * share
+    return f"{pct:.0f}%" if abs(pct - round(pct)) < 0.05 else f"{pct:.1f}%"
+
+
+class GainPanel(ChartPanel):
+    """Positives found so far (count and share of the pool) against the random order."""
+
+    title = "Cumulative gain"
+
+    def _build(self) -> None:
+        ax = self.ax = self.figure.add_subplot()
+        self._style(ax)
+        ax.grid(True, axis="x", color="#F2F2F2", linewidth=0.5)
+        self._pool = 1
+        self.span = ax.axvspan(0, 0, color=HIGHLIGHT, zorder=0, linewidth=0)
+        self.deciles = LineCollection([], colors="#BBBBBB", linewidths=0.7, linestyles=":",
+                                      zorder=1)
+        ax.add_collection(self.deciles)
+        (self.baseline,) = ax.plot([], [], color=GREY, linestyle="--", linewidth=1.0,
+                                   zorder=2)
+        (self.live,) = ax.plot([], [], color=BLUE, linewidth=2.2 if self.large else 1.6,
+                               zorder=4, label="labels so far (live)")
+        self.offline: dict[str, object] = {}
+        self.empty_text = ax.text(0.5, 0.55, "", transform=ax.transAxes, ha="center",
+                                  va="center", fontsize=self.fs + 0.5, color=GREY, zorder=6,
+                                  bbox={"facecolor": "white", "edgecolor": "#DDDDDD",
+                                        "boxstyle": "round,pad=0.4"})
+        ax.set_ylabel("positives found", fontsize=self.fs)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=6 if self.large else 4, integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=6 if self.large else 4, integer=True))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:,.0f}"))
+        if self.large:
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:,.0f}"))
+            ax.set_xlabel("candidates annotated", fontsize=self.fs)
+            top = ax.secondary_xaxis("top", functions=(self._to_share, self._from_share))
+            top.set_xlabel("share of the pool (%)", fontsize=self.fs - 1)
+            top.tick_params(labelsize=self.fs - 1.5, length=2)
+        else:  # one axis, two-line ticks: count above its share of the pool
+            ax.xaxis.set_major_formatter(FuncFormatter(self._tick))
+        self.title_text = ax.set_title("", fontsize=self.fs + 1, loc="left", pad=3)
+
+    def _to_share(self, x):
+        return x * 100.0 / self._pool
+
+    def _from_share(self, s):
+        return s * self._pool / 100.0
+
+    def _tick(self, value: float, _pos) -> str:
+        return f"{value:,.0f}\n{share_tick(value / self._pool)}"
+
+    def _prepare(self, snapshot, info) -> GainData:
+        return gain_data(snapshot, info)
+
+    def _draw(self, data: GainData) -> None:
+        ax = self.ax
+        self._pool = max(data.pool, 1)
+        self.live.set_data(data.annotated, data.positives)
+        self.baseline.set_data(data.baseline_x, data.baseline)
+        self.baseline.set_label(data.baseline_label or "_nolegend_")
+        if set(self.offline) != set(data.offline):
+            for line in self.offline.values():
+                line.remove()
+            self.offline = {}
+            for i, model in enumerate(data.offline):
+                (self.offline[model],) = ax.plot(
+                    [], [], color=MODEL_COLOURS[i % len(MODEL_COLOURS)], linewidth=1.0,
+                    alpha=0.9, zorder=3, label=f"{model} (gold, offline)")
+        for model, (ox, oy) in data.offline.items():
+            self.offline[model].set_data(ox, oy)
+        self.deciles.set_segments([[(b, 0), (b, data.ylim)] for b in data.decile_lines])
+        lo, hi = data.current_span or (0, 0)
+        self.span.set_x(lo)
+        self.span.set_width(hi - lo)
+        ax.set_xlim(0, data.xlim)
+        ax.set_ylim(0, data.ylim)
+        self.empty_text.set_text(
+            "Nothing annotated yet.\nThe curve grows with every label." if data.empty else "")
+        title = self.title if data.empty else f"{self.title}: {data.summary}"
+        self.title_text.set_text(title if self.large else self.title)
+        legend = ax.get_legend()
+        if legend is not None:
+            legend.remove()
+        if not data.empty or data.offline:
+            ax.legend(loc="best", fontsize=self.fs - 1, frameon=False, handlelength=1.6,
+                      borderaxespad=0.2, labelspacing=0.25)
+        if not self.large and not data.empty:
+            found = int(data.positives[-1])
+            self.title_text.set_text(f"Cumulative gain · {found:,} positive"
+                                     f"{'' if found == 1 else 's'} in {data.annotated[-1]:,}")
