@@ -64,7 +64,7 @@ def baseline(path: Path, rows: int, labels: int) -> np.ndarray:
 
 
 def ours(csv_path: Path, project_path: Path, labels: int) -> np.ndarray:
-    settings = Settings(labels=(LabelOption("yes", "y"), LabelOption("no", "n")),
+    settings = Settings(labels=(LabelOption("yes", "y"), LabelOption("no", "o")),
                         positive_labels=("yes",))
     project = create_project(project_path, settings)
     project.import_file(csv_path, ColumnMapping(text="text", key="key",

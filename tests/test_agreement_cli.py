@@ -130,3 +130,22 @@ def test_project_file_is_handed_to_project_report(tmp_path):
     done = agree(path)
     # Until the project form is wired this is a clear error; afterwards a real one.
     assert done.returncode in (0, 2) and "Traceback" not in done.stderr
+
+
+def test_retest_per_annotator(tmp_path):
+    path = tmp_path / "retest.csv"
+    rows = ["item,annotator,label,session"]
+    first = ["x", "y", "x", "y"]
+    again = ["x", "y", "x", "x"]
+    rows += [f"{i},a,{lab},s1" for i, lab in enumerate(first)]
+    rows += [f"{i},b,{lab},s2" for i, lab in enumerate(first)]
+    rows += [f"{i},a,{lab},s3" for i, lab in enumerate(again)]
+    path.write_text("\n".join(rows) + "\n")
+    data = agree_json(path, "--session", "session", "--retest", "--bootstrap", "0")
+    # a: table [[2, 0], [1, 1]] -> p_o = 3/4, p_e = 1/2, κ = 0.5; b has one session only.
+    assert data["retest"]["a"]["items"] == 4 and data["retest"]["a"]["kappa"] == 0.5
+    assert data["retest"]["b"]["items"] == 0 and data["retest"]["b"]["kappa"] is None
+    assert "two sessions" in data["retest"]["b"]["reason"]
+    # The agreement between annotators uses a's latest ratings (s3).
+    assert data["replaced_ratings"] == 4
+    assert data["percent_agreement"] == 0.75

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from triage.cli import main
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # The six hand-worked items of test_models_value (model "a"), and a second model "b".
@@ -30,8 +32,21 @@ def _csv(tmp_path: Path, rows=ROWS, name: str = "scores.csv") -> Path:
 
 
 def _triage(*args: str) -> subprocess.CompletedProcess:
+    """Run the real command line in a child process."""
     return subprocess.run([sys.executable, "-m", "triage.cli", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def run(capsys):
+    """Run the command line in-process (same parser and error handling, no start-up cost)."""
+
+    def call(*args: str) -> subprocess.CompletedProcess:
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return subprocess.CompletedProcess(list(args), code, captured.out, captured.err)
+
+    return call
 
 
 def test_value_json_by_hand(tmp_path):
@@ -53,10 +68,10 @@ def test_value_json_by_hand(tmp_path):
     assert data["models"]["a"]["ece_before"] is not None
 
 
-def test_value_text_with_validation_split_and_calibration(tmp_path):
+def test_value_text_with_validation_split_and_calibration(tmp_path, run):
     rows = [(f"i{j}", a, b, g) for j in range(10) for (_, a, b, g) in ROWS]
     path = _csv(tmp_path, [(f"r{n}", a, b, g) for n, (_, a, b, g) in enumerate(rows)])
-    out = _triage("value", str(path), "--score", "a=model_a", "--gold", "label", "--positive", "yes",
+    out = run("value", str(path), "--score", "a=model_a", "--gold", "label", "--positive", "yes",
                   "--calibrate", "platt", "--seed", "3")
     assert out.returncode == 0, out.stderr
     assert "Model a (column model_a): 30 validation / 30 held-out rows; calibration platt" in out.stdout
@@ -72,24 +87,24 @@ def test_value_rejects_non_probability_naming_column_and_line(tmp_path):
     assert out.stdout == ""
 
 
-def test_labels_followed_warning_and_unknown_model(tmp_path):
+def test_labels_followed_warning_and_unknown_model(tmp_path, run):
     path = _csv(tmp_path)
     base = ["value", str(path), "--score", "a=model_a", "--score", "b=model_b", "--gold", "label",
             "--positive", "yes", "--validation-share", "0"]
-    out = _triage(*base, "--labels-followed", "a", "--json")
+    out = run(*base, "--labels-followed", "a", "--json")
     warnings = json.loads(out.stdout)["warnings"]
     assert len(warnings) == 1 and "followed a's ranking" in warnings[0]
-    text = _triage(*base, "--labels-followed", "a")
+    text = run(*base, "--labels-followed", "a")
     assert "WARNING: gold labels came from annotation that followed a's ranking" in text.stdout
-    bad = _triage(*base, "--labels-followed", "c")
+    bad = run(*base, "--labels-followed", "c")
     assert bad.returncode == 2 and "is not one of the models: a, b" in bad.stderr
 
 
-def test_compare_json_and_text(tmp_path):
+def test_compare_json_and_text(tmp_path, run):
     path = _csv(tmp_path)
     args = ["compare", str(path), "--score", "a=model_a", "--score", "b=model_b", "--gold", "label",
             "--positive", "yes", "--trials", "1000", "--k-ndcg", "3"]
-    out = _triage(*args, "--json")
+    out = run(*args, "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     a, b = data["models"]["a"], data["models"]["b"]
@@ -102,21 +117,28 @@ def test_compare_json_and_text(tmp_path):
     assert pair["difference"] == pytest.approx(-0.5) and 0 < pair["p_value"] <= 1
     assert set(data["pairs"]["a|b"]) == {"precision", "recall", "f1", "mcc", "sba", "roc_auc",
                                          "average_precision", "ndcg@3"}
-    text = _triage(*args)
+    text = run(*args)
     assert "a vs b: paired permutation test (1000 trials, seed 0)" in text.stdout
     assert "roc_auc" in text.stdout and "(exact)" in text.stdout
 
 
-def test_compare_numeric_gold_and_undefined_metrics(tmp_path):
+def test_compare_numeric_gold_and_undefined_metrics(tmp_path, run):
     path = tmp_path / "g.csv"
     path.write_text("s,gold\n0.2,0\n0.4,0.0\n0.9,0\n", encoding="utf-8")
-    out = _triage("compare", str(path), "--score", "s", "--gold", "gold", "--positive", "1", "--json")
+    out = run("compare", str(path), "--score", "s", "--gold", "gold", "--positive", "1", "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     model = data["models"]["s"]
     assert model["roc_auc"] is None and model["undefined"]["roc_auc"] == "no positive items in the gold labels"
     assert data["warnings"] and data["warnings"][0].startswith("no row counts as positive")
     path.write_text("s,gold\n0.2,0\n0.4,1.0\n0.9,1\n", encoding="utf-8")
-    ok = json.loads(_triage("compare", str(path), "--score", "s", "--gold", "gold",
+    ok = json.loads(run("compare", str(path), "--score", "s", "--gold", "gold",
                             "--positive", "1", "--json").stdout)
     assert ok["positives"] == 2 and ok["models"]["s"]["roc_auc"] == 1.0
+
+
+def test_default_ks_agree():
+    from triage.commands.value import DEFAULT_KS
+    from triage.models.report import DEFAULT_KS as CORE
+
+    assert DEFAULT_KS == CORE

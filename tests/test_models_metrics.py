@@ -84,6 +84,19 @@ def test_batch_ranking_metrics_equal_single_row_versions():
     np.testing.assert_allclose(mt.ndcg_rows(rows, gold, 7), [mt.ndcg_at_k(r, gold, 7).value for r in rows])
 
 
+def test_all_metrics_rows_equal_binary_report():
+    rng = np.random.default_rng(5)
+    gold = rng.random(60) < 0.25
+    rows = np.round(rng.random((6, 60)), 1)
+    batch = mt.all_metrics_rows(rows, gold, threshold=0.4, k_ndcg=5)
+    for i, row in enumerate(rows):
+        report = mt.binary_report(row, gold, threshold=0.4, k_ndcg=5)
+        for name, metric in report.metrics.items():
+            assert batch[name][i] == pytest.approx(metric.value), name
+    np.testing.assert_allclose(mt.roc_auc_rows(rows, gold), [mt.roc_auc(r, gold).value for r in rows])
+    assert np.isnan(mt.all_metrics_rows(rows, np.zeros(60, bool))["roc_auc"]).all()
+
+
 def test_seed_002_pos_tagger_example():
     # Seed 002: a tagger says NN for all 100 tokens, 90 of which are NN (positive class).
     c = mt.Confusion(tp=90, fp=10, fn=0, tn=0)

@@ -285,7 +285,8 @@ def test_platt_matches_sklearn_and_flags_extrapolation():
 
 
 def test_total_positives_from_audit():
-    # Depth 400 with 200 positives; 50 audit items below it hold 5 positives: 200 + 600 × 0.1.
+    # Depth 400 with 200 positives; 50 audit items below it hold 5 positives; the other 550
+    # items below the depth are unlabeled: 205 found + 550 × 0.1 = 260.
     audit = np.arange(401, 1000, 12)[:50]
     pos = np.zeros(50, bool)
     pos[:5] = True
@@ -293,8 +294,8 @@ def test_total_positives_from_audit():
                             audit_ranks=audit, audit_positive=pos, depth=400))
     assert a.estimated_total_positives.point == pytest.approx(260)
     lo, hi = proportion_confint(5, 50, alpha=0.05, method="beta")
-    assert a.estimated_total_positives.lower == pytest.approx(200 + 600 * lo)
-    assert a.estimated_total_positives.upper == pytest.approx(200 + 600 * hi)
+    assert a.estimated_total_positives.lower == pytest.approx(205 + 550 * lo)
+    assert a.estimated_total_positives.upper == pytest.approx(205 + 550 * hi)
 
 
 def test_undefined_recall_says_why():
@@ -313,3 +314,53 @@ def test_undefined_recall_says_why():
 def test_bad_inputs_are_refused(bad):
     with pytest.raises(TriageError):
         AdviceInputs(pool=10, **bad)
+
+
+def test_whole_pool_annotated_stops():
+    a = advise(AdviceInputs(pool=50, ranks=np.arange(1, 51), positive=np.arange(50) < 10))
+    assert a.decision == "stop"
+    assert a.headline == "stop — the whole pool is annotated"
+    assert a.next_batch.items == 0
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(pool_size=st.integers(1, 400), depth_share=st.floats(0, 1), audit_n=st.integers(0, 60),
+       seed=st.integers(0, 10_000), with_scores=st.booleans(), value=st.sampled_from([None, 3.0]))
+def test_advise_is_total_and_consistent(pool_size, depth_share, audit_n, seed, with_scores, value):
+    rng = np.random.default_rng(seed)
+    gold = rng.random(pool_size) < np.linspace(0.9, 0.05, pool_size)
+    depth = int(depth_share * pool_size)
+    audit = rng.choice(pool_size, size=min(audit_n, pool_size), replace=False) + 1
+    ranks = np.union1d(np.arange(1, depth + 1), audit)
+    a = advise(AdviceInputs(
+        pool=pool_size, ranks=ranks, positive=gold[ranks - 1], audit_ranks=audit,
+        audit_positive=gold[audit - 1], depth=depth, value_per_positive=value, budget=100.0,
+        spend=float(ranks.size), raw_scores=np.linspace(2, -2, pool_size) if with_scores else None))
+    assert a.decision in {"continue", "stop", "pause"}
+    assert [r.rule for r in a.reasons] == ["reliability", "budget", "recall", "marginal_value",
+                                           "knee"]
+    rec = a.estimated_recall
+    if not math.isnan(rec.point):
+        assert rec.lower - 1e-9 <= rec.point <= rec.upper + 1e-9
+        assert rec.lower >= 0 and rec.upper <= 1 + 1e-9
+    tot = a.estimated_total_positives
+    assert tot.lower >= int(gold[ranks - 1].sum()) - 1e-9 or math.isnan(tot.lower)
+    js = advice_to_json(a)
+    assert js["decision"] == a.decision
+
+
+def test_recall_stop_headline_says_next_batch_still_pays():
+    base = situation3(418, 1.50)
+    audit = np.arange(1, 21) * 20  # 20 audit items in ranks 20..400, all positive there
+    lab = np.zeros(N3, bool)
+    lab[:418] = base.positive
+    a = advise(AdviceInputs(pool=N3, ranks=base.ranks, positive=base.positive, audit_ranks=audit,
+                            audit_positive=lab[audit - 1], calibrated=base.calibrated,
+                            price=0.04, value_per_positive=1.50, batch=N3 / 10, depth=418))
+    assert int(lab[audit - 1].sum()) == 20
+    assert a.decision == "stop" and reason(a, "recall").verdict == "stop"
+    assert a.headline.endswith("the next batch would still pay ($1.05 per positive against $1.50)")

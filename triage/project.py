@@ -27,8 +27,8 @@ import numpy as np
 from triage import db as dbmod
 from triage import store
 from triage.errors import BusyError, ProjectError, TriageError
-from triage.live import LabelEvent, LiveSnapshot, LiveState, rebuild
 from triage.final import final_labels
+from triage.live import LabelEvent, LiveSnapshot, LiveState, rebuild
 from triage.queue import RankedQueue, decile_of
 from triage.schema import LABEL_KINDS
 from triage.serving import Dispatcher
@@ -129,6 +129,7 @@ class Project:
         self._dispatcher: Dispatcher | None = None
         self._live: LiveState | None = None
         self._live_events: dict[int, LabelEvent] = {}
+        self._served: dict[int, tuple[int, str]] = {}
         self.tracker = LabelTracker()
 
     def active_model(self) -> store.ModelInfo | None:
@@ -253,6 +254,7 @@ class Project:
         pick = self.dispatcher.next_for(session.session_id, session.annotator)
         if pick is None:
             return None
+        self._served[session.session_id] = (pick.candidate_id, pick.kind)
         return self._candidate(pick.candidate_id, pick.kind)
 
     def upcoming(self, count: int) -> list[Candidate]:
@@ -283,9 +285,19 @@ class Project:
         *,
         seconds: float = 0.0,
         note: str | None = None,
-        kind: str = "triage",
+        kind: str | None = None,
     ) -> int:
-        """Record (and durably commit) one label; ``value=None`` records a skip."""
+        """Record (and durably commit) one label; ``value=None`` records a skip.
+
+        ``kind`` defaults to why the candidate was served to this session (triage,
+        overlap, audit or re-test), so callers never have to know, and the desk stays blind.
+        """
+        if kind is None:
+            served = self._served.get(session.session_id)
+            if served is not None and served[0] == candidate_id:
+                kind = served[1]
+            else:
+                kind = "overlap" if self.tracker.is_handled(candidate_id) else "triage"
         if value is not None and value not in {o.value for o in self.settings.labels}:
             raise TriageError(f"{value!r} is not a label of this project's scheme")
         if kind not in LABEL_KINDS:
@@ -302,7 +314,7 @@ class Project:
         return label_id
 
     def skip(self, session: Session, candidate_id: int, *, seconds: float = 0.0,
-             note: str | None = None, kind: str = "triage") -> int:
+             note: str | None = None, kind: str | None = None) -> int:
         """Seen and paid for, but no class: the candidate is not served again."""
         return self.record_label(session, candidate_id, None, seconds=seconds, note=note,
                                  kind=kind)

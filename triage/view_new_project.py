@@ -86,6 +86,21 @@ def guess_columns(header: list[str], rows: list[list[str]]) -> dict:
     return {"key": key, "text": text, "gold": gold, "scores": scores}
 
 
+def guess_scheme(values: list[str]) -> tuple[str, str]:
+    """Scheme text and positive label from a gold column's values (first seen = positive).
+
+    Keys are first letters when they are distinct and not reserved (s/u/n: skip, undo,
+    note), else 1..9. Only a pre-fill: the user confirms both fields.
+    """
+    names = list(dict.fromkeys(v.strip() for v in values if v.strip()))[:9]
+    if not names:
+        return "positive:1,negative:2", "positive"
+    firsts = [n[0].lower() for n in names]
+    letters = len(set(firsts)) == len(firsts) and not set(firsts) & {"s", "u", "n"}
+    keys = firsts if letters else [str(i + 1) for i in range(len(names))]
+    return ",".join(f"{n}:{k}" for n, k in zip(names, keys)), names[0]
+
+
 def _numeric(values) -> bool:
     seen = False
     for value in values:

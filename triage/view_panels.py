@@ -158,7 +158,7 @@ def gain_data(snap: LiveSnapshot, info: PanelInfo, max_points: int = MAX_POINTS)
     total = gold_total(info.offline_curves)
     bx = np.array([0, xlim], dtype=np.float64)
     if total is not None:
-        label = f"random order (gold: {total:,} positives in the pool)"
+        label = f"random order (gold: {total:,} positive{'' if total == 1 else 's'} in the pool)"
         baseline = random_baseline(bx, pool, total)
     elif snap.annotated:
         rate = snap.positives_found / snap.annotated

@@ -325,10 +325,6 @@ class Desk(QWidget):
             self.message.setText("Nothing to undo.")
             return None
         self.stats.undo()
-        # The desk holds a claim on the candidate on screen, and the queue serves a
-        # session's own claim first; claim the undone one so it is what comes back.
-        # (Proposed for Project.undo itself; see the desk's README section.)
-        self.project.dispatcher.claim(self.session.session_id, candidate_id, time.time())
         self.message.setText("Undone: the candidate is back.")
         return self._after_commit
 

@@ -63,7 +63,6 @@ class LeadView(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.table.setSortingEnabled(True)
         self.table.setMinimumHeight(150)
         self.no_gold = QLabel("No gold labels in this project: the offline model comparison "
                               "appears when the imported file has a gold column.", self)
@@ -107,24 +106,19 @@ class LeadView(QWidget):
                 for r in range(self.table.rowCount())]
 
     def _fill_table(self, rows: list[dict], currency: str) -> None:
-        self.table.setSortingEnabled(False)
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             secs = row.get("seconds_per_label")
-            cells = [(row.get("annotator", ""), None), (str(row.get("labels", 0)), row.get("labels")),
-                     (str(row.get("skips", 0)), row.get("skips")),
-                     (str(row.get("positives", 0)), row.get("positives")),
-                     ("—" if secs is None else f"{secs:.1f}", secs),
-                     (str(row.get("sessions", 0)), row.get("sessions")),
-                     (format_money(row.get("spend"), currency), row.get("spend"))]
-            for c, (text, value) in enumerate(cells):
-                item = QTableWidgetItem(text)  # plain text; names are untrusted
-                if value is not None:
-                    item.setData(Qt.ItemDataRole.UserRole, value)
+            cells = [str(row.get("annotator", "")), str(row.get("labels", 0)),
+                     str(row.get("skips", 0)), str(row.get("positives", 0)),
+                     "—" if secs is None else f"{secs:.1f}", str(row.get("sessions", 0)),
+                     format_money(row.get("spend"), currency)]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)  # a plain-text item: names are untrusted
+                if c:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                           | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(r, c, item)
-        self.table.setSortingEnabled(True)
 
     def flush(self) -> None:
         """Draw every pending chart now (tests, screenshots)."""

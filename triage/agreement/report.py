@@ -15,7 +15,7 @@ import numpy as np
 
 from triage.agreement.bootstrap import BootstrapResult
 from triage.agreement.bootstrap import bootstrap as bootstrap_intervals
-from triage.agreement.breakdown import BreakdownRow, breakdown
+from triage.agreement.breakdown import BreakdownRow, RetestRow, breakdown, retest_agreement
 from triage.agreement.coefficients import (
     PairKappa,
     cohen_pairs,
@@ -63,6 +63,7 @@ class AgreementReport:
     krippendorff_alpha: Coefficient
     bootstrap: BootstrapResult | None
     breakdowns: tuple[BreakdownRow, ...] = field(default=())
+    retest: tuple[RetestRow, ...] | None = None
 
     @property
     def reading(self) -> str:
@@ -112,6 +113,14 @@ class AgreementReport:
                 }
                 for r in self.breakdowns
             ],
+            "retest": None if self.retest is None else {
+                r.annotator: {
+                    "items": r.items, "alpha": r.alpha.value,
+                    "percent_agreement": r.percent_agreement.value, "kappa": r.kappa.value,
+                    "reason": r.alpha.reason or r.kappa.reason,
+                }
+                for r in self.retest
+            },
         }
 
 
@@ -129,10 +138,13 @@ def agreement_report(
     decile: Sequence[str] | None = None,
     time: Sequence[str] | None = None,
     block: int | None = None,
+    retest: bool = False,
 ) -> AgreementReport:
     """Code long-form ratings (empty label = no rating) and compute every coefficient.
 
-    If an annotator rated an item more than once the last rating counts.
+    If an annotator rated an item more than once the last rating counts; with ``retest``
+    (which needs ``session``) each annotator's first two sessions on an item are also
+    compared with each other.
     """
     ratings = encode(items, annotators, labels, level=level, categories=categories)
     weights = KAPPA_WEIGHTS[level]
@@ -146,6 +158,13 @@ def agreement_report(
     for by in breakdowns:
         rows.extend(breakdown(
             ratings, by, level, session=session, decile=decile, time=time, block=block
+        ))
+    retest_rows = None
+    if retest:
+        if session is None:
+            raise TriageError("test-retest agreement needs a session column")
+        retest_rows = tuple(retest_agreement(
+            items, annotators, labels, session, level=level, categories=ratings.categories
         ))
     return AgreementReport(
         items=ratings.n_items,
@@ -164,12 +183,17 @@ def agreement_report(
         krippendorff_alpha=krippendorff_alpha(ratings, level),
         bootstrap=boot,
         breakdowns=tuple(rows),
+        retest=retest_rows,
     )
 
 
 def project_report(path: str, args: argparse.Namespace) -> AgreementReport:
-    """Agreement over a project's labels (wired by the storage side)."""
-    raise TriageError("agreement on a project file is not available yet")
+    """Agreement over a project's labels: the storage side feeds the arrays."""
+    try:
+        from triage.project_agreement import project_report as from_project
+    except ImportError as error:
+        raise TriageError("agreement on a project file is not available yet") from error
+    return from_project(path, args)
 
 
 def _fmt(c: Coefficient) -> str:
@@ -201,7 +225,8 @@ def render_text(report: AgreementReport) -> str:
     ci_text = f"  95% CI [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
     weights = "" if report.kappa_weights == "none" else f" ({report.kappa_weights} weights)"
     table = [
-        ("Krippendorff's alpha", report.krippendorff_alpha, ci_text + f"  {report.reading}"),
+        ("Krippendorff's alpha", report.krippendorff_alpha,
+         ci_text + (f"  {report.reading}" if report.krippendorff_alpha.defined else "")),
         ("Percent agreement", report.percent_agreement, ""),
         ("Cohen's kappa (mean of pairs)", report.cohen_kappa_mean, weights),
         ("Fleiss' kappa", report.fleiss_kappa, ""),
@@ -216,12 +241,18 @@ def render_text(report: AgreementReport) -> str:
         lines.extend(_pair_lines(report.cohen_pairs))
     if report.breakdowns:
         lines.append("")
-        lines.append(f"  {'breakdown':<30} {'items':>6} {'alpha':>9} {'agree':>7}")
+        lines.append(f"  {'breakdown':<30} {'items':>6} {'alpha':>9} {'agree':>9}")
         for r in report.breakdowns:
             label = f"{r.by} {r.group}"
             lines.append(
-                f"  {label:<30} {r.items:>6} {_fmt(r.alpha):>9} {_fmt(r.percent_agreement):>7}"
+                f"  {label:<30} {r.items:>6} {_fmt(r.alpha):>9} {_fmt(r.percent_agreement):>9}"
             )
+    if report.retest:
+        lines.append("")
+        lines.append(f"  {'test-retest':<30} {'items':>6} {'alpha':>9} {'agree':>9} {'kappa':>9}")
+        for r in report.retest:
+            lines.append(f"  {r.annotator:<30} {r.items:>6} {_fmt(r.alpha):>9} "
+                         f"{_fmt(r.percent_agreement):>9} {_fmt(r.kappa):>9}")
     if notes:
         lines.append("")
         lines.extend(f"{name} is undefined: {reason}" for name, reason in notes)

@@ -30,7 +30,8 @@ def render_queue(data: dict[str, Any]) -> str:
     if not items:
         return "no disagreements await a ruling"
     ties = sum(1 for d in items if d["status"] == "unresolved")
-    lines = [f"{len(items):,} disagreement{'s' if len(items) != 1 else ''} await a ruling "
+    one = len(items) == 1
+    lines = [f"{len(items):,} disagreement{'' if one else 's'} await{'s' if one else ''} a ruling "
              f"({ties:,} unresolved tie{'s' if ties != 1 else ''})",
              f"{'rank':>6}  {'key':<16} {'status':<10} votes"]
     for d in items:

@@ -58,6 +58,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="time column (ISO) for --by time: per day, or per --block")
     parser.add_argument("--block", type=int, metavar="N",
                         help="with --by time: blocks of N consecutive ratings")
+    parser.add_argument("--retest", action="store_true",
+                        help="test-retest agreement per annotator (needs --session)")
     add_json_flag(parser)
     parser.set_defaults(func=run)
 
@@ -138,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
         if not needs or (args.wide and by in ("session", "decile", "time")):
             raise TriageError(f"--by {by} needs the long format and its column (--{by} COL"
                               + (" or --block N" if by == "time" else "") + ")")
+    if args.retest and not args.session:
+        raise TriageError("--retest needs the session column (--session COL)")
     if is_project(args.file):
         report = project_report(args.file, args)
     else:
@@ -146,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
         items, annotators, labels, extra = reader(args, args.file, cats)
         report = agreement_report(
             items, annotators, labels, level=args.level, categories=cats, seed=args.seed,
-            bootstrap=args.bootstrap, breakdowns=args.by, block=args.block, **extra,
+            bootstrap=args.bootstrap, breakdowns=args.by, block=args.block, retest=args.retest, **extra,
         )
     return emit(args, report.to_json(), lambda _: render_text(report))
 

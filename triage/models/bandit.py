@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-_REDRAWS = 1000  # PETS redraw cap; then a uniformly random other arm is played
+_REDRAWS = 1024  # PETS redraw cap; then a uniformly random other arm is played
+_REDRAW_BATCH = 64
 
 
 def ranking(scores: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -65,10 +66,13 @@ class BanditAllocator:
         first = idx[int(np.argmax(self._rng.beta(self._a[idx], self._b[idx])))]
         if self.beta >= 1.0 or idx.size == 1 or self._rng.random() <= self.beta:
             return self.arms[int(first)]
-        for _ in range(_REDRAWS):
-            other = idx[int(np.argmax(self._rng.beta(self._a[idx], self._b[idx])))]
-            if other != first:
-                return self.arms[int(other)]
+        # Redraw in vectorised batches: with a dominant arm a different winner is rare.
+        for _ in range(_REDRAWS // _REDRAW_BATCH):
+            draws = self._rng.beta(self._a[idx], self._b[idx], size=(_REDRAW_BATCH, idx.size))
+            winners = idx[np.argmax(draws, axis=1)]
+            others = winners[winners != first]
+            if others.size:
+                return self.arms[int(others[0])]
         rest = idx[idx != first]
         return self.arms[int(self._rng.choice(rest))]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -79,10 +80,8 @@ def load_scored_file(
     wanted = {v.strip() for v in positives}
     numbers = set()
     for v in wanted:
-        try:
+        with contextlib.suppress(ValueError):
             numbers.add(float(v))
-        except ValueError:
-            pass
     labels = table.column(gold)
     is_pos = np.fromiter((_matches(str(v), wanted, numbers) for v in labels), dtype=bool, count=len(labels))
     warnings = []

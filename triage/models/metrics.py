@@ -194,7 +194,7 @@ def _sorted_rows(rows: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return rel, start, end, pos
 
 
-def average_precision_rows(rows: np.ndarray, gold: np.ndarray) -> np.ndarray:
+def average_precision_rows(rows: np.ndarray, gold: np.ndarray, _sorted=None) -> np.ndarray:
     """:func:`average_precision` of every row of ``rows`` at once (NaN when undefined).
 
     Each positive contributes 1/P × the precision at the end of its tie group, which is
@@ -204,13 +204,13 @@ def average_precision_rows(rows: np.ndarray, gold: np.ndarray) -> np.ndarray:
     p = int(g.sum())
     if p == 0:
         return np.full(rows.shape[0], np.nan)
-    rel, _, end, _ = _sorted_rows(np.asarray(rows, dtype=np.float64), g)
+    rel, _, end, _ = _sorted if _sorted is not None else _sorted_rows(np.asarray(rows, float), g)
     tps = np.cumsum(rel, axis=1)
     prec_end = np.take_along_axis(tps, end, axis=1) / (end + 1.0)
     return np.sum(np.where(rel, prec_end, 0.0), axis=1) / p
 
 
-def ndcg_rows(rows: np.ndarray, gold: np.ndarray, k: int = 10) -> np.ndarray:
+def ndcg_rows(rows: np.ndarray, gold: np.ndarray, k: int = 10, _sorted=None) -> np.ndarray:
     """:func:`ndcg_at_k` (sklearn form) of every row at once (NaN when undefined)."""
     g = np.asarray(gold).astype(bool)
     n = g.size
@@ -219,11 +219,50 @@ def ndcg_rows(rows: np.ndarray, gold: np.ndarray, k: int = 10) -> np.ndarray:
     disc = 1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64))
     disc[min(k, n):] = 0.0
     cum = np.r_[0.0, np.cumsum(disc)]
-    rel, start, end, _ = _sorted_rows(np.asarray(rows, dtype=np.float64), g)
+    rel, start, end, _ = _sorted if _sorted is not None else _sorted_rows(np.asarray(rows, float), g)
     # Each item earns the mean discount of its tie group: the expectation over tie orders.
     mean_disc = (cum[end + 1] - cum[start]) / (end - start + 1.0)
     ideal = cum[min(int(g.sum()), n)]
     return np.sum(np.where(rel, mean_disc, 0.0), axis=1) / ideal
+
+
+def roc_auc_rows(rows: np.ndarray, gold: np.ndarray, _sorted=None) -> np.ndarray:
+    """:func:`roc_auc` of every row at once (NaN when undefined).
+
+    A positive scores 1 for each negative below it and 1/2 for each negative tied with it.
+    """
+    g = np.asarray(gold).astype(bool)
+    pos, neg = int(g.sum()), int(g.size - g.sum())
+    if pos == 0 or neg == 0:
+        return np.full(rows.shape[0], np.nan)
+    rel, start, end, _ = _sorted if _sorted is not None else _sorted_rows(np.asarray(rows, float), g)
+    negs = np.concatenate([np.zeros((rel.shape[0], 1)), np.cumsum(~rel, axis=1)], axis=1)
+    at_end = np.take_along_axis(negs, end + 1, axis=1)
+    before = np.take_along_axis(negs, start, axis=1)
+    wins = (neg - at_end) + 0.5 * (at_end - before)
+    return np.sum(np.where(rel, wins, 0.0), axis=1) / (pos * neg)
+
+
+def all_metrics_rows(rows: np.ndarray, gold: np.ndarray, *, threshold: float = 0.5,
+                     k_ndcg: int = 10) -> dict[str, np.ndarray]:
+    """Every metric of :func:`binary_report` for every row of scores (NaN when undefined),
+    sorting each row once for all the ranking metrics."""
+    rows = np.asarray(rows, dtype=np.float64)
+    g = np.asarray(gold).astype(bool)
+    pos, neg = int(g.sum()), int(g.size - g.sum())
+    pred = rows >= threshold
+    tp, fp = (pred & g).sum(axis=1), (pred & ~g).sum(axis=1)
+    counts = [Confusion(int(a), int(b), pos - int(a), neg - int(b)) for a, b in zip(tp, fp)]
+    out = {name: np.array([np.nan if (m := fn(c)).value is None else m.value for c in counts])
+           for name, fn in THRESHOLD_METRICS.items()}
+    if pos == 0:
+        nan = np.full(rows.shape[0], np.nan)
+        return {**out, "roc_auc": nan, "average_precision": nan, f"ndcg@{k_ndcg}": nan}
+    srt = _sorted_rows(rows, g)
+    out["roc_auc"] = roc_auc_rows(rows, g, srt)
+    out["average_precision"] = average_precision_rows(rows, g, srt)
+    out[f"ndcg@{k_ndcg}"] = ndcg_rows(rows, g, k_ndcg, srt)
+    return out
 
 
 @dataclass(frozen=True)

@@ -206,14 +206,17 @@ def compare_report(
     """Metrics per model and a paired permutation test per pair of models and metric."""
     g = np.asarray(gold).astype(bool)
     reports = {name: mt.binary_report(s, g, threshold=threshold, k_ndcg=k_ndcg) for name, s in scores.items()}
-    stats = sig.score_statistics(g, threshold=threshold, k_ndcg=k_ndcg)
     names = list(scores)
     pairs: dict[str, dict[str, PairResult]] = {}
+
+    def statistics(rows: np.ndarray) -> dict[str, np.ndarray]:
+        return mt.all_metrics_rows(rows, g, threshold=threshold, k_ndcg=k_ndcg)
+
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
-            row = {}
-            for metric, stat in stats.items():
-                r = sig.permutation_test(scores[a], scores[b], stat, trials=trials, seed=seed)
-                row[metric] = PairResult(r.difference, r.p_value, r.exact, r.trials, r.reason)
-            pairs[f"{a}|{b}"] = row
+            tests = sig.permutation_tests(scores[a], scores[b], statistics, trials=trials, seed=seed)
+            pairs[f"{a}|{b}"] = {
+                metric: PairResult(r.difference, r.p_value, r.exact, r.trials, r.reason)
+                for metric, r in tests.items()
+            }
     return CompareReport(reports, pairs, trials, seed, list(warnings or []))

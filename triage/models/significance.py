@@ -75,88 +75,102 @@ def permutation_test(
     value per row; NaN marks "undefined" for that permuted version. ``exact=None`` enumerates
     all patterns when 2^m <= trials; ``False`` always samples; ``True`` insists on enumerating.
     """
+    return permutation_tests(a, b, lambda rows: {"f": statistic(rows)}, trials=trials, seed=seed,
+                             exact=exact)["f"]
+
+
+MultiStatistic = Callable[[np.ndarray], dict[str, np.ndarray]]
+
+
+def permutation_tests(
+    a: np.ndarray,
+    b: np.ndarray,
+    statistics: MultiStatistic,
+    *,
+    trials: int = 10_000,
+    seed: int = 0,
+    exact: bool | None = None,
+) -> dict[str, PermutationResult]:
+    """:func:`permutation_test` for several statistics over the same swap patterns.
+
+    ``statistics(rows)`` returns {name: one value per row}; computing them together lets
+    ranking metrics share one sort of each permuted row.
+    """
     a = np.asarray(a, dtype=np.float64).ravel()
     b = np.asarray(b, dtype=np.float64).ravel()
     if a.shape != b.shape:
         raise ValueError(f"paired test needs equal lengths, got {a.size} and {b.size}")
     if trials < 1:
         raise ValueError("trials must be at least 1")
-    fa, fb = statistic(np.vstack([a, b]))
-    fa_v = None if np.isnan(fa) else float(fa)
-    fb_v = None if np.isnan(fb) else float(fb)
+    both = statistics(np.vstack([a, b]))
     uncommon = np.flatnonzero(a != b)
     m = uncommon.size
-    if fa_v is None or fb_v is None:
-        return PermutationResult(fa_v, fb_v, None, None, 0, False, m, "the statistic is undefined for a system")
-    observed = abs(fa_v - fb_v)
-    if m == 0:
-        return PermutationResult(fa_v, fb_v, fa_v - fb_v, 1.0, 1, True, 0, None)
-    # Differences within float rounding of the observed one count as reaching it.
-    tol = 1e-12 * max(1.0, observed)
+    results: dict[str, PermutationResult] = {}
+    observed: dict[str, float] = {}
+    for name, (fa, fb) in both.items():
+        fa_v = None if np.isnan(fa) else float(fa)
+        fb_v = None if np.isnan(fb) else float(fb)
+        if fa_v is None or fb_v is None:
+            results[name] = PermutationResult(fa_v, fb_v, None, None, 0, False, m,
+                                              "the statistic is undefined for a system")
+        elif m == 0:
+            results[name] = PermutationResult(fa_v, fb_v, fa_v - fb_v, 1.0, 1, True, 0, None)
+        else:
+            observed[name] = abs(fa_v - fb_v)
+    if not observed:
+        return results
     fits = m < 63 and 2**m <= trials
     if exact and m > 24:
         raise ValueError(f"exact enumeration of 2^{m} swap patterns is too large")
     exact = fits if exact is None else exact
     rng = np.random.default_rng(seed)
     total = 2**m if exact else trials
-    reached = 0
-    evaluated = 0
+    reached = dict.fromkeys(observed, 0)
     patterns = _all_patterns(m) if exact else None
+    sub_a, sub_b = a[uncommon], b[uncommon]
     batch = max(1, min(256, _CELLS // a.size))
     for start in range(0, total, batch):
         size = min(batch, total - start)
-        if patterns is not None:
-            swap = patterns[start : start + size]
-        else:
-            swap = rng.random((size, m)) < 0.5
-        pa = np.broadcast_to(a, (size, a.size)).copy()
-        pb = np.broadcast_to(b, (size, b.size)).copy()
-        sub_a, sub_b = a[uncommon], b[uncommon]
-        pa[:, uncommon] = np.where(swap, sub_b, sub_a)
-        pb[:, uncommon] = np.where(swap, sub_a, sub_b)
-        diff = np.abs(statistic(pa) - statistic(pb))
-        # An undefined permuted statistic cannot count as "at least as extreme".
-        reached += int(np.count_nonzero(np.nan_to_num(diff, nan=-np.inf) >= observed - tol))
-        evaluated += size
-    p = reached / evaluated if exact else (reached + 1) / (evaluated + 1)
-    return PermutationResult(fa_v, fb_v, fa_v - fb_v, float(min(p, 1.0)), evaluated, exact, m, None)
-
-
-def _metric_value(m) -> float:
-    return np.nan if m.value is None else m.value
+        swap = patterns[start : start + size] if patterns is not None else rng.random((size, m)) < 0.5
+        rows = np.empty((2 * size, a.size))
+        rows[:size], rows[size:] = a, b
+        rows[:size, uncommon] = np.where(swap, sub_b, sub_a)
+        rows[size:, uncommon] = np.where(swap, sub_a, sub_b)
+        values = statistics(rows)
+        for name, obs in observed.items():
+            v = values[name]
+            diff = np.abs(v[:size] - v[size:])
+            # Within float rounding of the observed difference counts as reaching it; an
+            # undefined permuted statistic cannot count as "at least as extreme".
+            tol = 1e-12 * max(1.0, obs)
+            reached[name] += int(np.count_nonzero(np.nan_to_num(diff, nan=-np.inf) >= obs - tol))
+    for name, obs in observed.items():
+        fa, fb = both[name]
+        p = reached[name] / total if exact else (reached[name] + 1) / (total + 1)
+        results[name] = PermutationResult(float(fa), float(fb), float(fa - fb), float(min(p, 1.0)),
+                                          total, exact, m, None)
+    return {name: results[name] for name in both}
 
 
 def score_statistics(gold: np.ndarray, *, threshold: float = 0.5, k_ndcg: int = 10) -> dict[str, BatchStatistic]:
-    """Batch statistics over score rows for every metric of :func:`metrics.binary_report`.
+    """One batch statistic per metric of :func:`metrics.binary_report`, over score rows.
 
     Swapping item i between models swaps their scores for it; the gold labels stay put.
+    (To test all metrics at once, pass :func:`metrics.all_metrics_rows` to
+    :func:`permutation_tests`, which sorts each row once.)
     """
-    from scipy.stats import rankdata
-
     from triage.models import metrics as mt
 
     g = np.asarray(gold).astype(bool).ravel()
-    pos, neg = int(g.sum()), int((~g).sum())
+    names = [*mt.THRESHOLD_METRICS, "roc_auc", "average_precision", f"ndcg@{k_ndcg}"]
 
-    def counts(rows: np.ndarray) -> list[mt.Confusion]:
-        pred = rows >= threshold
-        tp = (pred & g).sum(axis=1)
-        fp = (pred & ~g).sum(axis=1)
-        fn = pos - tp
-        tn = neg - fp
-        return [mt.Confusion(int(a), int(b), int(c), int(d)) for a, b, c, d in zip(tp, fp, fn, tn)]
+    def one(name: str) -> BatchStatistic:
+        if name == "roc_auc":
+            return lambda rows: mt.roc_auc_rows(rows, g)
+        if name == "average_precision":
+            return lambda rows: mt.average_precision_rows(rows, g)
+        if name.startswith("ndcg@"):
+            return lambda rows: mt.ndcg_rows(rows, g, k_ndcg)
+        return lambda rows: mt.all_metrics_rows(rows, g, threshold=threshold, k_ndcg=k_ndcg)[name]
 
-    def threshold_stat(fn: Callable) -> BatchStatistic:
-        return lambda rows: np.array([_metric_value(fn(c)) for c in counts(rows)])
-
-    def auc(rows: np.ndarray) -> np.ndarray:
-        if pos == 0 or neg == 0:
-            return np.full(rows.shape[0], np.nan)
-        ranks = rankdata(rows, axis=1)
-        return (ranks[:, g].sum(axis=1) - pos * (pos + 1) / 2.0) / (pos * neg)
-
-    stats: dict[str, BatchStatistic] = {name: threshold_stat(fn) for name, fn in mt.THRESHOLD_METRICS.items()}
-    stats["roc_auc"] = auc
-    stats["average_precision"] = lambda rows: mt.average_precision_rows(rows, g)
-    stats[f"ndcg@{k_ndcg}"] = lambda rows: mt.ndcg_rows(rows, g, k_ndcg)
-    return stats
+    return {name: one(name) for name in names}

@@ -93,3 +93,19 @@ def advice_to_json(advice: Advice) -> dict[str, Any]:
                        "cost": advice.next_batch.cost,
                        "cost_per_positive": advice.next_batch.cost_per_positive},
     })
+
+
+def advice_to_text(advice: Advice) -> str:
+    """Human-readable advice: the headline, then one line per rule, then the estimates."""
+    lines = [advice.headline]
+    for r in advice.reasons:
+        lines.append(f"  {r.verdict:<8} {r.rule:<15} {r.detail}")
+    rec, tot = advice.estimated_recall, advice.estimated_total_positives
+    if not math.isnan(rec.point):
+        lines.append(f"  recall ≈ {rec.point:.1%} [{rec.lower:.1%}, {rec.upper:.1%}] — {rec.method}")
+    else:
+        lines.append(f"  recall: {rec.method}")
+    if not math.isnan(tot.point):
+        lines.append(f"  positives in the pool ≈ {tot.point:.0f} [{tot.lower:.0f}, {tot.upper:.0f}]"
+                     f" — {tot.method}")
+    return "\n".join(lines)

@@ -179,7 +179,7 @@ def recall_rule(inp: AdviceInputs, st: State) -> tuple[RuleResult, Estimate, Est
                 f"the audit needs at least {nums['qbcb_min_positives']} positives to certify it")
         verdict = "continue"
         why = (f"Recall is about {k / r:.0%} (at least {qb_lower:.0%} with {conf:.0%} confidence, "
-               f"{k} of {r} audit positives found) — below the target {t:.0%}; {more}.")
+               f"{k} of {r} audit positives found): the target {t:.0%} is not certified yet; {more}.")
     if verdict == "continue" and model.lower >= t:
         verdict = "warn"
         why += f" The calibrated model puts recall at {model.point:.0%}, but that has no guarantee."
@@ -203,15 +203,17 @@ def _model_recall(inp: AdviceInputs, st: State) -> Estimate:
 
 
 def _total_positives(inp: AdviceInputs, st: State, model: Estimate) -> Estimate:
-    remaining = inp.pool - st.depth
     if st.audit_below_n:
+        # Known positives plus the audit yield below the depth applied to what nobody has
+        # labeled there yet (the audited items themselves are already counted).
         two = 1 - (1 - inp.confidence) / 2
         n, k = st.audit_below_n, st.audit_below_k
-        lo = float(clopper_pearson_lower(k, n, two)) * remaining
-        hi = float(clopper_pearson_upper(k, n, two)) * remaining
-        point = k / n * remaining
-        return Estimate(st.found_top + point, st.found_top + lo, st.found_top + hi,
-                        f"found above rank {st.depth} + audit yield below it ({k} of {n})")
+        unlabeled = int((st.label[st.depth:] < 0).sum())
+        lo = float(clopper_pearson_lower(k, n, two)) * unlabeled
+        hi = float(clopper_pearson_upper(k, n, two)) * unlabeled
+        return Estimate(st.found + k / n * unlabeled, st.found + lo, st.found + hi,
+                        f"{st.found} found + audit yield below rank {st.depth} ({k} of {n}) "
+                        f"over its {unlabeled} unlabeled items")
     if not math.isnan(model.point) and model.point > 0:
         return Estimate(st.found / model.point, st.found / model.upper, st.found / model.lower
                         if model.lower > 0 else math.inf, model.method)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QThreadPool
+from PySide6.QtCore import Qt, QThreadPool
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -27,12 +27,17 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from PySide6.QtCore import Qt
 
 from triage.errors import TriageError
 from triage.importer import ColumnMapping, preview
 from triage.settings import Settings
-from triage.view_new_project import build_project, form_changes, guess_columns, remove_project
+from triage.view_new_project import (
+    build_project,
+    form_changes,
+    guess_columns,
+    guess_scheme,
+    remove_project,
+)
 from ui.workers import Worker
 
 NO_KEY = "(row number)"
@@ -66,6 +71,14 @@ def money_form(parent: QWidget) -> tuple[QFormLayout, dict[str, QWidget]]:
                           ("Currency", "currency"), ("Value per positive", "value")):
         form.addRow(caption, fields[name])
         fields[name].setObjectName(name)
+
+    def per_hour(_index: int) -> None:  # only the field the price model uses is editable
+        hourly = fields["price_model"].currentData() == "per_hour"
+        fields["hourly_rate"].setEnabled(hourly)
+        fields["price"].setEnabled(not hourly)
+
+    fields["price_model"].currentIndexChanged.connect(per_hour)
+    per_hour(0)
     return form, fields
 
 
@@ -105,6 +118,7 @@ class NewProjectDialog(QDialog):
         self.preview = QTableWidget(0, 0, self)
         self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.preview.setMinimumHeight(140)
+        self.preview.horizontalHeader().setStretchLastSection(True)
 
         mapping = QGroupBox("Columns", self)
         mform = QFormLayout(mapping)
@@ -197,6 +211,11 @@ class NewProjectDialog(QDialog):
         self.gold_combo.clear()
         self.gold_combo.addItems([NO_GOLD, *header])
         self.gold_combo.setCurrentText(guess["gold"] or NO_GOLD)
+        if guess["gold"]:
+            at = header.index(guess["gold"])
+            scheme, positive = guess_scheme([r[at] for r in rows if at < len(r)])
+            self.fields["scheme"].setText(scheme)
+            self.fields["positives"].setText(positive)
         self.score_list.clear()
         for name in header:
             item = QListWidgetItem(name, self.score_list)

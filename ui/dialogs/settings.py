@@ -67,6 +67,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(money)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
+        self.setMinimumWidth(440)
 
     def changes(self) -> dict:
         """The changed Settings fields; raises TriageError if the form is invalid."""

@@ -57,7 +57,10 @@ class YieldPanel(ChartPanel):
             self.yield_bars[i].set_height(y or 0.0)
             self.share_bars[i].set_height(s or 0.0)
             text = self.cost_texts[i]
-            text.set_text(label if self.large or label in ("", "empty") else label)
+            text.set_text(label)
+            # Money fits across a large bar; anything longer stands up so neighbours never clash.
+            text.set_rotation(0 if self.large and label.startswith("$") and len(label) <= 6
+                              else 90)
             text.set_y((y or 0.0) + 0.02)
         labels = [str(d) if n else "–" for d, n in zip(data.deciles, data.items)]
         self.ax.set_xticks(data.deciles, labels)

@@ -1,0 +1,237 @@
+"""Merging project copies: identities, undo marks, idempotence, refusals, read-only sources."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import make_project
+from triage import merge as mergemod
+from triage.cli import main
+from triage.db import copy_project
+from triage.errors import ProjectError, TriageError
+from triage.merge import merge_projects
+from triage.project import open_project
+
+ROOT = Path(__file__).resolve().parent.parent
+
+LABEL_COLUMNS = ("l.uid, c.key, a.name, s.uid, l.value, l.kind, l.created_at, l.seconds, "
+                 "l.note, l.undone_at IS NOT NULL")
+
+
+def label_table(path: Path) -> dict[str, tuple]:
+    """uid -> (key, annotator, session uid, value, kind, created_at, seconds, note, undone)."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            f"SELECT {LABEL_COLUMNS} FROM labels l JOIN candidates c ON c.id = l.candidate_id "  # noqa: S608
+            "JOIN annotators a ON a.id = l.annotator_id JOIN sessions s ON s.id = l.session_id"
+        ).fetchall()
+    finally:
+        conn.close()
+    return {r[0]: r[1:] for r in rows}
+
+
+def dump(path: Path) -> list[str]:
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return list(conn.iterdump())
+    finally:
+        conn.close()
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def label_some(path: Path, annotator: str, count: int, *, undo: int = 0,
+               note: str | None = None) -> list[int]:
+    """``annotator`` labels ``count`` candidates from the queue, then undoes ``undo``."""
+    with open_project(path) as project:
+        session = project.start_session(annotator)
+        done = []
+        for i in range(count):
+            item = project.next_candidate(session)
+            value = "idiom" if i % 2 == 0 else "literal"
+            project.record_label(session, item.candidate_id, value, seconds=1.5 + i,
+                                 note=note if i == 0 else None)
+            done.append(item.candidate_id)
+        for _ in range(undo):
+            project.undo(session)
+        project.end_session(session)
+    return done
+
+
+@pytest.fixture
+def copies(tmp_path):
+    """A target and two copies of one 30-candidate project, each labeled by its own team."""
+    base = tmp_path / "base"
+    base.mkdir()
+    make_project(base, n=30).close()
+    paths = {name: tmp_path / f"{name}.triage" for name in ("target", "a", "b")}
+    for path in paths.values():
+        copy_project(base / "p.triage", path)
+    label_some(paths["target"], "carol", 2)
+    label_some(paths["a"], "ada", 5, undo=1, note="check the dictionary")
+    label_some(paths["b"], "bob", 4)
+    return paths
+
+
+def test_merge_brings_every_event_with_annotator_session_and_undo(copies):
+    a, b, target = label_table(copies["a"]), label_table(copies["b"]), label_table(copies["target"])
+    assert (len(a), len(b), len(target)) == (5, 4, 2)
+    report = merge_projects(copies["target"], [copies["a"], copies["b"]])
+    merged = label_table(copies["target"])
+    # Every event, field for field (value, kind, created_at, seconds, note, undone), by uid.
+    assert merged == {**target, **a, **b}
+    assert sum(row[-1] for row in merged.values()) == 1  # ada's undo came along
+    assert [(s.annotators_added, s.sessions_added, s.labels_added, s.undo_marks_applied)
+            for s in report.sources] == [(1, 1, 5, 1), (1, 1, 4, 0)]
+    assert (report.labels_added, report.sessions_added, report.annotators_added) == (9, 2, 2)
+    with open_project(copies["target"]) as project:
+        names = {r[0] for r in project.db.execute("SELECT name FROM annotators")}
+        assert names == {"carol", "ada", "bob"}
+        assert project.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert project.db.execute("PRAGMA foreign_key_check").fetchall() == []
+        # Undo marks carry fresh, unique sequence numbers so desks can follow them.
+        seqs = [r[0] for r in project.db.execute(
+            "SELECT undo_seq FROM labels WHERE undone_at IS NOT NULL")]
+        assert seqs == [1]
+
+
+def test_merging_twice_adds_nothing_and_changes_nothing(copies):
+    merge_projects(copies["target"], [copies["a"], copies["b"]])
+    before = dump(copies["target"])
+    again = merge_projects(copies["target"], [copies["a"], copies["b"], copies["a"]])
+    assert (again.labels_added, again.sessions_added, again.annotators_added,
+            again.undo_marks_applied) == (0, 0, 0, 0)
+    assert dump(copies["target"]) == before
+
+
+def test_sources_are_not_changed_by_a_single_byte(copies):
+    before = {name: digest(path) for name, path in copies.items() if name != "target"}
+    merge_projects(copies["target"], [copies["a"], copies["b"]])
+    assert {name: digest(copies[name]) for name in before} == before
+    # SQLite may leave an empty write-ahead log beside a source it read; never content.
+    wal = Path(f"{copies['a']}-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
+
+
+def test_undo_made_in_a_copy_is_applied_and_never_taken_back(copies, tmp_path):
+    merge_projects(copies["target"], [copies["a"], copies["b"]])
+    later = tmp_path / "later.triage"
+    copy_project(copies["target"], later)
+    with open_project(later) as project:          # bob undoes his last label in the copy
+        undone = project.undo(project.start_session("bob"))
+    with open_project(copies["target"]) as project:  # carol undoes hers in the target
+        project.undo(project.start_session("carol"))
+    report = merge_projects(copies["target"], [later])
+    assert (report.labels_added, report.undo_marks_applied, report.sessions_added) == (0, 1, 1)
+    merged = label_table(copies["target"])
+    undone_now = {(row[0], row[1]) for row in merged.values() if row[-1]}
+    with open_project(copies["target"]) as project:
+        key = project.db.execute("SELECT key FROM candidates WHERE id = ?", [undone]).fetchone()[0]
+        seqs = sorted(r[0] for r in project.db.execute(
+            "SELECT undo_seq FROM labels WHERE undo_seq IS NOT NULL"))
+    assert (key, "bob") in undone_now
+    assert sum(1 for row in merged.values() if row[1] == "carol" and row[-1]) == 1
+    assert seqs == [1, 2, 3]  # ada's, carol's, then the merged mark as max + 1
+    # The copy still has carol's label active: merging it back must not un-undo it.
+    assert merge_projects(copies["target"], [later]).undo_marks_applied == 0
+    assert label_table(copies["target"]) == merged
+
+
+def test_a_copy_of_another_pool_is_refused_with_counts_and_examples(copies, tmp_path):
+    other_dir = tmp_path / "other"
+    other_dir.mkdir()
+    make_project(other_dir, n=33).close()
+    before = dump(copies["target"])
+    with pytest.raises(TriageError) as error:
+        merge_projects(copies["target"], [copies["a"], other_dir / "p.triage"])
+    message = str(error.value)
+    assert "differs in 3 keys" in message
+    assert "3 keys only in the source (e.g. 'c0030', 'c0031', 'c0032')" in message
+    assert "Nothing was merged" in message
+    assert dump(copies["target"]) == before  # not even the good copy was merged
+
+
+def test_a_changed_candidate_text_is_a_different_pool(copies):
+    conn = sqlite3.connect(copies["b"])
+    conn.execute("UPDATE candidates SET text = 'edited' WHERE key IN ('c0007', 'c0003')")
+    conn.commit()
+    conn.close()
+    with pytest.raises(TriageError, match=r"differs in 2 keys: 2 keys with a different text "
+                                          r"\(e\.g\. 'c0003', 'c0007'\)"):
+        merge_projects(copies["target"], [copies["b"]])
+
+
+def test_labels_outside_the_target_scheme_are_refused(copies):
+    with open_project(copies["a"]) as project:
+        project.update_settings(labels=[("idiom", "i"), ("literal", "l"), ("unsure", "x")])
+        session = project.start_session("ada")
+        project.record_label(session, project.next_candidate(session).candidate_id, "unsure")
+    before = dump(copies["target"])
+    with pytest.raises(TriageError, match="'unsure' that are not in the target's label scheme"):
+        merge_projects(copies["target"], [copies["a"]])
+    assert dump(copies["target"]) == before
+
+
+def test_a_file_that_is_not_a_project_is_refused_unchanged(copies, tmp_path):
+    text = tmp_path / "notes.triage"
+    text.write_text("not a database")
+    plain = tmp_path / "plain.db"
+    conn = sqlite3.connect(plain)
+    conn.execute("CREATE TABLE t(x)")
+    conn.commit()
+    conn.close()
+    plain_digest = digest(plain)
+    with pytest.raises(ProjectError, match="not a Triage project"):
+        merge_projects(copies["target"], [text])
+    with pytest.raises(ProjectError, match="SQLite database but not a Triage project"):
+        merge_projects(copies["target"], [copies["a"], plain])
+    with pytest.raises(ProjectError, match="does not exist"):
+        merge_projects(copies["target"], [tmp_path / "missing.triage"])
+    with pytest.raises(TriageError, match="is the target itself"):
+        merge_projects(copies["target"], [copies["target"]])
+    assert digest(plain) == plain_digest
+    assert len(label_table(copies["target"])) == 2
+
+
+def test_a_failure_half_way_leaves_the_target_as_it_was(copies, monkeypatch):
+    before = dump(copies["target"])
+    real = mergemod._merge_labels
+    calls = []
+
+    def failing(t, src):
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("disk full")
+        return real(t, src)
+
+    monkeypatch.setattr(mergemod, "_merge_labels", failing)
+    with pytest.raises(RuntimeError, match="disk full"):
+        merge_projects(copies["target"], [copies["a"], copies["b"]])
+    assert dump(copies["target"]) == before
+
+
+def test_merge_command_json_and_text(copies, capsys):
+    def triage(*args):
+        code = main([str(a) for a in args])
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    code, out, err = triage("merge", copies["target"], copies["a"], copies["b"], "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert set(data) == {"target", "sources", "annotators_added", "sessions_added",
+                         "labels_added", "undo_marks_applied"}
+    assert data["labels_added"] == 9 and data["undo_marks_applied"] == 1
+    assert [s["labels_in_source"] for s in data["sources"]] == [5, 4]
+    code, out, _err = triage("merge", copies["target"], copies["a"])
+    assert code == 0 and "nothing new" in out
+    code, _out, err = triage("merge", copies["target"], ROOT / "pyproject.toml")
+    assert code == 2 and "not a Triage project" in err

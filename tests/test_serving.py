@@ -1,0 +1,179 @@
+"""Which candidate each desk gets: overlap, audit, re-test, claims, and following other desks."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import pytest
+
+from tests.helpers import make_project
+from triage.project import open_project
+from triage.serving import audit_order, overlap_plan
+
+
+def test_overlap_plan_is_reproducible_and_spread_over_every_decile():
+    order = np.arange(1, 1001)
+    plan = overlap_plan(order, 0.1, seed=7)
+    assert plan.tolist() == overlap_plan(order, 0.1, seed=7).tolist()
+    assert plan.tolist() != overlap_plan(order, 0.1, seed=8).tolist()
+    deciles = np.ceil(10 * plan / 1000).astype(int)
+    assert np.bincount(deciles, minlength=11)[1:].tolist() == [10] * 10
+
+
+def test_audit_order_is_a_seeded_permutation():
+    ids = np.arange(1, 501)
+    a = audit_order(ids, 3)
+    assert sorted(a.tolist()) == ids.tolist()
+    assert a.tolist() == audit_order(ids[::-1], 3).tolist()  # input order does not matter
+    assert a[:20].tolist() != ids[:20].tolist()
+
+
+def test_overlap_items_go_to_a_second_annotator_blind_and_in_rank_order(tmp_path):
+    project = make_project(tmp_path, n=200, overlap_rate=0.2, labels_per_overlap_item=2,
+                           audit_rate=0.0)
+    plan = set(project.dispatcher.overlap_items())
+    assert len(plan) == 40
+    ada, bob = project.start_session("ada"), project.start_session("bob")
+    for _ in range(60):
+        c = project.next_candidate(ada)
+        project.record_label(ada, c.candidate_id, "idiom")
+    served = []
+    for _ in range(30):
+        c = project.next_candidate(bob)
+        served.append((c.rank, c.kind, c.candidate_id))
+        project.record_label(bob, c.candidate_id, "literal")
+    overlap = [s for s in served if s[1] == "overlap"]
+    assert overlap, "bob should be served ada's overlap items"
+    assert all(cid in plan for _, _, cid in overlap)
+    assert [r for r, _, _ in served] == sorted(r for r, _, _ in served)
+    rows = sqlite3.connect(tmp_path / "p.triage").execute(
+        "SELECT candidate_id, count(DISTINCT annotator_id) FROM labels "
+        "WHERE undone_at IS NULL GROUP BY candidate_id HAVING count(DISTINCT annotator_id) > 1"
+    ).fetchall()
+    assert {cid for cid, _ in rows} <= plan and all(n == 2 for _, n in rows)
+    # Overlap labels cost money like any other.
+    assert project.snapshot().events == 90
+
+
+def test_audit_items_come_at_the_audit_rate_from_the_random_order(tmp_path):
+    project = make_project(tmp_path, n=400, audit_rate=0.1, overlap_rate=0.0)
+    ada = project.start_session("ada")
+    kinds = []
+    for _ in range(100):
+        c = project.next_candidate(ada)
+        kinds.append(c.kind)
+        project.record_label(ada, c.candidate_id, "literal")
+    assert 8 <= kinds.count("audit") <= 11
+    ranks, positive = project.audit_sample()
+    # Audit labels reach deep into the ranking, far below what the ranked pass covered.
+    assert ranks.max() > 200 and len(ranks) == len(positive)
+    stored = sqlite3.connect(tmp_path / "p.triage").execute(
+        "SELECT count(*) FROM labels WHERE kind = 'audit'").fetchone()[0]
+    assert stored == kinds.count("audit")
+
+
+def test_retest_shows_earlier_items_again_in_a_later_session(tmp_path):
+    project = make_project(tmp_path, n=300, retest_rate=0.1, audit_rate=0.0, overlap_rate=0.0)
+    first = project.start_session("ada")
+    earlier = set()
+    for _ in range(30):
+        c = project.next_candidate(first)
+        earlier.add(c.candidate_id)
+        project.record_label(first, c.candidate_id, "idiom")
+        assert c.kind == "triage"  # no re-test within the first session
+    second = project.start_session("ada")
+    retests = []
+    for _ in range(40):
+        c = project.next_candidate(second)
+        if c.kind == "retest":
+            retests.append(c.candidate_id)
+        project.record_label(second, c.candidate_id, "literal")
+    assert 2 <= len(retests) <= 5
+    assert set(retests) <= earlier and len(set(retests)) == len(retests)
+    # A re-test does not replace the original label.
+    from triage.final import final_labels
+    from triage.store import active_labels
+
+    finals = final_labels(active_labels(project.db))
+    assert all(finals[c].value == "idiom" for c in retests)
+
+
+def test_two_desks_never_get_the_same_candidate_and_claims_expire(tmp_path, monkeypatch):
+    make_project(tmp_path, n=50).close()
+    desk1, desk2 = open_project(tmp_path / "p.triage"), open_project(tmp_path / "p.triage")
+    ada, bob = desk1.start_session("ada"), desk2.start_session("bob")
+    a = desk1.next_candidate(ada)
+    b = desk2.next_candidate(bob)
+    assert a.candidate_id != b.candidate_id
+    # The same desk asking again (e.g. after a restart) gets its claimed candidate back.
+    assert desk1.next_candidate(ada).candidate_id == a.candidate_id
+    # A desk that dies: its claim expires and the candidate goes to someone else.
+    import triage.serving as serving
+
+    real_time = serving.time.time
+    monkeypatch.setattr(serving.time, "time", lambda: real_time() + serving.CLAIM_SECONDS + 1)
+    carol = desk2.start_session("carol")
+    assert desk2.next_candidate(carol).candidate_id == a.candidate_id
+
+
+def test_a_desk_follows_labels_and_undos_of_another_desk(tmp_path):
+    make_project(tmp_path, n=40, price_per_item=1.0).close()
+    desk1, desk2 = open_project(tmp_path / "p.triage"), open_project(tmp_path / "p.triage")
+    ada, bob = desk1.start_session("ada"), desk2.start_session("bob")
+    assert desk1.snapshot().spend == 0
+    for _ in range(3):
+        c = desk2.next_candidate(bob)
+        desk2.record_label(bob, c.candidate_id, "idiom")
+    snap = desk1.snapshot()
+    assert (snap.spend, snap.annotated, snap.labels_by_annotator) == (3.0, 3, {"bob": 3})
+    undone = desk2.undo(bob)
+    assert desk1.snapshot().annotated == 2
+    # Desk 1 serves the candidate desk 2 undid (nobody holds it any more)... unless
+    # desk 2 claims it first, which it does when it asks next.
+    assert desk2.next_candidate(bob).candidate_id == undone
+    assert desk1.next_candidate(ada).candidate_id != undone
+
+
+def test_a_tie_between_two_annotators_is_not_a_positive_until_adjudicated(tmp_path):
+    project = make_project(tmp_path, n=50, overlap_rate=0.5, audit_rate=0.0)
+    ada, bob = project.start_session("ada"), project.start_session("bob")
+    c = project.next_candidate(ada)
+    while c.candidate_id not in project.dispatcher.overlap_items():
+        project.record_label(ada, c.candidate_id, "literal")
+        c = project.next_candidate(ada)
+    project.record_label(ada, c.candidate_id, "idiom")
+    before = project.snapshot().positives_found
+    d = project.next_candidate(bob)
+    assert (d.candidate_id, d.kind) == (c.candidate_id, "overlap")
+    project.record_label(bob, d.candidate_id, "literal")
+    assert project.snapshot().positives_found == before - 1     # a tie: unresolved
+    lead = project.start_session("lead")
+    project.record_label(lead, c.candidate_id, "idiom", kind="adjudication")
+    assert project.snapshot().positives_found == before
+
+
+def test_project_advice_and_agreement_commands(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    project = make_project(tmp_path, n=300, overlap_rate=0.3, audit_rate=0.05, budget=5.0,
+                           value_per_positive=0.5)
+    ada, bob = project.start_session("ada"), project.start_session("bob")
+    gold = dict(project.db.execute("SELECT id, gold FROM candidates").fetchall())
+    for _ in range(60):
+        for s in (ada, bob):
+            c = project.next_candidate(s)
+            project.record_label(s, c.candidate_id, gold[c.candidate_id])
+    project.close()
+    out = subprocess.run([sys.executable, "-m", "triage.cli", "advise", str(tmp_path / "p.triage"),
+                          "--json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["decision"] in ("continue", "stop", "pause")
+    rules = {r["rule"]: r for r in data["reasons"]}
+    assert set(rules) >= {"budget", "marginal_value", "recall", "knee", "reliability"}
+    assert rules["budget"]["numbers"]["spent"] == pytest.approx(120 * 0.04)
+    assert set(data["estimated_recall"]) >= {"point", "lower", "upper", "method"}
+    assert set(data["next_batch"]) >= {"items", "expected_positives", "cost", "cost_per_positive"}

@@ -1,0 +1,99 @@
+"""Agreement over a project's own labels: long-form ratings fed to :mod:`triage.agreement`."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, replace
+
+from triage import store
+from triage.queue import decile_of
+
+RATING_KINDS = ("triage", "overlap", "audit")
+
+
+@dataclass(frozen=True)
+class ProjectRatings:
+    """One rating per (candidate, annotator): their current label; plus re-test pairs."""
+
+    items: list[str]
+    annotators: list[str]
+    labels: list[str]
+    sessions: list[str]
+    deciles: list[str]
+    times: list[str]
+    categories: list[str]
+    retest_items: list[str]
+    retest_annotators: list[str]
+    retest_labels: list[str]
+    retest_sessions: list[str]
+
+
+def project_ratings(project) -> ProjectRatings:
+    """Current labels of every annotator (skips and undone events left out)."""
+    rows = store.active_labels(project.db)
+    keys = store.candidate_rows(project.db, sorted({r.candidate_id for r in rows}))
+    current: dict[tuple[int, str], store.LabelRow] = {}
+    retest: list[store.LabelRow] = []
+    for row in rows:
+        if row.value is None:
+            continue
+        if row.kind in RATING_KINDS:
+            current[(row.candidate_id, row.annotator)] = row
+        elif row.kind == "retest":
+            retest.append(row)
+    ordered = sorted(current.values(), key=lambda r: r.id)
+    pool = project.pool
+    out = ProjectRatings(
+        items=[keys[r.candidate_id][0] for r in ordered],
+        annotators=[r.annotator for r in ordered],
+        labels=[r.value for r in ordered],
+        sessions=[str(r.session_id) for r in ordered],
+        deciles=[str(decile_of(project.rank_of(r.candidate_id), pool)) for r in ordered],
+        times=[r.created_at for r in ordered],
+        categories=[o.value for o in project.settings.labels],
+        retest_items=[], retest_annotators=[], retest_labels=[], retest_sessions=[],
+    )
+    # Each re-test is paired with that annotator's original label of the candidate.
+    for r in retest:
+        original = current.get((r.candidate_id, r.annotator))
+        if original is None:
+            continue
+        key = keys[r.candidate_id][0]
+        for event in (original, r):
+            out.retest_items.append(key)
+            out.retest_annotators.append(event.annotator)
+            out.retest_labels.append(event.value)
+            out.retest_sessions.append(str(event.session_id))
+    return out
+
+
+def agreement_for_project(project, *, level: str = "nominal", seed: int = 0,
+                          bootstrap: int = 1000, breakdowns=("pair", "annotator")):
+    """The full :class:`~triage.agreement.report.AgreementReport` for an open project."""
+    from triage.agreement.breakdown import retest_agreement
+    from triage.agreement.report import agreement_report
+
+    r = project_ratings(project)
+    report = agreement_report(
+        r.items, r.annotators, r.labels, level=level, categories=r.categories, seed=seed,
+        bootstrap=bootstrap, breakdowns=breakdowns, session=r.sessions, decile=r.deciles,
+        time=r.times,
+    )
+    if r.retest_items:
+        rows = retest_agreement(r.retest_items, r.retest_annotators, r.retest_labels,
+                                r.retest_sessions, level=level, categories=r.categories)
+        report = replace(report, retest=tuple(rows))
+    return report
+
+
+def project_report(path, args: argparse.Namespace):
+    """``triage agree PROJECT``."""
+    from triage.project import open_project
+
+    breakdowns = tuple(dict.fromkeys(["pair", "annotator", "session", "decile",
+                                      *getattr(args, "by", [])]))
+    with open_project(path) as project:
+        return agreement_for_project(
+            project, level=getattr(args, "level", "nominal"), seed=getattr(args, "seed", 0),
+            bootstrap=getattr(args, "bootstrap", 1000), breakdowns=breakdowns,
+        )
