@@ -62,6 +62,7 @@ def window(qtbot, project_path):
     w.show()
     qtbot.waitExposed(w)
     w.activateWindow()
+    qtbot.waitUntil(lambda: w.info is not None, timeout=5000)  # panels come after the desk
     yield w
     w.close()
 

@@ -165,6 +165,9 @@ def test_a_bad_file_shows_line_and_column_and_creates_nothing(qtbot, tmp_path):
     src = write_pool(tmp_path / "bad.csv", rows)
     target = tmp_path / "bad.triage"
     dialog = _dialog(qtbot, src, target)
+    assert dialog.mapping().scores == (("m1", "m1"),)  # the preview saw "high": not a score
+    item = dialog.score_list.findItems("m2", Qt.MatchFlag.MatchExactly)[0]
+    item.setCheckState(Qt.CheckState.Checked)  # the user insists m2 is a model
     with qtbot.waitSignal(dialog.errors.textChanged, timeout=10000):
         qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not dialog.running, timeout=5000)

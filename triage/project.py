@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from triage.final import final_labels
 from triage.live import LabelEvent, LiveSnapshot, LiveState, rebuild
 from triage.queue import RankedQueue, decile_of
 from triage.schema import LABEL_KINDS
-from triage.serving import Dispatcher
+from triage.serving import Dispatcher, Pick
 from triage.settings import Settings
 from triage.tracker import LabelTracker
 
@@ -129,7 +130,8 @@ class Project:
         self._dispatcher: Dispatcher | None = None
         self._live: LiveState | None = None
         self._live_events: dict[int, LabelEvent] = {}
-        self._served: dict[int, tuple[int, str]] = {}
+        self._served: dict[int, tuple[int, str, str | None]] = {}
+        self._returning: dict[int, tuple[int, str, str | None]] = {}
         self.tracker = LabelTracker()
 
     def active_model(self) -> store.ModelInfo | None:
@@ -167,7 +169,19 @@ class Project:
                                           self.settings)
             if self.settings.overlap_rate > 0 and not self._dispatcher.overlap_items():
                 self._dispatcher.replan_overlap()
+            if self.settings.queue_mode != "follow" and len(self.models) > 1:
+                from triage.bandit_queue import BanditQueue
+
+                self._dispatcher.bandit = BanditQueue(self.db, self.models, self.settings)
+                self._dispatcher.bandit.fold(sorted(self.tracker.rows.values(),
+                                                    key=lambda r: r.id))
         return self._dispatcher
+
+    def bandit_belief(self):
+        """The bandit's belief about which model's ranking is best (None in follow mode)."""
+        self._sync()
+        bandit = self.dispatcher.bandit
+        return bandit.belief() if bandit is not None else None
 
     # -- settings ------------------------------------------------------------------------
 
@@ -179,7 +193,7 @@ class Project:
         store.save_settings(self.db, new)
         old = self.settings
         self.settings = new
-        if new.active_model != old.active_model:
+        if new.active_model != old.active_model or new.queue_mode != old.queue_mode:
             self._load_models()
         else:
             self._live = None  # positives or prices may have changed: rebuild lazily
@@ -213,6 +227,12 @@ class Project:
         """Follow label events and undo marks written since we last looked, by any desk."""
         self._ranks()
         change = self.tracker.sync(self.db)
+        bandit = self._dispatcher.bandit if self._dispatcher is not None else None
+        if bandit is not None:
+            if any(row.served_by for row in change.removed):
+                bandit.rebuild(list(self.tracker.rows.values()))
+            else:
+                bandit.fold(change.added)
         for row in change.added:
             if self._live is not None:
                 event = self._event(row)
@@ -221,6 +241,9 @@ class Project:
         for row in change.removed:
             if not self.tracker.is_handled(row.candidate_id) and self._dispatcher is not None:
                 self._dispatcher.queue.rewind(self.rank_of(row.candidate_id))
+                if bandit is not None:
+                    for queue in bandit.queues.values():
+                        queue.cursor = 1  # cheap enough: each re-scan stops at its head
             if self._live is not None:
                 event = self._live_events.pop(row.id)
                 if self.tracker.is_handled(row.candidate_id):
@@ -251,11 +274,24 @@ class Project:
     def next_candidate(self, session: Session) -> Candidate | None:
         """The next candidate for this annotator (claimed for them), or None when done."""
         self._sync()
-        pick = self.dispatcher.next_for(session.session_id, session.annotator)
+        pick = self._returning_pick(session)
+        if pick is None:
+            pick = self.dispatcher.next_for(session.session_id, session.annotator)
         if pick is None:
             return None
-        self._served[session.session_id] = (pick.candidate_id, pick.kind)
+        self._served[session.session_id] = (pick.candidate_id, pick.kind, pick.arm)
         return self._candidate(pick.candidate_id, pick.kind)
+
+    def _returning_pick(self, session: Session) -> Pick | None:
+        back = self._returning.pop(session.session_id, None)
+        if back is None:
+            return None
+        cid, kind, arm = back
+        if session.annotator in self.tracker.seen_by(cid):
+            return None
+        if not self.dispatcher.claim(session.session_id, cid, time.time()):
+            return None
+        return Pick(cid, kind, arm)
 
     def upcoming(self, count: int) -> list[Candidate]:
         """The next ``count`` unlabeled candidates in ranking order (previews, prefetch)."""
@@ -292,8 +328,9 @@ class Project:
         ``kind`` defaults to why the candidate was served to this session (triage,
         overlap, audit or re-test), so callers never have to know, and the desk stays blind.
         """
+        served = self._served.get(session.session_id)
+        served_by = served[2] if served is not None and served[0] == candidate_id else None
         if kind is None:
-            served = self._served.get(session.session_id)
             if served is not None and served[0] == candidate_id:
                 kind = served[1]
             else:
@@ -309,6 +346,7 @@ class Project:
         label_id = store.insert_label(
             self.db, candidate_id=candidate_id, annotator_id=session.annotator_id,
             session_id=session.session_id, value=value, kind=kind, seconds=seconds, note=note,
+            served_by=served_by,
         )
         self._sync()
         return label_id
@@ -329,6 +367,9 @@ class Project:
         self._sync()
         if self._dispatcher is not None:
             self._dispatcher.queue.rewind(self.rank_of(last.candidate_id))
+        # Whatever the queue mode, the undone candidate is what this desk shows next,
+        # served for the same reason as before (audit, overlap, an arm of the bandit...).
+        self._returning[session.session_id] = (last.candidate_id, last.kind, last.served_by)
         return last.candidate_id
 
     @_busy_guard

@@ -87,7 +87,8 @@ def m0001_initial(db) -> None:
             seconds REAL NOT NULL DEFAULT 0 CHECK (seconds >= 0),
             note TEXT,
             undone_at TEXT,
-            undo_seq INTEGER             -- order of undo marks, so other desks can follow them
+            undo_seq INTEGER,            -- order of undo marks, so other desks can follow them
+            served_by TEXT               -- bandit queue mode: the model (arm) that served it
         );
         CREATE INDEX labels_active_by_candidate ON labels(candidate_id) WHERE undone_at IS NULL;
         CREATE INDEX labels_by_annotator ON labels(annotator_id, id);

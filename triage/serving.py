@@ -36,6 +36,7 @@ _OVERLAP_SALT = 0x0E1A9
 class Pick:
     candidate_id: int
     kind: str
+    arm: str | None = None     # bandit queue mode: the model whose ranking served it
 
 
 def overlap_plan(order: np.ndarray, rate: float, seed: int) -> np.ndarray:
@@ -78,6 +79,7 @@ class Dispatcher:
         self._overlap: set[int] | None = None
         self._audit: np.ndarray | None = None
         self.audit_pointer = 0
+        self.bandit = None          # a BanditQueue in the bandit/pets queue modes
 
     # -- plans -------------------------------------------------------------------------
 
@@ -138,9 +140,14 @@ class Dispatcher:
         for pick in (self._retest(session_id, annotator, taken), self._audit_pick(taken)):
             if pick is not None:
                 return pick
-        fresh = self.queue.peek(1, skip=taken)
-        best_rank = fresh[0][0] if fresh else None
-        best = Pick(fresh[0][1], "triage") if fresh else None
+        if self.bandit is not None:
+            chosen = self.bandit.choose(taken)
+            best = Pick(chosen[1], "triage", chosen[0]) if chosen else None
+            best_rank = int(self.ranks[chosen[1]]) if chosen else None
+        else:
+            fresh = self.queue.peek(1, skip=taken)
+            best_rank = fresh[0][0] if fresh else None
+            best = Pick(fresh[0][1], "triage") if fresh else None
         for cid in self._open_overlap(annotator, taken):
             rank = int(self.ranks[cid])
             if best_rank is None or rank < best_rank:

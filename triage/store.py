@@ -46,6 +46,7 @@ class LabelRow:
     seconds: float
     note: str | None
     undone_at: str | None
+    served_by: str | None = None
 
 
 def load_settings(db: sqlite_utils.Database) -> Settings:
@@ -142,6 +143,7 @@ def insert_label(
     kind: str,
     seconds: float,
     note: str | None,
+    served_by: str | None = None,
 ) -> int:
     """Append one label event and commit it durably before returning its id.
 
@@ -152,9 +154,9 @@ def insert_label(
                         [candidate_id, session_id])
         cur = db.conn.execute(
             "INSERT INTO labels(uid, candidate_id, annotator_id, session_id, value, kind, "
-            "created_at, seconds, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "created_at, seconds, note, served_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [uuid.uuid4().hex, candidate_id, annotator_id, session_id, value, kind,
-             now_iso(), float(seconds), note],
+             now_iso(), float(seconds), note, served_by],
         )
     return int(cur.lastrowid)
 
@@ -206,7 +208,8 @@ def set_note(db: sqlite_utils.Database, label_id: int, note: str) -> None:
 
 _LABEL_SELECT = (
     "SELECT l.id, l.candidate_id, a.name, l.session_id, l.value, l.kind, l.created_at, "
-    "l.seconds, l.note, l.undone_at FROM labels l JOIN annotators a ON a.id = l.annotator_id"
+    "l.seconds, l.note, l.undone_at, l.served_by "
+    "FROM labels l JOIN annotators a ON a.id = l.annotator_id"
 )
 
 

@@ -121,7 +121,9 @@ def run_gui(argv: Sequence[str]) -> int:
 def _screenshot(app: QApplication, window, path: Path) -> int:
     settle(app)
     window.refresh_panels()
-    settle(app)
+    for panel in window.panels:
+        panel.flush()  # draw now rather than on the coalescing timer
+    settle(app, 0.3)
     path.parent.mkdir(parents=True, exist_ok=True)
     ok = window.grab().save(str(path))
     window.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +25,12 @@ from triage.project import Project, open_project
 from triage.view_panels import PanelInfo
 from ui.annotator_dialog import ask_annotator
 from ui.desk import Desk
-from ui.panels import GainPanel, SpendPanel, YieldPanel
 from ui.prefs import Prefs
 
-REFRESH_MS = 30  # coalesce panel updates: a burst of labels costs one refresh
+# Panels redraw when the annotator pauses (a chart redraw costs tens of milliseconds, and a
+# key pressed during one would wait for it), but at least every MAX_DEFER_S in a long burst.
+REFRESH_MS = 250
+MAX_DEFER_S = 2.0
 
 
 class MainWindow(QMainWindow):
@@ -44,14 +47,9 @@ class MainWindow(QMainWindow):
         self.refreshes = 0
         self.setWindowTitle("Triage")
         self.desk = Desk()
-        self.gain = GainPanel()
-        self.spend = SpendPanel()
-        self.yield_ = YieldPanel()
-        self.panels = (self.gain, self.spend, self.yield_)
+        self.panels: tuple = ()
         self.panel_split = QSplitter(Qt.Orientation.Vertical)
-        for panel in self.panels:
-            panel.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            self.panel_split.addWidget(panel)
+        self.panel_split.setMinimumWidth(420)
         self.split = QSplitter(Qt.Orientation.Horizontal)
         self.split.addWidget(self.desk)
         self.split.addWidget(self.panel_split)
@@ -67,6 +65,7 @@ class MainWindow(QMainWindow):
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(REFRESH_MS)
         self._refresh_timer.timeout.connect(self.refresh_panels)
+        self._dirty_since: float | None = None
         self._build_menus()
         self.desk.set_zoom(self.prefs.font_zoom())
         self.resize(1360, 820)
@@ -125,8 +124,9 @@ class MainWindow(QMainWindow):
         self.desk.start(project, annotator)
         self.show_score_action.setChecked(project.settings.show_score)
         self.desk.setFocus()
-        # Offline curves scan the whole pool: after the first candidate is on screen.
-        QTimer.singleShot(0, self._load_panel_info)
+        # Panels and offline curves (a scan of the whole pool) after the first candidate
+        # is on screen.
+        QTimer.singleShot(50, self._load_panel_info)
 
     def close_project(self) -> None:
         self.desk.stop()
@@ -135,7 +135,24 @@ class MainWindow(QMainWindow):
         self.project = None
         self.info = None
 
+    def ensure_panels(self) -> None:
+        """Create the live panels (deferred: importing matplotlib takes a second, and the
+        first candidate should not wait for it)."""
+        if self.panels:
+            return
+        from ui.panels import GainPanel, SpendPanel, YieldPanel
+
+        self.gain, self.spend, self.yield_ = GainPanel(), SpendPanel(), YieldPanel()
+        self.panels = (self.gain, self.spend, self.yield_)
+        for panel in self.panels:
+            panel.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            self.panel_split.addWidget(panel)
+        saved = self.prefs.layout("panel_split")
+        if saved is not None:
+            self.panel_split.restoreState(saved)
+
     def _load_panel_info(self) -> None:
+        self.ensure_panels()
         if self.project is None:
             return
         settings = self.project.settings
@@ -161,11 +178,16 @@ class MainWindow(QMainWindow):
             active_model=model.name if model else None)
 
     def schedule_refresh(self) -> None:
-        if not self._refresh_timer.isActive():
+        """Refresh the panels once the annotator pauses (debounced, coalesced)."""
+        now = time.monotonic()
+        if self._dirty_since is None:
+            self._dirty_since = now
+        if now - self._dirty_since < MAX_DEFER_S or not self._refresh_timer.isActive():
             self._refresh_timer.start()
 
     def refresh_panels(self) -> None:
         """Hand the current snapshot to the panels (each schedules its own redraw)."""
+        self._dirty_since = None
         if self.project is None or self.info is None or not self.project.models:
             return
         self.refreshes += 1
@@ -297,8 +319,7 @@ class MainWindow(QMainWindow):
 
     def _restore_layout(self) -> None:
         for name, restore in (("geometry", self.restoreGeometry), ("state", self.restoreState),
-                              ("split", self.split.restoreState),
-                              ("panel_split", self.panel_split.restoreState)):
+                              ("split", self.split.restoreState)):
             saved = self.prefs.layout(name)
             if saved is not None:
                 restore(saved)
@@ -307,7 +328,8 @@ class MainWindow(QMainWindow):
         self.prefs.set_layout("geometry", self.saveGeometry())
         self.prefs.set_layout("state", self.saveState())
         self.prefs.set_layout("split", self.split.saveState())
-        self.prefs.set_layout("panel_split", self.panel_split.saveState())
+        if self.panels:
+            self.prefs.set_layout("panel_split", self.panel_split.saveState())
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.save_layout()

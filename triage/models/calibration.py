@@ -110,7 +110,7 @@ class Reliability:
 def reliability(p: np.ndarray, gold: np.ndarray, bins: int = 10) -> Reliability:
     """ECE = Σ_bins (n_b / n) |accuracy_b - confidence_b| over ``bins`` equal-width bins."""
     s, g = as_arrays(p, gold)
-    edges = np.linspace(0.0, 1.0, bins + 1)
+    edges = np.round(np.linspace(0.0, 1.0, bins + 1), 12)  # 0.3, not 0.30000000000000004
     if s.size == 0:
         return Reliability(None, edges, np.zeros(bins, int), [None] * bins, [None] * bins, "no items")
     conf = np.maximum(s, 1.0 - s)
