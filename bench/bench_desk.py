@@ -127,8 +127,8 @@ def main() -> int:
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(args.child, args.presses)))
-        return 0
+        print(json.dumps(child(args.child, args.presses)), flush=True)
+        os._exit(0)  # skip interpreter teardown: PySide6 can crash there, after the figures
     project = build_project(args.cache, args.rows)
     home = Path(tempfile.mkdtemp(prefix="triage-bench-home-"))
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "TRIAGE_DATA_DIR": str(home / "data"),

@@ -43,23 +43,27 @@ def test_demo_project_holds_the_whole_csv_with_three_models(demo):
         "frequency": idioms, "association": idioms, "classifier": idioms}
 
 
-def test_simulate_labels_the_queue_head_with_gold(demo):
+def test_simulate_labels_what_the_desk_serves_with_gold(demo):
     gold = _gold_by_key()
-    expected = [c.key for c in demo.upcoming(50)]
+    ranking = [c.key for c in demo.upcoming(60)]
     assert simulate(demo, 50) == 50
     rows = sqlite3.connect(demo.path).execute(
-        "SELECT c.key, l.value, l.seconds, a.name FROM labels l "
+        "SELECT c.key, l.value, l.seconds, a.name, l.kind FROM labels l "
         "JOIN candidates c ON c.id = l.candidate_id "
         "JOIN annotators a ON a.id = l.annotator_id ORDER BY l.id").fetchall()
-    assert [r[0] for r in rows] == expected
-    assert all(value == gold[key] for key, value, _s, _a in rows)
+    assert all(value == gold[key] for key, value, *_ in rows)
     assert {(r[2], r[3]) for r in rows} == {(6.0, "demo")}
+    # Ranked-queue labels take the top of the ranking in order; audit items (2% of the
+    # events, drawn at random from the pool) come in between.
+    triage = [r[0] for r in rows if r[4] == "triage"]
+    audits = [r[0] for r in rows if r[4] == "audit"]
+    assert triage == ranking[: len(triage)]
+    assert len(triage) + len(audits) == 50 and 1 <= len(audits) <= 2
     snap = demo.snapshot()
     assert snap.events == 50
-    assert snap.positives_found == sum(gold[k] == "idiom" for k in expected)
+    assert snap.positives_found == sum(gold[r[0]] == "idiom" for r in rows)
     assert snap.spend == pytest.approx(50 * 0.04)
-    # The next candidate is the 51st of the ranking; the session was closed.
-    assert demo.upcoming(1)[0].rank == 51
+    assert demo.upcoming(1)[0].key == ranking[len(triage)]
     ended = sqlite3.connect(demo.path).execute(
         "SELECT count(*) FROM sessions WHERE ended_at IS NOT NULL").fetchone()[0]
     assert ended == 1

@@ -19,21 +19,32 @@ from triage.project import open_project
 
 ROOT = Path(__file__).resolve().parent.parent
 
-LABEL_COLUMNS = ("l.uid, c.key, a.name, s.uid, l.value, l.kind, l.created_at, l.seconds, "
-                 "l.note, l.undone_at IS NOT NULL")
+LOCAL_IDS = {"id", "candidate_id", "annotator_id", "session_id", "undo_seq"}
 
 
 def label_table(path: Path) -> dict[str, tuple]:
-    """uid -> (key, annotator, session uid, value, kind, created_at, seconds, note, undone)."""
+    """uid -> every stored column of the event (local ids replaced by key, name, session
+    uid; ``undone_at`` reduced to undone or not)."""
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn.row_factory = sqlite3.Row
     try:
         rows = conn.execute(
-            f"SELECT {LABEL_COLUMNS} FROM labels l JOIN candidates c ON c.id = l.candidate_id "  # noqa: S608
+            "SELECT l.*, c.key AS c_key, a.name AS a_name, s.uid AS s_uid FROM labels l "
+            "JOIN candidates c ON c.id = l.candidate_id "
             "JOIN annotators a ON a.id = l.annotator_id JOIN sessions s ON s.id = l.session_id"
         ).fetchall()
     finally:
         conn.close()
-    return {r[0]: r[1:] for r in rows}
+    out = {}
+    for row in rows:
+        fields = {k: row[k] for k in row.keys() if k not in LOCAL_IDS}
+        fields["undone_at"] = fields["undone_at"] is not None
+        out[row["uid"]] = tuple(sorted(fields.items()))
+    return out
+
+
+def undone(table: dict[str, tuple]) -> list[dict]:
+    return [dict(row) for row in table.values() if dict(row)["undone_at"]]
 
 
 def dump(path: Path) -> list[str]:
@@ -88,7 +99,9 @@ def test_merge_brings_every_event_with_annotator_session_and_undo(copies):
     merged = label_table(copies["target"])
     # Every event, field for field (value, kind, created_at, seconds, note, undone), by uid.
     assert merged == {**target, **a, **b}
-    assert sum(row[-1] for row in merged.values()) == 1  # ada's undo came along
+    assert [(r["a_name"], r["note"]) for r in undone(merged)] == [("ada", None)]  # the undo
+    assert [(r["a_name"], r["seconds"]) for r in map(dict, merged.values())
+            if r["note"]] == [("ada", 1.5)]
     assert [(s.annotators_added, s.sessions_added, s.labels_added, s.undo_marks_applied)
             for s in report.sources] == [(1, 1, 5, 1), (1, 1, 4, 0)]
     assert (report.labels_added, report.sessions_added, report.annotators_added) == (9, 2, 2)
@@ -132,13 +145,13 @@ def test_undo_made_in_a_copy_is_applied_and_never_taken_back(copies, tmp_path):
     report = merge_projects(copies["target"], [later])
     assert (report.labels_added, report.undo_marks_applied, report.sessions_added) == (0, 1, 1)
     merged = label_table(copies["target"])
-    undone_now = {(row[0], row[1]) for row in merged.values() if row[-1]}
+    undone_now = {(r["c_key"], r["a_name"]) for r in undone(merged)}
     with open_project(copies["target"]) as project:
         key = project.db.execute("SELECT key FROM candidates WHERE id = ?", [undone]).fetchone()[0]
         seqs = sorted(r[0] for r in project.db.execute(
             "SELECT undo_seq FROM labels WHERE undo_seq IS NOT NULL"))
     assert (key, "bob") in undone_now
-    assert sum(1 for row in merged.values() if row[1] == "carol" and row[-1]) == 1
+    assert sum(1 for r in undone(merged) if r["a_name"] == "carol") == 1
     assert seqs == [1, 2, 3]  # ada's, carol's, then the merged mark as max + 1
     # The copy still has carol's label active: merging it back must not un-undo it.
     assert merge_projects(copies["target"], [later]).undo_marks_applied == 0

@@ -53,6 +53,7 @@ def _panel(qtbot, cls, **kw):
 
 def test_gain_panel_draws_the_live_curve_gold_baseline_and_offline_curves(qtbot, project):
     panel = _panel(qtbot, GainPanel)
+    panel.show()
     panel.show_state(project.snapshot(), _info(project))
     qtbot.waitUntil(lambda: panel.redraws == 1, timeout=2000)
     data = panel.panel_data()
@@ -91,15 +92,24 @@ def test_spend_and_yield_panels_after_the_same_labels(qtbot, project):
 
 def test_show_state_is_cheap_and_redraws_coalesce(qtbot, project):
     panel = _panel(qtbot, GainPanel)
+    panel.show()
     snap, info = project.snapshot(), _info(project)
     started = time.perf_counter()
     for _ in range(500):
         panel.show_state(snap, info)
-    assert time.perf_counter() - started < 0.2  # never blocks the desk
+    assert time.perf_counter() - started < 0.5  # ≤ 1 ms a call: never blocks the desk
     assert panel.redraws == 0
     qtbot.waitUntil(lambda: panel.redraws == 1, timeout=2000)
     qtbot.wait(120)
     assert panel.redraws == 1
+    panel.hide()  # e.g. the lead view closed: labels keep coming, nothing is drawn
+    _label_top(project, 1)
+    panel.show_state(project.snapshot(), info)
+    qtbot.wait(120)
+    assert panel.redraws == 1 and panel.panel_data()["annotated"][-1] == 7
+    panel.show()
+    qtbot.waitUntil(lambda: panel.redraws == 2, timeout=2000)
+    assert panel.live.get_xdata()[-1] == 7
 
 
 def test_empty_project_budgetless_and_tiny_pool_draw_without_errors(qtbot, tmp_path):

@@ -67,10 +67,11 @@ def ensure_demo(data_dir: str | Path) -> Path:
 
 def simulate(project: Project, n: int, annotator: str = "demo",
              seconds: float = SIMULATED_SECONDS) -> int:
-    """Label the next ``n`` candidates of the queue with their gold labels.
+    """Label the next ``n`` candidates the desk would serve with their gold labels.
 
-    Candidates without a usable gold label (empty, or not in the scheme) are skipped.
-    Runs in its own session. Returns the number of label events written.
+    Served exactly as at a desk (the ranked queue, with the project's audit items mixed
+    in), in a session of its own. Candidates without a usable gold label (empty, or not in
+    the scheme) are skipped. Returns the number of label events written.
     """
     if n <= 0:
         return 0
@@ -79,15 +80,14 @@ def simulate(project: Project, n: int, annotator: str = "demo",
     written = 0
     try:
         while written < n:
-            batch = project.upcoming(min(200, n - written))
-            if not batch:
+            item = project.next_candidate(session)
+            if item is None:
                 break
-            golds = store.candidate_rows(project.db, [c.candidate_id for c in batch])
-            for item in batch:
-                gold = golds[item.candidate_id][3]
-                value = gold if gold in values else None
-                project.record_label(session, item.candidate_id, value, seconds=seconds)
-                written += 1
+            gold = store.candidate_rows(project.db, [item.candidate_id])[item.candidate_id][3]
+            value = gold if gold in values else None
+            project.record_label(session, item.candidate_id, value, seconds=seconds,
+                                 kind=item.kind)
+            written += 1
     finally:
         project.end_session(session)
     return written

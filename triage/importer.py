@@ -148,20 +148,23 @@ def rank_scores(scores: np.ndarray, keys: Sequence[str], seed: int, model: str
 
     Descending score; ties ordered by a seeded keyed hash of the key, never by file order.
     """
-    by_score = np.argsort(-scores, kind="stable")
-    ordered = scores[by_score]
+    order = np.argsort(-scores, kind="stable")
+    ordered = scores[order]
     same = ordered[1:] == ordered[:-1]
     if not same.any():
-        return by_score, 0
+        return order, 0
     tied = np.zeros(len(scores), dtype=bool)
     tied[1:] |= same
     tied[:-1] |= same
-    tied_rows = by_score[tied]
+    # Re-order only the tied positions: by tie group (keeps groups in place), then hash.
+    positions = np.flatnonzero(tied)
+    group = np.cumsum(np.concatenate(([True], ~same)))[positions]
+    rows = order[positions]
     hash_key = hashlib.sha256(f"{seed}:{model}".encode()).hexdigest()[:16]
-    tiebreak = np.zeros(len(scores), dtype=np.uint64)
-    tiebreak[tied_rows] = pd.util.hash_array(
-        np.asarray([keys[i] for i in tied_rows.tolist()], dtype=object), hash_key=hash_key)
-    return np.lexsort((tiebreak, -scores)), int(tied.sum())
+    hashes = pd.util.hash_array(np.asarray([keys[i] for i in rows.tolist()], dtype=object),
+                                hash_key=hash_key)
+    order[positions] = rows[np.lexsort((hashes, group))]
+    return order, len(positions)
 
 
 class _Ticker:

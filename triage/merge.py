@@ -163,59 +163,85 @@ class _Target:
         return self.undo_seq
 
 
+def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    return [r[1] for r in conn.execute("SELECT * FROM pragma_table_info(?)", [table])]
+
+
+def _copied(t: _Target, src: sqlite3.Connection, table: str, remapped: tuple[str, ...]) -> list[str]:
+    """Columns copied as they are: all both files have, except ids that must be remapped.
+
+    Copying every column (rather than a fixed list) keeps a merge complete when a later
+    schema step adds one. The names come from the schema, never from user input.
+    """
+    theirs = set(_columns(src, table))
+    return [c for c in _columns(t.conn, table) if c in theirs and c not in remapped]
+
+
+def _insert(t: _Target, table: str, columns: list[str], values: list) -> int:
+    sql = (f"INSERT INTO {table}({', '.join(columns)}) "  # noqa: S608 - schema names only
+           f"VALUES ({', '.join('?' * len(columns))})")
+    return int(t.conn.execute(sql, values).lastrowid)
+
+
 def _merge_annotators(t: _Target, src: sqlite3.Connection) -> int:
     added = 0
-    for name, rate, created in src.execute(
-            "SELECT name, hourly_rate, created_at FROM annotators ORDER BY id"):
+    columns = _copied(t, src, "annotators", ("id",))
+    rows = src.execute(f"SELECT {', '.join(columns)} FROM annotators ORDER BY id")  # noqa: S608
+    name_at = columns.index("name")
+    for row in rows:
+        name = row[name_at]
         if name not in t.annotator:
-            cur = t.conn.execute("INSERT INTO annotators(name, hourly_rate, created_at) "
-                                 "VALUES (?, ?, ?)", [name, rate, created])
-            t.annotator[name] = cur.lastrowid
+            t.annotator[name] = _insert(t, "annotators", columns, list(row))
             added += 1
     return added
 
 
 def _merge_sessions(t: _Target, src: sqlite3.Connection) -> tuple[int, int]:
     added = seen = 0
-    rows = src.execute(
-        "SELECT s.uid, a.name, s.started_at, s.ended_at, s.host, s.app_version "
-        "FROM sessions s JOIN annotators a ON a.id = s.annotator_id ORDER BY s.id")
-    for uid, name, started, ended, host, version in rows:
+    columns = _copied(t, src, "sessions", ("id", "annotator_id"))
+    select = ", ".join(f"s.{c}" for c in columns)
+    rows = src.execute(f"SELECT a.name, {select} FROM sessions s "  # noqa: S608
+                       "JOIN annotators a ON a.id = s.annotator_id ORDER BY s.id")
+    uid_at, ended_at = columns.index("uid"), columns.index("ended_at")
+    for name, *values in rows:
         seen += 1
+        uid, ended = values[uid_at], values[ended_at]
         if uid in t.session:
             if ended is not None:
                 # The copy may have been taken while this session was still running.
                 t.conn.execute("UPDATE sessions SET ended_at = ? WHERE uid = ? "
                                "AND ended_at IS NULL", [ended, uid])
             continue
-        cur = t.conn.execute(
-            "INSERT INTO sessions(uid, annotator_id, started_at, ended_at, host, app_version) "
-            "VALUES (?, ?, ?, ?, ?, ?)", [uid, t.annotator[name], started, ended, host, version])
-        t.session[uid] = cur.lastrowid
+        t.session[uid] = _insert(t, "sessions", ["annotator_id", *columns],
+                                 [t.annotator[name], *values])
         added += 1
     return added, seen
+
+
+_REMAPPED_LABEL_COLUMNS = ("id", "candidate_id", "annotator_id", "session_id", "undo_seq")
 
 
 def _merge_labels(t: _Target, src: sqlite3.Connection) -> tuple[int, int, int, int]:
     """(added, undo marks applied, notes added, events in source)."""
     added = undos = notes = seen = 0
+    columns = _copied(t, src, "labels", _REMAPPED_LABEL_COLUMNS)
+    select = ", ".join(f"l.{c}" for c in columns)
     rows = src.execute(
-        "SELECT l.uid, c.key, a.name, s.uid, l.value, l.kind, l.created_at, l.seconds, "
-        "l.note, l.undone_at FROM labels l JOIN candidates c ON c.id = l.candidate_id "
+        f"SELECT c.key, a.name, s.uid, {select} FROM labels l "  # noqa: S608
+        "JOIN candidates c ON c.id = l.candidate_id "
         "JOIN annotators a ON a.id = l.annotator_id JOIN sessions s ON s.id = l.session_id "
         # Time order, so that within what a source adds the latest event stays last.
         "ORDER BY l.created_at, l.id")
-    for uid, key, name, session_uid, value, kind, created, seconds, note, undone in rows:
+    uid_at, note_at, undone_at = (columns.index(c) for c in ("uid", "note", "undone_at"))
+    for key, name, session_uid, *values in rows:
         seen += 1
+        uid, note, undone = values[uid_at], values[note_at], values[undone_at]
         known = t.label.get(uid)
         if known is None:
             seq = t.next_undo_seq() if undone is not None else None
-            t.conn.execute(
-                "INSERT INTO labels(uid, candidate_id, annotator_id, session_id, value, kind, "
-                "created_at, seconds, note, undone_at, undo_seq) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [uid, t.candidate[key], t.annotator[name], t.session[session_uid], value,
-                 kind, created, seconds, note, undone, seq])
+            _insert(t, "labels", ["candidate_id", "annotator_id", "session_id", "undo_seq",
+                                  *columns],
+                    [t.candidate[key], t.annotator[name], t.session[session_uid], seq, *values])
             t.label[uid] = (undone is not None, note is not None)
             added += 1
             undos += undone is not None

@@ -167,6 +167,7 @@ class Project:
             queue = RankedQueue(self.db, self._require_model().id)
             self._dispatcher = Dispatcher(self.db, queue, ranks, self._order, self.tracker,
                                           self.settings)
+            self._dispatcher.resync = self._sync
             if self.settings.overlap_rate > 0 and not self._dispatcher.overlap_items():
                 self._dispatcher.replan_overlap()
             if self.settings.queue_mode != "follow" and len(self.models) > 1:
@@ -289,7 +290,8 @@ class Project:
         cid, kind, arm = back
         if session.annotator in self.tracker.seen_by(cid):
             return None
-        if not self.dispatcher.claim(session.session_id, cid, time.time()):
+        if not self.dispatcher.claim(session.session_id, cid, time.time(), session.annotator,
+                                     kind):
             return None
         return Pick(cid, kind, arm)
 

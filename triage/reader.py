@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from triage.errors import InputError, Problem, TriageError
 
@@ -276,71 +275,17 @@ def read_table(
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of small lists: the cyclic GC would triple the parse time
     try:
-        return _read(path, kind, data, text, total, numeric, required, nonempty, unique,
+        return _read(path, kind, text, total, numeric, required, nonempty, unique,
                      skip_invalid, progress)
     finally:
         if gc_was_enabled:
             gc.enable()
 
 
-def _fast_delimited(data: bytes, delimiter: str) -> tuple[list[list[str]], np.ndarray] | None:
-    """Columns (header value first) and record lines via pandas' C parser, or None.
-
-    Pandas is three times faster than the csv module but pads short rows silently and
-    accepts sloppy quoting, so the structure is first checked on the raw bytes with numpy:
-    quotes only at field boundaries, LF or CRLF line ends, every record with the header's
-    field count, no blank lines. Any doubt returns None and the exact csv-module path
-    runs, which then names the line at fault.
-    """
-    if not data or data.count(b"\r") != data.count(b"\r\n"):
-        return None
-    raw = np.frombuffer(data, dtype=np.uint8)
-    newlines = np.flatnonzero(raw == 10)
-    delims = np.flatnonzero(raw == ord(delimiter))
-    quotes = np.flatnonzero(raw == 34)
-    ends, delims = newlines, delims
-    if len(quotes):
-        if len(quotes) % 2:
-            return None
-        opens, closes = quotes[0::2], quotes[1::2]
-        before = raw[np.maximum(opens - 1, 0)]
-        doubled = np.concatenate(([False], opens[1:] == closes[:-1] + 1))
-        if not np.all((opens == 0) | np.isin(before, (10, ord(delimiter))) | doubled):
-            return None
-        after = raw[np.minimum(closes + 1, len(raw) - 1)]
-        if not np.all((closes == len(raw) - 1) | np.isin(after, (10, 13, 34, ord(delimiter)))):
-            return None
-        ends = newlines[np.searchsorted(quotes, newlines) % 2 == 0]  # outside quotes
-        delims = delims[np.searchsorted(quotes, delims) % 2 == 0]
-    if len(ends) == 0 or ends[-1] != len(raw) - 1:
-        ends = np.append(ends, len(raw))  # last line without a line end
-    starts = np.concatenate(([0], ends[:-1] + 1))
-    if np.any(ends - starts <= (raw[np.maximum(ends - 1, 0)] == 13)):  # a blank line
-        return None
-    fields = np.bincount(np.searchsorted(ends, delims), minlength=len(ends)) + 1
-    if np.any(fields != fields[0]):
-        return None
-    try:
-        frame = pd.read_csv(io.BytesIO(data), sep=delimiter, header=None, dtype=str,
-                            na_filter=False, engine="c", skip_blank_lines=False)
-    except (ValueError, pd.errors.ParserError):
-        return None
-    if frame.shape != (len(ends), int(fields[0])):
-        return None
-    lines = np.searchsorted(newlines, starts) + 1  # physical line of each record start
-    return [frame[c].tolist() for c in frame.columns], lines.astype(np.int64)
-
-
-def _delimited_columns(path: Path, data: bytes, text: str, delimiter: str, total: int,
+def _delimited_columns(path: Path, text: str, delimiter: str, total: int,
                        progress: Progress | None, problems: list, ragged: list
                        ) -> tuple[list[str], list[list[str]], np.ndarray]:
     """Header names, data columns and data-row lines of a CSV/TSV file."""
-    fast = _fast_delimited(data, delimiter)
-    if fast is not None:
-        columns, lines = fast
-        _tick(progress, len(lines), len(lines))
-        names = _check_header(path, [c[0] for c in columns], int(lines[0]))
-        return names, [c[1:] for c in columns], lines[1:]
     rows, starts = _parse_delimited(path, text, delimiter, total, progress)
     first = next((i for i, r in enumerate(rows) if r), None)  # csv gives [] if blank
     if first is None:
@@ -352,7 +297,7 @@ def _delimited_columns(path: Path, data: bytes, text: str, delimiter: str, total
     return names, values, starts[np.asarray(kept, dtype=np.int64)]
 
 
-def _read(path: Path, kind: str, data: bytes, text: str, total: int, numeric: list[str],
+def _read(path: Path, kind: str, text: str, total: int, numeric: list[str],
           required: list[str], nonempty: list[str], unique: list[str],
           skip_invalid: bool, progress: Progress | None) -> Table:
     # (line, column, reason) for each problem; row numbers below index the kept records.
@@ -365,9 +310,8 @@ def _read(path: Path, kind: str, data: bytes, text: str, total: int, numeric: li
         values = [list(c) for c in zip(*records)] if records else [[] for _ in columns]
         del records
     else:
-        body = data[len(codecs.BOM_UTF8):] if data.startswith(codecs.BOM_UTF8) else data
         columns, values, lines = _delimited_columns(
-            path, body, text, "\t" if kind == "tsv" else ",", total, progress, problems,
+            path, text, "\t" if kind == "tsv" else ",", total, progress, problems,
             ragged)
     missing = [name for name in required if name not in columns]
     if missing:

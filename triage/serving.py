@@ -18,6 +18,7 @@ claims expire, so a desk that dies frees its candidate.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +31,10 @@ from triage.tracker import LabelTracker
 CLAIM_SECONDS = 15 * 60
 _AUDIT_SALT = 0xA0D17
 _OVERLAP_SALT = 0x0E1A9
+
+
+class _Taken(Exception):
+    """Raised inside the claim transaction to roll it back: the candidate is not free."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,9 @@ class Dispatcher:
         self._audit: np.ndarray | None = None
         self.audit_pointer = 0
         self.bandit = None          # a BanditQueue in the bandit/pets queue modes
+        # Called after losing a race for a candidate; the project brings the tracker (and
+        # everything that follows it, like the live numbers) up to date.
+        self.resync: Callable[[], None] = lambda: None
 
     # -- plans -------------------------------------------------------------------------
 
@@ -208,8 +216,15 @@ class Dispatcher:
 
     # -- claims --------------------------------------------------------------------------
 
-    def claim(self, session_id: int, candidate_id: int, now: float) -> bool:
-        """Claim a candidate for this session; False if another live desk holds it.
+    def claim(self, session_id: int, candidate_id: int, now: float,
+              annotator: str | None = None, kind: str = "triage") -> bool:
+        """Claim a candidate for this session; False if it is no longer free for us.
+
+        The choice was made outside any transaction, so another desk may have claimed or
+        labeled the candidate since. Inside the claim's write transaction nobody else can
+        commit, so we check again there: the candidate must still be unclaimed by another
+        live desk and still need this annotator (unhandled, or an overlap item short of
+        its labels that this annotator has not seen).
 
         Claims need no durability (losing one only frees a candidate), so they are written
         without an fsync; the next label's durable commit carries them to disk anyway.
@@ -227,21 +242,41 @@ class Dispatcher:
                     "WHERE claims.session_id = excluded.session_id OR claims.expires_at <= ?",
                     [candidate_id, session_id, now + CLAIM_SECONDS, now],
                 )
-                return cur.rowcount == 1
+                if cur.rowcount != 1 or not self._still_needed(candidate_id, annotator, kind):
+                    raise _Taken
+                return True
+        except _Taken:
+            return False
         finally:
             conn.execute("PRAGMA synchronous=FULL")
+
+    def _still_needed(self, candidate_id: int, annotator: str | None, kind: str) -> bool:
+        """Re-check, inside the write transaction, that the candidate is still ours to label."""
+        rows = self.db.conn.execute(
+            "SELECT a.name, l.kind FROM labels l JOIN annotators a ON a.id = l.annotator_id "
+            "WHERE l.candidate_id = ? AND l.undone_at IS NULL", [candidate_id],
+        ).fetchall()
+        seen = {name for name, k in rows if k in ("triage", "overlap", "audit")}
+        if kind == "retest":
+            return not any(name == annotator and k == "retest" for name, k in rows)
+        if annotator is not None and annotator in seen:
+            return False
+        if kind == "overlap":
+            return 0 < len(seen) < self.settings.labels_per_overlap_item
+        return not seen
 
     def next_for(self, session_id: int, annotator: str) -> Pick | None:
         """Choose and claim; retries when another desk claims the same candidate first."""
         now = time.time()
         own = self.own_claim(session_id, annotator, now)
-        if own is not None:
-            self.claim(session_id, own.candidate_id, now)
+        if own is not None and self.claim(session_id, own.candidate_id, now, annotator, own.kind):
             return own
-        for _ in range(20):
+        for _ in range(50):
             pick = self.choose(session_id, annotator, now)
             if pick is None:
                 return None
-            if self.claim(session_id, pick.candidate_id, now):
+            if self.claim(session_id, pick.candidate_id, now, annotator, pick.kind):
                 return pick
+            # Lost a race to another desk: look again with the file as it is now.
+            self.resync()
         return None

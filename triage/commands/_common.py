@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections.abc import Callable
-from dataclasses import asdict, is_dataclass
 from typing import Any
 
 from triage.errors import TriageError
+from triage.jsonutil import jsonable
+
+__all__ = ["add_json_flag", "emit", "jsonable", "parse_score_option", "require"]
 
 
 def parse_score_option(value: str) -> tuple[str, str]:
@@ -29,25 +30,6 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", action="store_true", help="print machine-readable JSON (keys documented in README)"
     )
-
-
-def jsonable(value: Any) -> Any:
-    """Convert dataclasses, numpy scalars/arrays and non-finite floats to plain JSON values.
-
-    NaN and infinities become ``null``: JSON has no spelling for them, and a reader should
-    see "no value" rather than a number that is not one.
-    """
-    if is_dataclass(value) and not isinstance(value, type):
-        return jsonable(asdict(value))
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    if hasattr(value, "tolist") and callable(value.tolist):  # numpy array or scalar
-        return jsonable(value.tolist())
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    return value
 
 
 def emit(args: argparse.Namespace, data: Any, render_text: Callable[[Any], str]) -> int:

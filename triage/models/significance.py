@@ -144,7 +144,7 @@ def permutation_tests(
             # undefined permuted statistic cannot count as "at least as extreme".
             tol = 1e-12 * max(1.0, obs)
             reached[name] += int(np.count_nonzero(np.nan_to_num(diff, nan=-np.inf) >= obs - tol))
-    for name, obs in observed.items():
+    for name in observed:
         fa, fb = both[name]
         p = reached[name] / total if exact else (reached[name] + 1) / (total + 1)
         results[name] = PermutationResult(float(fa), float(fb), float(fa - fb), float(min(p, 1.0)),

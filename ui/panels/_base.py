@@ -11,6 +11,7 @@ from pathlib import Path
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QSizePolicy, QVBoxLayout, QWidget
@@ -35,10 +36,14 @@ class ChartPanel(QWidget):
         super().__init__(parent)
         self.large = large
         self.fs = 10.0 if large else 7.0  # base font size in points
-        self.figure = Figure(figsize=(7.0, 4.4) if large else (3.6, 2.3), dpi=100,
-                             layout="constrained")
-        self.figure.get_layout_engine().set(w_pad=0.02, h_pad=0.02, hspace=0.04, wspace=0.04)
+        self.figure = Figure(figsize=(7.0, 4.4) if large else (3.6, 2.3), dpi=100)
+        # Constrained layout costs about as much as drawing; run it only when the size or
+        # the width of the axis labels changes, not on every redraw.
+        self._engine = ConstrainedLayoutEngine(w_pad=0.02, h_pad=0.02, hspace=0.04,
+                                               wspace=0.04)
+        self._layout_key: tuple | None = None
         self.canvas = FigureCanvasQTAgg(self.figure)
+        self.canvas.mpl_connect("resize_event", lambda _e: self._layout(force=True))
         self.canvas.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -73,9 +78,8 @@ class ChartPanel(QWidget):
 
     def flush(self) -> None:
         """Draw a pending state now (tests, saving, screenshots)."""
-        if self._timer.isActive() or self._dirty:
-            self._timer.stop()
-            self._redraw()
+        self._timer.stop()
+        self._redraw(force=True)
 
     def save_figure(self, path: str | Path) -> Path:
         """Save the chart as PNG or SVG, chosen by the file extension."""
@@ -84,6 +88,7 @@ class ChartPanel(QWidget):
         if fmt not in ("png", "svg"):
             raise ValueError(f"save a chart as .png or .svg, not {path.suffix or 'no extension'}")
         self.flush()
+        self._layout(force=True)
         self.figure.savefig(path, format=fmt, dpi=150 if fmt == "png" else 100,
                             facecolor="white")
         return path
@@ -110,14 +115,31 @@ class ChartPanel(QWidget):
             self._drawn = False
         return self._data
 
-    def _redraw(self) -> None:
+    def _redraw(self, force: bool = False) -> None:
+        if not (force or self.isVisible()):
+            return  # a hidden panel (closed lead view) costs nothing; showEvent catches up
         data = self._current()
         if data is None or getattr(self, "_drawn", False):
             return
         self._draw(data)
+        self._layout()
         self._drawn = True
         self.redraws += 1
         self.canvas.draw_idle()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if self._data is not None or self._dirty:
+            self._timer.start()
+
+    def _layout(self, force: bool = False) -> None:
+        """Re-run the layout when the canvas size or the axis-label widths changed."""
+        w, h = self.figure.get_size_inches()
+        key = (round(w, 3), round(h, 3), *(
+            len(f"{v:,.0f}") for ax in self.figure.axes for v in (*ax.get_xlim(), *ax.get_ylim())))
+        if force or key != self._layout_key:
+            self._engine.execute(self.figure)
+            self._layout_key = key
 
     def _build(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -1,0 +1,274 @@
+"""What the model-comparison view draws: gain per model, metrics with paired tests, value
+with a reject option per cost factor k, calibration, the bandit's belief, and what to
+accept without review.
+
+Two steps so the slow one can run in a worker thread: :func:`models_inputs` reads the
+project (fast, on the caller's thread) and :func:`build_models_view_data` computes from
+those arrays only (permutation tests, calibration fits, value tables).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from triage import store
+from triage.errors import TriageError
+from triage.final import final_labels
+
+Progress = Callable[[int, int], bool]
+
+VALUE_KS = tuple(float(k) for k in np.arange(0.0, 10.5, 0.5))  # the value-versus-k curves
+ACCEPT_KS = (1.0, 2.0, 4.0, 8.0, 10.0)   # the k a lead can pick for the acceptance advice
+DEFAULT_ACCEPT_K = 2.0
+
+
+@dataclass(frozen=True)
+class ModelsInputs:
+    """Everything the comparison needs, read from a project (arrays on the evaluation set)."""
+
+    models: tuple[str, ...]
+    scores: dict[str, np.ndarray]           # evaluation items only
+    positive: np.ndarray                     # evaluation items only
+    labels_from: str                         # "gold" or "labels"
+    unlabeled_scores: dict[str, np.ndarray]  # candidates nobody has labeled yet
+    offline_curves: dict[str, np.ndarray]
+    pool: int
+    price: float
+    budget: float | None
+    currency: str
+    active_model: str | None
+    queue_mode: str
+    bandit: dict[str, Any] | None
+    warnings: tuple[str, ...] = ()
+
+
+def _bandit_dict(belief) -> dict[str, Any] | None:
+    if belief is None:
+        return None
+    return {"mode": belief.mode, "p_best": dict(belief.p_best), "pulls": dict(belief.pulls),
+            "posterior_mean": dict(belief.posterior_mean), "decided": belief.decided,
+            "delta": belief.delta}
+
+
+def models_inputs(project) -> ModelsInputs:
+    """Read scores, positives (gold, else the final labels so far) and settings."""
+    from triage.models.inputs import followed_warning
+    from triage.reports import project_positives, project_scores
+
+    s = project.settings
+    if not project.models:
+        raise TriageError("the project has no model scores to compare")
+    scores = {name: col_scores for name, (_col, col_scores) in project_scores(project).items()}
+    # project_scores orders by candidate id; so does this list of ids.
+    ids = np.sort(store.rank_order(project.db, project.models[0].id))
+    finals = final_labels(store.active_labels(project.db))
+    labeled = np.array([bool(finals.get(int(i)) and finals[int(i)].value is not None)
+                        for i in ids], dtype=bool)
+    warnings: list[str] = []
+    if project.has_gold():
+        positive, _ = project_positives(project)
+        keep, labels_from = np.ones(ids.size, dtype=bool), "gold"
+    else:
+        wanted = set(s.positive_labels)
+        positive = np.array([bool(finals.get(int(i)) and finals[int(i)].value in wanted)
+                             for i in ids], dtype=bool)
+        keep, labels_from = labeled, "labels"
+        if s.queue_mode == "follow" and s.active_model:
+            warnings.append(followed_warning(s.active_model))
+        elif s.queue_mode != "follow":
+            warnings.append("labels came from a bandit choosing among the models' rankings: the "
+                            "labeled items are each model's top picks, not a random sample, so "
+                            "the figures favour the models that were followed most.")
+    snap = project.snapshot()
+    price = s.price_per_item if s.price_model == "per_item" else (
+        snap.spend / snap.events if snap.events else 0.0)
+    belief = project.bandit_belief() if s.queue_mode != "follow" else None
+    return ModelsInputs(
+        models=tuple(scores), scores={m: v[keep] for m, v in scores.items()},
+        positive=positive[keep], labels_from=labels_from,
+        unlabeled_scores={m: v[~labeled] for m, v in scores.items()},
+        offline_curves=project.offline_curves(), pool=project.pool, price=price,
+        budget=s.budget, currency=s.currency, active_model=s.active_model,
+        queue_mode=s.queue_mode, bandit=_bandit_dict(belief), warnings=tuple(warnings),
+    )
+
+
+@dataclass(frozen=True)
+class Acceptance:
+    """What one model lets people skip at one k (raw-score cut-offs)."""
+
+    model: str
+    k: float
+    accept_positive_at_or_above: float | None
+    accept_negative_at_or_below: float | None
+    reviewed_share: float      # of the unlabeled candidates
+    unlabeled: int
+    saving: float              # review cost of the candidates accepted without review
+    text: str
+
+
+@dataclass(frozen=True)
+class ModelsViewData:
+    models: tuple[str, ...]
+    labels_from: str
+    n: int
+    positives: int
+    warnings: tuple[str, ...]
+    unavailable: str | None                     # why there is nothing to compare, if so
+    # gain (offline, needs gold)
+    gain: dict[str, np.ndarray]                 # positives found after the top r (index r-1)
+    budget_items: float | None
+    # metrics and tests
+    threshold: float
+    metric_names: tuple[str, ...]
+    metrics: dict[str, dict[str, float | None]]
+    undefined: dict[str, dict[str, str]]
+    pvalues: dict[str, dict[str, dict[str, Any]]]  # "A|B" -> metric -> difference, p, exact
+    trials: int
+    # value with a reject option, calibration
+    value_ks: tuple[float, ...]
+    value_tuned: dict[str, np.ndarray]          # held-out V at the τ tuned on validation
+    value_rule: dict[str, np.ndarray]           # held-out V at τ = k/(k+1), calibrated scores
+    value_reasons: dict[str, str]               # model -> why it has no value curve
+    reliability: dict[str, dict[str, Any]]      # model -> before/after bins and ECE
+    acceptance: dict[float, dict[str, Acceptance]]
+    bandit: dict[str, Any] | None
+    currency: str = "USD"
+    notes: tuple[str, ...] = field(default=())
+
+    def metric_cell(self, model: str, metric: str) -> str:
+        v = self.metrics[model][metric]
+        return "undef." if v is None else f"{v:.3f}"
+
+    def as_dict(self) -> dict[str, Any]:
+        def arr(a: np.ndarray) -> list:
+            return [None if math.isnan(x) else float(x) for x in np.asarray(a, dtype=float)]
+        return {
+            "models": list(self.models), "labels_from": self.labels_from, "n": self.n,
+            "positives": self.positives, "warnings": list(self.warnings),
+            "unavailable": self.unavailable,
+            "gain": {m: v.tolist() for m, v in self.gain.items()},
+            "budget_items": self.budget_items, "metrics": self.metrics,
+            "pvalues": self.pvalues, "value_ks": list(self.value_ks),
+            "value_tuned": {m: arr(v) for m, v in self.value_tuned.items()},
+            "reliability": self.reliability, "bandit": self.bandit,
+            "acceptance": {k: {m: a.text for m, a in row.items()}
+                           for k, row in self.acceptance.items()},
+        }
+
+
+def _money(x: float, currency: str) -> str:
+    return f"${x:,.2f}" if currency == "USD" else f"{x:,.2f} {currency}"
+
+
+def _acceptance(model: str, k: float, advice, inputs: ModelsInputs) -> Acceptance:
+    raw = inputs.unlabeled_scores[model]
+    hi, lo = advice.accept_positive_at_or_above, advice.accept_negative_at_or_below
+    n = int(raw.size)
+    if hi is None or lo is None:
+        text = (f"{model}: accept nothing without review at k = {k:g}; people review all "
+                f"{n} unlabeled candidates")
+        return Acceptance(model, k, None, None, 1.0, n, 0.0, text)
+    auto = int(np.count_nonzero((raw >= hi) | (raw <= lo)))
+    reviewed = 1.0 - auto / n if n else 0.0
+    saving = auto * inputs.price
+    text = (f"{model}: accept positives with score ≥ {hi:.3f} and negatives with score ≤ "
+            f"{lo:.3f}; people review {100 * reviewed:.0f}% of the {n} unlabeled candidates, "
+            f"saving {_money(saving, inputs.currency)}")
+    return Acceptance(model, k, hi, lo, reviewed, n, saving, text)
+
+
+def _reliability(r) -> dict[str, Any]:
+    return {"ece": r.ece, "confidence": list(r.confidence), "accuracy": list(r.accuracy),
+            "counts": [int(c) for c in r.counts], "edges": [float(e) for e in r.edges]}
+
+
+def _tick(progress: Progress | None, done: int, total: int) -> None:
+    if progress is not None and progress(done, total) is False:
+        raise TriageError("the model comparison was cancelled")
+
+
+def build_models_view_data(
+    source, *, threshold: float = 0.5, k_ndcg: int = 10, trials: int = 1000, seed: int = 0,
+    calibrate: str = "platt", validation_share: float = 0.5, progress: Progress | None = None,
+) -> ModelsViewData:
+    """Every number of the model view. ``source`` is a :class:`ModelsInputs` (safe in a
+    worker thread) or an open project (read first with :func:`models_inputs`)."""
+    from triage.models.report import compare_report, k_key, model_value
+
+    inputs = source if isinstance(source, ModelsInputs) else models_inputs(source)
+    names, g = inputs.models, inputs.positive.astype(bool)
+    total = 2 + len(names)
+    _tick(progress, 0, total)
+    gain = dict(inputs.offline_curves)
+    budget_items = (inputs.budget / inputs.price
+                    if inputs.budget is not None and inputs.price > 0 else None)
+    base = dict(models=names, labels_from=inputs.labels_from, n=int(g.size),
+                positives=int(g.sum()), warnings=inputs.warnings, gain=gain,
+                budget_items=budget_items, threshold=threshold, trials=trials,
+                value_ks=VALUE_KS, bandit=inputs.bandit, currency=inputs.currency)
+    if g.size < 2:
+        return ModelsViewData(
+            **base, unavailable="fewer than two labeled candidates: nothing to compare yet",
+            metric_names=(), metrics={}, undefined={}, pvalues={}, value_tuned={},
+            value_rule={}, value_reasons={}, reliability={}, acceptance={})
+    report = compare_report(inputs.scores, g, threshold=threshold, k_ndcg=k_ndcg,
+                            trials=trials if len(names) > 1 else 1, seed=seed)
+    _tick(progress, 2, total)
+    metric_names = tuple(next(iter(report.models.values())).metrics)
+    metrics = {m: {k: v.value for k, v in r.metrics.items()} for m, r in report.models.items()}
+    undefined = {m: {k: v.reason for k, v in r.metrics.items() if v.reason}
+                 for m, r in report.models.items()}
+    pvalues = {pair: {metric: {"difference": r.difference, "p": r.p_value, "exact": r.exact,
+                               "reason": r.reason} for metric, r in row.items()}
+               for pair, row in report.pairs.items()}
+    value_tuned, value_rule, reasons, reliability = {}, {}, {}, {}
+    acceptance: dict[float, dict[str, Acceptance]] = {k: {} for k in ACCEPT_KS}
+    for done, name in enumerate(names, start=3):
+        s = inputs.scores[name]
+        if np.any(s < -1e-4) or np.any(s > 1 + 1e-4):
+            reasons[name] = ("its scores are not probabilities in [0, 1], so value with a "
+                             "reject option and calibration do not apply")
+        else:
+            try:
+                mv = model_value(name, s, g, ks=VALUE_KS, calibrate=calibrate,
+                                 validation_share=validation_share, seed=seed)
+            except ValueError as error:  # e.g. a one-class validation split
+                reasons[name] = str(error)
+            else:
+                by = [mv.by_k[k_key(k)] for k in VALUE_KS]
+                value_tuned[name] = np.array([_num(r.heldout_value) for r in by])
+                value_rule[name] = np.array([r.value for r in by])
+                reliability[name] = {"before": _reliability(mv.reliability_before),
+                                     "after": _reliability(mv.reliability_after),
+                                     "calibration": mv.calibration}
+                for k in ACCEPT_KS:
+                    acceptance[k][name] = _acceptance(name, k, mv.by_k[k_key(k)].advice, inputs)
+        _tick(progress, done, total)
+    return ModelsViewData(
+        **base, unavailable=None, metric_names=metric_names, metrics=metrics,
+        undefined=undefined, pvalues=pvalues, value_tuned=value_tuned, value_rule=value_rule,
+        value_reasons=reasons, reliability=reliability, acceptance=acceptance)
+
+
+def _num(x: float | None) -> float:
+    return math.nan if x is None else float(x)
+
+
+def bandit_lines(bandit: dict[str, Any] | None) -> list[str]:
+    """Plain lines describing the bandit's belief (empty in follow mode)."""
+    if not bandit:
+        return []
+    lines = [f"{m}: P(best) {100 * p:.1f}%, {bandit['pulls'].get(m, 0)} labels served, "
+             f"yield {100 * bandit['posterior_mean'].get(m, 0.0):.1f}%"
+             for m, p in sorted(bandit["p_best"].items(), key=lambda t: -t[1])]
+    if bandit.get("decided"):
+        lines.insert(0, f"decided: {bandit['decided']} (P(best) ≥ {1 - bandit['delta']:.2f})")
+    else:
+        lines.insert(0, f"not decided yet (needs P(best) ≥ {1 - bandit['delta']:.2f})")
+    return lines

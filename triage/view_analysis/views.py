@@ -1,0 +1,236 @@
+"""What the agreement view, the advice banner and the adjudication table draw."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from triage import store
+
+Progress = Callable[[int, int], bool]
+
+READINGS = {
+    "reliable": "reliable — α ≥ 0.800: the labels can be relied on",
+    "tentative": "tentative — 0.667 ≤ α < 0.800: draw tentative conclusions only",
+    "unreliable": "unreliable — α < 0.667: fix the guidelines before labeling more",
+    "undefined": "undefined",
+}
+
+
+def _num(x: Any) -> float:
+    """None (undefined) as NaN, for arrays that are drawn."""
+    return math.nan if x is None else float(x)
+
+
+# -- agreement ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Series:
+    """One value per group (session, decile); NaN where undefined, with the reason."""
+
+    groups: tuple[str, ...]
+    labels: tuple[str, ...]
+    values: np.ndarray
+    items: tuple[int, ...]
+    reasons: tuple[str | None, ...]
+    percent: np.ndarray
+
+
+@dataclass(frozen=True)
+class AgreementViewData:
+    alpha: float | None
+    ci95: tuple[float, float] | None
+    reading: str
+    reading_text: str
+    undefined_reason: str | None
+    alpha_text: str
+    summary: str
+    annotators: tuple[str, ...]
+    kappa: np.ndarray            # n x n, symmetric, NaN on the diagonal and where undefined
+    kappa_items: np.ndarray      # n x n items both annotators rated
+    kappa_reasons: dict[str, str]  # "A|B" -> why κ is undefined
+    sessions: Series
+    deciles: Series
+
+    def as_dict(self) -> dict[str, Any]:
+        def series(s: Series) -> dict[str, Any]:
+            return {"groups": list(s.groups), "labels": list(s.labels),
+                    "alpha": [None if math.isnan(v) else float(v) for v in s.values],
+                    "items": list(s.items)}
+        return {
+            "alpha": self.alpha, "ci95": list(self.ci95) if self.ci95 else None,
+            "reading": self.reading, "alpha_text": self.alpha_text,
+            "reading_text": self.reading_text, "undefined_reason": self.undefined_reason,
+            "annotators": list(self.annotators),
+            "kappa": [[None if math.isnan(v) else float(v) for v in row] for row in self.kappa],
+            "kappa_items": self.kappa_items.tolist(), "kappa_reasons": dict(self.kappa_reasons),
+            "sessions": series(self.sessions), "deciles": series(self.deciles),
+        }
+
+
+def _series(rows: list[dict], by: str, names: Mapping[str, str]) -> Series:
+    chosen = [r for r in rows if r["by"] == by]
+    return Series(
+        groups=tuple(r["group"] for r in chosen),
+        labels=tuple(names.get(r["group"], r["group"]) for r in chosen),
+        values=np.array([_num(r["alpha"]) for r in chosen], dtype=float),
+        items=tuple(int(r["items"]) for r in chosen),
+        reasons=tuple(r.get("reason") for r in chosen),
+        percent=np.array([_num(r["percent_agreement"]) for r in chosen], dtype=float),
+    )
+
+
+def _pair_names(report: Mapping[str, Any]) -> list[str]:
+    names: list[str] = []
+    for pair in report.get("cohen_kappa_pairs", {}):
+        for name in pair.split("|", 1):
+            if name not in names:
+                names.append(name)
+    return sorted(names)
+
+
+def agreement_view_data(report: Mapping[str, Any],
+                        session_labels: Mapping[str, str] | None = None) -> AgreementViewData:
+    """From ``AgreementReport.to_json()``: the headline, the κ matrix and the two series."""
+    alpha = report.get("krippendorff_alpha")
+    ci = report.get("alpha_ci95")
+    ci = (float(ci[0]), float(ci[1])) if ci and None not in ci else None
+    reading = report.get("reading", "undefined")
+    reason = report.get("undefined_reason")
+    if alpha is None:
+        alpha_text = f"Krippendorff's α is undefined: {reason or 'no reason given'}"
+    else:
+        alpha_text = f"Krippendorff's α = {alpha:.3f}"
+        if ci:
+            alpha_text += f"  (95% CI {ci[0]:.3f} – {ci[1]:.3f})"
+    names = _pair_names(report)
+    index = {n: i for i, n in enumerate(names)}
+    n = len(names)
+    kappa = np.full((n, n), np.nan)
+    items = np.zeros((n, n), dtype=int)
+    reasons: dict[str, str] = {}
+    for pair, row in report.get("cohen_kappa_pairs", {}).items():
+        a, b = pair.split("|", 1)
+        i, j = index[a], index[b]
+        kappa[i, j] = kappa[j, i] = _num(row.get("kappa"))
+        items[i, j] = items[j, i] = int(row.get("items", 0))
+        if row.get("kappa") is None:
+            reasons[pair] = row.get("reason") or "undefined"
+    pairable = report.get("pairable_items", 0)
+    summary = (f"{report.get('items', 0)} items, {report.get('annotators', 0)} annotators, "
+               f"{report.get('ratings', 0)} ratings; {pairable} items rated by two or more")
+    rows = list(report.get("breakdowns", []))
+    return AgreementViewData(
+        alpha=alpha, ci95=ci, reading=reading,
+        reading_text=READINGS.get(reading, reading) if alpha is not None
+        else f"undefined — {reason or 'no reason given'}",
+        undefined_reason=reason, alpha_text=alpha_text, summary=summary,
+        annotators=tuple(names), kappa=kappa, kappa_items=items, kappa_reasons=reasons,
+        sessions=_series(rows, "session", session_labels or {}),
+        deciles=_series(rows, "decile", {}),
+    )
+
+
+def session_labels(project) -> dict[str, str]:
+    """Session id -> "ada · 3" (annotator and their n-th session) for the trend's axis."""
+    seen: dict[int, str] = {}
+    for row in store.active_labels(project.db):
+        seen.setdefault(row.session_id, row.annotator)
+    count: dict[str, int] = {}
+    out = {}
+    for sid in sorted(seen):
+        name = seen[sid]
+        count[name] = count.get(name, 0) + 1
+        out[str(sid)] = f"{name} · {count[name]}"
+    return out
+
+
+# -- stopping advice ---------------------------------------------------------------------
+
+DECISION_ROLE = {"continue": "go", "stop": "stop", "pause": "pause"}
+DECISION_BADGE = {"continue": "▶ CONTINUE", "stop": "■ STOP", "pause": "❚❚ PAUSE"}
+
+
+@dataclass(frozen=True)
+class BannerData:
+    decision: str
+    role: str          # go | stop | pause | none: which colour the banner takes
+    badge: str         # a symbol and a word, so colour is never the only cue
+    text: str          # the advice headline, verbatim
+    details: tuple[str, ...]  # one line per rule, then the estimates
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def banner_data(advice: Mapping[str, Any] | None) -> BannerData:
+    """From ``advice_to_json``: the headline, the decision's colour role and every rule."""
+    if not advice:
+        return BannerData("none", "none", "… NO ADVICE", "No stopping advice yet.", ())
+    decision = advice.get("decision", "none")
+    details = [f"{r['verdict']:<8} {r['rule']}: {r['detail']}" for r in advice.get("reasons", [])]
+    rec = advice.get("estimated_recall") or {}
+    if rec.get("point") is not None:
+        details.append(f"estimated recall {_pct(rec['point'])} [{_pct(rec.get('lower'))}, "
+                       f"{_pct(rec.get('upper'))}] — {rec.get('method', '')}")
+    tot = advice.get("estimated_total_positives") or {}
+    if tot.get("point") is not None:
+        low, up = tot.get("lower"), tot.get("upper")
+        details.append(f"positives in the pool ≈ {tot['point']:.0f} "
+                       f"[{_num(low):.0f}, {_num(up):.0f}] — {tot.get('method', '')}")
+    return BannerData(decision, DECISION_ROLE.get(decision, "none"),
+                      DECISION_BADGE.get(decision, decision.upper()),
+                      advice.get("headline", ""), tuple(details))
+
+
+# -- adjudication ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DisagreementRow:
+    candidate_id: int
+    rank: int
+    key: str
+    text: str
+    votes: tuple[str, ...]   # one per annotator column; "" when that annotator did not label
+    status: str
+
+
+@dataclass(frozen=True)
+class AdjudicationData:
+    annotators: tuple[str, ...]
+    rows: tuple[DisagreementRow, ...]
+    labels: tuple[tuple[str, str], ...]  # (value, key) of the scheme
+    summary: str
+
+
+def _field(item: Any, name: str) -> Any:
+    return item[name] if isinstance(item, Mapping) else getattr(item, name)
+
+
+def adjudication_data(items: Iterable[Any], scheme: Iterable[Any]) -> AdjudicationData:
+    """Rows for the table from ``triage.adjudication.disagreements`` (objects or dicts)."""
+    items = list(items)
+    annotators = sorted({a for d in items for a in _field(d, "votes")})
+    rows = []
+    for d in items:
+        votes = _field(d, "votes")
+        status = _field(d, "status")
+        if status == "majority":
+            majority = d.get("majority") if isinstance(d, Mapping) else getattr(d, "majority", None)
+            status = f"majority: {majority}" if majority else status
+        elif status == "unresolved":
+            status = "tie (unresolved)"
+        rows.append(DisagreementRow(
+            int(_field(d, "candidate_id")), int(_field(d, "rank")), str(_field(d, "key")),
+            str(_field(d, "text")), tuple(votes.get(a, "") for a in annotators), status))
+    labels = tuple((_field(o, "value"), _field(o, "key")) for o in scheme)
+    ties = sum(1 for r in rows if r.status.startswith("tie"))
+    summary = (f"{len(rows)} candidate{'s' if len(rows) != 1 else ''} await a ruling "
+               f"({ties} tie{'s' if ties != 1 else ''}, {len(rows) - ties} with a majority)"
+               if rows else "No disagreements await a ruling.")
+    return AdjudicationData(tuple(annotators), tuple(rows), labels, summary)
