@@ -8,12 +8,15 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.helpers import make_project
+from triage import db as dbmod
 from triage import merge as mergemod
 from triage.cli import main
 from triage.db import copy_project
-from triage.errors import ProjectError, TriageError
+from triage.errors import BusyError, ProjectError, TriageError
 from triage.merge import merge_projects
 from triage.project import open_project
 
@@ -37,7 +40,7 @@ def label_table(path: Path) -> dict[str, tuple]:
         conn.close()
     out = {}
     for row in rows:
-        fields = {k: row[k] for k in row.keys() if k not in LOCAL_IDS}
+        fields = {k: row[k] for k in row.keys() if k not in LOCAL_IDS}  # noqa: SIM118 (Row)
         fields["undone_at"] = fields["undone_at"] is not None
         out[row["uid"]] = tuple(sorted(fields.items()))
     return out
@@ -45,6 +48,14 @@ def label_table(path: Path) -> dict[str, tuple]:
 
 def undone(table: dict[str, tuple]) -> list[dict]:
     return [dict(row) for row in table.values() if dict(row)["undone_at"]]
+
+
+def uids_in_order(path: Path) -> list[str]:
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return [r[0] for r in conn.execute("SELECT uid FROM labels ORDER BY id")]
+    finally:
+        conn.close()
 
 
 def dump(path: Path) -> list[str]:
@@ -93,8 +104,13 @@ def copies(tmp_path):
 
 
 def test_merge_brings_every_event_with_annotator_session_and_undo(copies):
+    conn = sqlite3.connect(copies["a"])  # as if the bandit queue had served one event
+    conn.execute("UPDATE labels SET served_by = 'm2' WHERE id = 2")
+    conn.commit()
+    conn.close()
     a, b, target = label_table(copies["a"]), label_table(copies["b"]), label_table(copies["target"])
     assert (len(a), len(b), len(target)) == (5, 4, 2)
+    own_order = uids_in_order(copies["target"])
     report = merge_projects(copies["target"], [copies["a"], copies["b"]])
     merged = label_table(copies["target"])
     # Every event, field for field (value, kind, created_at, seconds, note, undone), by uid.
@@ -102,9 +118,13 @@ def test_merge_brings_every_event_with_annotator_session_and_undo(copies):
     assert [(r["a_name"], r["note"]) for r in undone(merged)] == [("ada", None)]  # the undo
     assert [(r["a_name"], r["seconds"]) for r in map(dict, merged.values())
             if r["note"]] == [("ada", 1.5)]
+    assert [r["served_by"] for r in map(dict, merged.values()) if r["served_by"]] == ["m2"]
     assert [(s.annotators_added, s.sessions_added, s.labels_added, s.undo_marks_applied)
             for s in report.sources] == [(1, 1, 5, 1), (1, 1, 4, 0)]
     assert (report.labels_added, report.sessions_added, report.annotators_added) == (9, 2, 2)
+    # Appended after the target's own events, each copy's events in their original order.
+    assert uids_in_order(copies["target"]) == (
+        own_order + uids_in_order(copies["a"]) + uids_in_order(copies["b"]))
     with open_project(copies["target"]) as project:
         names = {r[0] for r in project.db.execute("SELECT name FROM annotators")}
         assert names == {"carol", "ada", "bob"}
@@ -139,7 +159,7 @@ def test_undo_made_in_a_copy_is_applied_and_never_taken_back(copies, tmp_path):
     later = tmp_path / "later.triage"
     copy_project(copies["target"], later)
     with open_project(later) as project:          # bob undoes his last label in the copy
-        undone = project.undo(project.start_session("bob"))
+        undone_cid = project.undo(project.start_session("bob"))
     with open_project(copies["target"]) as project:  # carol undoes hers in the target
         project.undo(project.start_session("carol"))
     report = merge_projects(copies["target"], [later])
@@ -147,7 +167,7 @@ def test_undo_made_in_a_copy_is_applied_and_never_taken_back(copies, tmp_path):
     merged = label_table(copies["target"])
     undone_now = {(r["c_key"], r["a_name"]) for r in undone(merged)}
     with open_project(copies["target"]) as project:
-        key = project.db.execute("SELECT key FROM candidates WHERE id = ?", [undone]).fetchone()[0]
+        key = project.db.execute("SELECT key FROM candidates WHERE id = ?", [undone_cid]).fetchone()[0]
         seqs = sorted(r[0] for r in project.db.execute(
             "SELECT undo_seq FROM labels WHERE undo_seq IS NOT NULL"))
     assert (key, "bob") in undone_now
@@ -248,3 +268,64 @@ def test_merge_command_json_and_text(copies, capsys):
     assert code == 0 and "nothing new" in out
     code, _out, err = triage("merge", copies["target"], ROOT / "pyproject.toml")
     assert code == 2 and "not a Triage project" in err
+
+
+@pytest.fixture(scope="module")
+def base_project(tmp_path_factory):
+    base = tmp_path_factory.mktemp("base")
+    make_project(base, n=12).close()
+    return base / "p.triage"
+
+
+ACTIONS = st.lists(st.tuples(st.integers(0, 1), st.sampled_from(["ada", "bob"]),
+                             st.sampled_from(["label", "label", "undo"])), max_size=10)
+
+
+def apply(paths: tuple[Path, Path], actions) -> None:
+    for copy, annotator, action in actions:
+        with open_project(paths[copy]) as project:
+            session = project.start_session(annotator)
+            if action == "undo":
+                project.undo(session)
+            elif (item := project.next_candidate(session)) is not None:
+                project.record_label(session, item.candidate_id, "idiom")
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(before=ACTIONS, after=ACTIONS)
+def test_merge_order_does_not_matter_and_the_union_is_kept(base_project, tmp_path_factory,
+                                                            before, after):
+    """Copy a, work on both copies (undoing shared events too), merge in either order."""
+    tmp = tmp_path_factory.mktemp("prop")
+    a, b, t1, t2 = (tmp / f"{n}.triage" for n in ("a", "b", "t1", "t2"))
+    for path in (a, t1, t2):
+        copy_project(base_project, path)
+    apply((a, a), before)
+    copy_project(a, b)
+    apply((a, b), after)
+    merge_projects(t1, [a, b])
+    merge_projects(t2, [b, a])
+    ta, tb = label_table(a), label_table(b)
+    # The union of the events; an event undone in either copy is undone.
+    expected = {**ta, **tb}
+    for uid in ta.keys() & tb.keys():
+        if dict(ta[uid])["undone_at"]:
+            expected[uid] = ta[uid]
+    assert label_table(t1) == label_table(t2) == expected
+    assert merge_projects(t1, [b, a]).labels_added == 0
+    assert merge_projects(t1, [b, a]).undo_marks_applied == 0
+
+
+def test_a_busy_target_is_a_clear_error_and_nothing_is_merged(copies, monkeypatch):
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_S", 0.2)
+    holder = sqlite3.connect(copies["target"], isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another program is in the middle of a write
+    try:
+        with pytest.raises(BusyError, match="nothing was merged, try again"):
+            merge_projects(copies["target"], [copies["a"]])
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert len(label_table(copies["target"])) == 2
+    assert merge_projects(copies["target"], [copies["a"]]).labels_added == 5

@@ -58,10 +58,10 @@ def disagreements(project) -> list[Disagreement]:
 
 def candidate_id_of(project, key: str) -> int:
     """The id of the candidate with external key ``key``."""
-    row = project.db.execute("SELECT id FROM candidates WHERE key = ?", [key]).fetchone()
-    if row is None:
+    candidate_id = store.candidate_id_by_key(project.db, key)
+    if candidate_id is None:
         raise TriageError(f"there is no candidate with key {key!r}")
-    return int(row[0])
+    return candidate_id
 
 
 def adjudicate(project, session, candidate_id: int, value: str, *,

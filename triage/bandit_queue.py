@@ -20,7 +20,7 @@ import sqlite_utils
 from triage.models.bandit import BanditAllocator
 from triage.queue import RankedQueue
 from triage.settings import Settings
-from triage.store import LabelRow, ModelInfo
+from triage.store import LabelRow, ModelInfo, ranking
 
 DISCOUNT = 0.99
 PETS_BETA = 0.5
@@ -42,10 +42,14 @@ class BanditBelief:
 class BanditQueue:
     """Serves fresh candidates from the arm the allocator chooses."""
 
-    def __init__(self, db: sqlite_utils.Database, models: list[ModelInfo], settings: Settings):
+    def __init__(self, db: sqlite_utils.Database, models: list[ModelInfo], settings: Settings,
+                 is_handled):
         self.mode = settings.queue_mode
         self.settings = settings
-        self.queues = {m.name: RankedQueue(db, m.id) for m in models}
+        self.queues = {}
+        for m in models:
+            order, scores = ranking(db, m.id)
+            self.queues[m.name] = RankedQueue(order, scores, is_handled)
         self._fresh_allocator()
 
     def _fresh_allocator(self) -> None:

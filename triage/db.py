@@ -114,8 +114,12 @@ def create_database(path: str | Path) -> sqlite_utils.Database:
     return db
 
 
-def open_database(path: str | Path) -> tuple[sqlite_utils.Database, Path | None]:
-    """Open an existing project, migrating it if it is older. Returns (db, backup or None)."""
+def check_project(path: str | Path) -> int:
+    """Check, reading only, that ``path`` is a Triage project this version can open.
+
+    Returns the number of schema steps the file has (fewer than this version knows means
+    it needs migrating). Raises ProjectError naming the problem; never writes a byte.
+    """
     path = Path(path)
     if not path.exists():
         raise ProjectError(f"{path} does not exist")
@@ -126,16 +130,28 @@ def open_database(path: str | Path) -> tuple[sqlite_utils.Database, Path | None]
     app_id, applied = _inspect_read_only(path)
     if app_id != APPLICATION_ID:
         raise ProjectError(f"{path} is an SQLite database but not a Triage project")
-    known = [m.name for m in MIGRATIONS._migrations]
+    known = known_migrations()
     unknown = [name for name in applied if name not in known]
     if unknown:
         raise ProjectError(
             f"{path} was written by a newer version of Triage (schema step {unknown[0]!r} "
             "is unknown here); update Triage to open it. The file was not changed."
         )
+    return len(applied)
+
+
+def known_migrations() -> list[str]:
+    """Names of the schema steps this version of Triage knows, in order."""
+    return [m.name for m in MIGRATIONS._migrations]
+
+
+def open_database(path: str | Path) -> tuple[sqlite_utils.Database, Path | None]:
+    """Open an existing project, migrating it if it is older. Returns (db, backup or None)."""
+    path = Path(path)
+    version = check_project(path)
     backup = None
-    if len(applied) < len(known):
-        backup = _backup(path, len(applied))
+    if version < len(known_migrations()):
+        backup = _backup(path, version)
     db = _connect(path)
     MIGRATIONS.apply(db)
     return db, backup

@@ -13,6 +13,20 @@ from triage.final import final_labels
 from triage.queue import decile_of
 
 
+def _in_rank_order(db, order: np.ndarray, chunk: int = 2000):
+    """(rank, id, key, text, gold, meta) rows, best-ranked first, fetched a chunk at a time."""
+    for start in range(0, order.size, chunk):
+        ids = order[start:start + chunk].tolist()
+        marks = ",".join("?" * len(ids))
+        found = {row[0]: row for row in db.execute(
+            # Only "?" placeholders are joined in; the ids travel as parameters.
+            "SELECT id, key, text, gold, meta FROM candidates WHERE id IN (" + marks + ")",  # noqa: S608
+            ids)}
+        for offset, cid in enumerate(ids):
+            _id, key, text, gold, meta = found[cid]
+            yield start + offset + 1, cid, key, text, gold, meta
+
+
 def export_fields(project) -> list[str]:
     models = [m.name for m in project.models]
     return (["key", "text", "rank", "decile"] + [f"score_{m}" for m in models]
@@ -24,14 +38,8 @@ def export_rows(project) -> Iterator[dict[str, Any]]:
     model = project.active_model()
     if model is None:
         return
-    score_by_model: dict[str, np.ndarray] = {}
-    for m in project.models:
-        cur = project.db.conn.execute(
-            "SELECT candidate_id, score FROM scores WHERE model_id = ?", [m.id])
-        pairs = np.array(cur.fetchall(), dtype=np.float64).reshape(-1, 2)
-        arr = np.full(int(pairs[:, 0].max()) + 1 if len(pairs) else 1, np.nan)
-        arr[pairs[:, 0].astype(np.int64)] = pairs[:, 1]
-        score_by_model[m.name] = arr
+    score_by_model = {m.name: store.scores_by_candidate(project.db, m.id)
+                      for m in project.models}
     rows = store.active_labels(project.db)
     finals = final_labels(rows)
     notes: dict[int, list[str]] = {}
@@ -39,12 +47,8 @@ def export_rows(project) -> Iterator[dict[str, Any]]:
         if r.note:
             notes.setdefault(r.candidate_id, []).append(f"{r.annotator}: {r.note}")
     pool = project.pool
-    cur = project.db.conn.execute(
-        "SELECT s.rank, c.id, c.key, c.text, c.gold, c.meta FROM scores s "
-        "JOIN candidates c ON c.id = s.candidate_id WHERE s.model_id = ? ORDER BY s.rank",
-        [model.id],
-    )
-    for rank, cid, key, text, gold, meta in cur:
+    order = store.rank_order(project.db, model.id)
+    for rank, cid, key, text, gold, meta in _in_rank_order(project.db, order):
         final = finals.get(cid)
         row: dict[str, Any] = {"key": key, "text": text, "rank": rank,
                                "decile": decile_of(rank, pool)}
@@ -59,3 +63,45 @@ def export_rows(project) -> Iterator[dict[str, Any]]:
         row["notes"] = " | ".join(notes.get(cid, []))
         row["meta"] = json.loads(meta) if meta else None
         yield row
+
+
+def export_project(project_path, out, *, fmt: str | None = None, labeled_only: bool = False,
+                   progress=None) -> int:
+    """Write a project's candidates with final labels to ``out``; returns the row count.
+
+    Opens its own connection, so it can run on a worker thread while the desk goes on.
+    ``progress(done, total)`` may return False to cancel: the previous ``out`` (if any)
+    is left untouched, since the file is replaced atomically only at the end.
+    """
+    from pathlib import Path
+
+    from triage.errors import TriageError
+    from triage.export import write_table
+    from triage.project import open_project
+
+    out = Path(out)
+    fmt = fmt or out.suffix.lower().lstrip(".")
+    if fmt not in ("csv", "jsonl"):
+        raise TriageError(f"{out}: unknown export format; use .csv or .jsonl")
+    with open_project(project_path) as project:
+        total = project.pool
+        fields = export_fields(project)
+        counted = [0]
+
+        def rows():
+            for n, row in enumerate(export_rows(project), start=1):
+                if progress is not None and n % 20_000 == 0 and progress(n, total) is False:
+                    raise TriageError("export cancelled; nothing was written")
+                if labeled_only and row["label_status"] == "unlabeled":
+                    continue
+                if fmt == "csv":  # metadata as JSON text in one CSV cell
+                    meta = row["meta"]
+                    row = {**row, "meta": "" if meta is None else json.dumps(meta,
+                                                                           ensure_ascii=False)}
+                counted[0] += 1
+                yield row
+
+        write_table(out, fields, rows(), fmt=fmt)
+        if progress is not None:
+            progress(total, total)
+    return counted[0]

@@ -25,10 +25,15 @@ class FinalLabel:
     adjudicated: bool
 
 
+def _when(row: LabelRow) -> tuple[str, int]:
+    return (row.created_at, row.id)
+
+
 def current_labels(rows: list[LabelRow]) -> dict[int, dict[str, str]]:
     """candidate -> {annotator: latest non-skip label}, from active (not undone) events."""
     current: dict[int, dict[str, str]] = {}
-    for row in sorted(rows, key=lambda r: r.id):
+    # By time, then id: merged copies give later ids to events that may be older.
+    for row in sorted(rows, key=_when):
         # Re-test labels measure consistency; they do not outvote the original label.
         if (row.undone_at is not None or row.value is None
                 or row.kind in ("adjudication", "retest")):
@@ -42,7 +47,7 @@ def final_labels(rows: list[LabelRow]) -> dict[int, FinalLabel]:
     votes = current_labels(rows)
     adjudicated: dict[int, str] = {}
     touched: set[int] = set()
-    for row in sorted(rows, key=lambda r: r.id):
+    for row in sorted(rows, key=_when):
         if row.undone_at is not None:
             continue
         touched.add(row.candidate_id)

@@ -36,6 +36,7 @@ import sqlite_utils
 from triage.errors import InputError, Problem, TriageError
 from triage.export import write_table
 from triage.reader import Table, decode_utf8, format_of, read_table
+from triage.store import now_iso, save_ranking
 
 Progress = Callable[[int, int], "bool | None"]
 DEFAULT_SEED = 20181
@@ -221,17 +222,12 @@ def _insert_scores(db: sqlite_utils.Database, path: Path, column: str, model: st
         "INSERT INTO models(name, source_column, source_file, imported_at, tied_items) "
         "VALUES (?, ?, ?, ?, ?)",
         [model, column, str(path), _now(), tied])
-    model_id = cursor.lastrowid
-    rows = zip(itertools.repeat(model_id), range(1, len(order) + 1),
-               ids[order].tolist(), values[order].tolist())
-    _insert_chunked(db, "INSERT INTO scores(model_id, rank, candidate_id, score) "
-                    "VALUES (?, ?, ?, ?)", rows, ticker)
+    save_ranking(db, cursor.lastrowid, ids[order], values[order])
+    ticker.advance(len(order))
     return tied
 
 
 def _now() -> str:
-    from triage.store import now_iso
-
     return now_iso()
 
 

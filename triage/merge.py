@@ -22,8 +22,7 @@ from pathlib import Path
 
 from triage import db as dbmod
 from triage import store
-from triage.errors import ProjectError, TriageError
-from triage.schema import APPLICATION_ID, MIGRATIONS
+from triage.errors import BusyError, ProjectError, TriageError
 
 EXAMPLES = 5  # differing keys named in an error message
 
@@ -80,18 +79,7 @@ class PoolDifference:
 def open_source(path: str | Path) -> sqlite3.Connection:
     """Open a project copy read-only after checking, without writing, that it is one."""
     path = Path(path)
-    if not path.is_file():
-        raise ProjectError(f"{path} does not exist or is not a file")
-    if not dbmod.is_sqlite_file(path):
-        raise ProjectError(f"{path} is not a Triage project (not an SQLite database)")
-    app_id, applied = dbmod._inspect_read_only(path)
-    if app_id != APPLICATION_ID:
-        raise ProjectError(f"{path} is an SQLite database but not a Triage project")
-    known = [m.name for m in MIGRATIONS._migrations]
-    if any(name not in known for name in applied):
-        raise ProjectError(f"{path} was written by a newer version of Triage; update Triage "
-                           "to merge it")
-    if applied != known:
+    if dbmod.check_project(path) != len(dbmod.known_migrations()):
         raise ProjectError(f"{path} has an older project format; open it once with this "
                            "version of Triage (which upgrades it, keeping a backup), then merge")
     uri = path.resolve().as_uri() + "?mode=ro"
@@ -283,7 +271,11 @@ def merge_projects(target_path: str | Path, source_paths: list[str | Path]) -> M
         reports = []
         # IMMEDIATE: take the write lock before reading identities, so a desk writing at
         # the same moment cannot slip a row in between (and no lock upgrade can fail).
-        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:
+            raise BusyError(f"{target_path} is busy (another program is writing to it); "
+                            "nothing was merged, try again") from error
         try:
             t = _Target(conn)
             for path, src in sources:

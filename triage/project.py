@@ -111,6 +111,13 @@ class Project:
 
     # -- lifecycle -------------------------------------------------------------------
 
+    def set_busy_timeout(self, seconds: float) -> None:
+        """How long a write waits for another desk's lock before BusyError (default 10 s).
+
+        The desk uses a short wait so that it can say "busy, retrying" instead of freezing.
+        """
+        self.db.conn.execute(f"PRAGMA busy_timeout={max(0, int(seconds * 1000))}")
+
     def close(self) -> None:
         self.db.close()
 
@@ -148,10 +155,10 @@ class Project:
     def _ranks(self) -> np.ndarray:
         if self._rank_of is None:
             model = self._require_model()
-            order = store.rank_order(self.db, model.id)
+            order, scores = store.ranking(self.db, model.id)
             ranks = np.zeros(int(order.max()) + 1 if order.size else 1, dtype=np.int64)
             ranks[order] = np.arange(1, order.size + 1)
-            self._order, self._rank_of = order, ranks
+            self._order, self._ordered_scores, self._rank_of = order, scores, ranks
         return self._rank_of
 
     def _require_model(self) -> store.ModelInfo:
@@ -164,7 +171,7 @@ class Project:
     def dispatcher(self) -> Dispatcher:
         if self._dispatcher is None:
             ranks = self._ranks()
-            queue = RankedQueue(self.db, self._require_model().id)
+            queue = RankedQueue(self._order, self._ordered_scores, self.tracker.is_handled)
             self._dispatcher = Dispatcher(self.db, queue, ranks, self._order, self.tracker,
                                           self.settings)
             self._dispatcher.resync = self._sync
@@ -173,7 +180,8 @@ class Project:
             if self.settings.queue_mode != "follow" and len(self.models) > 1:
                 from triage.bandit_queue import BanditQueue
 
-                self._dispatcher.bandit = BanditQueue(self.db, self.models, self.settings)
+                self._dispatcher.bandit = BanditQueue(self.db, self.models, self.settings,
+                                                      self.tracker.is_handled)
                 self._dispatcher.bandit.fold(sorted(self.tracker.rows.values(),
                                                     key=lambda r: r.id))
         return self._dispatcher
@@ -304,8 +312,7 @@ class Project:
         key, text, meta, _gold = store.candidate_rows(self.db, [candidate_id])[candidate_id]
         model = self._require_model()
         rank = self.rank_of(candidate_id)
-        score = self.db.execute("SELECT score FROM scores WHERE model_id = ? AND rank = ?",
-                                [model.id, rank]).fetchone()[0]
+        score = float(self._ordered_scores[rank - 1])
         return Candidate(
             candidate_id=candidate_id, key=key, text=text, meta=meta, rank=rank,
             decile=decile_of(rank, self.pool), pool=self.pool, score=score,
@@ -432,15 +439,9 @@ class Project:
 
     def gold_positive_in_rank_order(self, model: store.ModelInfo) -> np.ndarray:
         """Bool array: is the candidate at rank r+1 of ``model`` a gold positive?"""
-        positives = list(self.settings.positive_labels)
-        marks = ",".join("?" * len(positives))
-        cur = self.db.conn.execute(
-            # Only "?" placeholders are joined in; the labels travel as parameters.
-            "SELECT c.gold IN (" + marks + ") FROM scores s JOIN candidates c "  # noqa: S608
-            "ON c.id = s.candidate_id WHERE s.model_id = ? ORDER BY s.rank",
-            [*positives, model.id],
-        )
-        return np.fromiter((bool(r[0]) for r in cur), dtype=bool)
+        gold = store.gold_by_candidate(self.db)
+        positive = np.array([self.settings.is_positive(g) for g in gold], dtype=bool)
+        return positive[store.rank_order(self.db, model.id)]
 
     def offline_curves(self) -> dict[str, np.ndarray]:
         """Per model, gold positives found after annotating the top r (index r-1).

@@ -1,22 +1,18 @@
-"""The ranked queue: the best-ranked candidate under the active model nobody has labeled.
+"""The ranked queue: the best-ranked candidate under one model that nobody has handled.
 
-The scan starts at a cursor below which every rank is known to be handled, so serving
-the next candidate costs a few index probes however deep into a million-item pool the
-team is. Undo moves the cursor back so the undone candidate comes first again.
+The ranking is frozen at import and held in memory (a million int64 ids is 8 MB), and
+"handled" comes from the label tracker, which the project brings up to date with every
+desk's writes before each call. The scan starts at a cursor below which every rank is
+known to be handled, so serving costs a few set look-ups however deep the team is;
+undo moves the cursor back so the undone candidate comes first again.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
-import sqlite_utils
-
-_NEXT_SQL = (
-    "SELECT s.rank, s.candidate_id, s.score FROM scores s "
-    "WHERE s.model_id = ? AND s.rank >= ? AND NOT EXISTS ("
-    "  SELECT 1 FROM labels l WHERE l.candidate_id = s.candidate_id AND l.undone_at IS NULL)"
-    " ORDER BY s.rank LIMIT ?"
-)
+import numpy as np
 
 
 def decile_of(rank: int, pool: int) -> int:
@@ -25,37 +21,38 @@ def decile_of(rank: int, pool: int) -> int:
 
 
 class RankedQueue:
-    """Serves unlabeled candidates of one model's frozen ranking, best first."""
+    """Serves unhandled candidates of one model's frozen ranking, best first."""
 
-    def __init__(self, db: sqlite_utils.Database, model_id: int):
-        self.db = db
-        self.model_id = model_id
-        self.cursor = 1
+    def __init__(self, order: np.ndarray, scores: np.ndarray,
+                 is_handled: Callable[[int], bool]):
+        self.order = order          # candidate ids, index 0 = rank 1
+        self.scores = scores        # their scores, same indexing
+        self.is_handled = is_handled
+        self.cursor = 1             # every rank below this one is handled
 
-    def peek(self, limit: int = 1, skip: frozenset[int] = frozenset()) -> list[tuple[int, int, float]]:
-        """Up to ``limit`` (rank, candidate_id, score) of unlabeled candidates, best first.
+    def peek(self, limit: int = 1, skip: frozenset[int] = frozenset()
+             ) -> list[tuple[int, int, float]]:
+        """Up to ``limit`` (rank, candidate_id, score) of unhandled candidates, best first.
 
         ``skip`` excludes candidates (e.g. claimed by another desk) without moving the
         cursor past them.
         """
         out: list[tuple[int, int, float]] = []
-        start = self.cursor
-        first = True
-        while len(out) < limit:
-            want = limit - len(out) + len(skip)
-            rows = self.db.conn.execute(_NEXT_SQL, [self.model_id, start, want]).fetchall()
-            if not rows:
-                break
-            if first:
-                # Everything before the first unlabeled rank is handled: advance.
-                self.cursor = rows[0][0]
-                first = False
-            for rank, candidate_id, score in rows:
-                if candidate_id not in skip and len(out) < limit:
-                    out.append((rank, candidate_id, score))
-            start = rows[-1][0] + 1
+        rank = self.cursor
+        n = self.order.size
+        advancing = True
+        while rank <= n and len(out) < limit:
+            cid = int(self.order[rank - 1])
+            if self.is_handled(cid):
+                if advancing:
+                    self.cursor = rank + 1
+            else:
+                advancing = False
+                if cid not in skip:
+                    out.append((rank, cid, float(self.scores[rank - 1])))
+            rank += 1
         return out
 
     def rewind(self, rank: int) -> None:
-        """A candidate at ``rank`` became unlabeled again (undo): scan from there."""
+        """A candidate at ``rank`` became unhandled again (undo): scan from there."""
         self.cursor = min(self.cursor, rank)

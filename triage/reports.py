@@ -12,14 +12,9 @@ from triage.final import final_labels
 
 
 def project_scores(project) -> dict[str, tuple[str, np.ndarray]]:
-    """{model: (source column, scores indexed like the candidate ids 1..N)}."""
-    out = {}
-    for m in project.models:
-        rows = project.db.conn.execute(
-            "SELECT candidate_id, score FROM scores WHERE model_id = ? ORDER BY candidate_id",
-            [m.id]).fetchall()
-        out[m.name] = (m.source_column or m.name, np.array([r[1] for r in rows], dtype=float))
-    return out
+    """{model: (source column, scores in candidate-id order 1..N)}."""
+    return {m.name: (m.source_column or m.name, store.scores_by_candidate(project.db, m.id)[1:])
+            for m in project.models}
 
 
 def project_positives(project, positive_values: list[str] | None = None) -> tuple[np.ndarray, str]:

@@ -85,17 +85,51 @@ def pool_size(db: sqlite_utils.Database) -> int:
     return int(row[1])
 
 
+def save_ranking(db: sqlite_utils.Database, model_id: int, candidate_ids: np.ndarray,
+                 scores: np.ndarray) -> None:
+    """Store a model's frozen ranking: candidate ids best first, and their scores."""
+    ids = np.ascontiguousarray(candidate_ids, dtype="<i8")
+    values = np.ascontiguousarray(scores, dtype="<f8")
+    if ids.shape != values.shape:
+        raise ValueError("a ranking needs one score per candidate")
+    db.conn.execute("INSERT INTO rankings(model_id, candidate_ids, scores) VALUES (?, ?, ?)",
+                    [model_id, ids.tobytes(), values.tobytes()])
+
+
+def ranking(db: sqlite_utils.Database, model_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """(candidate ids in rank order, their scores): index 0 is rank 1."""
+    row = db.execute("SELECT candidate_ids, scores FROM rankings WHERE model_id = ?",
+                     [model_id]).fetchone()
+    if row is None:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
+    return (np.frombuffer(row[0], dtype="<i8").astype(np.int64),
+            np.frombuffer(row[1], dtype="<f8").astype(np.float64))
+
+
 def rank_order(db: sqlite_utils.Database, model_id: int) -> np.ndarray:
     """Candidate ids in rank order for one model (index 0 = rank 1)."""
-    cur = db.conn.execute(
-        "SELECT candidate_id FROM scores WHERE model_id = ? ORDER BY rank", [model_id]
-    )
-    return np.fromiter((r[0] for r in cur), dtype=np.int64)
+    return ranking(db, model_id)[0]
 
 
 def scores_in_rank_order(db: sqlite_utils.Database, model_id: int) -> np.ndarray:
-    cur = db.conn.execute("SELECT score FROM scores WHERE model_id = ? ORDER BY rank", [model_id])
-    return np.fromiter((r[0] for r in cur), dtype=np.float64)
+    return ranking(db, model_id)[1]
+
+
+def scores_by_candidate(db: sqlite_utils.Database, model_id: int) -> np.ndarray:
+    """Scores indexed by candidate id (index 0 unused, NaN where a candidate has none)."""
+    ids, values = ranking(db, model_id)
+    out = np.full(int(ids.max()) + 1 if ids.size else 1, np.nan)
+    out[ids] = values
+    return out
+
+
+def gold_by_candidate(db: sqlite_utils.Database) -> list[str | None]:
+    """Gold labels indexed by candidate id (index 0 unused)."""
+    rows = db.execute("SELECT id, gold FROM candidates ORDER BY id").fetchall()
+    out: list[str | None] = [None] * ((rows[-1][0] + 1) if rows else 1)
+    for cid, gold in rows:
+        out[cid] = gold
+    return out
 
 
 def ensure_annotator(db: sqlite_utils.Database, name: str) -> int:
@@ -126,7 +160,9 @@ def start_session(db: sqlite_utils.Database, annotator_id: int) -> int:
 
 
 def end_session(db: sqlite_utils.Database, session_id: int) -> None:
+    """Close a session; its claim is released so the candidate on screen goes to the next desk."""
     with db.atomic():
+        db.conn.execute("DELETE FROM claims WHERE session_id = ?", [session_id])
         db.conn.execute(
             "UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL",
             [now_iso(), session_id],
@@ -234,6 +270,11 @@ def candidate_rows(db: sqlite_utils.Database, ids: list[int]) -> dict[int, tuple
         for row in db.execute(sql, chunk):
             out[row[0]] = (row[1], row[2], json.loads(row[3]) if row[3] else {}, row[4])
     return out
+
+
+def candidate_id_by_key(db: sqlite_utils.Database, key: str) -> int | None:
+    row = db.execute("SELECT id FROM candidates WHERE key = ?", [key]).fetchone()
+    return int(row[0]) if row else None
 
 
 def annotator_names(db: sqlite_utils.Database) -> dict[int, str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import time
 from pathlib import Path
@@ -11,7 +10,6 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QApplication,
     QFileDialog,
     QLabel,
     QMainWindow,
@@ -116,6 +114,8 @@ class MainWindow(QMainWindow):
     def open_project(self, path: str | Path, annotator: str) -> None:
         """Open ``path`` (closing any open project) and start ``annotator``'s session."""
         project = open_project(path)
+        # Wait briefly for another desk's lock, then say "busy, retrying" rather than freeze.
+        project.set_busy_timeout(0.5)
         self.close_project()
         self.project = project
         self.prefs.add_recent(path)
@@ -234,19 +234,39 @@ class MainWindow(QMainWindow):
             return
         out, _ = QFileDialog.getSaveFileName(self, "Export labels", "",
                                              "CSV (*.csv);;JSON lines (*.jsonl)")
-        if not out:
-            return
-        from triage.commands import export
+        if out:
+            self.export_to(Path(out))
 
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            export.run(argparse.Namespace(project=self.project.path, out=Path(out),
-                                          format=None, labeled_only=False))
-        except TriageError as error:
-            QMessageBox.warning(self, "Export failed", str(error))
-        finally:
-            QApplication.restoreOverrideCursor()
-        self.statusBar().showMessage(f"exported to {out}", 5000)
+    def export_to(self, out: Path) -> None:
+        """Export in the background with progress and cancel; the desk stays usable."""
+        from PySide6.QtCore import QThreadPool
+        from PySide6.QtWidgets import QProgressDialog
+
+        from triage.exporting import export_project
+        from ui.workers import Worker
+
+        path = self.project.path
+        worker = Worker(lambda progress: export_project(path, out, progress=progress))
+        dialog = QProgressDialog("Exporting labels…", "Cancel", 0, 100, self)
+        dialog.setWindowTitle("Export")
+        dialog.setMinimumDuration(500)
+        dialog.canceled.connect(worker.cancel)
+        worker.signals.progress.connect(
+            lambda done, total: dialog.setValue(int(100 * done / max(1, total))))
+
+        def finished(count: int) -> None:
+            dialog.reset()
+            self.statusBar().showMessage(f"exported {count:,} candidates to {out}", 8000)
+
+        def failed(message: str) -> None:
+            dialog.reset()
+            QMessageBox.warning(self, "Export failed", message)
+
+        worker.signals.finished.connect(finished)
+        worker.signals.failed.connect(failed)
+        worker.signals.cancelled.connect(dialog.reset)
+        self.export_worker = worker      # keep it alive until it reports
+        QThreadPool.globalInstance().start(worker)
 
     def open_settings(self) -> None:
         if self.project is None:

@@ -15,42 +15,24 @@
 modules' names.)
 """
 
-from triage.agreement.accumulator import AlphaAccumulator
-from triage.agreement.bootstrap import BootstrapResult, Interval
-from triage.agreement.breakdown import BreakdownRow, RetestRow, retest_agreement
-from triage.agreement.coefficients import (
-    PairKappa,
-    cohen_pairs,
-    fleiss_kappa,
-    gwet_ac1,
-    mean_kappa,
-    percent_agreement,
-)
-from triage.agreement.krippendorff import alpha_arrays, krippendorff_alpha
-from triage.agreement.ratings import LEVELS, Coefficient, Ratings, encode, from_wide
-from triage.agreement.report import AgreementReport, agreement_report, reading
+import importlib
 
-__all__ = [
-    "LEVELS",
-    "AgreementReport",
-    "AlphaAccumulator",
-    "BootstrapResult",
-    "BreakdownRow",
-    "Coefficient",
-    "Interval",
-    "PairKappa",
-    "Ratings",
-    "RetestRow",
-    "agreement_report",
-    "alpha_arrays",
-    "cohen_pairs",
-    "encode",
-    "fleiss_kappa",
-    "from_wide",
-    "gwet_ac1",
-    "krippendorff_alpha",
-    "mean_kappa",
-    "percent_agreement",
-    "reading",
-    "retest_agreement",
-]
+_EXPORTS = {
+    "AlphaAccumulator": "accumulator", "BootstrapResult": "bootstrap", "Interval": "bootstrap",
+    "BreakdownRow": "breakdown", "RetestRow": "breakdown", "retest_agreement": "breakdown",
+    "PairKappa": "coefficients", "cohen_pairs": "coefficients", "fleiss_kappa": "coefficients",
+    "gwet_ac1": "coefficients", "mean_kappa": "coefficients",
+    "percent_agreement": "coefficients", "alpha_arrays": "krippendorff",
+    "krippendorff_alpha": "krippendorff", "LEVELS": "ratings", "Coefficient": "ratings",
+    "Ratings": "ratings", "encode": "ratings", "from_wide": "ratings",
+    "AgreementReport": "report", "agreement_report": "report", "reading": "report",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    # Lazy, so that listing the command line's subcommands does not load scipy.
+    if name in _EXPORTS:
+        module = importlib.import_module(f"{__name__}.{_EXPORTS[name]}")
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,9 +23,9 @@ from triage.agreement.coefficients import (
     rating_pairs,
 )
 from triage.agreement.krippendorff import alpha_arrays, category_counts, krippendorff_alpha
-from triage.agreement.ratings import Coefficient, Ratings, encode
+from triage.agreement.ratings import BREAKDOWNS, Coefficient, Ratings, encode
 
-BREAKDOWNS = ("pair", "annotator", "session", "decile", "time")
+__all__ = ["BREAKDOWNS", "BreakdownRow", "RetestRow", "breakdown", "retest_agreement"]
 
 
 @dataclass(frozen=True)

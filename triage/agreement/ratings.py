@@ -15,6 +15,7 @@ import numpy as np
 
 from triage.errors import TriageError
 
+BREAKDOWNS = ("pair", "annotator", "session", "decile", "time")
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 

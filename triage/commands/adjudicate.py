@@ -25,6 +25,11 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+def _plain(text: str) -> str:
+    """Candidate text is untrusted: no control characters reach the terminal."""
+    return "".join(ch if ch.isprintable() else " " for ch in text)
+
+
 def render_queue(data: dict[str, Any]) -> str:
     items = data["disagreements"]
     if not items:
@@ -37,7 +42,7 @@ def render_queue(data: dict[str, Any]) -> str:
     for d in items:
         votes = ", ".join(f"{name}: {label}" for name, label in d["votes"].items())
         lines.append(f"{d['rank']:>6}  {d['key'][:16]:<16} {d['status']:<10} {votes}")
-        lines.append(f"{'':>8}{d['text'][:70]!r}")
+        lines.append(f"{'':>8}{_plain(d['text'])[:70]}")
     return "\n".join(lines)
 
 

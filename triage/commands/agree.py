@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from triage.agreement.breakdown import BREAKDOWNS
-from triage.agreement.ratings import LEVELS, numeric_values
-from triage.agreement.report import agreement_report, project_report, render_text
+from triage.agreement.ratings import BREAKDOWNS, LEVELS, numeric_values
 from triage.commands._common import add_json_flag, emit
 from triage.errors import InputError, Problem, TriageError
 
@@ -142,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
                               + (" or --block N" if by == "time" else "") + ")")
     if args.retest and not args.session:
         raise TriageError("--retest needs the session column (--session COL)")
+    from triage.agreement.report import agreement_report, project_report, render_text
+
     if is_project(args.file):
         report = project_report(args.file, args)
     else:

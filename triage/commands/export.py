@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-from triage.errors import TriageError
+from triage.commands._progress import ProgressBar
 
 
 def register(sub) -> None:
@@ -20,28 +19,13 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.export import write_table
-    from triage.exporting import export_fields, export_rows
-    from triage.project import open_project
+    from triage.exporting import export_project
 
-    fmt = args.format or args.out.suffix.lower().lstrip(".")
-    if fmt not in ("csv", "jsonl"):
-        raise TriageError(f"{args.out}: unknown export format; use .csv or .jsonl or --format")
-    with open_project(args.project) as project:
-        fields = export_fields(project)
-        rows = export_rows(project)
-        if args.labeled_only:
-            rows = (r for r in rows if r["label_status"] != "unlabeled")
-        if fmt == "csv":  # metadata as JSON text in one CSV cell
-            rows = ({**r, "meta": "" if r["meta"] is None else json.dumps(r["meta"],
-                     ensure_ascii=False)} for r in rows)
-        counted = [0]
-
-        def counting(source):
-            for row in source:
-                counted[0] += 1
-                yield row
-
-        write_table(args.out, fields, counting(rows), fmt=fmt)
-    print(f"wrote {counted[0]:,} candidates to {args.out}")
+    bar = ProgressBar("exporting")
+    try:
+        count = export_project(args.project, args.out, fmt=args.format,
+                               labeled_only=args.labeled_only, progress=bar)
+    finally:
+        bar.finish()
+    print(f"wrote {count:,} candidates to {args.out}")
     return 0

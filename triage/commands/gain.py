@@ -14,7 +14,6 @@ import numpy as np
 
 from triage.commands._common import add_json_flag, emit, jsonable, parse_score_option, require
 from triage.errors import TriageError
-from triage.gain import analyse_model, compare_models
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -129,6 +128,8 @@ def build_report(scores: dict[str, tuple[str, np.ndarray]], positive: np.ndarray
     Public so that a project file's report (``triage.project.gain_report``) can produce
     exactly the same keys from the scores and gold labels it holds.
     """
+    from triage.gain import analyse_model, compare_models
+
     results = {name: analyse_model(values, positive, cost_per_item=cost_per_item,
                                    budget=budget)
                for name, (_, values) in scores.items()}

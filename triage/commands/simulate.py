@@ -15,7 +15,6 @@ import numpy as np
 from triage.commands._common import add_json_flag, emit, jsonable, parse_score_option, require
 from triage.errors import TriageError
 from triage.reader import read_table
-from triage.stopping.simulate import backtest
 
 RULE_ORDER = ("budget", "marginal_value", "recall", "recall_hypergeometric", "knee", "combined")
 
@@ -103,6 +102,8 @@ def labeling_orders(scores: dict[str, np.ndarray], gold: np.ndarray, strategy: s
 
 
 def run(args: argparse.Namespace) -> int:
+    from triage.stopping.simulate import backtest
+
     _validate(args)
     columns = [col for _, col in args.score]
     table = read_table(args.file, numeric=columns, required=[args.gold])

@@ -67,8 +67,12 @@ def models_inputs(project) -> ModelsInputs:
     # project_scores orders by candidate id; so does this list of ids.
     ids = np.sort(store.rank_order(project.db, project.models[0].id))
     finals = final_labels(store.active_labels(project.db))
+    # "Labeled" for the evaluation set means a final label; "unlabeled" for the acceptance
+    # advice means nobody has labeled it at all (a tie has been looked at already).
     labeled = np.array([bool(finals.get(int(i)) and finals[int(i)].value is not None)
                         for i in ids], dtype=bool)
+    seen = np.array([bool(finals.get(int(i)) and finals[int(i)].votes) for i in ids],
+                    dtype=bool)
     warnings: list[str] = []
     if project.has_gold():
         positive, _ = project_positives(project)
@@ -79,7 +83,9 @@ def models_inputs(project) -> ModelsInputs:
                              for i in ids], dtype=bool)
         keep, labels_from = labeled, "labels"
         if s.queue_mode == "follow" and s.active_model:
-            warnings.append(followed_warning(s.active_model))
+            # The core's wording speaks of gold labels; here they are the project's own.
+            warnings.append(followed_warning(s.active_model).replace(
+                "gold labels came", "the labels so far came", 1))
         elif s.queue_mode != "follow":
             warnings.append("labels came from a bandit choosing among the models' rankings: the "
                             "labeled items are each model's top picks, not a random sample, so "
@@ -91,7 +97,7 @@ def models_inputs(project) -> ModelsInputs:
     return ModelsInputs(
         models=tuple(scores), scores={m: v[keep] for m, v in scores.items()},
         positive=positive[keep], labels_from=labels_from,
-        unlabeled_scores={m: v[~labeled] for m, v in scores.items()},
+        unlabeled_scores={m: v[~seen] for m, v in scores.items()},
         offline_curves=project.offline_curves(), pool=project.pool, price=price,
         budget=s.budget, currency=s.currency, active_model=s.active_model,
         queue_mode=s.queue_mode, bandit=_bandit_dict(belief), warnings=tuple(warnings),

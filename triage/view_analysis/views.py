@@ -102,7 +102,7 @@ def agreement_view_data(report: Mapping[str, Any],
     reading = report.get("reading", "undefined")
     reason = report.get("undefined_reason")
     if alpha is None:
-        alpha_text = f"Krippendorff's α is undefined: {reason or 'no reason given'}"
+        alpha_text = "Krippendorff's α is undefined"  # the reading line says why
     else:
         alpha_text = f"Krippendorff's α = {alpha:.3f}"
         if ci:

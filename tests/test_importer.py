@@ -1,0 +1,321 @@
+"""import_candidates / add_scores: all-or-nothing, validation messages, ranks and ties."""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+
+import numpy as np
+import pytest
+
+from triage.db import create_database, open_database
+from triage.errors import InputError, TriageError
+from triage.importer import ColumnMapping, add_scores, import_candidates, preview, rank_scores
+from triage.store import ranking
+
+TABLES = ("project", "settings", "candidates", "models", "rankings", "annotators", "sessions",
+          "labels")
+MAPPING = ColumnMapping(text="text", key="key", scores=(("m1", "s1"), ("m2", "s2")),
+                        gold="gold")
+
+
+def write_csv(path, header, rows):
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def pool(tmp_path, name="pool.csv"):
+    rows = [("a", "kick the bucket", "0.9", "0.1", "idiom", "x1"),
+            ("b", "red car", "0.2", "0.8", "", "x2"),
+            ("c", "spill the beans", "0.5", "0.5", "idiom", "x3")]
+    return write_csv(tmp_path / name, ["key", "text", "s1", "s2", "gold", "src"], rows)
+
+
+@pytest.fixture
+def db(tmp_path):
+    database = create_database(tmp_path / "p.triage")
+    yield database
+    database.close()
+
+
+def counts(database) -> dict[str, int]:
+    return {t: database.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES}
+
+
+def ranks(database, model) -> dict[str, int]:
+    model_id = database.execute("SELECT id FROM models WHERE name = ?", [model]).fetchone()[0]
+    keys = dict(database.execute("SELECT id, key FROM candidates").fetchall())
+    order = ranking(database, model_id)[0]
+    return {keys[int(cid)]: rank for rank, cid in enumerate(order, start=1)}
+
+
+def test_import_writes_candidates_models_ranks(db, tmp_path):
+    src = pool(tmp_path)
+    result = import_candidates(db, src, MAPPING)
+    assert (result.rows_imported, result.rows_rejected, result.rejects_path) == (3, 0, None)
+    assert result.models == ("m1", "m2") and result.tied_items == {"m1": 0, "m2": 0}
+    assert result.seconds > 0
+    rows = db.execute("SELECT id, key, text, meta, gold FROM candidates ORDER BY id").fetchall()
+    assert rows == [(1, "a", "kick the bucket", '{"src": "x1"}', "idiom"),
+                    (2, "b", "red car", '{"src": "x2"}', None),
+                    (3, "c", "spill the beans", '{"src": "x3"}', "idiom")]
+    assert ranks(db, "m1") == {"a": 1, "c": 2, "b": 3}
+    assert ranks(db, "m2") == {"b": 1, "c": 2, "a": 3}
+    models = db.execute("SELECT name, source_column, source_file, tied_items FROM models "
+                        "ORDER BY id").fetchall()
+    assert models == [("m1", "s1", str(src), 0), ("m2", "s2", str(src), 0)]
+    assert ranking(db, 1)[1].tolist() == [0.9, 0.5, 0.2]
+    info = dict(db.execute("SELECT key, value FROM project").fetchall())
+    assert info["source_file"] == str(src.resolve())
+
+
+def test_key_defaults_to_row_number_and_metadata_rules(db, tmp_path):
+    src = write_csv(tmp_path / "k.csv", ["text", "s"], [("x", "1"), ("y", "2")])
+    import_candidates(db, src, ColumnMapping(text="text", scores=(("m", "s"),)))
+    assert db.execute("SELECT id, key, meta FROM candidates").fetchall() == [
+        (1, "1", None), (2, "2", None)]
+
+
+def test_explicit_metadata_columns(db, tmp_path):
+    src = pool(tmp_path)
+    mapping = ColumnMapping(text="text", key="key", scores=(("m1", "s1"),),
+                            metadata=("src", "s2"))
+    import_candidates(db, src, mapping)
+    meta = db.execute("SELECT meta FROM candidates WHERE key = 'a'").fetchone()[0]
+    assert json.loads(meta) == {"src": "x1", "s2": "0.1"}
+
+
+def test_jsonl_import(db, tmp_path):
+    src = tmp_path / "p.jsonl"
+    src.write_text('{"key": "a", "text": "é", "s": 2, "tags": ["x"]}\n'
+                   '{"key": "b", "text": "ß", "s": 1}\n', encoding="utf-8")
+    import_candidates(db, src, ColumnMapping(text="text", key="key", scores=(("m", "s"),)))
+    assert db.execute("SELECT key, text, meta FROM candidates").fetchall() == [
+        ("a", "é", '{"tags": "[\\"x\\"]"}'), ("b", "ß", '{"tags": ""}')]
+
+
+def snapshot(tmp_path, database):
+    """Close the project and return its bytes (WAL checkpointed), plus a reopened db."""
+    database.close()
+    path = tmp_path / "p.triage"
+    data = path.read_bytes()
+    reopened, backup = open_database(path)
+    assert backup is None
+    return data, reopened
+
+
+BAD_INPUTS = {
+    "utf8": ("bad.csv", b"key,text,s1,s2,gold\na,caf\xe9,1,2,\n", "bad.csv:2: column 6: not valid UTF-8"),
+    "ragged": ("r.csv", "key,text,s1,s2,gold\na,t,1,2,\nb,t,1\n", "r.csv:3: expected 5 fields, found 3"),
+    "missing": ("m.csv", "key,text,s1,gold\na,t,1,\n", "m.csv:1: column s2: required column 's2' is missing"),
+    "dup_header": ("h.csv", "key,text,s1,s2,s2,gold\na,t,1,2,3,\n", "h.csv:1: column s2: duplicate column name"),
+    "dup_key": ("d.csv", "key,text,s1,s2,gold\na,t,1,2,\na,u,1,2,\n",
+                "d.csv:3: column key: duplicate value 'a' (first on line 2)"),
+    "nan": ("n.csv", "key,text,s1,s2,gold\na,t,nan,2,\n", "n.csv:2: column s1: 'nan' is not a finite number"),
+    "text_score": ("x.csv", "key,text,s1,s2,gold\na,t,1,high,\n", "x.csv:2: column s2: 'high' is not a number"),
+    "empty_text": ("e.csv", "key,text,s1,s2,gold\na, ,1,2,\n", "e.csv:2: column text: empty value"),
+    "json": ("j.jsonl", '{"key": "a", "text": "t", "s1": 1, "s2": 2, "gold": ""}\n{"key": \n',
+             "j.jsonl:2: column 9: not valid JSON"),
+    "newlines": ("q.csv", 'key,text,s1,s2,gold\na,"two\nlines",1,2,\nb,t,1,inf,\n',
+                 "q.csv:4: column s2: 'inf' is not a finite number"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUTS))
+def test_bad_input_changes_nothing(tmp_path, case):
+    name, content, expected = BAD_INPUTS[case]
+    database = create_database(tmp_path / "p.triage")
+    before_bytes, database = snapshot(tmp_path, database)
+    before = counts(database)
+    src = tmp_path / name
+    if isinstance(content, bytes):
+        src.write_bytes(content)
+    else:
+        src.write_text(content, encoding="utf-8", newline="")
+    with pytest.raises(InputError) as info:
+        import_candidates(database, src, MAPPING)
+    assert expected in str(info.value)
+    assert str(src) in str(info.value)
+    assert counts(database) == before
+    database.close()
+    assert (tmp_path / "p.triage").read_bytes() == before_bytes
+
+
+def test_more_than_20_problems(db, tmp_path):
+    rows = [(f"k{i}", "t", "bad", "1", "") for i in range(30)]
+    src = write_csv(tmp_path / "many.csv", ["key", "text", "s1", "s2", "gold"], rows)
+    with pytest.raises(InputError) as info:
+        import_candidates(db, src, MAPPING)
+    assert "... and 10 more problems" in str(info.value)
+    assert counts(db)["candidates"] == 0
+
+
+def test_mapping_and_project_errors(db, tmp_path):
+    src = pool(tmp_path)
+    with pytest.raises(TriageError, match="given twice"):
+        import_candidates(db, src, ColumnMapping(text="text", scores=(("m", "s1"), ("m", "s2"))))
+    with pytest.raises(TriageError, match="at least one model"):
+        import_candidates(db, src, ColumnMapping(text="text"))
+    with pytest.raises(InputError, match="column nope: required column 'nope' is missing"):
+        import_candidates(db, src, ColumnMapping(text="nope", scores=(("m", "s1"),)))
+    empty = write_csv(tmp_path / "empty.csv", ["key", "text", "s1"], [])
+    with pytest.raises(TriageError, match="no candidates to import"):
+        import_candidates(db, empty, ColumnMapping(text="text", scores=(("m", "s1"),)))
+    assert counts(db)["candidates"] == 0
+    import_candidates(db, src, MAPPING)
+    with pytest.raises(TriageError, match="--add-scores"):
+        import_candidates(db, src, ColumnMapping(text="text", key="key", scores=(("m3", "s1"),)))
+
+
+def test_skip_invalid_writes_rejects_file(db, tmp_path):
+    rows = [("a", "ok", "1", "1", ""), ("b", "=HYPERLINK(\"x\")", "nan", "1", ""),
+            ("c", "", "2", "2", ""), ("a", "dup", "3", "3", ""), ("d", "fine", "4", "4", "")]
+    src = write_csv(tmp_path / "in.csv", ["key", "text", "s1", "s2", "gold"], rows)
+    result = import_candidates(db, src, MAPPING, skip_invalid=True)
+    assert (result.rows_imported, result.rows_rejected) == (2, 3)
+    assert result.rejects_path == str(tmp_path / "in.rejected.csv")
+    with open(result.rejects_path, encoding="utf-8", newline="") as handle:
+        rejects = list(csv.DictReader(handle))
+    assert [(r["line"], r["key"]) for r in rejects] == [("3", "b"), ("4", "c"), ("5", "a")]
+    assert rejects[0]["reason"] == "column s1: 'nan' is not a finite number"
+    assert rejects[0]["text"] == "'=HYPERLINK(\"x\")"  # formula-guarded
+    assert rejects[2]["reason"] == "column key: duplicate value 'a' (first on line 2)"
+    assert db.execute("SELECT key FROM candidates ORDER BY id").fetchall() == [("a",), ("d",)]
+
+
+def tie_rows(order_seed=None):
+    """40 candidates: 30 share score 0.5, the rest are distinct."""
+    rows = [(f"t{i:02d}", f"tied {i}", "0.5") for i in range(30)]
+    rows += [(f"u{i:02d}", f"untied {i}", f"{0.9 - i / 100:.2f}") for i in range(10)]
+    if order_seed is not None:
+        random.Random(order_seed).shuffle(rows)
+    return rows
+
+
+def test_ties_use_a_seeded_order_independent_of_file_order(tmp_path):
+    results = []
+    for n, (order_seed, seed) in enumerate([(None, 7), (1, 7), (2, 7), (None, 8)]):
+        src = write_csv(tmp_path / f"t{n}.csv", ["key", "text", "s"], tie_rows(order_seed))
+        database = create_database(tmp_path / f"p{n}.triage")
+        result = import_candidates(database, src, ColumnMapping(
+            text="text", key="key", scores=(("m", "s"),)), seed=seed)
+        assert result.tied_items == {"m": 30}
+        assert database.execute("SELECT tied_items FROM models").fetchone()[0] == 30
+        results.append(ranks(database, "m"))
+        database.close()
+    first = results[0]
+    # untied scores 0.90..0.81 are all above the tied 0.5: ranks 1..10, then the tie block
+    assert [first[f"u{i:02d}"] for i in range(10)] == list(range(1, 11))
+    tied_ranks = [first[f"t{i:02d}"] for i in range(30)]
+    assert sorted(tied_ranks) == list(range(11, 41))
+    assert tied_ranks != list(range(11, 41))  # not file (= key) order
+    assert results[1] == first and results[2] == first  # shuffled input: the same ranks
+    other = [results[3][f"t{i:02d}"] for i in range(30)]
+    assert sorted(other) == list(range(11, 41)) and other != tied_ranks  # seed matters
+
+
+def test_project_seed_is_used_by_default(tmp_path):
+    src = write_csv(tmp_path / "t.csv", ["key", "text", "s"], tie_rows())
+    out = []
+    for n, seed in enumerate((7, 8)):
+        database = create_database(tmp_path / f"p{n}.triage")
+        database.execute("INSERT INTO settings(key, value) VALUES ('seed', ?)", [str(seed)])
+        import_candidates(database, src, ColumnMapping(text="text", key="key",
+                                                       scores=(("m", "s"),)))
+        out.append(ranks(database, "m"))
+        database.close()
+    explicit = create_database(tmp_path / "p9.triage")
+    import_candidates(explicit, src, ColumnMapping(text="text", key="key",
+                                                   scores=(("m", "s"),)), seed=7)
+    assert ranks(explicit, "m") == out[0] != out[1]
+    explicit.close()
+
+
+def test_rank_scores_counts_every_tied_item():
+    order, tied = rank_scores(np.array([3.0, 1.0, 3.0, 2.0, 1.0, 1.0]),
+                              ["a", "b", "c", "d", "e", "f"], 1, "m")
+    assert tied == 5
+    assert sorted(order[:2].tolist()) == [0, 2] and order[2] == 3
+    assert sorted(order[3:].tolist()) == [1, 4, 5]
+
+
+def add_label(database):
+    database.execute("INSERT INTO annotators(id, name, created_at) VALUES (1, 'ann', 't')")
+    database.execute("INSERT INTO sessions(id, uid, annotator_id, started_at) "
+                     "VALUES (1, 's1', 1, 't')")
+    database.execute("INSERT INTO labels(uid, candidate_id, annotator_id, session_id, value, "
+                     "created_at) VALUES ('l1', 2, 1, 1, 'idiom', 't')")
+
+
+def test_add_scores_keeps_labels_and_candidates(db, tmp_path):
+    import_candidates(db, pool(tmp_path), MAPPING)
+    add_label(db)
+    candidates_before = db.execute("SELECT * FROM candidates").fetchall()
+    labels_before = db.execute("SELECT * FROM labels").fetchall()
+    later = write_csv(tmp_path / "later.csv", ["key", "m3"], [("c", "0.1"), ("a", "0.3"),
+                                                                ("b", "0.2")])
+    result = add_scores(db, later, key="key", scores=(("m3", "m3"),))
+    assert result.models == ("m3",) and result.rows_imported == 3
+    assert ranks(db, "m3") == {"a": 1, "b": 2, "c": 3}
+    assert db.execute("SELECT * FROM labels").fetchall() == labels_before
+    assert db.execute("SELECT * FROM candidates").fetchall() == candidates_before
+    assert ranks(db, "m1") == {"a": 1, "c": 2, "b": 3}
+
+
+def test_add_scores_errors_change_nothing(db, tmp_path):
+    import_candidates(db, pool(tmp_path), MAPPING)
+    add_label(db)
+    before = counts(db)
+    unknown = write_csv(tmp_path / "u.csv", ["key", "m3"],
+                        [("a", "1"), ("b", "1"), ("c", "1"), ("zz", "2")])
+    with pytest.raises(InputError, match=r"u\.csv:5: column key: key 'zz' is not a candidate"):
+        add_scores(db, unknown, key="key", scores=(("m3", "m3"),))
+    partial = write_csv(tmp_path / "p.csv", ["key", "m3"], [("a", "1")])
+    with pytest.raises(TriageError, match="2 candidate\\(s\\) of the project have no row"):
+        add_scores(db, partial, key="key", scores=(("m3", "m3"),))
+    with pytest.raises(TriageError, match="already has model\\(s\\) 'm1'"):
+        add_scores(db, partial, key="key", scores=(("m1", "m3"),))
+    assert counts(db) == before
+
+
+def test_cancel_leaves_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr("triage.importer.CHUNK", 2)
+    monkeypatch.setattr("triage.reader.PROGRESS_EVERY", 2)
+    src = pool(tmp_path)
+    for stop_after in (1, 3, 6):  # while reading, inserting candidates, inserting scores
+        database = create_database(tmp_path / f"c{stop_after}.triage")
+        calls = []
+
+        def progress(done, total, calls=calls, stop_after=stop_after):
+            calls.append((done, total))
+            return len(calls) < stop_after
+
+        with pytest.raises(TriageError, match="cancelled"):
+            import_candidates(database, src, MAPPING, progress=progress)
+        assert len(calls) == stop_after
+        assert counts(database)["candidates"] == counts(database)["rankings"] == 0
+        assert counts(database)["models"] == 0
+        database.close()
+
+
+def test_progress_reaches_total(db, tmp_path, monkeypatch):
+    monkeypatch.setattr("triage.importer.CHUNK", 2)
+    calls = []
+    import_candidates(db, pool(tmp_path), MAPPING,
+                      progress=lambda done, total: calls.append((done, total)))
+    assert calls[-1][0] == calls[-1][1] == 3 * 4  # read + candidates + two models
+    assert all(d <= t for d, t in calls)
+
+
+def test_preview(tmp_path):
+    header, rows = preview(pool(tmp_path), rows=2)
+    assert header == ["key", "text", "s1", "s2", "gold", "src"]
+    assert rows == [["a", "kick the bucket", "0.9", "0.1", "idiom", "x1"],
+                    ["b", "red car", "0.2", "0.8", "", "x2"]]
+    src = tmp_path / "p.jsonl"
+    src.write_text('{"a": 1}\n\n{"b": "x", "a": null}\n', encoding="utf-8")
+    assert preview(src) == (["a", "b"], [["1", ""], ["", "x"]])

@@ -1,0 +1,171 @@
+"""The adjudication queue: candidates whose annotators disagree, and a button per label
+to rule on the selected one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from triage.errors import TriageError
+from triage.view_analysis import AdjudicationData, adjudication_data
+from ui.analysis._common import GREY, VERMILLION, plain_label
+
+RuleCallback = Callable[[int, str], Any]
+
+
+def _item(text: str, *, align_right: bool = False) -> QTableWidgetItem:
+    """A read-only plain-text cell (table items never interpret rich text)."""
+    item = QTableWidgetItem(text)
+    item.setFlags(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled)
+    if align_right:
+        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return item
+
+
+class AdjudicationView(QWidget):
+    """``show_items(disagreements(project), project.settings.labels)``; a ruling calls
+    ``on_rule(candidate_id, value)`` (and emits ``ruled``); the host records it with
+    ``adjudicate(project, session, candidate_id, value)`` and calls ``show_items`` again."""
+
+    ruled = Signal(int, str)
+
+    def __init__(self, parent: QWidget | None = None, *,
+                 on_rule: RuleCallback | None = None) -> None:
+        super().__init__(parent)
+        self.on_rule = on_rule
+        self.data: AdjudicationData = adjudication_data([], [])
+        self.summary = plain_label()
+        self.table = QTableWidget(0, 0, self)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
+        self.table.itemSelectionChanged.connect(self._update_buttons)
+        # A label's key rules on the selected row (before the table's type-ahead search
+        # would take the letter).
+        self.table.installEventFilter(self)
+        self._keys: dict[str, str] = {}
+        self.hint = plain_label("Select a candidate, then press the label it should have "
+                                "(or its key).")
+        self.hint.setStyleSheet(f"color:{GREY};")
+        self.message = plain_label()
+        self.message.setStyleSheet(f"color:{VERMILLION};")
+        self.message.hide()
+        self.button_row = QHBoxLayout()
+        self.button_row.addWidget(plain_label("Rule:", wrap=False))
+        self.button_row.addStretch(1)
+        self.buttons: dict[str, QPushButton] = {}
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(self.button_row)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.message)
+
+    # -- interface -----------------------------------------------------------------------
+    def show_items(self, items: Iterable[Any], scheme: Iterable[Any]) -> None:
+        """Show the disagreements (``triage.adjudication.Disagreement`` objects or dicts with
+        the same fields) and one button per label of ``scheme`` (``LabelOption``s)."""
+        keep = self.selected_candidate()
+        keep_row = max(self.table.currentRow(), 0)
+        self.data = adjudication_data(items, scheme)
+        d = self.data
+        self.summary.setText(d.summary)
+        headers = ["Rank", "Key", "Text", *d.annotators, "Status"]
+        self.table.clear()
+        self.table.setColumnCount(len(headers))
+        self.table.setHorizontalHeaderLabels(headers)
+        self.table.setRowCount(len(d.rows))
+        for r, row in enumerate(d.rows):
+            cells = [_item(str(row.rank), align_right=True), _item(row.key), _item(row.text),
+                     *(_item(v or "–") for v in row.votes), _item(row.status)]
+            cells[2].setToolTip(row.text)  # a plain string; QTableWidgetItem shows it as is
+            for c, cell in enumerate(cells):
+                self.table.setItem(r, c, cell)
+        header = self.table.horizontalHeader()
+        for c in range(len(headers)):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self._make_buttons(d.labels)
+        self.message.hide()
+        # Keep the lead's place: the same candidate if still there, else the next row.
+        ids = [row.candidate_id for row in d.rows]
+        if ids:
+            self.table.selectRow(ids.index(keep) if keep in ids else min(keep_row, len(ids) - 1))
+        self._update_buttons()
+
+    def selected_candidate(self) -> int | None:
+        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
+        if not rows or rows[0].row() >= len(self.data.rows):
+            return None
+        return self.data.rows[rows[0].row()].candidate_id
+
+    def rule(self, value: str) -> bool:
+        """Rule that the selected candidate is ``value``; False when nothing is selected."""
+        candidate = self.selected_candidate()
+        if candidate is None:
+            return False
+        try:
+            if self.on_rule is not None:
+                self.on_rule(candidate, value)
+        except TriageError as error:
+            self.message.setText(f"The ruling was not recorded: {error}")
+            self.message.show()
+            return False
+        self.ruled.emit(candidate, value)
+        return True
+
+    def panel_data(self) -> dict:
+        """What the table shows (for tests)."""
+        return {
+            "annotators": list(self.data.annotators),
+            "rows": [{"candidate_id": r.candidate_id, "rank": r.rank, "key": r.key,
+                      "text": r.text, "votes": list(r.votes), "status": r.status}
+                     for r in self.data.rows],
+            "labels": [v for v, _ in self.data.labels],
+        }
+
+    # -- internals -----------------------------------------------------------------------
+    def _make_buttons(self, labels: tuple[tuple[str, str], ...]) -> None:
+        if tuple(self.buttons) == tuple(v for v, _ in labels):
+            return
+        for button in self.buttons.values():
+            self.button_row.removeWidget(button)
+            button.deleteLater()
+        self.buttons = {}
+        self._keys = {key: value for value, key in labels}
+        at = self.button_row.count() - 1  # before the stretch
+        for value, key in labels:
+            button = QPushButton(f"{value}   [{key}]", self)
+            button.setToolTip(f"Rule that the selected candidate is {value!r} (key {key})")
+            button.clicked.connect(lambda _=False, v=value: self.rule(v))
+            self.button_row.insertWidget(at, button)
+            at += 1
+            self.buttons[value] = button
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if (watched is self.table and event.type() == QEvent.Type.KeyPress
+                and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+                and event.text() in self._keys):
+            self.rule(self._keys[event.text()])
+            return True
+        return super().eventFilter(watched, event)
+
+    def _update_buttons(self) -> None:
+        enabled = self.selected_candidate() is not None
+        for button in self.buttons.values():
+            button.setEnabled(enabled)

@@ -1,0 +1,64 @@
+"""A one-line banner with the stopping advice: continue / stop / pause and why."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from typing import Any
+
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QWidget
+
+from triage.view_analysis import BannerData, banner_data
+from ui.analysis._common import ROLE_COLOURS, plain_label
+
+
+class AdviceBanner(QFrame):
+    """``show_advice(advice_to_json(project_advice(project)))``; hover for every rule."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("adviceBanner")
+        self.badge = plain_label(wrap=False)
+        self.badge.setObjectName("adviceBadge")
+        # Wraps rather than clips when the window is narrow; one line otherwise.
+        self.text = plain_label(wrap=True)
+        self.text.setObjectName("adviceText")
+        font = self.badge.font()
+        font.setBold(True)
+        self.badge.setFont(font)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 8, 4)
+        layout.setSpacing(10)
+        layout.addWidget(self.badge)
+        layout.addWidget(self.text, 1)
+        self.data: BannerData = banner_data(None)
+        self._apply()
+
+    def show_advice(self, advice_json: Mapping[str, Any] | None) -> None:
+        """Show the advice (``triage.stopping.advice_to_json``); ``None`` clears it."""
+        self.data = banner_data(advice_json)
+        self._apply()
+
+    def colour_role(self) -> str:
+        """go | stop | pause | none: which colour scheme the banner shows."""
+        return self.data.role
+
+    def tooltip_lines(self) -> list[str]:
+        return list(self.data.details)
+
+    def _apply(self) -> None:
+        d = self.data
+        self.badge.setText(d.badge)
+        self.text.setText(d.text)
+        bg, border, fg = ROLE_COLOURS.get(d.role, ROLE_COLOURS["none"])
+        self.setStyleSheet(
+            f"QFrame#adviceBanner {{ background:{bg}; border:1px solid {border}; "
+            f"border-left:6px solid {border}; border-radius:3px; }}"
+            f"QLabel {{ color:{fg}; background:transparent; border:none; }}")
+        # Tooltips are shown as rich text when they look like it: escape every line so
+        # they always read literally.
+        lines = [html.escape(line) for line in d.details] or ["No rules have been run."]
+        tip = "<p style='white-space:pre'>" + "<br>".join(lines) + "</p>"
+        self.setToolTip(tip)
+        self.text.setToolTip(tip)
+        self.badge.setToolTip(tip)

@@ -1,0 +1,419 @@
+"""The model comparison: gain per model against the budget, classic metrics with paired
+tests, value with a reject option per cost factor k, calibration, the bandit's belief and
+what could be accepted without review. Draws a ``ModelsViewData``; computes nothing."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from triage.view_analysis import (
+    ACCEPT_KS,
+    DEFAULT_ACCEPT_K,
+    ModelsViewData,
+    bandit_lines,
+)
+from ui.analysis._common import (
+    FS,
+    GREY,
+    MARKERS,
+    ChartCanvas,
+    model_colour,
+    plain_label,
+    role_style,
+    save_figure,
+    style_axes,
+)
+
+METRIC_NAMES = {
+    "precision": "Precision", "recall": "Recall", "f1": "F1", "mcc": "MCC",
+    "sba": "Symmetric balanced accuracy", "roc_auc": "ROC-AUC",
+    "average_precision": "Average precision",
+}
+TABS = ("Gain", "Metrics", "Value", "Calibration", "Bandit")
+REDRAW_MS = 50
+
+
+def _metric_name(key: str, threshold: float) -> str:
+    if key.startswith("ndcg@"):
+        return f"NDCG@{key.split('@', 1)[1]}"
+    name = METRIC_NAMES.get(key, key)
+    return f"{name} (score ≥ {threshold:g})" if key in ("precision", "recall", "f1", "mcc",
+                                                          "sba") else name
+
+
+def _cell(text: str, *, bold: bool = False, tip: str | None = None) -> QTableWidgetItem:
+    item = QTableWidgetItem(text)
+    item.setFlags(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled)
+    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    if bold:
+        font = item.font()
+        font.setBold(True)
+        item.setFont(font)
+    if tip:
+        item.setToolTip(tip)
+    return item
+
+
+def _table() -> QTableWidget:
+    table = QTableWidget(0, 0)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+    table.setAlternatingRowColors(True)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+    table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    return table
+
+
+def _fit_height(table: QTableWidget) -> None:
+    """Exactly as tall as its rows, so no empty grey block hangs below them."""
+    table.resizeRowsToContents()
+    rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
+    header = table.horizontalHeader().sizeHint().height()
+    table.setFixedHeight(rows + header + 2 * table.frameWidth() + 2)
+
+
+class ModelsView(QWidget):
+    """``show_data(build_models_view_data(models_inputs(project)))`` — run the build in a
+    worker thread; this widget only draws."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.data: ModelsViewData | None = None
+        self.warning = plain_label()
+        self.warning.setStyleSheet(role_style("pause") + "padding:4px;")
+        self.warning.hide()
+        self.info = plain_label("No model comparison yet.")
+        self.tabs = QTabWidget(self)
+        self.charts = {
+            "Gain": ChartCanvas("Gain per model", (7.5, 4.2)),
+            "Value": ChartCanvas("Value per cost factor", (7.5, 3.6)),
+            "Calibration": ChartCanvas("Reliability diagrams", (7.5, 3.6)),
+            "Bandit": ChartCanvas("Bandit belief", (7.5, 3.2)),
+        }
+        self.metrics_table, self.pvalue_table = _table(), _table()
+        self.tests_caption = plain_label()
+        self.tests_caption.setStyleSheet(f"color:{GREY};")
+        self.value_caption = plain_label()
+        self.value_caption.setStyleSheet(f"color:{GREY};")
+        self.calibration_caption = plain_label()
+        self.calibration_caption.setStyleSheet(f"color:{GREY};")
+        self.bandit_label = plain_label()
+        self.k_combo = QComboBox()
+        for k in ACCEPT_KS:
+            self.k_combo.addItem(f"k = {k:g}", k)
+        self.k_combo.setCurrentIndex(ACCEPT_KS.index(DEFAULT_ACCEPT_K))
+        self.k_combo.currentIndexChanged.connect(self._show_acceptance)
+        self.acceptance = plain_label()
+        self._build_tabs()
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.warning)
+        layout.addWidget(self.info)
+        layout.addWidget(self.tabs, 1)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(REDRAW_MS)
+        self._timer.timeout.connect(self._redraw)
+        self.redraws = 0
+
+    def _build_tabs(self) -> None:
+        def page(*widgets, stretch_first=True) -> QWidget:
+            w = QWidget()
+            box = QVBoxLayout(w)
+            for i, widget in enumerate(widgets):
+                if isinstance(widget, QHBoxLayout):
+                    box.addLayout(widget)
+                else:
+                    box.addWidget(widget, 1 if (i == 0 and stretch_first) else 0)
+            return w
+
+        metrics = QWidget()
+        box = QVBoxLayout(metrics)
+        box.addWidget(plain_label("Metrics per model (columns) on the labeled items"), 0)
+        box.addWidget(self.metrics_table)
+        box.addSpacing(6)
+        box.addWidget(plain_label("Paired permutation tests: difference and p-value per pair"))
+        box.addWidget(self.pvalue_table)
+        box.addWidget(self.tests_caption)
+        box.addStretch(1)
+        pick = QHBoxLayout()
+        pick.addWidget(plain_label("What to accept without review, if an error costs", wrap=False))
+        pick.addWidget(self.k_combo)
+        pick.addWidget(plain_label("times what a correct answer brings:", wrap=False))
+        pick.addStretch(1)
+        self.tabs.addTab(page(self.charts["Gain"]), "Gain")
+        self.tabs.addTab(metrics, "Metrics")
+        self.tabs.addTab(page(self.charts["Value"], self.value_caption, pick, self.acceptance),
+                         "Value")
+        self.tabs.addTab(page(self.charts["Calibration"], self.calibration_caption),
+                         "Calibration")
+        self.tabs.addTab(page(self.charts["Bandit"], self.bandit_label), "Bandit")
+
+    # -- interface -----------------------------------------------------------------------
+    def show_data(self, data: ModelsViewData) -> None:
+        """Show a ``triage.view_analysis.ModelsViewData``; charts redraw once, 50 ms later."""
+        self.data = data
+        self.warning.setText("\n".join(f"Warning: {w}" for w in data.warnings))
+        self.warning.setVisible(bool(data.warnings))
+        source = ("gold labels" if data.labels_from == "gold"
+                  else "the labels so far (candidates with a final label)")
+        self.info.setText(data.unavailable or
+                          f"Judged on {data.n} candidates from {source}, {data.positives} "
+                          f"positive; {len(data.models)} models.")
+        self._fill_metrics(data)
+        self._show_acceptance()
+        reasons = [f"{m}: {why}" for m, why in data.value_reasons.items()]
+        self.value_caption.setText(
+            "Value V = (1−ρ)(α − k(1−α)) per labeled item, measured on the held-out half: "
+            "solid at the threshold tuned on the validation half, dashed at τ = k/(k+1) on "
+            "calibrated scores. Above 0 the model earns its keep at that k."
+            + ("\n" + "\n".join(reasons) if reasons else ""))
+        self.calibration_caption.setText("\n".join(reasons))
+        self.calibration_caption.setVisible(bool(reasons))
+        self.bandit_label.setText("\n".join(bandit_lines(data.bandit)) or
+                                  "The queue follows one model's ranking (follow mode); the "
+                                  "bandit's belief appears in bandit or pets mode.")
+        self.tabs.setTabEnabled(TABS.index("Bandit"), data.bandit is not None)
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def panel_data(self) -> dict:
+        """What is drawn (for tests): the data plus the table cells as shown."""
+        if self.data is None:
+            return {}
+        return {**self.data.as_dict(), "cells": self.table_cells(),
+                "acceptance_text": self.acceptance.text()}
+
+    def table_cells(self) -> dict[str, dict[str, str]]:
+        """{model: {metric key: cell text}} as shown in the metrics table."""
+        d = self.data
+        if d is None or d.unavailable:
+            return {}
+        return {m: {key: self.metrics_table.item(r, c).text()
+                    for r, key in enumerate(d.metric_names)}
+                for c, m in enumerate(d.models)}
+
+    def flush(self) -> None:
+        if self._timer.isActive():
+            self._timer.stop()
+            self._redraw()
+
+    def save_figure(self, path: str | Path, chart: str = "Gain") -> Path:
+        """Save one chart (Gain, Value, Calibration or Bandit) as PNG or SVG."""
+        self.flush()
+        return save_figure(self.charts[chart].figure, path)
+
+    # -- tables --------------------------------------------------------------------------
+    def _fill_metrics(self, d: ModelsViewData) -> None:
+        t = self.metrics_table
+        t.clear()
+        t.setRowCount(len(d.metric_names))
+        t.setColumnCount(len(d.models))
+        t.setHorizontalHeaderLabels(list(d.models))
+        t.setVerticalHeaderLabels([_metric_name(k, d.threshold) for k in d.metric_names])
+        for r, key in enumerate(d.metric_names):
+            values = [d.metrics[m][key] for m in d.models]
+            best = max((v for v in values if v is not None), default=None)
+            for c, m in enumerate(d.models):
+                v = d.metrics[m][key]
+                t.setItem(r, c, _cell(d.metric_cell(m, key), bold=v is not None and v == best
+                                      and len(d.models) > 1, tip=d.undefined[m].get(key)))
+        p = self.pvalue_table
+        p.clear()
+        pairs = list(d.pvalues)
+        headers = [h for pair in pairs for h in (pair.replace("|", "\n− "), "p")]
+        p.setRowCount(len(d.metric_names) if pairs else 0)
+        p.setColumnCount(len(headers))
+        p.setHorizontalHeaderLabels(headers)
+        p.setVerticalHeaderLabels([_metric_name(k, d.threshold) for k in d.metric_names])
+        for c, pair in enumerate(pairs):
+            for r, key in enumerate(d.metric_names):
+                res = d.pvalues[pair].get(key, {})
+                diff, pv = res.get("difference"), res.get("p")
+                shown = "–" if diff is None else f"{round(diff, 3) + 0.0:+.3f}"  # no "-0.000"
+                p.setItem(r, 2 * c, _cell(shown,
+                                          tip=res.get("reason")))
+                text = "–" if pv is None else f"{pv:.3f}" + (" (exact)" if res.get("exact") else "")
+                p.setItem(r, 2 * c + 1, _cell(text, bold=pv is not None and pv < 0.05,
+                                              tip=res.get("reason")))
+        _fit_height(t)
+        _fit_height(p)
+        self.tests_caption.setText(
+            f"Approximate randomisation: {d.trials} random swaps of the two models' scores "
+            "per item (exact when every swap pattern fits). Bold p < 0.05: the difference is "
+            "unlikely to be chance." if pairs else "One model: nothing to test.")
+        raw = [m for m in d.models if m in d.value_reasons]
+        if raw:
+            self.tests_caption.setText(
+                self.tests_caption.text() + f"\n{', '.join(raw)}: scores are not probabilities, "
+                f"so the metrics at score ≥ {d.threshold:g} say little about "
+                f"{'it' if len(raw) == 1 else 'them'}; compare by ROC-AUC, AP and NDCG.")
+
+    def _show_acceptance(self) -> None:
+        d = self.data
+        if d is None:
+            return
+        k = self.k_combo.currentData()
+        lines = [a.text for a in d.acceptance.get(k, {}).values()]
+        missing = [m for m in d.models if m not in d.acceptance.get(k, {})]
+        if missing:
+            lines.append(f"No advice for {', '.join(missing)} (scores are not probabilities "
+                         "or too few labels).")
+        self.acceptance.setText("\n".join(lines))
+
+    # -- charts --------------------------------------------------------------------------
+    def _redraw(self) -> None:
+        d = self.data
+        if d is None:
+            return
+        self._gain(self.charts["Gain"].figure, d)
+        self._value(self.charts["Value"].figure, d)
+        self._calibration(self.charts["Calibration"].figure, d)
+        self._bandit(self.charts["Bandit"].figure, d)
+        for chart in self.charts.values():
+            chart.draw_idle()
+        self.redraws += 1
+
+    @staticmethod
+    def _message(fig, text: str) -> None:
+        ax = fig.add_subplot()
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, text, ha="center", va="center", fontsize=FS + 1, color=GREY,
+                transform=ax.transAxes, wrap=True)
+
+    def _gain(self, fig, d: ModelsViewData) -> None:
+        fig.clear()
+        if not d.gain:
+            self._message(fig, "Offline gain curves need gold labels for the whole pool.")
+            return
+        ax = fig.add_subplot()
+        style_axes(ax)
+        n = max(len(v) for v in d.gain.values())
+        x = np.arange(1, n + 1)
+        total = max(float(v[-1]) for v in d.gain.values())
+        at = None
+        if d.budget_items is not None and d.budget_items >= 1:
+            at = int(min(math.floor(d.budget_items), n))
+        for i, (m, y) in enumerate(d.gain.items()):
+            label = m if at is None else f"{m}: {int(y[at - 1])} positives within the budget"
+            ax.plot(x, y, color=model_colour(i), linewidth=1.6, label=label)
+            if at is not None:
+                ax.plot([at], [y[at - 1]], marker=MARKERS[i % len(MARKERS)],
+                        color=model_colour(i), markersize=6, zorder=4)
+        ax.plot([0, n], [0, total], color=GREY, linestyle=(0, (4, 3)), linewidth=1,
+                label="random order")
+        if at is not None:
+            ax.axvline(at, color="#333333", linewidth=1, linestyle=(0, (1, 2)))
+            ax.annotate(f"budget: {at} items", (at, 0.02), xycoords=("data", "axes fraction"),
+                        xytext=(4, 0), textcoords="offset points", fontsize=FS - 1,
+                        color="#333333")
+        ax.set_xlim(0, n)
+        ax.set_ylim(0, total * 1.04 if total else 1)
+        ax.set_xlabel("candidates annotated, in each model's order", fontsize=FS)
+        ax.set_ylabel("gold positives found", fontsize=FS)
+        ax.set_title("Cumulative gain per model (gold labels)", fontsize=FS + 1, loc="left")
+        ax.legend(fontsize=FS - 1, frameon=False, loc="lower right")
+
+    def _value(self, fig, d: ModelsViewData) -> None:
+        fig.clear()
+        if not d.value_tuned:
+            self._message(fig, "No model with probability scores and enough labels: "
+                          "value with a reject option does not apply.")
+            return
+        ax = fig.add_subplot()
+        style_axes(ax)
+        ks = np.asarray(d.value_ks)
+        for i, m in enumerate(d.models):
+            if m not in d.value_tuned:
+                continue
+            colour = model_colour(i)
+            ax.plot(ks, d.value_tuned[m], color=colour, linewidth=1.6,
+                    marker=MARKERS[i % len(MARKERS)], markersize=3.5, label=f"{m} (tuned τ)")
+            ax.plot(ks, d.value_rule[m], color=colour, linewidth=1, linestyle=(0, (4, 2)),
+                    label=f"{m} (τ = k/(k+1))")
+        ax.axhline(0, color="#333333", linewidth=0.8)
+        ax.set_xlabel("k: cost of an accepted error relative to a correct prediction",
+                      fontsize=FS)
+        ax.set_ylabel("value V per item", fontsize=FS)
+        ax.set_title("Value with a reject option (held-out)", fontsize=FS + 1, loc="left")
+        ax.legend(fontsize=FS - 1.5, frameon=False, ncols=2)
+
+    def _calibration(self, fig, d: ModelsViewData) -> None:
+        fig.clear()
+        names = [m for m in d.models if m in d.reliability]
+        if not names:
+            self._message(fig, "No model with probability scores: nothing to calibrate.")
+            return
+        axes = fig.subplots(1, len(names), squeeze=False)[0]
+        for ax, m in zip(axes, names):
+            i = d.models.index(m)
+            style_axes(ax)
+            ax.plot([0.5, 1], [0.5, 1], color=GREY, linewidth=0.8, linestyle=(0, (1, 2)))
+            rel = d.reliability[m]
+            for part, style, colour in (("before", (0, (4, 2)), GREY),
+                                        ("after", "-", model_colour(i))):
+                pts = [(c, a) for c, a in zip(rel[part]["confidence"], rel[part]["accuracy"])
+                       if c is not None]
+                if pts:
+                    cx, ay = zip(*pts)
+                    ax.plot(cx, ay, linestyle=style, color=colour, marker="o", markersize=3.5,
+                            label=part if part == "before" else f"after ({rel['calibration']})")
+            after = rel["after"]
+            for c, a, n in zip(after["confidence"], after["accuracy"], after["counts"]):
+                if c is not None:
+                    ax.annotate(f"{n}", (c, a), xytext=(0, -10), textcoords="offset points",
+                                ha="center", fontsize=FS - 2.5, color=GREY)
+            eb, ea = rel["before"]["ece"], rel["after"]["ece"]
+            ece = "ECE –" if eb is None else f"ECE {eb:.3f} → {ea:.3f}"
+            ax.set_title(f"{m}: {ece} (numbers: held-out items per bin)", fontsize=FS,
+                         loc="left")
+            ax.set_xlim(0.48, 1.01)
+            ax.set_ylim(0, 1.02)
+            ax.set_xlabel("confidence", fontsize=FS - 1)
+            ax.set_aspect("auto")
+            ax.legend(fontsize=FS - 2, frameon=False, loc="lower right")
+        axes[0].set_ylabel("accuracy (held-out)", fontsize=FS - 1)
+
+    def _bandit(self, fig, d: ModelsViewData) -> None:
+        fig.clear()
+        b = d.bandit
+        if not b:
+            self._message(fig, "Follow mode: no bandit is choosing among the rankings.")
+            return
+        ax = fig.add_subplot()
+        style_axes(ax)
+        ax.grid(False, axis="y")
+        names = list(b["p_best"])
+        p = np.array([b["p_best"][m] for m in names])
+        y = np.arange(len(names))
+        colours = [model_colour(d.models.index(m) if m in d.models else i)
+                   for i, m in enumerate(names)]
+        ax.barh(y, p, color=colours, height=0.5)
+        for yi, m, pi in zip(y, names, p):
+            ax.annotate(f"{100 * pi:.0f}% · {b['pulls'].get(m, 0)} labels served",
+                        (pi, yi), xytext=(4, 0), textcoords="offset points", va="center",
+                        fontsize=FS - 1)
+        ax.axvline(1 - b["delta"], color="#333333", linestyle=(0, (1, 2)), linewidth=1)
+        ax.set_yticks(y, names, fontsize=FS)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 1.25)
+        ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0], ["0", "25%", "50%", "75%", "100%"])
+        decided = b.get("decided")
+        title = (f"decided: {decided}" if decided else
+                 f"not decided yet (decides at P(best) ≥ {100 * (1 - b['delta']):.0f}%)")
+        ax.set_title(f"P(best ranking) — {b['mode']} mode — {title}", fontsize=FS + 1,
+                     loc="left")
