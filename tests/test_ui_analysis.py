@@ -218,3 +218,27 @@ def test_advice_banner_shows_the_headline_and_colours_by_decision(qtbot, project
     banner.show_advice({**advice, "headline": "<b>not bold</b>", "reasons": [
         {"rule": "budget", "verdict": "stop", "detail": "<i>x</i>", "numbers": {}}]})
     assert banner.text.text() == "<b>not bold</b>" and "&lt;i&gt;x&lt;/i&gt;" in banner.toolTip()
+
+
+def test_untrusted_text_and_names_stay_literal(qtbot, tmp_path):
+    text = "<b>bold</b> & <img src=x> $x$"
+    view = AdjudicationView()
+    qtbot.addWidget(view)
+    item = {"candidate_id": 7, "key": "<i>k</i>", "text": text, "rank": 3,
+            "votes": {"$a$": "idiom", "<b>b</b>": "literal"}, "status": "unresolved",
+            "majority": None}
+    view.show_items([item], [{"value": "idiom", "key": "i"}, {"value": "literal", "key": "l"}])
+    cell = view.table.item(0, 2)
+    assert cell.text() == text
+    assert cell.toolTip() == ("<p style='white-space:pre-wrap'>&lt;b&gt;bold&lt;/b&gt; &amp; "
+                              "&lt;img src=x&gt; $x$</p>")
+    assert view.table.horizontalHeaderItem(3).text() == "$a$"
+    # Dollar signs in names would be read as maths by matplotlib: the charts escape them.
+    report = {"krippendorff_alpha": 0.9, "reading": "reliable", "cohen_kappa_pairs": {
+        "$a$|<b>b</b>": {"kappa": 0.9, "items": 10, "reason": None}}, "breakdowns": []}
+    agreement = AgreementView()
+    qtbot.addWidget(agreement)
+    agreement.show_report(report)
+    agreement.save_figure(tmp_path / "a.svg")
+    ticks = [t.get_text() for t in agreement.chart.figure.axes[0].get_xticklabels()]
+    assert ticks == [r"\$a\$", "<b>b</b>"]

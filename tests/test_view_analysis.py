@@ -239,3 +239,17 @@ def test_bandit_lines_say_when_a_model_is_decided():
     assert lines[1] == "m1: P(best) 97.0%, 40 labels served, yield 40.0%"
     assert bandit_lines({**belief, "decided": None})[0].startswith("not decided yet")
     assert bandit_lines(None) == []
+
+
+def test_agreement_job_equals_the_core_and_reads_nothing_later(project):
+    from triage.view_analysis import AGREEMENT_BREAKDOWNS, agreement_job
+
+    work = agreement_job(project, bootstrap=100, seed=7)
+    expected = agreement_for_project(project, bootstrap=100, seed=7,
+                                     breakdowns=AGREEMENT_BREAKDOWNS).to_json()
+    project.close()  # the job must not need the database any more
+    seen = []
+    assert work(lambda done, total: seen.append((done, total)) or True) == expected
+    assert seen == [(0, 1), (1, 1)]
+    with pytest.raises(TriageError, match="cancelled"):
+        work(lambda done, total: False)

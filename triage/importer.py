@@ -26,6 +26,7 @@ import itertools
 import json
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -149,7 +150,8 @@ def rank_scores(scores: np.ndarray, keys: Sequence[str], seed: int, model: str
 
     Descending score; ties ordered by a seeded keyed hash of the key, never by file order.
     """
-    order = np.argsort(-scores, kind="stable")
+    # Any sort will do: equal scores are put in their seeded order just below.
+    order = np.argsort(-scores)
     ordered = scores[order]
     same = ordered[1:] == ordered[:-1]
     if not same.any():
@@ -192,11 +194,13 @@ class _Ticker:
             raise TriageError("cancelled")
 
 
+# Ids are not bound: in the empty table SQLite numbers the rows 1..N in insert order,
+# exactly the ids the rankings refer to (checked after the insert).
 _CANDIDATE_INSERT = {
-    (False, False): "INSERT INTO candidates(id, key, text) VALUES (?, ?, ?)",
-    (True, False): "INSERT INTO candidates(id, key, text, meta) VALUES (?, ?, ?, ?)",
-    (False, True): "INSERT INTO candidates(id, key, text, gold) VALUES (?, ?, ?, ?)",
-    (True, True): "INSERT INTO candidates(id, key, text, meta, gold) VALUES (?, ?, ?, ?, ?)",
+    (False, False): "INSERT INTO candidates(key, text) VALUES (?, ?)",
+    (True, False): "INSERT INTO candidates(key, text, meta) VALUES (?, ?, ?)",
+    (False, True): "INSERT INTO candidates(key, text, gold) VALUES (?, ?, ?)",
+    (True, True): "INSERT INTO candidates(key, text, meta, gold) VALUES (?, ?, ?, ?)",
 }
 
 
@@ -214,10 +218,10 @@ def _insert_chunked(db: sqlite_utils.Database, sql: str, rows: Iterable[tuple],
 
 
 def _insert_scores(db: sqlite_utils.Database, path: Path, column: str, model: str,
-                   values: np.ndarray, keys: Sequence[str], ids: np.ndarray, seed: int,
+                   values: np.ndarray, ids: np.ndarray, ranked: tuple[np.ndarray, int],
                    ticker: _Ticker) -> int:
-    """Add one model and its ranked scores; returns the number of tied items."""
-    order, tied = rank_scores(values, keys, seed, model)
+    """Add one model and its ranking (from :func:`rank_scores`); returns its tied items."""
+    order, tied = ranked
     cursor = db.conn.execute(
         "INSERT INTO models(name, source_column, source_file, imported_at, tied_items) "
         "VALUES (?, ?, ?, ?, ?)",
@@ -265,17 +269,21 @@ def _without_gc(func):
 
 
 class _BigCache:
-    """A larger page cache while importing (fewer b-tree page reloads), restored after."""
+    """A larger page cache while importing (fewer b-tree page reloads), and the key index's
+    sort kept in memory rather than in temporary files; both restored after."""
 
     def __init__(self, db: sqlite_utils.Database):
         self.db = db
 
     def __enter__(self) -> None:
         self.old = self.db.execute("PRAGMA cache_size").fetchone()[0]
+        self.old_temp = self.db.execute("PRAGMA temp_store").fetchone()[0]
         self.db.conn.execute(f"PRAGMA cache_size=-{IMPORT_CACHE_KIB}")
+        self.db.conn.execute("PRAGMA temp_store=MEMORY")
 
     def __exit__(self, *exc) -> None:
         self.db.conn.execute(f"PRAGMA cache_size={int(self.old)}")
+        self.db.conn.execute(f"PRAGMA temp_store={int(self.old_temp)}")
 
 
 @_without_gc
@@ -317,22 +325,41 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
         golds = [g if g.strip() else None for g in table.column(mapping.gold)]
     ids = np.arange(1, n + 1, dtype=np.int64)
     tied: dict[str, int] = {}
-    with _BigCache(db), db.atomic():
-        if _has_candidates(db):  # someone imported while we were reading
-            raise TriageError("this project already has its candidates; use --add-scores")
-        # Binding NULLs costs as much as a column: leave absent columns out of the INSERT.
-        columns = [range(1, n + 1), keys, table.column(mapping.text)]
-        columns += [c for c in (metas, golds) if c is not None]
-        sql = _CANDIDATE_INSERT[(metas is not None, golds is not None)]
-        _insert_chunked(db, sql, zip(*columns), ticker)
-        for model, column in mapping.scores:
-            tied[model] = _insert_scores(db, path, column, model, table.column(column), keys,
-                                         ids, seed, ticker)
-        _set_info(db, "source_file", str(path.resolve()))
+    # Rank the models on a second thread while SQLite writes the candidates: sorting and
+    # hashing in numpy/pandas release the GIL, so the two overlap on a two-core machine.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        rankings = {model: pool.submit(rank_scores, table.column(column), keys, seed, model)
+                    for model, column in mapping.scores}
+        _write_pool(db, path, mapping, n, keys, table, metas, golds, ids, rankings, tied,
+                    ticker)
     rejects = _write_rejects(path, table)
     return ImportResult(str(path), n, len(table.rejected), rejects,
                         tuple(m for m, _ in mapping.scores), tied,
                         time.perf_counter() - started)
+
+
+def _write_pool(db, path, mapping, n, keys, table, metas, golds, ids, rankings, tied,
+                ticker) -> None:
+    """The one transaction of an import: candidates, then each model's ranking."""
+    with _BigCache(db), db.atomic():
+        if _has_candidates(db):  # someone imported while we were reading
+            raise TriageError("this project already has its candidates; use --add-scores")
+        # Binding NULLs costs as much as a column: leave absent columns out of the INSERT.
+        columns = [keys, table.column(mapping.text)]
+        columns += [c for c in (metas, golds) if c is not None]
+        sql = _CANDIDATE_INSERT[(metas is not None, golds is not None)]
+        # Keys were checked unique while reading; the index is built once, at the end,
+        # inside the same transaction (a failure restores it with everything else).
+        db.conn.execute("DROP INDEX candidates_key")
+        _insert_chunked(db, sql, zip(*columns), ticker)
+        first, last = db.conn.execute("SELECT min(id), max(id) FROM candidates").fetchone()
+        if (first, last) != (1, n):
+            raise TriageError(f"internal error: candidate ids {first}..{last}, expected 1..{n}")
+        db.conn.execute("CREATE UNIQUE INDEX candidates_key ON candidates(key)")
+        for model, column in mapping.scores:
+            tied[model] = _insert_scores(db, path, column, model, table.column(column), ids,
+                                         rankings[model].result(), ticker)
+        _set_info(db, "source_file", str(path.resolve()))
 
 
 def _set_info(db: sqlite_utils.Database, key: str, value: str) -> None:
@@ -377,7 +404,8 @@ def add_scores(db: sqlite_utils.Database, path: str | Path, *, key: str,
     tied: dict[str, int] = {}
     with _BigCache(db), db.atomic():
         for model, column in scores:
-            tied[model] = _insert_scores(db, path, column, model, table.column(column), keys,
-                                         ids, seed, ticker)
+            values = table.column(column)
+            tied[model] = _insert_scores(db, path, column, model, values, ids,
+                                         rank_scores(values, keys, seed, model), ticker)
     return ImportResult(str(path), len(keys), 0, None, tuple(m for m, _ in scores), tied,
                         time.perf_counter() - started)

@@ -42,11 +42,14 @@ def m0001_initial(db) -> None:
         );
         CREATE TABLE candidates (
             id INTEGER PRIMARY KEY,
-            key TEXT NOT NULL UNIQUE,
+            key TEXT NOT NULL,
             text TEXT NOT NULL,
             meta TEXT,                   -- JSON object of the other columns, or NULL
             gold TEXT
         );
+        -- A separate index (not a UNIQUE constraint) so that importing a pool can build it
+        -- once after the rows are in, which is much faster than growing it row by row.
+        CREATE UNIQUE INDEX candidates_key ON candidates(key);
         CREATE TABLE models (
             id INTEGER PRIMARY KEY,
             name TEXT NOT NULL UNIQUE,

@@ -17,6 +17,7 @@ from triage.view_analysis.models import (
     models_inputs,
 )
 from triage.view_analysis.views import (
+    AGREEMENT_BREAKDOWNS,
     READINGS,
     AdjudicationData,
     AgreementViewData,
@@ -24,14 +25,16 @@ from triage.view_analysis.views import (
     DisagreementRow,
     Series,
     adjudication_data,
+    agreement_job,
     agreement_view_data,
     banner_data,
     session_labels,
 )
 
 __all__ = [
-    "ACCEPT_KS", "DEFAULT_ACCEPT_K", "READINGS", "VALUE_KS", "Acceptance", "AdjudicationData",
-    "AgreementViewData", "BannerData", "DisagreementRow", "ModelsInputs", "ModelsViewData",
-    "Series", "adjudication_data", "agreement_view_data", "bandit_lines", "banner_data",
-    "build_models_view_data", "models_inputs", "session_labels",
+    "ACCEPT_KS", "AGREEMENT_BREAKDOWNS", "DEFAULT_ACCEPT_K", "READINGS", "VALUE_KS",
+    "Acceptance", "AdjudicationData", "AgreementViewData", "BannerData", "DisagreementRow",
+    "ModelsInputs", "ModelsViewData", "Series", "adjudication_data", "agreement_job",
+    "agreement_view_data", "bandit_lines", "banner_data", "build_models_view_data",
+    "models_inputs", "session_labels",
 ]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from triage import store
+from triage.errors import TriageError
 
 Progress = Callable[[int, int], bool]
 
@@ -133,6 +134,44 @@ def agreement_view_data(report: Mapping[str, Any],
         sessions=_series(rows, "session", session_labels or {}),
         deciles=_series(rows, "decile", {}),
     )
+
+
+AGREEMENT_BREAKDOWNS = ("pair", "annotator", "session", "decile")
+
+
+def agreement_job(project, *, level: str = "nominal", seed: int = 0, bootstrap: int = 1000,
+                  breakdowns: Sequence[str] = AGREEMENT_BREAKDOWNS
+                  ) -> Callable[[Progress | None], dict[str, Any]]:
+    """Read the ratings now (caller's thread); return ``work(progress)`` that computes the
+    report's JSON from those arrays alone, so a worker thread never touches the database.
+
+    Mirrors :func:`triage.project_agreement.agreement_for_project` (a test holds them equal).
+    """
+    from triage.project_agreement import project_ratings
+
+    r = project_ratings(project)
+
+    def work(progress: Progress | None = None) -> dict[str, Any]:
+        from dataclasses import replace
+
+        from triage.agreement.breakdown import retest_agreement
+        from triage.agreement.report import agreement_report
+
+        if progress is not None and progress(0, 1) is False:
+            raise TriageError("the agreement computation was cancelled")
+        report = agreement_report(
+            r.items, r.annotators, r.labels, level=level, categories=r.categories, seed=seed,
+            bootstrap=bootstrap, breakdowns=tuple(breakdowns), session=r.sessions,
+            decile=r.deciles, time=r.times)
+        if r.retest_items:
+            rows = retest_agreement(r.retest_items, r.retest_annotators, r.retest_labels,
+                                    r.retest_sessions, level=level, categories=r.categories)
+            report = replace(report, retest=tuple(rows))
+        if progress is not None:
+            progress(1, 1)
+        return report.to_json()
+
+    return work
 
 
 def session_labels(project) -> dict[str, str]:

@@ -44,6 +44,11 @@ def plain_label(text: str = "", *, wrap: bool = True, parent: QWidget | None = N
     return label
 
 
+def chart_text(text: str) -> str:
+    """A user-given name as literal chart text: matplotlib would read "$...$" as maths."""
+    return str(text).replace("$", r"\$")
+
+
 def model_colour(i: int) -> str:
     return MODEL_COLOURS[i % len(MODEL_COLOURS)]
 

@@ -3,6 +3,7 @@ to rule on the selected one."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -93,7 +94,8 @@ class AdjudicationView(QWidget):
         for r, row in enumerate(d.rows):
             cells = [_item(str(row.rank), align_right=True), _item(row.key), _item(row.text),
                      *(_item(v or "–") for v in row.votes), _item(row.status)]
-            cells[2].setToolTip(row.text)  # a plain string; QTableWidgetItem shows it as is
+            # Tooltips render rich text when it looks like HTML: escape the untrusted text.
+            cells[2].setToolTip(f"<p style='white-space:pre-wrap'>{html.escape(row.text)}</p>")
             for c, cell in enumerate(cells):
                 self.table.setItem(r, c, cell)
         header = self.table.horizontalHeader()

@@ -23,6 +23,7 @@ from ui.analysis._common import (
     ORANGE,
     VERMILLION,
     ChartCanvas,
+    chart_text,
     plain_label,
     role_style,
     save_figure,
@@ -137,9 +138,10 @@ class AgreementView(QWidget):
         bar = ax.figure.colorbar(image, ax=ax, shrink=0.7, extend="min", pad=0.02)
         bar.ax.tick_params(labelsize=FS - 1)
         bar.set_label("κ (below 0 in vermillion)", fontsize=FS - 1)
-        ax.set_xticks(range(n), names, rotation=30 if n > 3 else 0, ha="right" if n > 3 else "center",
+        shown = [chart_text(name) for name in names]
+        ax.set_xticks(range(n), shown, rotation=30 if n > 3 else 0, ha="right" if n > 3 else "center",
                       fontsize=FS - 0.5)
-        ax.set_yticks(range(n), names, fontsize=FS - 0.5)
+        ax.set_yticks(range(n), shown, fontsize=FS - 0.5)
         ax.tick_params(length=0)
         for side in ax.spines.values():
             side.set_visible(False)
@@ -204,7 +206,7 @@ class AgreementView(QWidget):
         self._bands(ax)
         self._ylim(ax, s.values)
         step = max(1, len(x) // 12)
-        ax.set_xticks(x[::step], [s.labels[i] for i in x[::step]], fontsize=FS - 1.5,
+        ax.set_xticks(x[::step], [chart_text(s.labels[i]) for i in x[::step]], fontsize=FS - 1.5,
                       rotation=30 if len(x) > 6 else 0, ha="right" if len(x) > 6 else "center")
         ax.set_xlim(-0.5, len(x) - 0.5)
         ax.set_ylabel("α", fontsize=FS)
