@@ -52,3 +52,22 @@ def project_advice(project):
     report = agreement_for_project(project, bootstrap=0, breakdowns=())
     alpha = report.krippendorff_alpha.value
     return advise(advice_inputs(project, alpha=alpha, overlap_items=report.pairable_items))
+
+
+def advice_job(project):
+    """Read what the advice needs now; return ``work()`` that computes it without the file.
+
+    The desk calls this on the GUI thread (reading is quick) and runs ``work`` on a worker
+    thread (fitting the calibration and the bounds is the slow part).
+    """
+    from triage.project_agreement import agreement_for_project
+    from triage.stopping import advice_to_json, advise
+
+    report = agreement_for_project(project, bootstrap=0, breakdowns=())
+    inputs = advice_inputs(project, alpha=report.krippendorff_alpha.value,
+                           overlap_items=report.pairable_items)
+
+    def work(_progress=None) -> dict:
+        return advice_to_json(advise(inputs))
+
+    return work

@@ -111,6 +111,44 @@ def view_limit(annotated: int, pool: int) -> int:
 # -- cumulative gain -------------------------------------------------------------------
 
 @dataclass(frozen=True)
+class RecallBand:
+    """Estimated positives in the whole pool (a band) and the recall it implies."""
+
+    total: float
+    lower: float
+    upper: float
+    recall: float | None
+    recall_lower: float | None
+    method: str
+
+    @property
+    def label(self) -> str:
+        recall = "" if self.recall is None else f"; recall ≈ {format_share(self.recall)}"
+        if self.recall_lower is not None:
+            recall += f" (≥ {format_share(self.recall_lower)})"
+        return (f"estimated positives in the pool: {self.total:,.0f} "
+                f"[{self.lower:,.0f}–{self.upper:,.0f}]{recall}")
+
+    def as_dict(self) -> dict:
+        return {"total": self.total, "lower": self.lower, "upper": self.upper,
+                "recall": self.recall, "recall_lower": self.recall_lower,
+                "method": self.method, "label": self.label}
+
+
+def recall_band(advice: dict | None) -> RecallBand | None:
+    """The band to draw from ``advice_to_json`` output; None when there is no estimate."""
+    if not advice:
+        return None
+    total = advice.get("estimated_total_positives") or {}
+    recall = advice.get("estimated_recall") or {}
+    point, lower, upper = total.get("point"), total.get("lower"), total.get("upper")
+    if point is None or lower is None or upper is None:
+        return None
+    return RecallBand(float(point), float(lower), float(upper), recall.get("point"),
+                      recall.get("lower"), str(recall.get("method") or ""))
+
+
+@dataclass(frozen=True)
 class GainData:
     annotated: np.ndarray  # x of the live curve (starts at 0)
     positives: np.ndarray  # y of the live curve
@@ -125,9 +163,11 @@ class GainData:
     pool: int
     empty: bool
     summary: str
+    band: RecallBand | None = None  # the stopping advice's estimate of all positives
 
     def as_dict(self) -> dict:
         return {
+            "band": None if self.band is None else self.band.as_dict(),
             "annotated": self.annotated.tolist(), "positives": self.positives.tolist(),
             "baseline": self.baseline.tolist(), "baseline_x": self.baseline_x.tolist(),
             "baseline_label": self.baseline_label,

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QSplitter,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -45,11 +46,21 @@ class MainWindow(QMainWindow):
         self.refreshes = 0
         self.setWindowTitle("Triage")
         self.desk = Desk()
+        from ui.advice_feed import AdviceFeed
+        from ui.analysis import AdviceBanner
+
+        self.advice_banner = AdviceBanner()
+        self.advice_feed = AdviceFeed(self.advice_banner, self._advice_arrived)
+        desk_side = QWidget()
+        desk_layout = QVBoxLayout(desk_side)
+        desk_layout.setContentsMargins(0, 0, 0, 0)
+        desk_layout.addWidget(self.advice_banner)
+        desk_layout.addWidget(self.desk, 1)
         self.panels: tuple = ()
         self.panel_split = QSplitter(Qt.Orientation.Vertical)
         self.panel_split.setMinimumWidth(420)
         self.split = QSplitter(Qt.Orientation.Horizontal)
-        self.split.addWidget(self.desk)
+        self.split.addWidget(desk_side)
         self.split.addWidget(self.panel_split)
         self.split.setStretchFactor(0, 3)
         self.split.setStretchFactor(1, 2)
@@ -130,6 +141,7 @@ class MainWindow(QMainWindow):
 
     def close_project(self) -> None:
         self.desk.stop()
+        self.advice_feed.clear()
         if self.project is not None:
             self.project.close()
         self.project = None
@@ -197,6 +209,7 @@ class MainWindow(QMainWindow):
         if self.lead_view is not None and self.lead_view.isVisible():
             info = dataclasses.replace(self.info, annotator_rows=self.project.annotator_table())
             self.lead_view.show_state(snapshot, info)
+        self.advice_feed.maybe_refresh(self.project, snapshot.events)
 
     # -- user actions ----------------------------------------------------------------
     def open_interactive(self, path: str | Path) -> bool:
@@ -316,15 +329,22 @@ class MainWindow(QMainWindow):
         self.refresh_panels()
 
     def show_lead_view(self) -> None:
-        from ui.lead_view import LeadView
+        from ui.lead_window import LeadWindow
 
         if self.lead_view is None:
-            self.lead_view = LeadView()
-            self.lead_view.setWindowTitle("Triage — lead view")
+            self.lead_view = LeadWindow(lambda: self.project, lambda: self.desk.session)
             self.lead_view.resize(1200, 800)
         self.lead_view.show()
         self.lead_view.raise_()
         self.refresh_panels()
+        self.lead_view.refresh_analysis()
+
+    def _advice_arrived(self, advice: dict) -> None:
+        """The lead view's gain chart shows the same estimate as the banner."""
+        if self.lead_view is not None:
+            from triage.view_panels import recall_band
+
+            self.lead_view.overview.gain.show_estimate(recall_band(advice))
 
     def zoom(self, step: int | None) -> None:
         steps = 0 if step is None else self.desk.zoom_steps + step

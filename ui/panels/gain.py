@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from matplotlib.collections import LineCollection
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from triage.view_panels import GainData, gain_data
+from triage.view_panels import GainData, RecallBand, gain_data
 from ui.panels._base import BLUE, GREY, HIGHLIGHT, MODEL_COLOURS, ChartPanel
 
 
@@ -34,6 +36,10 @@ class GainPanel(ChartPanel):
         (self.live,) = ax.plot([], [], color=BLUE, linewidth=2.2 if self.large else 1.6,
                                zorder=4, label="labels so far (live)")
         self.offline: dict[str, object] = {}
+        self._band: RecallBand | None = None
+        self.band_span = None
+        (self.band_line,) = ax.plot([], [], color="#CC79A7", linewidth=1.0, linestyle="-.",
+                                    zorder=2)
         self.empty_text = ax.text(0.5, 0.55, "", transform=ax.transAxes, ha="center",
                                   va="center", fontsize=self.fs + 0.5, color=GREY, zorder=6,
                                   bbox={"facecolor": "white", "edgecolor": "#DDDDDD",
@@ -61,8 +67,18 @@ class GainPanel(ChartPanel):
     def _tick(self, value: float, _pos) -> str:
         return f"{value:,.0f}\n{share_tick(value / self._pool)}"
 
+    def show_estimate(self, band: RecallBand | None) -> None:
+        """Draw the estimate of all positives in the pool as a band (the lead view)."""
+        self._band = band
+        self._dirty = self._snap is not None
+        if self._dirty and not self._timer.isActive():
+            self._timer.start()
+
     def _prepare(self, snapshot, info) -> GainData:
-        return gain_data(snapshot, info)
+        data = gain_data(snapshot, info)
+        if self._band is None:
+            return data
+        return replace(data, band=self._band, ylim=max(data.ylim, self._band.upper * 1.05))
 
     def _draw(self, data: GainData) -> None:
         ax = self.ax
@@ -80,6 +96,18 @@ class GainPanel(ChartPanel):
                     alpha=0.9, zorder=3, label=f"{model} (gold, offline)")
         for model, (ox, oy) in data.offline.items():
             self.offline[model].set_data(ox, oy)
+        if self.band_span is not None:
+            self.band_span.remove()
+            self.band_span = None
+        band = data.band
+        if band is not None:
+            self.band_span = ax.axhspan(band.lower, band.upper, color="#CC79A7", alpha=0.12,
+                                        linewidth=0, zorder=1)
+            self.band_line.set_data([0, data.xlim], [band.total, band.total])
+            self.band_line.set_label(band.label)
+        else:
+            self.band_line.set_data([], [])
+            self.band_line.set_label("_nolegend_")
         self.deciles.set_segments([[(b, 0), (b, data.ylim)] for b in data.decile_lines])
         lo, hi = data.current_span or (0, 0)
         self.span.set_x(lo)

@@ -1,0 +1,91 @@
+"""The lead's window and the desk's advice banner, driven through the main window."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from PySide6.QtCore import Qt
+
+from tests.helpers import make_project
+from ui.main_window import MainWindow
+from ui.prefs import Prefs
+
+
+@pytest.fixture
+def project_path(tmp_path):
+    """300 candidates; ada and bob label 60 each with overlap, disagreeing on some."""
+    project = make_project(tmp_path, n=300, overlap_rate=0.3, audit_rate=0.05, budget=10.0,
+                           value_per_positive=0.5)
+    gold = dict(project.db.execute("SELECT id, gold FROM candidates").fetchall())
+    ada, bob = project.start_session("ada"), project.start_session("bob")
+    for i in range(60):
+        for session in (ada, bob):
+            c = project.next_candidate(session)
+            value = gold[c.candidate_id]
+            if session is bob and c.kind == "overlap" and i % 3 == 0:
+                value = "literal" if value == "idiom" else "idiom"   # a disagreement
+            project.record_label(session, c.candidate_id, value)
+    project.close()
+    return tmp_path / "p.triage"
+
+
+@pytest.fixture
+def window(qtbot, project_path):
+    w = MainWindow(Prefs())
+    qtbot.addWidget(w)
+    w.open_project(project_path, "lead")
+    w.show()
+    qtbot.waitUntil(lambda: w.info is not None, timeout=5000)
+    yield w
+    w.close()
+
+
+def test_banner_shows_the_advice_headline(window, qtbot):
+    qtbot.waitUntil(lambda: window.advice_feed.latest is not None, timeout=15000)
+    advice = window.advice_feed.latest
+    assert advice["decision"] in ("continue", "stop", "pause")
+    assert window.advice_banner.text.text() == advice["headline"]
+
+
+def test_lead_window_tabs_compute_off_the_gui_thread(window, qtbot):
+    window.show_lead_view()
+    lead = window.lead_view
+    qtbot.waitUntil(lambda: lead.advice.table.rowCount() >= 5, timeout=15000)
+    rules = {lead.advice.table.item(r, 0).text() for r in range(lead.advice.table.rowCount())}
+    assert {"budget", "marginal_value", "recall", "knee", "reliability"} <= rules
+    # The same estimate is drawn as a band on the lead's cumulative-gain chart.
+    lead.overview.gain.flush()
+    band = lead.overview.gain.panel_data()["band"]
+    assert band is not None and band["lower"] <= band["total"] <= band["upper"]
+
+    lead.tabs.setCurrentWidget(lead.agreement)
+    qtbot.waitUntil(lambda: (lead.agreement.panel_data() or {}).get("alpha") is not None,
+                    timeout=15000)
+    data = lead.agreement.panel_data()
+    assert 0 < data["alpha"] < 1 and data["reading"] in ("tentative", "unreliable", "reliable")
+    assert data["annotators"] == ["ada", "bob"]
+    assert data["kappa"][0][1] == pytest.approx(data["kappa"][1][0]) and data["kappa"][0][1] < 1
+
+    lead.tabs.setCurrentWidget(lead.adjudication)
+    rows = lead.adjudication.panel_data()["rows"]
+    assert rows, "bob's disagreements should wait for a ruling"
+    first = rows[0]
+    lead._rule(first["candidate_id"], "idiom")
+    with sqlite3.connect(window.project.path) as conn:
+        kinds = conn.execute("SELECT count(*) FROM labels WHERE kind = 'adjudication'").fetchone()
+    assert kinds == (1,)
+    assert first["candidate_id"] not in [r["candidate_id"]
+                                         for r in lead.adjudication.panel_data()["rows"]]
+
+    lead.tabs.setCurrentWidget(lead.models)
+    qtbot.waitUntil(lambda: bool(lead.models.panel_data()), timeout=30000)
+    assert set(lead.models.panel_data()["cells"]) >= {"m1", "m2"}
+
+
+def test_advice_banner_is_plain_text(window):
+    window.advice_banner.show_advice({"decision": "stop", "headline": "<b>stop</b> now",
+                                      "reasons": []})
+    label = window.advice_banner.text
+    assert label.text() == "<b>stop</b> now"
+    assert label.textFormat() == Qt.TextFormat.PlainText

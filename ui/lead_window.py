@@ -1,0 +1,168 @@
+"""The lead's window: the live overview plus advice, agreement, adjudication and models.
+
+Each analysis tab is computed when it is first shown and on "Recompute"; the project is
+read on the GUI thread (quick) and the statistics run in a worker, so the desk never waits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, QThreadPool
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from triage.errors import TriageError
+from triage.view_panels import recall_band
+from ui.analysis import AdjudicationView, AdviceBanner, AgreementView, ModelsView
+from ui.lead_view import LeadView
+from ui.workers import Worker
+
+ADVICE_COLUMNS = ("Rule", "Verdict", "Why")
+
+
+class AdviceTab(QWidget):
+    """The stopping advice in full: the banner, then every rule's verdict and reason."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.banner = AdviceBanner(self)
+        self.table = QTableWidget(0, len(ADVICE_COLUMNS), self)
+        self.table.setHorizontalHeaderLabels(ADVICE_COLUMNS)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(True)
+        self.estimate = QLabel("", self)
+        self.estimate.setTextFormat(Qt.TextFormat.PlainText)
+        self.estimate.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.estimate)
+
+    def show_advice(self, advice: dict | None) -> None:
+        self.banner.show_advice(advice)
+        reasons = (advice or {}).get("reasons", [])
+        self.table.setRowCount(len(reasons))
+        for row, reason in enumerate(reasons):
+            for col, key in enumerate(("rule", "verdict", "detail")):
+                item = QTableWidgetItem(str(reason.get(key, "")))  # plain text, never HTML
+                self.table.setItem(row, col, item)
+        self.table.resizeColumnsToContents()
+        self.table.resizeRowsToContents()
+        band = recall_band(advice)
+        self.estimate.setText(band.label + f" — {band.method}" if band else "")
+
+
+class LeadWindow(QWidget):
+    """Tabs for the lead. ``show_state`` feeds the live overview like the compact panels."""
+
+    def __init__(self, project_of: Callable, lead_session_of: Callable,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Triage — lead view")
+        self._project_of = project_of            # () -> the open Project (or None)
+        self._lead_session_of = lead_session_of  # () -> a Session for rulings
+        self.workers: dict[str, Worker] = {}
+        self.overview = LeadView(self)
+        self.advice = AdviceTab(self)
+        self.agreement = AgreementView(self)
+        self.adjudication = AdjudicationView(self, on_rule=self._rule)
+        self.models = ModelsView(self)
+        self.tabs = QTabWidget(self)
+        for title, widget in (("Overview", self.overview), ("Advice", self.advice),
+                              ("Agreement", self.agreement),
+                              ("Adjudication", self.adjudication), ("Models", self.models)):
+            self.tabs.addTab(widget, title)
+        self.status = QLabel("", self)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        recompute = QPushButton("Recompute", self)
+        recompute.clicked.connect(self.refresh_analysis)
+        bar = QHBoxLayout()
+        bar.addWidget(self.status, 1)
+        bar.addWidget(recompute)
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(self.tabs, 1)
+        self._stale = {"advice", "agreement", "adjudication", "models"}
+        self.tabs.currentChanged.connect(lambda _i: self._refresh_current())
+
+    # -- live overview -------------------------------------------------------------------
+    def show_state(self, snapshot, info) -> None:
+        self.overview.show_state(snapshot, info)
+
+    # -- analysis ------------------------------------------------------------------------
+    def refresh_analysis(self) -> None:
+        """Mark every analysis stale and recompute the one on screen (and the advice)."""
+        self._stale = {"advice", "agreement", "adjudication", "models"}
+        self._run("advice")
+        self._refresh_current()
+
+    def _refresh_current(self) -> None:
+        name = {self.advice: "advice", self.agreement: "agreement",
+                self.adjudication: "adjudication", self.models: "models"}.get(
+            self.tabs.currentWidget())
+        if name in self._stale:
+            self._run(name)
+
+    def _run(self, name: str) -> None:
+        project = self._project_of()
+        if project is None:
+            return
+        self._stale.discard(name)
+        try:
+            if name == "adjudication":   # a quick query: no worker needed
+                from triage.adjudication import disagreements
+
+                self.adjudication.show_items(disagreements(project), project.settings.labels)
+                return
+            work, done = self._job(name, project)
+        except TriageError as error:
+            self.status.setText(f"{name}: {error}")
+            return
+        worker = Worker(work)
+        worker.signals.finished.connect(done)
+        worker.signals.failed.connect(lambda message: self.status.setText(f"{name}: {message}"))
+        worker.signals.finished.connect(lambda _r: self.status.setText(""))
+        self.workers[name] = worker   # keep it alive until it reports
+        self.status.setText(f"computing {name}…")
+        QThreadPool.globalInstance().start(worker)
+
+    def _job(self, name: str, project):
+        """(work(progress), on_finished) for a tab; reads the project here, on this thread."""
+        if name == "advice":
+            from triage.project_advice import advice_job
+
+            return advice_job(project), self._show_advice
+        if name == "agreement":
+            from triage.view_analysis import agreement_job, session_labels
+
+            names = session_labels(project)
+            return (agreement_job(project, bootstrap=1000),
+                    lambda report: self.agreement.show_report(report, names))
+        from triage.view_analysis import build_models_view_data, models_inputs
+
+        inputs = models_inputs(project)
+        return (lambda progress: build_models_view_data(inputs, progress=progress),
+                self.models.show_data)
+
+    def _show_advice(self, advice: dict) -> None:
+        self.advice.show_advice(advice)
+        self.overview.gain.show_estimate(recall_band(advice))
+
+    def _rule(self, candidate_id: int, value: str) -> None:
+        from triage.adjudication import adjudicate, disagreements
+
+        project = self._project_of()
+        adjudicate(project, self._lead_session_of(), candidate_id, value)
+        self.adjudication.show_items(disagreements(project), project.settings.labels)
+        self._stale |= {"advice", "agreement"}
