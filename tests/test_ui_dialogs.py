@@ -208,3 +208,17 @@ def test_cancel_during_the_import_leaves_nothing(qtbot, tmp_path):
     assert not dialog.running and dialog.project_path is None
     assert "cancelled" in dialog.errors.toPlainText()
     assert not any(f.exists() for f in project_files(target))
+
+
+def test_settings_dialog_sets_rates_recall_and_queue_mode(qtbot):
+    from triage.settings import Settings
+    from ui.dialogs.settings import SettingsDialog
+
+    settings = Settings(overlap_rate=0.1, audit_rate=0.02, queue_mode="follow")
+    dialog = SettingsDialog(settings, ["m1", "m2"])
+    qtbot.addWidget(dialog)
+    assert dialog.changes() == {}                 # an untouched form changes nothing
+    dialog.rates["overlap_rate"].setValue(25.0)
+    dialog.target.setValue(90.0)
+    dialog.queue_mode.setCurrentIndex(dialog.queue_mode.findData("pets"))
+    assert dialog.changes() == {"overlap_rate": 0.25, "target_recall": 0.9, "queue_mode": "pets"}

@@ -56,6 +56,7 @@ class AdviceTab(QWidget):
         for row, reason in enumerate(reasons):
             for col, key in enumerate(("rule", "verdict", "detail")):
                 item = QTableWidgetItem(str(reason.get(key, "")))  # plain text, never HTML
+                item.setToolTip(item.text())
                 self.table.setItem(row, col, item)
         self.table.resizeColumnsToContents()
         self.table.resizeRowsToContents()

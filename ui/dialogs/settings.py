@@ -10,8 +10,11 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
     QGroupBox,
     QLabel,
+    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
@@ -54,6 +57,8 @@ class SettingsDialog(QDialog):
         if active in models:
             self.model_combo.setCurrentText(active)
         form.addRow("Ranking followed", self.model_combo)
+        quality = QGroupBox("Agreement, audit and stopping", self)
+        quality.setLayout(self._quality_form(settings))
         self.error = QLabel("", self)
         self.error.setObjectName("error")
         self.error.setWordWrap(True)
@@ -65,13 +70,67 @@ class SettingsDialog(QDialog):
         self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
         layout = QVBoxLayout(self)
         layout.addWidget(money)
+        layout.addWidget(quality)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
         self.setMinimumWidth(440)
 
+    def _quality_form(self, settings: Settings) -> QFormLayout:
+        """Rates as percentages, the recall target, and how the queue picks its ranking."""
+        form = QFormLayout()
+        self.rates: dict[str, QDoubleSpinBox] = {}
+        for name, label, hint in (
+                ("overlap_rate", "Overlap", "share of items labeled by more than one person"),
+                ("retest_rate", "Re-test", "share of an annotator's items shown again later"),
+                ("audit_rate", "Audit", "share of effort on uniformly random items")):
+            box = QDoubleSpinBox(self)
+            box.setObjectName(name)
+            box.setRange(0.0, 50.0)
+            box.setDecimals(1)
+            box.setSuffix(" %")
+            box.setValue(100 * getattr(settings, name))
+            box.setToolTip(hint)
+            self.rates[name] = box
+            form.addRow(label, box)
+        self.per_item = QSpinBox(self)
+        self.per_item.setObjectName("labels_per_overlap_item")
+        self.per_item.setRange(2, 20)
+        self.per_item.setValue(settings.labels_per_overlap_item)
+        form.addRow("Labels per overlap item", self.per_item)
+        self.target = QDoubleSpinBox(self)
+        self.target.setObjectName("target_recall")
+        self.target.setRange(1.0, 100.0)
+        self.target.setSuffix(" %")
+        self.target.setValue(100 * settings.target_recall)
+        form.addRow("Target recall", self.target)
+        self.confidence = QDoubleSpinBox(self)
+        self.confidence.setObjectName("confidence")
+        self.confidence.setRange(50.0, 99.9)
+        self.confidence.setDecimals(1)
+        self.confidence.setSuffix(" %")
+        self.confidence.setValue(100 * settings.confidence)
+        form.addRow("Confidence", self.confidence)
+        self.queue_mode = QComboBox(self)
+        self.queue_mode.setObjectName("queue_mode")
+        for mode, text in (("follow", "follow the chosen ranking"),
+                           ("bandit", "learn the best ranking (Thompson sampling)"),
+                           ("pets", "learn the best ranking (pure exploration, PETS)")):
+            self.queue_mode.addItem(text, mode)
+        self.queue_mode.setCurrentIndex(max(0, self.queue_mode.findData(settings.queue_mode)))
+        form.addRow("Queue", self.queue_mode)
+        return form
+
+    def _quality_values(self) -> dict:
+        values = {name: round(box.value() / 100, 4) for name, box in self.rates.items()}
+        values["labels_per_overlap_item"] = self.per_item.value()
+        values["target_recall"] = round(self.target.value() / 100, 4)
+        values["confidence"] = round(self.confidence.value() / 100, 4)
+        values["queue_mode"] = self.queue_mode.currentData()
+        return values
+
     def changes(self) -> dict:
         """The changed Settings fields; raises TriageError if the form is invalid."""
-        new = read_money_form(self.fields)
+        new = {**read_money_form(self.fields), **self._quality_values()}
         model = self.model_combo.currentText()
         if model and model != (self.settings.active_model or self.model_combo.itemText(0)):
             new["active_model"] = model

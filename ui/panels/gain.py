@@ -78,7 +78,10 @@ class GainPanel(ChartPanel):
         data = gain_data(snapshot, info)
         if self._band is None:
             return data
-        return replace(data, band=self._band, ylim=max(data.ylim, self._band.upper * 1.05))
+        # Show the estimate without letting a wide early band flatten the curve: the top
+        # of the band may run off the chart (its figures are in the legend).
+        top = min(self._band.upper, max(self._band.total, data.ylim) * 1.3)
+        return replace(data, band=self._band, ylim=max(data.ylim, top * 1.05))
 
     def _draw(self, data: GainData) -> None:
         ax = self.ax
