@@ -207,7 +207,7 @@ class Project:
         else:
             self._live = None  # positives or prices may have changed: rebuild lazily
             if self._dispatcher is not None:
-                self._dispatcher.settings = new
+                self._dispatcher.use_settings(new)
         if self.models and (new.overlap_rate, new.seed, new.active_model) != (
                 old.overlap_rate, old.seed, old.active_model):
             self.dispatcher.replan_overlap()
@@ -236,6 +236,8 @@ class Project:
         """Follow label events and undo marks written since we last looked, by any desk."""
         self._ranks()
         change = self.tracker.sync(self.db)
+        if self._dispatcher is not None and (change.added or change.removed):
+            self._dispatcher.note_changes({r.candidate_id for r in change.added + change.removed})
         bandit = self._dispatcher.bandit if self._dispatcher is not None else None
         if bandit is not None:
             if any(row.served_by for row in change.removed):

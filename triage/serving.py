@@ -82,6 +82,10 @@ class Dispatcher:
         self.tracker = tracker
         self.settings = settings
         self._overlap: set[int] | None = None
+        # Overlap items that some but not enough annotators have seen, kept up to date from
+        # the tracker's changes so serving never rescans every labeled candidate.
+        self._open: set[int] | None = None
+        self._open_for: dict[str, set[int]] = {}   # open items an annotator has not seen
         self._audit: np.ndarray | None = None
         self.audit_pointer = 0
         self.bandit = None          # a BanditQueue in the bandit/pets queue modes
@@ -106,6 +110,41 @@ class Dispatcher:
             self.db.conn.executemany("INSERT INTO plan(candidate_id, kind) VALUES (?, 'overlap')",
                                      ((int(i),) for i in ids))
         self._overlap = {int(i) for i in ids}
+        self._open, self._open_for = None, {}
+
+    def use_settings(self, settings: Settings) -> None:
+        """New project settings (labels per overlap item may have changed)."""
+        self.settings = settings
+        self._open, self._open_for = None, {}
+
+    def note_changes(self, candidate_ids) -> None:
+        """Candidates whose labels changed: update which overlap items are still open."""
+        if self._open is None:
+            return  # built on first use
+        plan = self.overlap_items()
+        for cid in candidate_ids:
+            if cid in plan:
+                self._update_open(cid)
+
+    def _update_open(self, cid: int) -> None:
+        seen = self.tracker.seen_by(cid)
+        is_open = 0 < len(seen) < self.settings.labels_per_overlap_item
+        if is_open:
+            self._open.add(cid)
+        else:
+            self._open.discard(cid)
+        for annotator, items in self._open_for.items():
+            if is_open and annotator not in seen:
+                items.add(cid)
+            else:
+                items.discard(cid)
+
+    def open_overlap_items(self) -> set[int]:
+        if self._open is None:
+            self._open = set()
+            for cid in self.tracker.by_candidate.keys() & self.overlap_items():
+                self._update_open(cid)
+        return self._open
 
     def audit_sequence(self) -> np.ndarray:
         if self._audit is None:
@@ -124,27 +163,24 @@ class Dispatcher:
 
     # -- choosing ------------------------------------------------------------------------
 
-    def claimed_by_others(self, session_id: int, now: float) -> frozenset[int]:
+    def live_claims(self, session_id: int, now: float) -> tuple[int | None, frozenset[int]]:
+        """(this session's claimed candidate or None, candidates other desks hold)."""
         rows = self.db.execute(
-            "SELECT candidate_id FROM claims WHERE session_id != ? AND expires_at > ?",
-            [session_id, now],
+            "SELECT candidate_id, session_id FROM claims WHERE expires_at > ?", [now]
         ).fetchall()
-        return frozenset(r[0] for r in rows)
+        own = [cid for cid, sid in rows if sid == session_id]
+        return (own[0] if own else None,
+                frozenset(cid for cid, sid in rows if sid != session_id))
 
-    def own_claim(self, session_id: int, annotator: str, now: float) -> Pick | None:
-        row = self.db.execute(
-            "SELECT candidate_id FROM claims WHERE session_id = ? AND expires_at > ? "
-            "ORDER BY expires_at DESC LIMIT 1", [session_id, now],
-        ).fetchone()
-        if row is None:
+    def own_claim(self, own: int | None, annotator: str) -> Pick | None:
+        if own is None or annotator in self.tracker.seen_by(own):
             return None
-        cid = row[0]
-        if annotator in self.tracker.seen_by(cid):
-            return None
-        return Pick(cid, self._kind_for(cid, annotator))
+        return Pick(own, self._kind_for(own, annotator))
 
-    def choose(self, session_id: int, annotator: str, now: float) -> Pick | None:
-        taken = self.claimed_by_others(session_id, now)
+    def choose(self, session_id: int, annotator: str, now: float,
+               taken: frozenset[int] | None = None) -> Pick | None:
+        if taken is None:
+            taken = self.live_claims(session_id, now)[1]
         for pick in (self._retest(session_id, annotator, taken), self._audit_pick(taken)):
             if pick is not None:
                 return pick
@@ -168,16 +204,12 @@ class Dispatcher:
     def _open_overlap(self, annotator: str, taken: frozenset[int]) -> list[int]:
         if self.settings.overlap_rate <= 0:
             return []
-        plan = self.overlap_items()
-        need = self.settings.labels_per_overlap_item
-        out = []
-        for cid in self.tracker.by_candidate.keys() & plan:
-            if cid in taken:
-                continue
-            seen = self.tracker.seen_by(cid)
-            if annotator not in seen and 0 < len(seen) < need:
-                out.append(cid)
-        return out
+        items = self._open_for.get(annotator)
+        if items is None:
+            items = self._open_for[annotator] = {
+                cid for cid in self.open_overlap_items()
+                if annotator not in self.tracker.seen_by(cid)}
+        return [cid for cid in items if cid not in taken]
 
     def _audit_pick(self, taken: frozenset[int]) -> Pick | None:
         rate = self.settings.audit_rate
@@ -268,11 +300,12 @@ class Dispatcher:
     def next_for(self, session_id: int, annotator: str) -> Pick | None:
         """Choose and claim; retries when another desk claims the same candidate first."""
         now = time.time()
-        own = self.own_claim(session_id, annotator, now)
+        mine, taken = self.live_claims(session_id, now)
+        own = self.own_claim(mine, annotator)
         if own is not None and self.claim(session_id, own.candidate_id, now, annotator, own.kind):
             return own
-        for _ in range(50):
-            pick = self.choose(session_id, annotator, now)
+        for attempt in range(50):
+            pick = self.choose(session_id, annotator, now, taken if attempt == 0 else None)
             if pick is None:
                 return None
             if self.claim(session_id, pick.candidate_id, now, annotator, pick.kind):
