@@ -55,7 +55,10 @@ def _combine(reasons: list[RuleResult]) -> tuple[str, RuleResult | None]:
 
 
 def _slice_name(items: float, decile: float) -> str:
-    return "the next decile" if abs(items - decile) < 1e-9 else f"the next {items:g} items"
+    """The slice as the subject of a sentence, with its verb: "the next decile costs"."""
+    if abs(items - decile) < 1e-9:
+        return "the next decile costs"
+    return f"the next {items:g} item{'' if items == 1 else 's'} cost{'s' if items == 1 else ''}"
 
 
 def _headline(decision: str, deciding: RuleResult | None, marginal: RuleResult,
@@ -71,8 +74,8 @@ def _headline(decision: str, deciding: RuleResult | None, marginal: RuleResult,
         return f"{decision} — {marginal.detail[0].lower()}{marginal.detail[1:].rstrip('.')}"
     cpp = money(nb.cost_per_positive) if nb.expected_positives > 0 else "more than any value"
     if inp.value_per_positive is None:
-        return f"{decision} — {what} costs about {cpp} per positive (no value per positive set)"
-    return (f"{decision} — {what} costs about {cpp} per positive against a value of "
+        return f"{decision} — {what} about {cpp} per positive (no value per positive set)"
+    return (f"{decision} — {what} about {cpp} per positive against a value of "
             f"{money(inp.value_per_positive)}")
 
 
