@@ -37,3 +37,9 @@ def make_project(tmp_path: Path, n: int = 30, **settings) -> Project:
     project.import_file(src, ColumnMapping(text="text", key="key",
                                            scores=(("m1", "m1"), ("m2", "m2")), gold="gold"))
     return project
+
+
+def shared_dir() -> Path:
+    """The workplace's shared/ folder: beside the checkout (CI), else the usual place."""
+    beside = Path(__file__).resolve().parents[2] / "shared"
+    return beside if beside.is_dir() else Path("/work/shared")

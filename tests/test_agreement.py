@@ -6,11 +6,11 @@ The vectors live in ../shared/test-vectors/agreement.py (loaded from that path).
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.helpers import shared_dir
 from triage.agreement.coefficients import (
     cohen_pairs,
     fleiss_counts,
@@ -29,7 +29,7 @@ from triage.agreement.ratings import encode, from_wide
 from triage.agreement.report import agreement_report, reading
 from triage.errors import TriageError
 
-VECTOR_FILE = Path(__file__).resolve().parents[2] / "shared" / "test-vectors" / "agreement.py"
+VECTOR_FILE = shared_dir() / "test-vectors" / "agreement.py"
 
 
 def _load_vectors():

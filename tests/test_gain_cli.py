@@ -107,10 +107,21 @@ def test_project_file_goes_to_the_project_layer(tmp_path: Path):
     with sqlite3.connect(path) as conn:
         conn.execute("create table t(x)")
     done = _run(str(path), "--json")
-    try:
-        from triage.project import gain_report  # noqa: F401
-    except ImportError:
-        assert done.returncode == 2
-        assert "gain on a project file needs" in done.stderr
-    else:  # the lead's implementation decides what a non-project SQLite file gives
-        assert done.returncode in (0, 2)
+    assert done.returncode == 2
+    assert "not a Triage project" in done.stderr
+
+
+def test_gain_on_a_project_equals_gain_on_its_source_file(tmp_path: Path):
+    import json
+
+    from tests.helpers import make_project
+
+    make_project(tmp_path, n=23).close()
+    from_project = json.loads(_run(str(tmp_path / "p.triage"), "--json").stdout)
+    from_file = json.loads(_run(str(tmp_path / "pool.csv"), "--score", "m1=m1",
+                                "--score", "m2=m2", "--gold", "gold", "--positive", "idiom",
+                                "--cost", "0.04", "--json").stdout)
+    assert from_project["labels_from"] == "gold"
+    for model in ("m1", "m2"):
+        assert from_project["models"][model]["deciles"] == from_file["models"][model]["deciles"]
+    assert from_project["best_model_within_budget"] == from_file["best_model_within_budget"]

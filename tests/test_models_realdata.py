@@ -11,15 +11,14 @@ of tied scores (DenseNet-40: 7,398 tied items), which the metrics must handle as
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+from tests.helpers import shared_dir
 from triage.models import metrics as mt
 from triage.models.report import compare_report, value_report
 
-DATA = Path("/work/shared/data")
+DATA = shared_dir() / "data"
 pytestmark = pytest.mark.skipif(not (DATA / "cleanlab").is_dir(), reason="shared data not present")
 
 

@@ -534,9 +534,3 @@ def opened(path: str | Path) -> Iterator[Project]:
     finally:
         project.close()
 
-
-def gain_report(path, args):
-    """``triage gain PROJECT`` (see :mod:`triage.reports`)."""
-    from triage.reports import gain_report as report
-
-    return report(path, args)

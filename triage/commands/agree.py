@@ -12,8 +12,6 @@ from triage.agreement.ratings import BREAKDOWNS, LEVELS, numeric_values
 from triage.commands._common import add_json_flag, emit
 from triage.errors import InputError, Problem, TriageError
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
-
 
 def _csv_list(value: str) -> list[str]:
     items = [v.strip() for v in value.split(",")]
@@ -62,13 +60,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def is_project(path: str) -> bool:
-    """A project file is an SQLite database: it starts with the SQLite magic bytes."""
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(16) == SQLITE_MAGIC
-    except OSError:
-        return False
 
 
 def _categories(args: argparse.Namespace) -> list[str] | None:
@@ -141,8 +132,9 @@ def run(args: argparse.Namespace) -> int:
     if args.retest and not args.session:
         raise TriageError("--retest needs the session column (--session COL)")
     from triage.agreement.report import agreement_report, project_report, render_text
+    from triage.db import is_sqlite_file
 
-    if is_project(args.file):
+    if is_sqlite_file(args.file):
         report = project_report(args.file, args)
     else:
         cats = _categories(args)

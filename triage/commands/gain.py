@@ -1,7 +1,7 @@
 """``triage gain``: gain, cumulative gain and cost by decile per model (seed 000), offline.
 
 Reads a plain CSV/TSV/JSONL file with one score column per model and a gold label column,
-or a Triage project file (handed on to :func:`triage.project.gain_report`).
+or a Triage project file (handed on to :func:`triage.reports.gain_report`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,6 @@ from typing import Any
 import numpy as np
 
 from triage.commands._common import add_json_flag, emit, jsonable, parse_score_option, require
-from triage.errors import TriageError
-
-SQLITE_MAGIC = b"SQLite format 3\x00"
 
 CONVENTIONS = {
     "cost_to_all_positives_whole_deciles": (
@@ -59,23 +56,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _is_project(path: str) -> bool:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(16) == SQLITE_MAGIC
-    except OSError:
-        return False
-
-
 def run(args: argparse.Namespace) -> int:
-    if _is_project(args.file):
-        try:
-            from triage.project import gain_report
-        except ImportError as error:
-            raise TriageError(
-                "gain on a project file needs triage.project.gain_report, which this "
-                "version does not have; export the labels and scores to CSV instead"
-            ) from error
+    from triage.db import is_sqlite_file
+
+    if is_sqlite_file(args.file):
+        from triage.reports import gain_report
+
         data = gain_report(args.file, args)
     else:
         data = gain_data(args)
@@ -125,7 +111,7 @@ def build_report(scores: dict[str, tuple[str, np.ndarray]], positive: np.ndarray
                  after_deciles: int | None = None, currency: str = "USD") -> dict[str, Any]:
     """The JSON-ready report for models ``{name: (score column, scores)}`` over one pool.
 
-    Public so that a project file's report (``triage.project.gain_report``) can produce
+    Public so that a project file's report (``triage.reports.gain_report``) can produce
     exactly the same keys from the scores and gold labels it holds.
     """
     from triage.gain import analyse_model, compare_models

@@ -9,7 +9,9 @@ from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QSizePolicy, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+
+from ui.save_chart import save_chart_dialog
 
 # Okabe–Ito: distinguishable with the common colour-vision deficiencies.
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW = (
@@ -88,14 +90,4 @@ class ChartCanvas(FigureCanvasQTAgg):
         self.addAction(action)
 
     def save_dialog(self) -> None:
-        name = self.title.lower().replace(" ", "-")
-        path, _ = QFileDialog.getSaveFileName(self, f"Save chart – {self.title}", f"{name}.png",
-                                              "PNG image (*.png);;SVG drawing (*.svg)")
-        if not path:
-            return
-        if Path(path).suffix.lower() not in (".png", ".svg"):
-            path += ".png"
-        try:
-            save_figure(self.figure, path)
-        except (OSError, ValueError) as error:
-            QMessageBox.warning(self, "Chart not saved", f"Could not save {path}: {error}")
+        save_chart_dialog(self, self.title, lambda path: save_figure(self.figure, path))

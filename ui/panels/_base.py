@@ -14,10 +14,11 @@ from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from triage.live import LiveSnapshot
 from triage.view_panels import PanelInfo
+from ui.save_chart import save_chart_dialog
 
 # Okabe–Ito: distinguishable with the common colour-vision deficiencies.
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW = (
@@ -95,17 +96,7 @@ class ChartPanel(QWidget):
 
     def save_dialog(self) -> None:
         """Ask where to save the chart (PNG or SVG)."""
-        name = self.title.lower().replace(" ", "-").replace("/", "-")
-        path, _ = QFileDialog.getSaveFileName(self, f"Save chart – {self.title}", f"{name}.png",
-                                              "PNG image (*.png);;SVG drawing (*.svg)")
-        if not path:
-            return
-        if Path(path).suffix.lower() not in (".png", ".svg"):
-            path += ".png"
-        try:
-            self.save_figure(path)
-        except (OSError, ValueError) as error:
-            QMessageBox.warning(self, "Chart not saved", f"Could not save {path}: {error}")
+        save_chart_dialog(self, self.title, self.save_figure)
 
     # -- internals ---------------------------------------------------------------------
     def _current(self):
