@@ -142,3 +142,25 @@ def test_default_ks_agree():
     from triage.models.report import DEFAULT_KS as CORE
 
     assert DEFAULT_KS == CORE
+
+
+def test_compare_curves_match_scikit_learn(tmp_path, run):
+    from sklearn.metrics import auc, roc_curve
+
+    path = _csv(tmp_path)
+    out = run("compare", str(path), "--score", "a=model_a", "--score", "b=model_b", "--gold",
+              "label", "--positive", "yes", "--curves", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    curve = data["curves"]["a"]["roc"]
+    # The area under the reported ROC points is the reported ROC-AUC (0.875 by hand above).
+    assert auc(curve["x"], curve["y"]) == pytest.approx(data["models"]["a"]["roc_auc"])
+    import csv
+
+    with open(path, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    gold = [r["label"] == "yes" for r in rows]
+    fpr, tpr, _ = roc_curve(gold, [float(r["model_a"]) for r in rows], drop_intermediate=False)
+    assert curve["x"] == pytest.approx(fpr.tolist()) and curve["y"] == pytest.approx(tpr.tolist())
+    pr = data["curves"]["b"]["pr"]
+    assert pr["x"][-1] == 1.0 and max(pr["y"]) == 1.0

@@ -81,6 +81,8 @@ def test_lead_window_tabs_compute_off_the_gui_thread(window, qtbot):
     lead.tabs.setCurrentWidget(lead.models)
     qtbot.waitUntil(lambda: bool(lead.models.panel_data()), timeout=30000)
     assert set(lead.models.panel_data()["cells"]) >= {"m1", "m2"}
+    roc_x, roc_y = lead.models.panel_data()["curves"]["m1"]["roc"]
+    assert roc_x[0] == roc_y[0] == 0.0 and roc_x[-1] == roc_y[-1] == 1.0
 
 
 def test_advice_banner_is_plain_text(window):

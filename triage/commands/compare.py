@@ -23,6 +23,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--k-ndcg", type=int, default=10, metavar="K", help="cut-off of NDCG@K (default 10)")
     parser.add_argument("--trials", type=int, default=1000, metavar="N",
                         help="random swap patterns per test (default 1000; exact when 2^n <= N)")
+    parser.add_argument("--curves", action="store_true",
+                        help="with --json: add each model's ROC and precision-recall curve "
+                             "(key curves, at most 400 points each)")
     add_json_flag(parser)
     parser.set_defaults(func=run)
 
@@ -46,7 +49,7 @@ def compare_data(args: argparse.Namespace) -> dict[str, Any]:
         undefined = {key: m.reason for key, m in r.metrics.items() if m.reason}
         models[name] = {"score_column": data.columns[name], **metrics, "undefined": undefined,
                         "confusion": jsonable(r.confusion), "tied_scores": r.tied_scores}
-    return {
+    out = {
         "file": args.file,
         "n": int(data.gold.size),
         "positives": int(data.gold.sum()),
@@ -59,6 +62,14 @@ def compare_data(args: argparse.Namespace) -> dict[str, Any]:
         "pairs": jsonable(report.pairs),
         "warnings": report.warnings,
     }
+    if getattr(args, "curves", False):
+        from triage.models.metrics import model_curves
+
+        out["curves"] = {
+            name: {kind: {"x": x.tolist(), "y": y.tolist()}
+                   for kind, (x, y) in model_curves(scores, data.gold).items()}
+            for name, scores in data.scores.items()}
+    return out
 
 
 def run(args: argparse.Namespace) -> int:

@@ -292,6 +292,22 @@ def pr_curve(scores: np.ndarray, gold: np.ndarray) -> Curve | None:
     return Curve(tps / tps[-1], tps / (tps + fps), thr)
 
 
+CURVE_POINTS = 400
+
+
+def model_curves(scores: np.ndarray, positive: np.ndarray, points: int = CURVE_POINTS
+                 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """ROC and precision-recall curves of one model, thinned to at most ``points`` each."""
+    out = {}
+    for name, make in (("roc", roc_curve), ("pr", pr_curve)):
+        curve = make(scores, positive)
+        if curve is not None:
+            keep = np.unique(np.linspace(0, curve.x.size - 1, min(points, curve.x.size))
+                             .round().astype(int))
+            out[name] = (curve.x[keep], curve.y[keep])
+    return out
+
+
 ThresholdMetric = Callable[[Confusion], Metric]
 THRESHOLD_METRICS: dict[str, ThresholdMetric] = {
     "precision": precision,

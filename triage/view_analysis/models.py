@@ -19,6 +19,7 @@ import numpy as np
 from triage import store
 from triage.errors import TriageError
 from triage.final import final_labels
+from triage.models.metrics import model_curves
 
 Progress = Callable[[int, int], bool]
 
@@ -146,6 +147,8 @@ class ModelsViewData:
     bandit: dict[str, Any] | None
     currency: str = "USD"
     notes: tuple[str, ...] = field(default=())
+    # model -> {"roc": (fpr, tpr), "pr": (recall, precision)}, thinned for drawing
+    curves: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
 
     def metric_cell(self, model: str, metric: str) -> str:
         v = self.metrics[model][metric]
@@ -163,6 +166,8 @@ class ModelsViewData:
             "pvalues": self.pvalues, "value_ks": list(self.value_ks),
             "value_tuned": {m: arr(v) for m, v in self.value_tuned.items()},
             "reliability": self.reliability, "bandit": self.bandit,
+            "curves": {m: {k: [x.tolist(), y.tolist()] for k, (x, y) in c.items()}
+                       for m, c in self.curves.items()},
             "acceptance": {k: {m: a.text for m, a in row.items()}
                            for k, row in self.acceptance.items()},
         }
@@ -259,7 +264,9 @@ def build_models_view_data(
     return ModelsViewData(
         **base, unavailable=None, metric_names=metric_names, metrics=metrics,
         undefined=undefined, pvalues=pvalues, value_tuned=value_tuned, value_rule=value_rule,
-        value_reasons=reasons, reliability=reliability, acceptance=acceptance)
+        value_reasons=reasons, reliability=reliability, acceptance=acceptance,
+        curves={name: model_curves(inputs.scores[name], g) for name in names})
+
 
 
 def _num(x: float | None) -> float:

@@ -143,3 +143,40 @@ def draw_bandit(fig, d: ModelsViewData) -> None:
              f"not decided yet (decides at P(best) ≥ {100 * (1 - b['delta']):.0f}%)")
     ax.set_title(f"P(best ranking) — {b['mode']} mode — {title}", fontsize=FS + 1,
                  loc="left")
+
+
+def draw_curves(fig, d: ModelsViewData) -> None:
+    """ROC (left) and precision-recall (right) curves, one line per model."""
+    fig.clear()
+    if not d.curves:
+        message(fig, "No curves: the labeled items need both positives and negatives.")
+        return
+    roc, pr = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+    for ax in (roc, pr):
+        style_axes(ax)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.02)
+    roc.plot([0, 1], [0, 1], color="#999999", linewidth=0.8, linestyle="--", label="chance")
+    base = d.positives / d.n if d.n else 0.0
+    pr.axhline(base, color="#999999", linewidth=0.8, linestyle="--",
+               label=f"chance ({base:.0%} positive)")
+    for i, m in enumerate(d.models):
+        curves = d.curves.get(m, {})
+        auc = d.metrics.get(m, {}).get("roc_auc")
+        ap = d.metrics.get(m, {}).get("average_precision")
+        if "roc" in curves:
+            x, y = curves["roc"]
+            label = chart_text(m) + ("" if auc is None else f" (AUC {auc:.3f})")
+            roc.plot(x, y, color=model_colour(i), linewidth=1.4, label=label)
+        if "pr" in curves:
+            x, y = curves["pr"]
+            label = chart_text(m) + ("" if ap is None else f" (AP {ap:.3f})")
+            pr.step(x, y, where="post", color=model_colour(i), linewidth=1.4, label=label)
+    roc.set_xlabel("false positive rate", fontsize=FS)
+    roc.set_ylabel("true positive rate (recall)", fontsize=FS)
+    roc.set_title("ROC", fontsize=FS + 1, loc="left")
+    pr.set_xlabel("recall", fontsize=FS)
+    pr.set_ylabel("precision", fontsize=FS)
+    pr.set_title("Precision–recall", fontsize=FS + 1, loc="left")
+    roc.legend(fontsize=FS - 1.5, frameon=False, loc="lower right")
+    pr.legend(fontsize=FS - 1.5, frameon=False, loc="upper right")

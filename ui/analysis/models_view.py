@@ -32,7 +32,13 @@ from ui.analysis._common import (
     role_style,
     save_figure,
 )
-from ui.analysis._models_charts import draw_bandit, draw_calibration, draw_gain, draw_value
+from ui.analysis._models_charts import (
+    draw_bandit,
+    draw_calibration,
+    draw_curves,
+    draw_gain,
+    draw_value,
+)
 
 METRIC_NAMES = {
     "precision": "Precision", "recall": "Recall", "f1": "F1", "mcc": "MCC",
@@ -98,6 +104,7 @@ class ModelsView(QWidget):
             "Gain": ChartCanvas("Gain per model", (7.5, 4.2)),
             "Value": ChartCanvas("Value per cost factor", (7.5, 3.6)),
             "Calibration": ChartCanvas("Reliability diagrams", (7.5, 3.6)),
+            "Curves": ChartCanvas("ROC and precision-recall", (7.5, 3.6)),
             "Bandit": ChartCanvas("Bandit belief", (7.5, 3.2)),
         }
         self.metrics_table, self.pvalue_table = _table(), _table()
@@ -152,6 +159,7 @@ class ModelsView(QWidget):
         pick.addStretch(1)
         self.tabs.addTab(page(self.charts["Gain"]), "Gain")
         self.tabs.addTab(metrics, "Metrics")
+        self.tabs.addTab(page(self.charts["Curves"]), "ROC / PR")
         self.tabs.addTab(page(self.charts["Value"], self.value_caption, pick, self.acceptance),
                          "Value")
         self.tabs.addTab(page(self.charts["Calibration"], self.calibration_caption),
@@ -278,6 +286,7 @@ class ModelsView(QWidget):
         draw_gain(self.charts["Gain"].figure, d)
         draw_value(self.charts["Value"].figure, d)
         draw_calibration(self.charts["Calibration"].figure, d)
+        draw_curves(self.charts["Curves"].figure, d)
         draw_bandit(self.charts["Bandit"].figure, d)
         for chart in self.charts.values():
             chart.draw_idle()
