@@ -34,13 +34,26 @@ def is_sqlite_file(path: str | Path) -> bool:
         return False
 
 
-def _connect(path: Path) -> sqlite_utils.Database:
+# Page size is fixed when a file is created. 16 KiB pages import a million candidates
+# about 10% faster, but every label commit then writes 16 KiB log frames and label-and-next
+# slows by a third; the desk matters more, so we keep SQLite's default.
+PAGE_SIZE = 4096
+WAL_AUTOCHECKPOINT_PAGES = 8000
+
+
+def _connect(path: Path, page_size: int | None = None) -> sqlite_utils.Database:
     # isolation_level=None: we open transactions explicitly with db.atomic(); the driver
     # must not open implicit ones behind our back.
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None,
                            check_same_thread=False)
     db = sqlite_utils.Database(conn)
+    if page_size is not None:
+        conn.execute(f"PRAGMA page_size={int(page_size)}")
     conn.execute("PRAGMA journal_mode=WAL")
+    # Checkpoints copy the log into the file; SQLite runs one inside whichever commit
+    # crosses the threshold. A larger threshold keeps that work off most key presses;
+    # the desk checkpoints while the annotator pauses (Project.checkpoint).
+    conn.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA synchronous=FULL")
     conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
@@ -102,7 +115,7 @@ def create_database(path: str | Path) -> sqlite_utils.Database:
         raise ProjectError(f"{path} already exists; choose another name or open it")
     if not path.parent.exists():
         raise ProjectError(f"{path.parent} does not exist")
-    db = _connect(path)
+    db = _connect(path, page_size=PAGE_SIZE)
     try:
         db.conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
         MIGRATIONS.apply(db)

@@ -111,6 +111,13 @@ class Project:
 
     # -- lifecycle -------------------------------------------------------------------
 
+    def checkpoint(self) -> None:
+        """Copy the write-ahead log into the project file now, without waiting for anyone.
+
+        Call it when the annotator pauses; otherwise SQLite does it inside some commit.
+        """
+        self.db.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
     def set_busy_timeout(self, seconds: float) -> None:
         """How long a write waits for another desk's lock before BusyError (default 10 s).
 
@@ -139,6 +146,8 @@ class Project:
         self._live_events: dict[int, LabelEvent] = {}
         self._served: dict[int, tuple[int, str, str | None]] = {}
         self._returning: dict[int, tuple[int, str, str | None]] = {}
+        self._seen_version: int | None = None
+        self._wrote = True
         self.tracker = LabelTracker()
 
     def active_model(self) -> store.ModelInfo | None:
@@ -235,6 +244,12 @@ class Project:
     def _sync(self) -> None:
         """Follow label events and undo marks written since we last looked, by any desk."""
         self._ranks()
+        # data_version changes when another connection commits; our own writes set
+        # _wrote. When neither happened there is nothing new to read.
+        version = self.db.conn.execute("PRAGMA data_version").fetchone()[0]
+        if version == self._seen_version and not self._wrote:
+            return
+        self._seen_version, self._wrote = version, False
         change = self.tracker.sync(self.db)
         if self._dispatcher is not None and (change.added or change.removed):
             self._dispatcher.note_changes({r.candidate_id for r in change.added + change.removed})
@@ -359,6 +374,7 @@ class Project:
             session_id=session.session_id, value=value, kind=kind, seconds=seconds, note=note,
             served_by=served_by,
         )
+        self._wrote = True
         self._sync()
         return label_id
 
@@ -375,6 +391,7 @@ class Project:
         if last is None:
             return None
         store.mark_undone(self.db, last.id, session.session_id)
+        self._wrote = True
         self._sync()
         if self._dispatcher is not None:
             self._dispatcher.queue.rewind(self.rank_of(last.candidate_id))

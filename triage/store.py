@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import secrets
 import socket
-import uuid
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +18,15 @@ import sqlite_utils
 from triage import __version__
 from triage.errors import TriageError
 from triage.settings import Settings
+
+
+def new_uid() -> str:
+    """A globally unique id that sorts by creation time (like UUIDv7).
+
+    Merging copies needs ids unique across machines; the time prefix makes each insert land
+    at the end of the unique index instead of on a random page of it.
+    """
+    return f"{time.time_ns():016x}{secrets.token_hex(8)}"
 
 
 def now_iso() -> str:
@@ -154,7 +164,7 @@ def start_session(db: sqlite_utils.Database, annotator_id: int) -> int:
         cur = db.conn.execute(
             "INSERT INTO sessions(uid, annotator_id, started_at, host, app_version) "
             "VALUES (?, ?, ?, ?, ?)",
-            [uuid.uuid4().hex, annotator_id, now_iso(), socket.gethostname(), __version__],
+            [new_uid(), annotator_id, now_iso(), socket.gethostname(), __version__],
         )
     return int(cur.lastrowid)
 
@@ -191,7 +201,7 @@ def insert_label(
         cur = db.conn.execute(
             "INSERT INTO labels(uid, candidate_id, annotator_id, session_id, value, kind, "
             "created_at, seconds, note, served_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [uuid.uuid4().hex, candidate_id, annotator_id, session_id, value, kind,
+            [new_uid(), candidate_id, annotator_id, session_id, value, kind,
              now_iso(), float(seconds), note, served_by],
         )
     return int(cur.lastrowid)

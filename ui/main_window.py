@@ -29,6 +29,7 @@ from ui.prefs import Prefs
 # Panels redraw when the annotator pauses (a chart redraw costs tens of milliseconds, and a
 # key pressed during one would wait for it), but at least every MAX_DEFER_S in a long burst.
 REFRESH_MS = 250
+CHECKPOINT_EVERY = 200  # label events between checkpoints taken while the annotator pauses
 MAX_DEFER_S = 2.0
 
 
@@ -44,6 +45,7 @@ class MainWindow(QMainWindow):
         self.settings_dialog = None
         self.new_project_dialog = None
         self.refreshes = 0
+        self._checkpointed_at = 0
         self.setWindowTitle("Triage")
         self.desk = Desk()
         from ui.advice_feed import AdviceFeed
@@ -210,6 +212,10 @@ class MainWindow(QMainWindow):
             info = dataclasses.replace(self.info, annotator_rows=self.project.annotator_table())
             self.lead_view.show_state(snapshot, info)
         self.advice_feed.maybe_refresh(self.project, snapshot.events)
+        if snapshot.events - self._checkpointed_at >= CHECKPOINT_EVERY:
+            # The annotator has paused: a good moment to fold the log into the file.
+            self._checkpointed_at = snapshot.events
+            self.project.checkpoint()
 
     # -- user actions ----------------------------------------------------------------
     def open_interactive(self, path: str | Path) -> bool:
