@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammaln
 
 DECILES = 10
 
@@ -99,6 +98,8 @@ def last_positive_distribution(ranking: Ranking) -> tuple[np.ndarray, np.ndarray
     a, m, p = (int(x[g]) for x in (ranking.group_start, ranking.group_size,
                                     ranking.group_positives))
     j = np.arange(p, m + 1)
+    from scipy.special import gammaln  # only with ties; keeps opening a project quick
+
     log_w = gammaln(j) - gammaln(j - p + 1)  # log C(j-1, p-1) up to a constant
     w = np.exp(log_w - log_w.max())
     return a - 1 + j, w / w.sum()
