@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
+from tests.qt_helpers import open_main_window
 from triage.importer import ColumnMapping
 from triage.project import create_project
 from triage.settings import LabelOption, Settings
@@ -56,13 +57,7 @@ def project_path(tmp_path):
 
 @pytest.fixture
 def window(qtbot, project_path):
-    w = MainWindow(Prefs())
-    qtbot.addWidget(w)
-    w.open_project(project_path, "ada")
-    w.show()
-    qtbot.waitExposed(w)
-    w.activateWindow()
-    qtbot.waitUntil(lambda: w.info is not None, timeout=5000)  # panels come after the desk
+    w = open_main_window(qtbot, project_path, "ada")
     yield w
     w.close()
 

@@ -8,8 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tests.helpers import make_project
-from ui.main_window import MainWindow
-from ui.prefs import Prefs
+from tests.qt_helpers import open_main_window
 
 
 @pytest.fixture
@@ -32,11 +31,7 @@ def project_path(tmp_path):
 
 @pytest.fixture
 def window(qtbot, project_path):
-    w = MainWindow(Prefs())
-    qtbot.addWidget(w)
-    w.open_project(project_path, "lead")
-    w.show()
-    qtbot.waitUntil(lambda: w.info is not None, timeout=5000)
+    w = open_main_window(qtbot, project_path, "lead")
     yield w
     w.close()
 
