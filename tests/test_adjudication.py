@@ -9,8 +9,8 @@ import pytest
 from tests.helpers import make_project
 from triage import store
 from triage.adjudication import adjudicate, candidate_id_of, disagreements
+from triage.base.errors import TriageError
 from triage.cli import main
-from triage.errors import TriageError
 from triage.final import final_labels
 
 

@@ -27,7 +27,7 @@ from triage.agreement.coefficients import (
 from triage.agreement.krippendorff import coincidence_matrix, krippendorff_alpha
 from triage.agreement.ratings import encode, from_wide
 from triage.agreement.report import agreement_report, reading
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 
 VECTOR_FILE = shared_dir() / "test-vectors" / "agreement.py"
 

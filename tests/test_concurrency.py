@@ -26,7 +26,7 @@ DESKS, LABELS, POOL = 4, 500, 5000
 
 CHILD = r"""
 import os, sys, time
-from triage.errors import BusyError
+from triage.base.errors import BusyError
 from triage.project import open_project
 
 path, name, count, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]

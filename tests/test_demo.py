@@ -7,8 +7,8 @@ import sqlite3
 
 import pytest
 
+from triage.base.errors import TriageError
 from triage.demo import DEMO_CSV, create_demo, ensure_demo, simulate
-from triage.errors import TriageError
 from triage.project import open_project
 
 

@@ -9,8 +9,8 @@ import random
 import numpy as np
 import pytest
 
+from triage.base.errors import InputError, TriageError
 from triage.db import create_database, open_database
-from triage.errors import InputError, TriageError
 from triage.importer import ColumnMapping, add_scores, import_candidates, preview, rank_scores
 from triage.store import ranking
 

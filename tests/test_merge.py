@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from tests.helpers import make_project
 from triage import db as dbmod
 from triage import merge as mergemod
+from triage.base.errors import BusyError, ProjectError, TriageError
 from triage.cli import main
 from triage.db import copy_project
-from triage.errors import BusyError, ProjectError, TriageError
 from triage.merge import merge_projects
 from triage.project import open_project
 

@@ -7,8 +7,8 @@ import sqlite3
 import pytest
 
 from tests.helpers import SCHEME, make_project
+from triage.base.errors import ProjectError, TriageError
 from triage.db import APPLICATION_ID, schema_version
-from triage.errors import ProjectError, TriageError
 from triage.project import create_project, open_project
 from triage.settings import Settings
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from triage.errors import InputError, TriageError
+from triage.base.errors import InputError, TriageError
 from triage.reader import read_table
 
 CHECKS = {"numeric": ["score"], "nonempty": ["text"], "unique": ["key"]}

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 from triage.stopping import AdviceInputs, advice_to_json, advise
 from triage.stopping.bounds import (
     clopper_pearson_lower,

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt, QThreadPool
 
 from tests.helpers import pool_rows, write_pool
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 from triage.importer import ColumnMapping
 from triage.settings import LabelOption, Settings
 from triage.view_new_project import (

@@ -17,7 +17,7 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "Candidate": "triage.project", "Project": "triage.project", "Session": "triage.project",
     "create_project": "triage.project", "open_project": "triage.project",
-    "InputError": "triage.errors", "ProjectError": "triage.errors", "TriageError": "triage.errors",
+    "InputError": "triage.base.errors", "ProjectError": "triage.base.errors", "TriageError": "triage.base.errors",
 }
 __all__ = sorted(_EXPORTS)
 

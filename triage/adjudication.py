@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from triage import store
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 from triage.final import UNRESOLVED, FinalLabel, final_labels
 
 TIE, MAJORITY = "unresolved", "majority"

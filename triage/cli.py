@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 
 from triage import __version__, commands
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 
 
 def build_parser() -> argparse.ArgumentParser:

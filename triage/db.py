@@ -18,7 +18,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from triage.errors import ProjectError
+from triage.base.errors import ProjectError
 from triage.schema import APPLICATION_ID, MIGRATIONS
 
 SQLITE_MAGIC = b"SQLite format 3\x00"

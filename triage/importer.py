@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 import sqlite_utils
 
-from triage.errors import InputError, Problem, TriageError
+from triage.base.errors import InputError, Problem, TriageError
 from triage.export import write_table
 from triage.reader import Table, decode_utf8, format_of, read_table
 from triage.store import now_iso, save_ranking

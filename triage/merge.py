@@ -22,7 +22,7 @@ from pathlib import Path
 
 from triage import db as dbmod
 from triage import store
-from triage.errors import BusyError, ProjectError, TriageError
+from triage.base.errors import BusyError, ProjectError, TriageError
 
 EXAMPLES = 5  # differing keys named in an error message
 

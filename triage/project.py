@@ -27,7 +27,7 @@ import numpy as np
 
 from triage import db as dbmod
 from triage import store
-from triage.errors import BusyError, ProjectError, TriageError
+from triage.base.errors import BusyError, ProjectError, TriageError
 from triage.final import final_labels
 from triage.live import LabelEvent, LiveSnapshot, LiveState, rebuild
 from triage.queue import RankedQueue, decile_of

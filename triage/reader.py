@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from triage.errors import InputError, Problem, TriageError
+from triage.base.errors import InputError, Problem, TriageError
 
 FORMATS = {
     ".csv": "csv", ".txt": "csv",

@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 
 PRICE_MODELS = ("per_item", "per_hour")
 QUEUE_MODES = ("follow", "bandit", "pets")

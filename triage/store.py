@@ -16,7 +16,7 @@ import numpy as np
 import sqlite_utils
 
 from triage import __version__
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 from triage.settings import Settings
 
 

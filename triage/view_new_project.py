@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 from triage.importer import ColumnMapping, ImportResult
 from triage.project import create_project
 from triage.settings import Settings, scheme_from_text

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QThreadPool
 
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 from ui.analysis import AdviceBanner
 from ui.workers import Worker
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 from ui.errors import ErrorHook
 from ui.prefs import Prefs, data_dir, log_path
 

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from triage.errors import BusyError, TriageError
+from triage.base.errors import BusyError, TriageError
 from triage.project import Candidate, Project, Session
 from triage.view_desk import (
     KeyAction,

@@ -16,7 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 
 
 class ErrorHook:

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 from triage.view_panels import recall_band
 from ui.analysis import AdjudicationView, AdviceBanner, AgreementView, ModelsView
 from ui.lead_view import LeadView

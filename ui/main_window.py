@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 from triage.project import Project, open_project
 from triage.view_panels import PanelInfo
 from ui.annotator_dialog import ask_annotator

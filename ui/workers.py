@@ -14,7 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, Signal
 
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 
 Work = Callable[[Callable[[int, int], bool]], Any]
 

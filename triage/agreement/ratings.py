@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 
 BREAKDOWNS = ("pair", "annotator", "session", "decile", "time")
 LEVELS = ("nominal", "ordinal", "interval", "ratio")

@@ -26,7 +26,7 @@ from triage.agreement.coefficients import (
 )
 from triage.agreement.krippendorff import krippendorff_alpha
 from triage.agreement.ratings import Coefficient, encode
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 
 RELIABLE, TENTATIVE = 0.800, 0.667
 KAPPA_WEIGHTS = {"nominal": None, "ordinal": "linear", "interval": "quadratic", "ratio": "quadratic"}

@@ -8,8 +8,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from triage.errors import TriageError
-from triage.jsonutil import jsonable
+from triage.base.errors import TriageError
+from triage.base.jsonutil import jsonable
 
 __all__ = ["add_json_flag", "emit", "jsonable", "parse_score_option", "require"]
 

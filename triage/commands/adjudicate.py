@@ -7,8 +7,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from triage.base.errors import TriageError
 from triage.commands._common import add_json_flag, emit
-from triage.errors import TriageError
 
 
 def register(sub) -> None:

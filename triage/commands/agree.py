@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 
 from triage.agreement.ratings import BREAKDOWNS, LEVELS, numeric_values
+from triage.base.errors import InputError, Problem, TriageError
 from triage.commands._common import add_json_flag, emit
-from triage.errors import InputError, Problem, TriageError
 
 
 def _csv_list(value: str) -> list[str]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from triage.base.errors import TriageError
 from triage.commands._common import add_json_flag, emit, jsonable, require
 from triage.commands.value import add_common_arguments
-from triage.errors import TriageError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

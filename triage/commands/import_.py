@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from triage.base.errors import TriageError
 from triage.commands._progress import ProgressBar
 from triage.commands._project_args import add_mapping_args, mapping_from_args
-from triage.errors import TriageError
 
 
 def register(sub) -> None:

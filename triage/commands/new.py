@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from triage.base.errors import TriageError
 from triage.commands._progress import ProgressBar
 from triage.commands._project_args import (
     add_mapping_args,
@@ -12,7 +13,6 @@ from triage.commands._project_args import (
     mapping_from_args,
     settings_changes,
 )
-from triage.errors import TriageError
 
 
 def register(sub) -> None:

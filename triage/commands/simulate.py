@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from triage.base.errors import TriageError
 from triage.commands._common import add_json_flag, emit, jsonable, parse_score_option, require
-from triage.errors import TriageError
 from triage.reader import read_table
 
 RULE_ORDER = ("budget", "marginal_value", "recall", "recall_hypergeometric", "knee", "combined")

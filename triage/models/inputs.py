@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from triage.errors import Problem, TriageError
+from triage.base.errors import Problem, TriageError
 from triage.models.report import PROBABILITY_SLACK
 
 

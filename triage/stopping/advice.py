@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from triage.jsonutil import jsonable
+from triage.base.jsonutil import jsonable
 from triage.stopping.rules import (
     budget_rule,
     knee_rule,

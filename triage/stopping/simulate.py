@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 from triage.stopping.bounds import clopper_pearson_lower, hypergeometric_pvalue, jeffreys_bounds
 from triage.stopping.knee import knee_at
 

@@ -70,7 +70,7 @@ class AdviceInputs:
                 object.__setattr__(self, name, np.asarray(value, dtype=float).reshape(-1))
         problems = self.problems()
         if problems:
-            from triage.errors import TriageError
+            from triage.base.errors import TriageError
 
             raise TriageError("cannot advise: " + "; ".join(problems))
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from triage import store
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 from triage.final import final_labels
 from triage.models.metrics import model_curves
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from triage import store
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 
 Progress = Callable[[int, int], bool]
 

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 from triage.view_analysis import AdjudicationData, adjudication_data
 from ui.analysis._common import GREY, VERMILLION, plain_label
 

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from triage.errors import TriageError
+from triage.base.errors import TriageError
 from triage.importer import ColumnMapping, preview
 from triage.settings import Settings
 from triage.view_new_project import (
