@@ -36,7 +36,7 @@ def build_project(cache: Path, rows: int) -> Path:
 
     from triage.importer import ColumnMapping
     from triage.project import create_project
-    from triage.settings import LabelOption, Settings
+    from triage.store.settings import LabelOption, Settings
 
     path = cache / f"desk-{rows}.triage"
     if path.exists():

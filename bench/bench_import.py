@@ -29,8 +29,8 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._generate import generate  # noqa: E402
-from triage.db import create_database  # noqa: E402
 from triage.importer import ColumnMapping, import_candidates  # noqa: E402
+from triage.store.connection import create_database  # noqa: E402
 
 TABLE = "CREATE TABLE t (key TEXT PRIMARY KEY, text TEXT, s1 REAL, s2 REAL)"
 

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from triage.importer import ColumnMapping  # noqa: E402
 from triage.project import create_project  # noqa: E402
-from triage.settings import LabelOption, Settings  # noqa: E402
+from triage.store.settings import LabelOption, Settings  # noqa: E402
 
 
 def write_csv(path: Path, rows: int, seed: int = 1) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from triage.importer import ColumnMapping
 from triage.project import Project, create_project
-from triage.settings import LabelOption, Settings
+from triage.store.settings import LabelOption, Settings
 
 SCHEME = (LabelOption("idiom", "i"), LabelOption("literal", "l"))
 

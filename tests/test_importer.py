@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from triage.base.errors import InputError, TriageError
-from triage.db import create_database, open_database
 from triage.importer import ColumnMapping, add_scores, import_candidates, preview, rank_scores
-from triage.store import ranking
+from triage.store.connection import create_database, open_database
+from triage.store.records import ranking
 
 TABLES = ("project", "settings", "candidates", "models", "rankings", "annotators", "sessions",
           "labels")

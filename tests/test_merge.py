@@ -12,13 +12,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import make_project
-from triage import db as dbmod
 from triage import merge as mergemod
 from triage.base.errors import BusyError, ProjectError, TriageError
 from triage.cli import main
-from triage.db import copy_project
 from triage.merge import merge_projects
 from triage.project import open_project
+from triage.store import connection as dbmod
+from triage.store.connection import copy_project
 
 ROOT = Path(__file__).resolve().parent.parent
 

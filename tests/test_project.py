@@ -8,9 +8,9 @@ import pytest
 
 from tests.helpers import SCHEME, make_project
 from triage.base.errors import ProjectError, TriageError
-from triage.db import APPLICATION_ID, schema_version
 from triage.project import create_project, open_project
-from triage.settings import Settings
+from triage.store.connection import APPLICATION_ID, schema_version
+from triage.store.settings import Settings
 
 
 def rows(path, sql, params=()):
@@ -79,7 +79,7 @@ def test_file_from_a_newer_version_is_refused_unchanged(tmp_path):
 
 
 def test_older_file_is_backed_up_then_migrated(tmp_path, monkeypatch):
-    from triage import schema
+    from triage.store import schema
 
     create_project(tmp_path / "o.triage").close()
     # Pretend this Triage knows one more migration than the file has.

@@ -93,7 +93,7 @@ def test_retest_shows_earlier_items_again_in_a_later_session(tmp_path):
     assert set(retests) <= earlier and len(set(retests)) == len(retests)
     # A re-test does not replace the original label.
     from triage.final import final_labels
-    from triage.store import active_labels
+    from triage.store.records import active_labels
 
     finals = final_labels(active_labels(project.db))
     assert all(finals[c].value == "idiom" for c in retests)

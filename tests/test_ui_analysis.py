@@ -152,7 +152,7 @@ def test_models_view_warns_about_a_followed_ranking_and_shows_the_bandit(qtbot, 
     from tests.helpers import SCHEME, pool_rows, write_pool
     from triage.importer import ColumnMapping
     from triage.project import create_project
-    from triage.settings import Settings
+    from triage.store.settings import Settings
 
     src = write_pool(tmp_path / "pool.csv", pool_rows(40))
     p = create_project(tmp_path / "p.triage", Settings(labels=SCHEME, positive_labels=("idiom",),

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from triage.settings import LabelOption, Settings
+from triage.store.settings import LabelOption, Settings
 from triage.view_desk import (
     IDLE_CAP_SECONDS,
     KeyAction,

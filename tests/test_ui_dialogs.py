@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt, QThreadPool
 from tests.helpers import pool_rows, write_pool
 from triage.base.errors import TriageError
 from triage.importer import ColumnMapping
-from triage.settings import LabelOption, Settings
+from triage.store.settings import LabelOption, Settings
 from triage.view_new_project import (
     build_project,
     form_changes,
@@ -211,7 +211,7 @@ def test_cancel_during_the_import_leaves_nothing(qtbot, tmp_path):
 
 
 def test_settings_dialog_sets_rates_recall_and_queue_mode(qtbot):
-    from triage.settings import Settings
+    from triage.store.settings import Settings
     from ui.dialogs.settings import SettingsDialog
 
     settings = Settings(overlap_rate=0.1, audit_rate=0.02, queue_mode="follow")

@@ -11,7 +11,7 @@ from tests.helpers import make_project, pool_rows, write_pool
 from triage.importer import ColumnMapping
 from triage.live import LabelEvent, LiveState
 from triage.project import create_project
-from triage.settings import LabelOption, Settings
+from triage.store.settings import LabelOption, Settings
 from triage.view_panels import PanelInfo
 from ui.dialogs.settings import SettingsDialog
 from ui.lead_view import LeadView

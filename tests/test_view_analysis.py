@@ -15,7 +15,7 @@ from triage.importer import ColumnMapping
 from triage.models.report import compare_report, k_key, model_value
 from triage.project import create_project
 from triage.project_agreement import agreement_for_project
-from triage.settings import Settings
+from triage.store.settings import Settings
 from triage.view_analysis import (
     ACCEPT_KS,
     VALUE_KS,

@@ -19,8 +19,8 @@ import sqlite_utils
 
 from triage.models.bandit import BanditAllocator
 from triage.queue import RankedQueue
-from triage.settings import Settings
-from triage.store import LabelRow, ModelInfo, ranking
+from triage.store.records import LabelRow, ModelInfo, ranking
+from triage.store.settings import Settings
 
 DISCOUNT = 0.99
 PETS_BETA = 0.5

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from triage import store
 from triage.project import Project, create_project
-from triage.settings import LabelOption, Settings
+from triage.store.settings import LabelOption, Settings
 
 DEMO_CSV = Path(__file__).resolve().parent.parent / "resources" / "demo" / "idioms.csv"
 DEMO_FILE_NAME = "demo.triage"

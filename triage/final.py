@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from triage.store import LabelRow
+from triage.store.records import LabelRow
 
 RESOLVED, UNRESOLVED, SKIPPED = "final", "unresolved", "skipped"
 

@@ -37,7 +37,7 @@ import sqlite_utils
 from triage.base.errors import InputError, Problem, TriageError
 from triage.export import write_table
 from triage.reader import Table, decode_utf8, format_of, read_table
-from triage.store import now_iso, save_ranking
+from triage.store.records import now_iso, save_ranking
 
 Progress = Callable[[int, int], "bool | None"]
 DEFAULT_SEED = 20181

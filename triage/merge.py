@@ -20,9 +20,9 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from triage import db as dbmod
 from triage import store
 from triage.base.errors import BusyError, ProjectError, TriageError
+from triage.store import connection as dbmod
 
 EXAMPLES = 5  # differing keys named in an error message
 

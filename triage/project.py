@@ -25,15 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from triage import db as dbmod
 from triage import store
 from triage.base.errors import BusyError, ProjectError, TriageError
 from triage.final import final_labels
 from triage.live import LabelEvent, LiveSnapshot, LiveState, rebuild
 from triage.queue import RankedQueue, decile_of
-from triage.schema import LABEL_KINDS
 from triage.serving import Dispatcher, Pick
-from triage.settings import Settings
+from triage.store import connection as dbmod
+from triage.store.schema import LABEL_KINDS
+from triage.store.settings import Settings
 from triage.tracker import LabelTracker
 
 Progress = Callable[[int, int], bool | None]

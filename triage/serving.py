@@ -25,7 +25,7 @@ import numpy as np
 import sqlite_utils
 
 from triage.queue import RankedQueue
-from triage.settings import Settings
+from triage.store.settings import Settings
 from triage.tracker import LabelTracker
 
 CLAIM_SECONDS = 15 * 60

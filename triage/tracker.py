@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import sqlite_utils
 
 from triage import store
-from triage.store import LabelRow
+from triage.store.records import LabelRow
 
 VOTING_KINDS = ("triage", "overlap", "audit")   # kinds that make an annotator's label
 SEEN_KINDS = ("triage", "overlap", "audit")     # kinds (skips too) that mean "has seen it"

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from triage.settings import LabelOption, Settings
+from triage.store.settings import LabelOption, Settings
 
 # An annotator who walks away leaves the candidate on screen; counting the whole break as
 # time spent on one label would distort per-hour spend and seconds-per-label.

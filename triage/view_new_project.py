@@ -14,7 +14,7 @@ from pathlib import Path
 from triage.base.errors import TriageError
 from triage.importer import ColumnMapping, ImportResult
 from triage.project import create_project
-from triage.settings import Settings, scheme_from_text
+from triage.store.settings import Settings, scheme_from_text
 
 Progress = Callable[[int, int], "bool | None"]
 

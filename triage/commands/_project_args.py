@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from triage.commands._common import parse_score_option
-from triage.settings import scheme_from_text
+from triage.store.settings import scheme_from_text
 
 
 def add_mapping_args(parser: argparse.ArgumentParser, *, text_required: bool = True) -> None:

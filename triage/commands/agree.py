@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     if args.retest and not args.session:
         raise TriageError("--retest needs the session column (--session COL)")
     from triage.agreement.report import agreement_report, project_report, render_text
-    from triage.db import is_sqlite_file
+    from triage.store.connection import is_sqlite_file
 
     if is_sqlite_file(args.file):
         report = project_report(args.file, args)

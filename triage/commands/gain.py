@@ -57,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.db import is_sqlite_file
+    from triage.store.connection import is_sqlite_file
 
     if is_sqlite_file(args.file):
         from triage.reports import gain_report

@@ -27,7 +27,7 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from triage.project import create_project
-    from triage.settings import Settings
+    from triage.store.settings import Settings
 
     if not args.score:
         raise TriageError("give at least one model score column with --score NAME=COLUMN")

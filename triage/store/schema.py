@@ -59,7 +59,7 @@ def m0001_initial(db) -> None:
             tied_items INTEGER NOT NULL DEFAULT 0
         );
         -- A model's ranking, frozen at import: candidate ids in rank order and their
-        -- scores, as little-endian int64 / float64 arrays (see triage.store.ranking).
+        -- scores, as little-endian int64 / float64 arrays (see triage.store.records.ranking).
         CREATE TABLE rankings (
             model_id INTEGER PRIMARY KEY REFERENCES models(id),
             candidate_ids BLOB NOT NULL,

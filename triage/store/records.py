@@ -17,7 +17,7 @@ import sqlite_utils
 
 from triage import __version__
 from triage.base.errors import TriageError
-from triage.settings import Settings
+from triage.store.settings import Settings
 
 
 def new_uid() -> str:

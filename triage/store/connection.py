@@ -19,7 +19,7 @@ from pathlib import Path
 import sqlite_utils
 
 from triage.base.errors import ProjectError
-from triage.schema import APPLICATION_ID, MIGRATIONS
+from triage.store.schema import APPLICATION_ID, MIGRATIONS
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_S = 10.0
