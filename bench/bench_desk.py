@@ -34,7 +34,7 @@ def build_project(cache: Path, rows: int) -> Path:
     """A project of ``rows`` generated candidates (two models), imported with the importer."""
     from _generate import generate
 
-    from triage.importer import ColumnMapping
+    from triage.ingest.importer import ColumnMapping
     from triage.project import create_project
     from triage.store.settings import LabelOption, Settings
 

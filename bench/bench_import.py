@@ -5,7 +5,7 @@
 Baseline: the ``csv`` module feeding ``executemany`` into a table
 ``(key TEXT PRIMARY KEY, text TEXT, s1 REAL, s2 REAL)`` in one transaction (WAL,
 synchronous=FULL). Pandas: ``read_csv`` + ``to_sql`` into the same table, one transaction.
-Ours: ``triage.importer.import_candidates`` into a new project (validation, candidates,
+Ours: ``triage.ingest.importer.import_candidates`` into a new project (validation, candidates,
 two models with frozen ranks and tie handling, one transaction). Targets (issue 2): ours
 at most 1.5x the baseline and faster than pandas. Each contender runs ``--repeat`` times
 in this one process, interleaved; the best wall and best CPU time count. CPU time
@@ -29,7 +29,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._generate import generate  # noqa: E402
-from triage.importer import ColumnMapping, import_candidates  # noqa: E402
+from triage.ingest.importer import ColumnMapping, import_candidates  # noqa: E402
 from triage.store.connection import create_database  # noqa: E402
 
 TABLE = "CREATE TABLE t (key TEXT PRIMARY KEY, text TEXT, s1 REAL, s2 REAL)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from triage.importer import ColumnMapping
+from triage.ingest.importer import ColumnMapping
 from triage.project import Project, create_project
 from triage.store.settings import LabelOption, Settings
 

@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from triage.export import guard_cell, write_table
-from triage.reader import read_table
+from triage.ingest.reader import read_table
+from triage.ingest.writer import guard_cell, write_table
 
 
 @pytest.mark.parametrize("value, expected", [

@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 
 from triage.base.errors import InputError, TriageError
-from triage.importer import ColumnMapping, add_scores, import_candidates, preview, rank_scores
+from triage.ingest.importer import (
+    ColumnMapping,
+    add_scores,
+    import_candidates,
+    preview,
+    rank_scores,
+)
 from triage.store.connection import create_database, open_database
 from triage.store.records import ranking
 
@@ -283,8 +289,8 @@ def test_add_scores_errors_change_nothing(db, tmp_path):
 
 
 def test_cancel_leaves_nothing(tmp_path, monkeypatch):
-    monkeypatch.setattr("triage.importer.CHUNK", 2)
-    monkeypatch.setattr("triage.reader.PROGRESS_EVERY", 2)
+    monkeypatch.setattr("triage.ingest.importer.CHUNK", 2)
+    monkeypatch.setattr("triage.ingest.reader.PROGRESS_EVERY", 2)
     src = pool(tmp_path)
     for stop_after in (1, 3, 6):  # while reading, inserting candidates, inserting scores
         database = create_database(tmp_path / f"c{stop_after}.triage")
@@ -303,7 +309,7 @@ def test_cancel_leaves_nothing(tmp_path, monkeypatch):
 
 
 def test_progress_reaches_total(db, tmp_path, monkeypatch):
-    monkeypatch.setattr("triage.importer.CHUNK", 2)
+    monkeypatch.setattr("triage.ingest.importer.CHUNK", 2)
     calls = []
     import_candidates(db, pool(tmp_path), MAPPING,
                       progress=lambda done, total: calls.append((done, total)))

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from triage.base.errors import InputError, TriageError
-from triage.reader import read_table
+from triage.ingest.reader import read_table
 
 CHECKS = {"numeric": ["score"], "nonempty": ["text"], "unique": ["key"]}
 
@@ -139,7 +139,7 @@ def test_embedded_newlines_keep_physical_line_numbers(tmp_path):
 
 
 def test_embedded_newlines_across_progress_chunks(tmp_path, monkeypatch):
-    monkeypatch.setattr("triage.reader.PROGRESS_EVERY", 3)
+    monkeypatch.setattr("triage.ingest.reader.PROGRESS_EVERY", 3)
     rows = ["key,text"] + [f'k{i},"a\nb"' if i % 4 == 0 else f"k{i},t" for i in range(10)]
     table = read_table(write(tmp_path, "c.csv", "\n".join(rows) + "\n"))
     expected, line = [], 2
@@ -228,7 +228,7 @@ def test_jsonl_missing_key_and_nan(tmp_path):
 
 
 def test_progress_is_called_and_can_cancel(tmp_path, monkeypatch):
-    monkeypatch.setattr("triage.reader.PROGRESS_EVERY", 10)
+    monkeypatch.setattr("triage.ingest.reader.PROGRESS_EVERY", 10)
     body = "".join(f"k{i}\n" for i in range(35))
     calls = []
     path = write(tmp_path, "p.csv", "key\n" + body)
@@ -270,7 +270,7 @@ def test_roundtrip_matches_csv_writer(tmp_path, rows):
                 min_size=1, max_size=30))
 def test_fast_path_equals_the_precise_parser(tmp_path, monkeypatch, rows):
     """The C-parser fast path must give exactly what the precise parser gives."""
-    import triage.reader as reader
+    import triage.ingest.reader as reader
 
     body = "".join(f"k{i},{text},{score!r}\n" for i, (text, score) in enumerate(rows))
     path = write(tmp_path, "fast.csv", "key,text,score\n" + body)

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from tests.qt_helpers import open_main_window
-from triage.importer import ColumnMapping
+from triage.ingest.importer import ColumnMapping
 from triage.project import create_project
 from triage.store.settings import LabelOption, Settings
 from ui.main_window import MainWindow

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt, QThreadPool
 
 from tests.helpers import pool_rows, write_pool
 from triage.base.errors import TriageError
-from triage.importer import ColumnMapping
+from triage.ingest.importer import ColumnMapping
 from triage.store.settings import LabelOption, Settings
 from triage.view_new_project import (
     build_project,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tests.helpers import make_project, pool_rows, write_pool
-from triage.importer import ColumnMapping
+from triage.ingest.importer import ColumnMapping
 from triage.live import LabelEvent, LiveState
 from triage.project import create_project
 from triage.store.settings import LabelOption, Settings

@@ -11,7 +11,7 @@ from sklearn.metrics import cohen_kappa_score, roc_auc_score
 from tests.helpers import SCHEME, make_project, pool_rows, write_pool
 from triage.adjudication import candidate_id_of, disagreements
 from triage.base.errors import TriageError
-from triage.importer import ColumnMapping
+from triage.ingest.importer import ColumnMapping
 from triage.models.report import compare_report, k_key, model_value
 from triage.project import create_project
 from triage.project_agreement import agreement_for_project

@@ -35,7 +35,7 @@ def create_demo(path: str | Path, source: str | Path = DEMO_CSV) -> Project:
 
     A failed import leaves no file behind.
     """
-    from triage.importer import ColumnMapping
+    from triage.ingest.importer import ColumnMapping
 
     path = Path(path)
     settings = demo_settings()

@@ -76,7 +76,7 @@ def export_project(project_path, out, *, fmt: str | None = None, labeled_only: b
     from pathlib import Path
 
     from triage.base.errors import TriageError
-    from triage.export import write_table
+    from triage.ingest.writer import write_table
     from triage.project import open_project
 
     out = Path(out)

@@ -497,7 +497,7 @@ class Project:
     def import_file(self, path: str | Path, mapping, *, skip_invalid: bool = False,
                     progress: Progress | None = None):
         """Import the candidate pool (one transaction: all or nothing)."""
-        from triage.importer import import_candidates
+        from triage.ingest.importer import import_candidates
 
         result = import_candidates(self.db, path, mapping, skip_invalid=skip_invalid,
                                    progress=progress, seed=self.settings.seed)
@@ -508,7 +508,7 @@ class Project:
 
     def add_scores(self, path: str | Path, *, key: str, scores, progress: Progress | None = None):
         """Add later models' scores, matched by key; labels are untouched."""
-        from triage.importer import add_scores
+        from triage.ingest.importer import add_scores
 
         result = add_scores(self.db, path, key=key, scores=scores, progress=progress,
                             seed=self.settings.seed)

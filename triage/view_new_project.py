@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from triage.base.errors import TriageError
-from triage.importer import ColumnMapping, ImportResult
+from triage.ingest.importer import ColumnMapping, ImportResult
 from triage.project import create_project
 from triage.store.settings import Settings, scheme_from_text
 

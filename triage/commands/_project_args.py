@@ -23,7 +23,7 @@ def add_mapping_args(parser: argparse.ArgumentParser, *, text_required: bool = T
 
 
 def mapping_from_args(args: argparse.Namespace):
-    from triage.importer import ColumnMapping
+    from triage.ingest.importer import ColumnMapping
 
     return ColumnMapping(text=args.text, key=args.key, scores=tuple(args.score), gold=args.gold)
 

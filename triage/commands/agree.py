@@ -89,7 +89,7 @@ def _check_labels(table, path: str, columns: list[str], args, cats: list[str] | 
 
 
 def _long_arrays(args, path: str, cats) -> tuple[list, list, list, dict]:
-    from triage.reader import read_table
+    from triage.ingest.reader import read_table
 
     extra = {k: getattr(args, k) for k in ("session", "decile", "time") if getattr(args, k)}
     table = read_table(path, required=[args.item, args.annotator, args.label, *extra.values()],
@@ -100,7 +100,7 @@ def _long_arrays(args, path: str, cats) -> tuple[list, list, list, dict]:
 
 
 def _wide_arrays(args, path: str, cats) -> tuple[list, list, list, dict]:
-    from triage.reader import read_table
+    from triage.ingest.reader import read_table
 
     table = read_table(path)
     has_item = args.item in table.columns

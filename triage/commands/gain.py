@@ -85,7 +85,7 @@ def _check_args(args: argparse.Namespace) -> None:
 
 def gain_data(args: argparse.Namespace) -> dict[str, Any]:
     """Read the file and compute the full report as plain JSON-ready data."""
-    from triage.reader import read_table
+    from triage.ingest.reader import read_table
 
     _check_args(args)
     columns = list(dict.fromkeys(col for _, col in args.score))

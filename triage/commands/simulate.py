@@ -14,7 +14,7 @@ import numpy as np
 
 from triage.base.errors import TriageError
 from triage.commands._common import add_json_flag, emit, jsonable, parse_score_option, require
-from triage.reader import read_table
+from triage.ingest.reader import read_table
 
 RULE_ORDER = ("budget", "marginal_value", "recall", "recall_hypergeometric", "knee", "combined")
 

@@ -45,8 +45,8 @@ def load_scored_file(
     path: str, scores: list[tuple[str, str]], gold: str, positives: list[str], *,
     probabilities: bool = False, labels_followed: str | None = None,
 ) -> ScoredFile:
-    """Read ``path`` with :func:`triage.reader.read_table` and validate what we need."""
-    from triage.reader import read_table
+    """Read ``path`` with :func:`triage.ingest.reader.read_table` and validate what we need."""
+    from triage.ingest.reader import read_table
 
     if not scores:
         raise TriageError("give at least one --score NAME=COLUMN")

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from triage.base.errors import TriageError
-from triage.importer import ColumnMapping, preview
+from triage.ingest.importer import ColumnMapping, preview
 from triage.store.settings import Settings
 from triage.view_new_project import (
     build_project,

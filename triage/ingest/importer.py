@@ -35,8 +35,8 @@ import pandas as pd
 import sqlite_utils
 
 from triage.base.errors import InputError, Problem, TriageError
-from triage.export import write_table
-from triage.reader import Table, decode_utf8, format_of, read_table
+from triage.ingest.reader import Table, decode_utf8, format_of, read_table
+from triage.ingest.writer import write_table
 from triage.store.records import now_iso, save_ranking
 
 Progress = Callable[[int, int], "bool | None"]
