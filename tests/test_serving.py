@@ -9,7 +9,7 @@ import pytest
 
 from tests.helpers import make_project
 from triage.project import open_project
-from triage.serving import audit_order, overlap_plan
+from triage.serving.dispatcher import audit_order, overlap_plan
 
 
 def test_overlap_plan_is_reproducible_and_spread_over_every_decile():
@@ -109,7 +109,7 @@ def test_two_desks_never_get_the_same_candidate_and_claims_expire(tmp_path, monk
     # The same desk asking again (e.g. after a restart) gets its claimed candidate back.
     assert desk1.next_candidate(ada).candidate_id == a.candidate_id
     # A desk that dies: its claim expires and the candidate goes to someone else.
-    import triage.serving as serving
+    import triage.serving.dispatcher as serving
 
     real_time = serving.time.time
     monkeypatch.setattr(serving.time, "time", lambda: real_time() + serving.CLAIM_SECONDS + 1)

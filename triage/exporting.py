@@ -10,7 +10,7 @@ import numpy as np
 
 from triage import store
 from triage.final import final_labels
-from triage.queue import decile_of
+from triage.serving.queue import decile_of
 
 
 def _in_rank_order(db, order: np.ndarray, chunk: int = 2000):

@@ -29,12 +29,12 @@ from triage import store
 from triage.base.errors import BusyError, ProjectError, TriageError
 from triage.final import final_labels
 from triage.live import LabelEvent, LiveSnapshot, LiveState, rebuild
-from triage.queue import RankedQueue, decile_of
-from triage.serving import Dispatcher, Pick
+from triage.serving.dispatcher import Dispatcher, Pick
+from triage.serving.queue import RankedQueue, decile_of
+from triage.serving.tracker import LabelTracker
 from triage.store import connection as dbmod
 from triage.store.schema import LABEL_KINDS
 from triage.store.settings import Settings
-from triage.tracker import LabelTracker
 
 Progress = Callable[[int, int], bool | None]
 
@@ -187,7 +187,7 @@ class Project:
             if self.settings.overlap_rate > 0 and not self._dispatcher.overlap_items():
                 self._dispatcher.replan_overlap()
             if self.settings.queue_mode != "follow" and len(self.models) > 1:
-                from triage.bandit_queue import BanditQueue
+                from triage.serving.bandit import BanditQueue
 
                 self._dispatcher.bandit = BanditQueue(self.db, self.models, self.settings,
                                                       self.tracker.is_handled)

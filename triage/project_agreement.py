@@ -6,7 +6,7 @@ import argparse
 from dataclasses import dataclass, replace
 
 from triage import store
-from triage.queue import decile_of
+from triage.serving.queue import decile_of
 
 RATING_KINDS = ("triage", "overlap", "audit")
 

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 import sqlite_utils
 
-from triage.queue import RankedQueue
+from triage.serving.queue import RankedQueue
+from triage.serving.tracker import LabelTracker
 from triage.store.settings import Settings
-from triage.tracker import LabelTracker
 
 CLAIM_SECONDS = 15 * 60
 _AUDIT_SALT = 0xA0D17

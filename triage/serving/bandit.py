@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from triage.models.bandit import BanditAllocator
-from triage.queue import RankedQueue
+from triage.serving.queue import RankedQueue
 from triage.store.records import LabelRow, ModelInfo, ranking
 from triage.store.settings import Settings
 
