@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import krippendorff  # noqa: E402
 
-from triage.agreement.krippendorff import alpha_arrays, alpha_from_matrix  # noqa: E402
+from triage.stats.agreement.krippendorff import alpha_arrays, alpha_from_matrix  # noqa: E402
 
 
 def best_of(fn, repeats: int = 3) -> tuple[float, object]:

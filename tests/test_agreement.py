@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from tests.helpers import shared_dir
-from triage.agreement.coefficients import (
+from triage.base.errors import TriageError
+from triage.stats.agreement.coefficients import (
     cohen_pairs,
     fleiss_counts,
     fleiss_kappa,
@@ -24,10 +25,9 @@ from triage.agreement.coefficients import (
     percent_agreement,
     randolph_counts,
 )
-from triage.agreement.krippendorff import coincidence_matrix, krippendorff_alpha
-from triage.agreement.ratings import encode, from_wide
-from triage.agreement.report import agreement_report, reading
-from triage.base.errors import TriageError
+from triage.stats.agreement.krippendorff import coincidence_matrix, krippendorff_alpha
+from triage.stats.agreement.ratings import encode, from_wide
+from triage.stats.agreement.report import agreement_report, reading
 
 VECTOR_FILE = shared_dir() / "test-vectors" / "agreement.py"
 
@@ -200,7 +200,7 @@ def test_pairs_without_common_items_are_undefined():
 
 
 def test_reading_bands():
-    from triage.agreement.ratings import Coefficient
+    from triage.stats.agreement.ratings import Coefficient
 
     assert reading(Coefficient.of(0.8)) == "reliable"
     assert reading(Coefficient.of(0.7999)) == "tentative"

@@ -8,12 +8,12 @@ import krippendorff
 import numpy as np
 import pytest
 
-from triage.agreement.accumulator import AlphaAccumulator
-from triage.agreement.bootstrap import bootstrap
-from triage.agreement.breakdown import breakdown, retest_agreement, time_groups
-from triage.agreement.coefficients import cohen_pairs, percent_agreement
-from triage.agreement.krippendorff import alpha_arrays, krippendorff_alpha
-from triage.agreement.ratings import encode
+from triage.stats.agreement.accumulator import AlphaAccumulator
+from triage.stats.agreement.bootstrap import bootstrap
+from triage.stats.agreement.breakdown import breakdown, retest_agreement, time_groups
+from triage.stats.agreement.coefficients import cohen_pairs, percent_agreement
+from triage.stats.agreement.krippendorff import alpha_arrays, krippendorff_alpha
+from triage.stats.agreement.ratings import encode
 
 
 def _random_ratings(rng, items=200, raters=4, cats=3, missing=0.4, agree=0.7):
@@ -80,7 +80,7 @@ def test_bootstrap_1000_resamples_of_10000_items_is_fast():
     n = 10_000
     item = np.repeat(np.arange(n), 3)
     code = rng.integers(0, 4, item.size)
-    from triage.agreement.ratings import Ratings
+    from triage.stats.agreement.ratings import Ratings
 
     r = Ratings(item, np.tile(np.arange(3), n), code, ("a", "b", "c", "d"),
                 tuple(map(str, range(n))), ("x", "y", "z"), np.arange(4.0))

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
-from triage.agreement.coefficients import cohen_pairs, fleiss_counts, from_subject_counts
-from triage.agreement.krippendorff import alpha_arrays, alpha_from_matrix
-from triage.agreement.ratings import encode
+from triage.stats.agreement.coefficients import cohen_pairs, fleiss_counts, from_subject_counts
+from triage.stats.agreement.krippendorff import alpha_arrays, alpha_from_matrix
+from triage.stats.agreement.ratings import encode
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -118,7 +118,7 @@ def test_fleiss_matches_statsmodels_with_equal_raters(case):
     items = [i for i, r in enumerate(rows) for _ in r]
     anns = [j for r in rows for j in range(len(r))]
     labels = [str(v) for r in rows for v in r]
-    from triage.agreement.coefficients import fleiss_kappa
+    from triage.stats.agreement.coefficients import fleiss_kappa
 
     long = fleiss_kappa(encode(items, anns, labels, categories=[str(c) for c in range(cats)]))
     assert long.value == ours.value or long.value == pytest.approx(ours.value, abs=1e-12)

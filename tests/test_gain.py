@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tests.helpers import shared_dir
-from triage.gain import (
+from triage.stats.gain import (
     NO_POSITIVES,
     analyse_model,
     compare_models,

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from triage.gain import analyse_model
+from triage.stats.gain import analyse_model
 
 ROOT = Path(__file__).resolve().parents[1]
 

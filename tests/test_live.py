@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from triage.live import LabelEvent, LiveState, rebuild
+from triage.stats.live import LabelEvent, LiveState, rebuild
 
 
 def ev(event_id, rank, annotator="ann", positive=False, skipped=False, seconds=10.0,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from triage.models.bandit import BanditAllocator, labeling_order, ranking, run_bandit
+from triage.stats.models.bandit import BanditAllocator, labeling_order, ranking, run_bandit
 
 DELTA = 0.1
 SEEDS = range(50)

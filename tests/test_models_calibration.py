@@ -7,8 +7,8 @@ import pytest
 from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
-from triage.models import calibration as cal
-from triage.models.metrics import roc_auc
+from triage.stats.models import calibration as cal
+from triage.stats.models.metrics import roc_auc
 
 
 def _synthetic(seed: int, n: int = 20_000) -> tuple[np.ndarray, np.ndarray]:

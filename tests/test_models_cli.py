@@ -139,7 +139,7 @@ def test_compare_numeric_gold_and_undefined_metrics(tmp_path, run):
 
 def test_default_ks_agree():
     from triage.commands.value import DEFAULT_KS
-    from triage.models.report import DEFAULT_KS as CORE
+    from triage.stats.models.report import DEFAULT_KS as CORE
 
     assert DEFAULT_KS == CORE
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import metrics as skm
 
-from triage.models import metrics as mt
+from triage.stats.models import metrics as mt
 
 # Scores drawn from a few values so that ties are common, as in real model output.
 cases = st.integers(min_value=0, max_value=2**32 - 1).flatmap(

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from tests.helpers import shared_dir
-from triage.models import metrics as mt
-from triage.models.report import compare_report, value_report
+from triage.stats.models import metrics as mt
+from triage.stats.models.report import compare_report, value_report
 
 DATA = shared_dir() / "data"
 pytestmark = pytest.mark.skipif(not (DATA / "cleanlab").is_dir(), reason="shared data not present")

@@ -7,8 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
-from triage.models import metrics as mt
-from triage.models.significance import batch_mean, permutation_test, rowwise, score_statistics
+from triage.stats.models import metrics as mt
+from triage.stats.models.significance import batch_mean, permutation_test, rowwise, score_statistics
 
 A = np.array([1, 2, 1, 2, 2, 2, 0])
 B = np.array([4, 5, 5, 4, 3, 2, 1])

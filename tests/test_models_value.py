@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from triage.models import value as val
-from triage.models.report import model_value, value_report
+from triage.stats.models import value as val
+from triage.stats.models.report import model_value, value_report
 
 # Six items, worked by hand in the comments below.
 P = np.array([0.9, 0.8, 0.3, 0.6, 0.55, 0.1])

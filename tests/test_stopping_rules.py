@@ -11,8 +11,8 @@ from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 from triage.base.errors import TriageError
-from triage.stopping import AdviceInputs, advice_to_json, advise
-from triage.stopping.bounds import (
+from triage.stats.stopping import AdviceInputs, advice_to_json, advise
+from triage.stats.stopping.bounds import (
     clopper_pearson_lower,
     hypergeometric_pvalue,
     hypergeometric_recall_lower,
@@ -20,9 +20,9 @@ from triage.stopping.bounds import (
     qbcb_min_positives,
     qbcb_required,
 )
-from triage.stopping.knee import knee_at
-from triage.stopping.rules import budget_rule, reliability_rule
-from triage.stopping.state import build_state
+from triage.stats.stopping.knee import knee_at
+from triage.stats.stopping.rules import budget_rule, reliability_rule
+from triage.stats.stopping.state import build_state
 
 
 def reason(advice, rule):

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from triage.commands.simulate import follow_order
-from triage.stopping import AdviceInputs, advise
-from triage.stopping.simulate import backtest, checkpoints_for, replay
+from triage.stats.stopping import AdviceInputs, advise
+from triage.stats.stopping.simulate import backtest, checkpoints_for, replay
 
 
 def pool(n: int, scale: float, floor: float, top: float, seed: int) -> np.ndarray:

@@ -12,7 +12,7 @@ from tests.test_view_analysis import BREAKDOWNS, label_two
 from triage.adjudication import adjudicate, candidate_id_of, disagreements
 from triage.project_advice import project_advice
 from triage.project_agreement import agreement_for_project
-from triage.stopping import advice_to_json
+from triage.stats.stopping import advice_to_json
 from triage.view_analysis import build_models_view_data, models_inputs, session_labels
 from ui.analysis import AdjudicationView, AdviceBanner, AgreementView, ModelsView
 

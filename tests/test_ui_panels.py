@@ -9,8 +9,8 @@ import pytest
 
 from tests.helpers import make_project, pool_rows, write_pool
 from triage.ingest.importer import ColumnMapping
-from triage.live import LabelEvent, LiveState
 from triage.project import create_project
+from triage.stats.live import LabelEvent, LiveState
 from triage.store.settings import LabelOption, Settings
 from triage.view_panels import PanelInfo
 from ui.dialogs.settings import SettingsDialog

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from triage.live import LabelEvent, LiveState
+from triage.stats.live import LabelEvent, LiveState
 from triage.view_panels import (
     PanelInfo,
     budget_items,

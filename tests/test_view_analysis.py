@@ -12,9 +12,9 @@ from tests.helpers import SCHEME, make_project, pool_rows, write_pool
 from triage.adjudication import candidate_id_of, disagreements
 from triage.base.errors import TriageError
 from triage.ingest.importer import ColumnMapping
-from triage.models.report import compare_report, k_key, model_value
 from triage.project import create_project
 from triage.project_agreement import agreement_for_project
+from triage.stats.models.report import compare_report, k_key, model_value
 from triage.store.settings import Settings
 from triage.view_analysis import (
     ACCEPT_KS,
@@ -128,7 +128,7 @@ def test_undefined_kappa_cells_keep_their_reason():
 
 def test_banner_keeps_the_headline_and_colours_by_decision(project):
     from triage.project_advice import project_advice
-    from triage.stopping import advice_to_json
+    from triage.stats.stopping import advice_to_json
 
     advice = advice_to_json(project_advice(project))
     b = banner_data(advice)

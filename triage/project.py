@@ -28,10 +28,10 @@ import numpy as np
 from triage import store
 from triage.base.errors import BusyError, ProjectError, TriageError
 from triage.final import final_labels
-from triage.live import LabelEvent, LiveSnapshot, LiveState, rebuild
 from triage.serving.dispatcher import Dispatcher, Pick
 from triage.serving.queue import RankedQueue, decile_of
 from triage.serving.tracker import LabelTracker
+from triage.stats.live import LabelEvent, LiveSnapshot, LiveState, rebuild
 from triage.store import connection as dbmod
 from triage.store.schema import LABEL_KINDS
 from triage.store.settings import Settings

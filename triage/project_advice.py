@@ -1,4 +1,4 @@
-"""Stopping advice for a project: fills :class:`triage.stopping.AdviceInputs` from the file."""
+"""Stopping advice for a project: fills :class:`triage.stats.stopping.AdviceInputs` from the file."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ MIN_OVERLAP_ITEMS = 30
 
 def advice_inputs(project, *, alpha: float | None = None, overlap_items: int | None = None):
     """Everything the stopping rules need, from the project's labels and settings."""
-    from triage.stopping import AdviceInputs
+    from triage.stats.stopping import AdviceInputs
 
     s = project.settings
     snap = project.snapshot()
@@ -47,7 +47,7 @@ def advice_inputs(project, *, alpha: float | None = None, overlap_items: int | N
 def project_advice(project):
     """The combined advice (continue / stop / pause) with every rule's numbers."""
     from triage.project_agreement import agreement_for_project
-    from triage.stopping import advise
+    from triage.stats.stopping import advise
 
     report = agreement_for_project(project, bootstrap=0, breakdowns=())
     alpha = report.krippendorff_alpha.value
@@ -61,7 +61,7 @@ def advice_job(project):
     thread (fitting the calibration and the bounds is the slow part).
     """
     from triage.project_agreement import agreement_for_project
-    from triage.stopping import advice_to_json, advise
+    from triage.stats.stopping import advice_to_json, advise
 
     report = agreement_for_project(project, bootstrap=0, breakdowns=())
     inputs = advice_inputs(project, alpha=report.krippendorff_alpha.value,

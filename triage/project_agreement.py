@@ -1,4 +1,4 @@
-"""Agreement over a project's own labels: long-form ratings fed to :mod:`triage.agreement`."""
+"""Agreement over a project's own labels: long-form ratings fed to :mod:`triage.stats.agreement`."""
 
 from __future__ import annotations
 
@@ -69,9 +69,9 @@ def project_ratings(project) -> ProjectRatings:
 
 def agreement_for_project(project, *, level: str = "nominal", seed: int = 0,
                           bootstrap: int = 1000, breakdowns=("pair", "annotator")):
-    """The full :class:`~triage.agreement.report.AgreementReport` for an open project."""
-    from triage.agreement.breakdown import retest_agreement
-    from triage.agreement.report import agreement_report
+    """The full :class:`~triage.stats.agreement.report.AgreementReport` for an open project."""
+    from triage.stats.agreement.breakdown import retest_agreement
+    from triage.stats.agreement.report import agreement_report
 
     r = project_ratings(project)
     report = agreement_report(

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from triage.gain.ranking import decile_sizes
-from triage.live import LiveSnapshot
+from triage.stats.gain.ranking import decile_sizes
+from triage.stats.live import LiveSnapshot
 
 MAX_POINTS = 2000  # a curve never needs more points than a panel has pixels
 _SYMBOLS = {"USD": "$"}

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from triage.live import LiveSnapshot
+from triage.stats.live import LiveSnapshot
 from triage.view_panels import PanelInfo, format_money
 from ui.panels import ComparisonPanel, GainPanel, SpendPanel, YieldPanel
 

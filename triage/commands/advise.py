@@ -31,7 +31,7 @@ def render(data: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     from triage.project import open_project
     from triage.project_advice import project_advice
-    from triage.stopping import advice_to_json
+    from triage.stats.stopping import advice_to_json
 
     with open_project(args.project) as project:
         data = advice_to_json(project_advice(project))

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 
-from triage.agreement.ratings import BREAKDOWNS, LEVELS, numeric_values
 from triage.base.errors import InputError, Problem, TriageError
 from triage.commands._common import add_json_flag, emit
+from triage.stats.agreement.ratings import BREAKDOWNS, LEVELS, numeric_values
 
 
 def _csv_list(value: str) -> list[str]:
@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
                               + (" or --block N" if by == "time" else "") + ")")
     if args.retest and not args.session:
         raise TriageError("--retest needs the session column (--session COL)")
-    from triage.agreement.report import agreement_report, project_report, render_text
+    from triage.stats.agreement.report import agreement_report, project_report, render_text
     from triage.store.connection import is_sqlite_file
 
     if is_sqlite_file(args.file):

@@ -31,8 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def compare_data(args: argparse.Namespace) -> dict[str, Any]:
-    from triage.models.inputs import load_scored_file
-    from triage.models.report import compare_report
+    from triage.stats.models.inputs import load_scored_file
+    from triage.stats.models.report import compare_report
 
     require(args.trials >= 1, "--trials must be at least 1")
     require(args.k_ndcg >= 1, "--k-ndcg must be at least 1")
@@ -63,7 +63,7 @@ def compare_data(args: argparse.Namespace) -> dict[str, Any]:
         "warnings": report.warnings,
     }
     if getattr(args, "curves", False):
-        from triage.models.metrics import model_curves
+        from triage.stats.models.metrics import model_curves
 
         out["curves"] = {
             name: {kind: {"x": x.tolist(), "y": y.tolist()}

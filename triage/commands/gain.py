@@ -114,7 +114,7 @@ def build_report(scores: dict[str, tuple[str, np.ndarray]], positive: np.ndarray
     Public so that a project file's report (``triage.reports.gain_report``) can produce
     exactly the same keys from the scores and gold labels it holds.
     """
-    from triage.gain import analyse_model, compare_models
+    from triage.stats.gain import analyse_model, compare_models
 
     results = {name: analyse_model(values, positive, cost_per_item=cost_per_item,
                                    budget=budget)

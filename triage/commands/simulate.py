@@ -83,9 +83,9 @@ def labeling_orders(scores: dict[str, np.ndarray], gold: np.ndarray, strategy: s
     require(strategy in ("bandit", "pets"),
             f"unknown --strategy {strategy!r}: use follow:MODEL, bandit or pets")
     try:
-        from triage.models.bandit import labeling_order
+        from triage.stats.models.bandit import labeling_order
     except ImportError as error:
-        raise TriageError(f"--strategy {strategy} needs triage.models.bandit.labeling_order, "
+        raise TriageError(f"--strategy {strategy} needs triage.stats.models.bandit.labeling_order, "
                           f"which is not available yet ({error})") from error
     first = next(iter(scores.values()))
     orders = []
@@ -102,7 +102,7 @@ def labeling_orders(scores: dict[str, np.ndarray], gold: np.ndarray, strategy: s
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.stopping.simulate import backtest
+    from triage.stats.stopping.simulate import backtest
 
     _validate(args)
     columns = [col for _, col in args.score]

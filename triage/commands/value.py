@@ -15,7 +15,7 @@ from typing import Any
 from triage.base.errors import TriageError
 from triage.commands._common import add_json_flag, emit, jsonable, parse_score_option, require
 
-# Same as triage.models.report.DEFAULT_KS; the models package (scipy) loads only when run,
+# Same as triage.stats.models.report.DEFAULT_KS; the models package (scipy) loads only when run,
 # so listing commands stays fast.
 DEFAULT_KS = (0.0, 1.0, 2.0, 4.0, 8.0, 10.0)
 
@@ -67,8 +67,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def value_data(args: argparse.Namespace) -> dict[str, Any]:
     """Read the file and compute the report as JSON-ready data."""
-    from triage.models.inputs import load_scored_file
-    from triage.models.report import value_report
+    from triage.stats.models.inputs import load_scored_file
+    from triage.stats.models.report import value_report
 
     require(0.0 <= args.validation_share < 1.0, "--validation-share must be in [0, 1)")
     require(args.calibrate == "none" or args.validation_share > 0,

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from triage.models.bandit import BanditAllocator
 from triage.serving.queue import RankedQueue
+from triage.stats.models.bandit import BanditAllocator
 from triage.store.records import LabelRow, ModelInfo, ranking
 from triage.store.settings import Settings
 

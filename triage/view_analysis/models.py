@@ -19,7 +19,7 @@ import numpy as np
 from triage import store
 from triage.base.errors import TriageError
 from triage.final import final_labels
-from triage.models.metrics import model_curves
+from triage.stats.models.metrics import model_curves
 
 Progress = Callable[[int, int], bool]
 
@@ -58,8 +58,8 @@ def _bandit_dict(belief) -> dict[str, Any] | None:
 
 def models_inputs(project) -> ModelsInputs:
     """Read scores, positives (gold, else the final labels so far) and settings."""
-    from triage.models.inputs import followed_warning
     from triage.reports import project_positives, project_scores
+    from triage.stats.models.inputs import followed_warning
 
     s = project.settings
     if not project.models:
@@ -210,7 +210,7 @@ def build_models_view_data(
 ) -> ModelsViewData:
     """Every number of the model view. ``source`` is a :class:`ModelsInputs` (safe in a
     worker thread) or an open project (read first with :func:`models_inputs`)."""
-    from triage.models.report import compare_report, k_key, model_value
+    from triage.stats.models.report import compare_report, k_key, model_value
 
     inputs = source if isinstance(source, ModelsInputs) else models_inputs(source)
     names, g = inputs.models, inputs.positive.astype(bool)

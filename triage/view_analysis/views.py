@@ -154,8 +154,8 @@ def agreement_job(project, *, level: str = "nominal", seed: int = 0, bootstrap: 
     def work(progress: Progress | None = None) -> dict[str, Any]:
         from dataclasses import replace
 
-        from triage.agreement.breakdown import retest_agreement
-        from triage.agreement.report import agreement_report
+        from triage.stats.agreement.breakdown import retest_agreement
+        from triage.stats.agreement.report import agreement_report
 
         if progress is not None and progress(0, 1) is False:
             raise TriageError("the agreement computation was cancelled")

@@ -35,7 +35,7 @@ class AdviceBanner(QFrame):
         self._apply()
 
     def show_advice(self, advice_json: Mapping[str, Any] | None) -> None:
-        """Show the advice (``triage.stopping.advice_to_json``); ``None`` clears it."""
+        """Show the advice (``triage.stats.stopping.advice_to_json``); ``None`` clears it."""
         self.data = banner_data(advice_json)
         self._apply()
 

@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
-from triage.live import LiveSnapshot
+from triage.stats.live import LiveSnapshot
 from triage.view_panels import PanelInfo
 from ui.save_chart import save_chart_dialog
 

@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from triage.agreement.bootstrap import BootstrapResult
-from triage.agreement.bootstrap import bootstrap as bootstrap_intervals
-from triage.agreement.breakdown import BreakdownRow, RetestRow, breakdown, retest_agreement
-from triage.agreement.coefficients import (
+from triage.base.errors import TriageError
+from triage.stats.agreement.bootstrap import BootstrapResult
+from triage.stats.agreement.bootstrap import bootstrap as bootstrap_intervals
+from triage.stats.agreement.breakdown import BreakdownRow, RetestRow, breakdown, retest_agreement
+from triage.stats.agreement.coefficients import (
     PairKappa,
     cohen_pairs,
     fleiss_kappa,
@@ -24,9 +25,8 @@ from triage.agreement.coefficients import (
     mean_kappa,
     percent_agreement,
 )
-from triage.agreement.krippendorff import krippendorff_alpha
-from triage.agreement.ratings import Coefficient, encode
-from triage.base.errors import TriageError
+from triage.stats.agreement.krippendorff import krippendorff_alpha
+from triage.stats.agreement.ratings import Coefficient, encode
 
 RELIABLE, TENTATIVE = 0.800, 0.667
 KAPPA_WEIGHTS = {"nominal": None, "ordinal": "linear", "interval": "quadratic", "ratio": "quadratic"}

@@ -1,7 +1,7 @@
 """Bootstrap confidence intervals for α and percent agreement, resampling items.
 
 Pairable items are drawn with replacement; because every item's contribution to α is a
-row of linear statistics (see :mod:`triage.agreement.krippendorff`), a resample's α is a
+row of linear statistics (see :mod:`triage.stats.agreement.krippendorff`), a resample's α is a
 function of one sparse-matrix product with its multiplicity vector, so 1,000 resamples of
 10,000 items take well under a second for nominal and interval data.
 """
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from triage.agreement.krippendorff import alpha_from_totals, category_counts, item_statistics
-from triage.agreement.ratings import Ratings
+from triage.stats.agreement.krippendorff import alpha_from_totals, category_counts, item_statistics
+from triage.stats.agreement.ratings import Ratings
 
 # Multiplicity entries materialised at once (memory bound, not a speed knob).
 _CHUNK_CELLS = 2_000_000

@@ -1,7 +1,7 @@
 """Plain data for stopping advice: what goes in (:class:`AdviceInputs`) and what comes out.
 
 The project side (``triage advise``) only has to fill :class:`AdviceInputs`; everything else
-is computed by :func:`triage.stopping.advise`. Ranks are 1-based positions under the active
+is computed by :func:`triage.stats.stopping.advise`. Ranks are 1-based positions under the active
 model's ranking (or any labeling order), so rank ``r`` is the r-th candidate a follower of
 that ranking would see.
 """

@@ -159,7 +159,7 @@ def score_statistics(gold: np.ndarray, *, threshold: float = 0.5, k_ndcg: int = 
     (To test all metrics at once, pass :func:`metrics.all_metrics_rows` to
     :func:`permutation_tests`, which sorts each row once.)
     """
-    from triage.models import metrics as mt
+    from triage.stats.models import metrics as mt
 
     g = np.asarray(gold).astype(bool).ravel()
     names = [*mt.THRESHOLD_METRICS, "roc_auc", "average_precision", f"ndcg@{k_ndcg}"]

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from triage.stopping.bounds import (
+from triage.stats.stopping.bounds import (
     clopper_pearson_lower,
     clopper_pearson_upper,
     hypergeometric_pvalue,
@@ -14,15 +14,15 @@ from triage.stopping.bounds import (
     qbcb_min_positives,
     qbcb_required,
 )
-from triage.stopping.knee import MIN_REVIEWED, knee_at
-from triage.stopping.state import (
+from triage.stats.stopping.knee import MIN_REVIEWED, knee_at
+from triage.stats.stopping.state import (
     State,
     calibration_consistent,
     primary_source,
     slice_index,
     yield_sources,
 )
-from triage.stopping.types import (
+from triage.stats.stopping.types import (
     ALPHA_UNRELIABLE,
     MIN_OVERLAP_ITEMS,
     AdviceInputs,

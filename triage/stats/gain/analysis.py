@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from triage.gain.ranking import (
+from triage.stats.gain.ranking import (
     DECILES,
     Ranking,
     decile_of_rank,

@@ -1,15 +1,15 @@
 """Inter-annotator agreement (seeds 002 and 004): pure functions over coded ratings.
 
-- :mod:`~triage.agreement.ratings`: long-form ratings coded against a category list, and
+- :mod:`~triage.stats.agreement.ratings`: long-form ratings coded against a category list, and
   :class:`Coefficient` (a value, or ``None`` with the reason it is undefined);
-- :mod:`~triage.agreement.krippendorff`: Krippendorff's α, four levels, missing values;
-- :mod:`~triage.agreement.coefficients`: percent agreement, Cohen's κ per pair (weighted
+- :mod:`~triage.stats.agreement.krippendorff`: Krippendorff's α, four levels, missing values;
+- :mod:`~triage.stats.agreement.coefficients`: percent agreement, Cohen's κ per pair (weighted
   for ordinal data), Fleiss' κ and Gwet's AC1 for any number of raters per item;
-- :mod:`~triage.agreement.bootstrap`: percentile intervals over items, seeded;
-- :mod:`~triage.agreement.breakdown`: per pair / annotator / session / decile / time, and
+- :mod:`~triage.stats.agreement.bootstrap`: percentile intervals over items, seeded;
+- :mod:`~triage.stats.agreement.breakdown`: per pair / annotator / session / decile / time, and
   test–retest;
-- :mod:`~triage.agreement.accumulator`: α updated one rating at a time;
-- :mod:`~triage.agreement.report`: everything ``triage agree`` shows.
+- :mod:`~triage.stats.agreement.accumulator`: α updated one rating at a time;
+- :mod:`~triage.stats.agreement.report`: everything ``triage agree`` shows.
 
 (The functions ``bootstrap`` and ``breakdown`` are not re-exported here: they share their
 modules' names.)

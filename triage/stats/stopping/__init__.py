@@ -1,11 +1,11 @@
 """Stopping advice: when does further annotation stop paying? (Qt-free, pure functions.)
 
 Fill :class:`AdviceInputs`, call :func:`advise`, and serialise with :func:`advice_to_json`
-(or :func:`advice_to_text`). :mod:`triage.stopping.simulate` backtests the rules.
+(or :func:`advice_to_text`). :mod:`triage.stats.stopping.simulate` backtests the rules.
 """
 
-from triage.stopping.advice import advice_to_json, advice_to_text, advise
-from triage.stopping.types import Advice, AdviceInputs, Estimate, NextBatch, RuleResult
+from triage.stats.stopping.advice import advice_to_json, advice_to_text, advise
+from triage.stats.stopping.types import Advice, AdviceInputs, Estimate, NextBatch, RuleResult
 
 __all__ = ["Advice", "AdviceInputs", "Estimate", "NextBatch", "RuleResult", "advice_to_json",
            "advice_to_text", "advise"]

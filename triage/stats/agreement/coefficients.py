@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from triage.agreement.krippendorff import _pairs_within_groups, category_counts
-from triage.agreement.ratings import Coefficient, Ratings
+from triage.stats.agreement.krippendorff import _pairs_within_groups, category_counts
+from triage.stats.agreement.ratings import Coefficient, Ratings
 
 NO_RATINGS = "there are no ratings"
 NO_PAIRABLE = "no item has two or more ratings, so there is nothing to compare"

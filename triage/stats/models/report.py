@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from triage.models import calibration as cal
-from triage.models import metrics as mt
-from triage.models import significance as sig
-from triage.models import value as val
+from triage.stats.models import calibration as cal
+from triage.stats.models import metrics as mt
+from triage.stats.models import significance as sig
+from triage.stats.models import value as val
 
 DEFAULT_KS = (0.0, 1.0, 2.0, 4.0, 8.0, 10.0)
 

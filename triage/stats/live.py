@@ -29,7 +29,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from triage.gain.ranking import DECILES, decile_sizes
+from triage.stats.gain.ranking import DECILES, decile_sizes
 
 KINDS = frozenset({"triage", "overlap", "audit", "retest", "adjudication"})
 PRICE_MODELS = frozenset({"per_item", "per_hour"})

@@ -16,14 +16,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from triage.agreement.coefficients import (
+from triage.stats.agreement.coefficients import (
     kappa_from_tables,
     percent_agreement,
     percent_agreement_counts,
     rating_pairs,
 )
-from triage.agreement.krippendorff import alpha_arrays, category_counts, krippendorff_alpha
-from triage.agreement.ratings import BREAKDOWNS, Coefficient, Ratings, encode
+from triage.stats.agreement.krippendorff import alpha_arrays, category_counts, krippendorff_alpha
+from triage.stats.agreement.ratings import BREAKDOWNS, Coefficient, Ratings, encode
 
 __all__ = ["BREAKDOWNS", "BreakdownRow", "RetestRow", "breakdown", "retest_agreement"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from triage.gain.analysis import ModelGain
+from triage.stats.gain.analysis import ModelGain
 
 # Expected positives are sums of fractions: models within this are tied, not ranked.
 _TIE_TOL = 1e-9

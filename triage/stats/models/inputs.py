@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from triage.base.errors import Problem, TriageError
-from triage.models.report import PROBABILITY_SLACK
+from triage.stats.models.report import PROBABILITY_SLACK
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import math
 from typing import Any
 
 from triage.base.jsonutil import jsonable
-from triage.stopping.rules import (
+from triage.stats.stopping.rules import (
     budget_rule,
     knee_rule,
     marginal_rule,
@@ -25,8 +25,8 @@ from triage.stopping.rules import (
     recall_rule,
     reliability_rule,
 )
-from triage.stopping.state import build_state
-from triage.stopping.types import Advice, AdviceInputs, NextBatch, RuleResult
+from triage.stats.stopping.state import build_state
+from triage.stats.stopping.types import Advice, AdviceInputs, NextBatch, RuleResult
 
 DECIDING = ("reliability", "budget", "recall", "marginal_value")
 

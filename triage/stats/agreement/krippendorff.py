@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from triage.agreement.ratings import LEVELS, Coefficient, Ratings
+from triage.stats.agreement.ratings import LEVELS, Coefficient, Ratings
 
 NO_PAIRABLE = "no item has ratings from two or more annotators, so there is nothing to compare"
 NO_VARIATION = (

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from triage.stopping.bounds import jeffreys_bounds
-from triage.stopping.calibration import Calibration, calibration_for
-from triage.stopping.types import AdviceInputs
+from triage.stats.stopping.bounds import jeffreys_bounds
+from triage.stats.stopping.calibration import Calibration, calibration_for
+from triage.stats.stopping.types import AdviceInputs
 
 
 @dataclass(frozen=True)

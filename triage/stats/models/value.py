@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from triage.models.metrics import as_arrays
+from triage.stats.models.metrics import as_arrays
 
 REJECT_ALL = math.inf  # a threshold no confidence reaches: everything goes to review
 

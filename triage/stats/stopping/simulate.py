@@ -6,8 +6,8 @@ An annotator labels down a given order (one row per repeat) with the gold labels
 asked whether to stop; we record where each would first have stopped, what it had found and
 spent. Everything is vectorised over repeats × checkpoints × audit draws.
 
-The backtest runs the sample-based rules exactly as :func:`triage.stopping.advise` does
-(same formulas from :mod:`triage.stopping.bounds`); it does not refit a calibration at every
+The backtest runs the sample-based rules exactly as :func:`triage.stats.stopping.advise` does
+(same formulas from :mod:`triage.stats.stopping.bounds`); it does not refit a calibration at every
 batch, so the marginal rule here rests on the recent yield.
 """
 
@@ -18,8 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from triage.base.errors import TriageError
-from triage.stopping.bounds import clopper_pearson_lower, hypergeometric_pvalue, jeffreys_bounds
-from triage.stopping.knee import knee_at
+from triage.stats.stopping.bounds import (
+    clopper_pearson_lower,
+    hypergeometric_pvalue,
+    jeffreys_bounds,
+)
+from triage.stats.stopping.knee import knee_at
 
 RECALL_RULES = ("recall", "recall_hypergeometric", "combined")
 

@@ -13,8 +13,8 @@ from collections import Counter
 
 import numpy as np
 
-from triage.agreement.krippendorff import NO_PAIRABLE, NO_VARIATION, alpha_from_totals
-from triage.agreement.ratings import LEVELS, Coefficient
+from triage.stats.agreement.krippendorff import NO_PAIRABLE, NO_VARIATION, alpha_from_totals
+from triage.stats.agreement.ratings import LEVELS, Coefficient
 
 
 class AlphaAccumulator:

@@ -15,7 +15,7 @@ import numpy as np
 from scipy.optimize import minimize, minimize_scalar
 from scipy.special import expit, log_expit
 
-from triage.models.metrics import as_arrays
+from triage.stats.models.metrics import as_arrays
 
 _EPS = 1e-6  # keeps logit(0) and logit(1) finite; exact 0/1 scores exist in real data
 
