@@ -8,10 +8,10 @@ import pytest
 
 from tests.helpers import make_project
 from triage import store
-from triage.adjudication import adjudicate, candidate_id_of, disagreements
 from triage.base.errors import TriageError
-from triage.cli import main
-from triage.final import final_labels
+from triage.cli.program import main
+from triage.project.adjudication import adjudicate, candidate_id_of, disagreements
+from triage.project.final import final_labels
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ def agree_json(*args: str) -> dict:
 
 def agree_here(capsys, *args: str) -> tuple[int, str, str]:
     """The same command in this process (cheaper than a subprocess under load)."""
-    from triage.cli import main
+    from triage.cli.program import main
 
     capsys.readouterr()
     code = main(["agree", *map(str, args)])

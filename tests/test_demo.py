@@ -8,8 +8,8 @@ import sqlite3
 import pytest
 
 from triage.base.errors import TriageError
-from triage.demo import DEMO_CSV, create_demo, ensure_demo, simulate
-from triage.project import open_project
+from triage.project.core import open_project
+from triage.project.demo import DEMO_CSV, create_demo, ensure_demo, simulate
 
 
 def _gold_by_key() -> dict[str, str]:

@@ -45,9 +45,9 @@ def test_the_checker_catches_a_forbidden_import(tmp_path):
 
 def test_running_a_headless_command_loads_no_qt():
     code = (
-        "import sys, triage.cli\n"
-        "triage.cli.build_parser()\n"
-        "import triage.project\n"
+        "import sys, triage.cli.program\n"
+        "triage.cli.program.build_parser()\n"
+        "import triage.project.core\n"
         "print(sorted(m for m in sys.modules if m.startswith(('PySide6', 'ui'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import make_project
-from triage import merge as mergemod
 from triage.base.errors import BusyError, ProjectError, TriageError
-from triage.cli import main
-from triage.merge import merge_projects
-from triage.project import open_project
+from triage.cli.program import main
+from triage.project import merge as mergemod
+from triage.project.core import open_project
+from triage.project.merge import merge_projects
 from triage.store import connection as dbmod
 from triage.store.connection import copy_project
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from triage.cli import main
+from triage.cli.program import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -138,7 +138,7 @@ def test_compare_numeric_gold_and_undefined_metrics(tmp_path, run):
 
 
 def test_default_ks_agree():
-    from triage.commands.value import DEFAULT_KS
+    from triage.cli.commands.value import DEFAULT_KS
     from triage.stats.models.report import DEFAULT_KS as CORE
 
     assert DEFAULT_KS == CORE

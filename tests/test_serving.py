@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tests.helpers import make_project
-from triage.project import open_project
+from triage.project.core import open_project
 from triage.serving.dispatcher import audit_order, overlap_plan
 
 
@@ -92,7 +92,7 @@ def test_retest_shows_earlier_items_again_in_a_later_session(tmp_path):
     assert 2 <= len(retests) <= 5
     assert set(retests) <= earlier and len(set(retests)) == len(retests)
     # A re-test does not replace the original label.
-    from triage.final import final_labels
+    from triage.project.final import final_labels
     from triage.store.records import active_labels
 
     finals = final_labels(active_labels(project.db))

@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from triage.commands.simulate import follow_order
+from triage.cli.commands.simulate import follow_order
 from triage.stats.stopping import AdviceInputs, advise
 from triage.stats.stopping.simulate import backtest, checkpoints_for, replay
 

@@ -9,11 +9,12 @@ from PySide6.QtCore import Qt, QThreadPool
 
 from tests.helpers import make_project
 from tests.test_view_analysis import BREAKDOWNS, label_two
-from triage.adjudication import adjudicate, candidate_id_of, disagreements
-from triage.project_advice import project_advice
-from triage.project_agreement import agreement_for_project
+from triage.project.adjudication import adjudicate, candidate_id_of, disagreements
+from triage.project.advice import project_advice
+from triage.project.agreement import agreement_for_project
 from triage.stats.stopping import advice_to_json
-from triage.view_analysis import build_models_view_data, models_inputs, session_labels
+from triage.views.analysis import session_labels
+from triage.views.models import build_models_view_data, models_inputs
 from ui.analysis import AdjudicationView, AdviceBanner, AgreementView, ModelsView
 
 
@@ -151,7 +152,7 @@ def test_models_view_tables_equal_the_core_numbers(qtbot, project, tmp_path):
 def test_models_view_warns_about_a_followed_ranking_and_shows_the_bandit(qtbot, tmp_path):
     from tests.helpers import SCHEME, pool_rows, write_pool
     from triage.ingest.importer import ColumnMapping
-    from triage.project import create_project
+    from triage.project.core import create_project
     from triage.store.settings import Settings
 
     src = write_pool(tmp_path / "pool.csv", pool_rows(40))

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from triage.store.settings import LabelOption, Settings
-from triage.view_desk import (
+from triage.views.desk import (
     IDLE_CAP_SECONDS,
     KeyAction,
     SessionStats,

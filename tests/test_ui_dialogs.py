@@ -11,7 +11,7 @@ from tests.helpers import pool_rows, write_pool
 from triage.base.errors import TriageError
 from triage.ingest.importer import ColumnMapping
 from triage.store.settings import LabelOption, Settings
-from triage.view_new_project import (
+from triage.views.new_project import (
     build_project,
     form_changes,
     guess_columns,

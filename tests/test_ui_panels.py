@@ -9,10 +9,10 @@ import pytest
 
 from tests.helpers import make_project, pool_rows, write_pool
 from triage.ingest.importer import ColumnMapping
-from triage.project import create_project
+from triage.project.core import create_project
 from triage.stats.live import LabelEvent, LiveState
 from triage.store.settings import LabelOption, Settings
-from triage.view_panels import PanelInfo
+from triage.views.panels import PanelInfo
 from ui.dialogs.settings import SettingsDialog
 from ui.lead_view import LeadView
 from ui.panels import ComparisonPanel, GainPanel, SpendPanel, YieldPanel

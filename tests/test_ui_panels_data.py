@@ -1,4 +1,4 @@
-"""Qt-free panel data (triage.view_panels): hand-computed figures and edge cases."""
+"""Qt-free panel data (triage.views.panels): hand-computed figures and edge cases."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from triage.stats.live import LabelEvent, LiveState
-from triage.view_panels import (
+from triage.views.panels import (
     PanelInfo,
     budget_items,
     comparison_data,
@@ -183,7 +183,7 @@ def test_gain_curve_is_the_snapshot_curve_and_baseline_stays_in_range(labels, po
 
 
 def test_current_decile_span():
-    from triage.view_panels import decile_span
+    from triage.views.panels import decile_span
 
     assert decile_span(2000, 1) == (0, 200)
     assert decile_span(2000, 3) == (400, 600)

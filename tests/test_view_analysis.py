@@ -9,23 +9,25 @@ import pytest
 from sklearn.metrics import cohen_kappa_score, roc_auc_score
 
 from tests.helpers import SCHEME, make_project, pool_rows, write_pool
-from triage.adjudication import candidate_id_of, disagreements
 from triage.base.errors import TriageError
 from triage.ingest.importer import ColumnMapping
-from triage.project import create_project
-from triage.project_agreement import agreement_for_project
+from triage.project.adjudication import candidate_id_of, disagreements
+from triage.project.agreement import agreement_for_project
+from triage.project.core import create_project
 from triage.stats.models.report import compare_report, k_key, model_value
 from triage.store.settings import Settings
-from triage.view_analysis import (
-    ACCEPT_KS,
-    VALUE_KS,
+from triage.views.analysis import (
     adjudication_data,
     agreement_view_data,
-    bandit_lines,
     banner_data,
+    session_labels,
+)
+from triage.views.models import (
+    ACCEPT_KS,
+    VALUE_KS,
+    bandit_lines,
     build_models_view_data,
     models_inputs,
-    session_labels,
 )
 
 BREAKDOWNS = ("pair", "annotator", "session", "decile")
@@ -127,7 +129,7 @@ def test_undefined_kappa_cells_keep_their_reason():
 
 
 def test_banner_keeps_the_headline_and_colours_by_decision(project):
-    from triage.project_advice import project_advice
+    from triage.project.advice import project_advice
     from triage.stats.stopping import advice_to_json
 
     advice = advice_to_json(project_advice(project))
@@ -242,7 +244,7 @@ def test_bandit_lines_say_when_a_model_is_decided():
 
 
 def test_agreement_job_equals_the_core_and_reads_nothing_later(project):
-    from triage.view_analysis import AGREEMENT_BREAKDOWNS, agreement_job
+    from triage.views.analysis import AGREEMENT_BREAKDOWNS, agreement_job
 
     work = agreement_job(project, bootstrap=100, seed=7)
     expected = agreement_for_project(project, bootstrap=100, seed=7,

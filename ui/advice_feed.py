@@ -36,7 +36,7 @@ class AdviceFeed:
             self.refresh(project, events)
 
     def refresh(self, project, events: int) -> None:
-        from triage.project_advice import advice_job
+        from triage.project.advice import advice_job
 
         self._events_at_last, self._time_at_last = events, time.monotonic()
         try:

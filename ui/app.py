@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def choose_project(args: argparse.Namespace, prefs: Prefs) -> Path:
     """The project to open: the argument, else the last one, else the demo."""
-    from triage.demo import ensure_demo
+    from triage.project.demo import ensure_demo
 
     if args.project is not None and not args.demo:
         return args.project
@@ -51,8 +51,8 @@ def choose_project(args: argparse.Namespace, prefs: Prefs) -> Path:
 
 def simulate_labels(path: Path, n: int) -> int:
     """Top the project up to ``n`` label events with gold labels (idempotent on reruns)."""
-    from triage.demo import simulate
-    from triage.project import open_project
+    from triage.project.core import open_project
+    from triage.project.demo import simulate
 
     with open_project(path) as project:
         missing = n - project.snapshot().events

@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from triage.base.errors import BusyError, TriageError
-from triage.project import Candidate, Project, Session
-from triage.view_desk import (
+from triage.project.core import Candidate, Project, Session
+from triage.views.desk import (
     KeyAction,
     SessionStats,
     action_for,

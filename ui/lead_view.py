@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from triage.stats.live import LiveSnapshot
-from triage.view_panels import PanelInfo, format_money
+from triage.views.panels import PanelInfo, format_money
 from ui.panels import ComparisonPanel, GainPanel, SpendPanel, YieldPanel
 
 COLUMNS = ("Annotator", "Labels", "Skips", "Positives", "Seconds / label", "Sessions", "Spend")

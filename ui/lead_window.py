@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from triage.base.errors import TriageError
-from triage.view_panels import recall_band
+from triage.views.panels import recall_band
 from ui.analysis import AdjudicationView, AdviceBanner, AgreementView, ModelsView
 from ui.lead_view import LeadView
 from ui.workers import Worker
@@ -122,7 +122,7 @@ class LeadWindow(QWidget):
         self._stale.discard(name)
         try:
             if name == "adjudication":   # a quick query: no worker needed
-                from triage.adjudication import disagreements
+                from triage.project.adjudication import disagreements
 
                 self.adjudication.show_items(disagreements(project), project.settings.labels)
                 return
@@ -141,16 +141,16 @@ class LeadWindow(QWidget):
     def _job(self, name: str, project):
         """(work(progress), on_finished) for a tab; reads the project here, on this thread."""
         if name == "advice":
-            from triage.project_advice import advice_job
+            from triage.project.advice import advice_job
 
             return advice_job(project), self._show_advice
         if name == "agreement":
-            from triage.view_analysis import agreement_job, session_labels
+            from triage.views.analysis import agreement_job, session_labels
 
             names = session_labels(project)
             return (agreement_job(project, bootstrap=1000),
                     lambda report: self.agreement.show_report(report, names))
-        from triage.view_analysis import build_models_view_data, models_inputs
+        from triage.views.models import build_models_view_data, models_inputs
 
         inputs = models_inputs(project)
         return (lambda progress: build_models_view_data(inputs, progress=progress),
@@ -161,7 +161,7 @@ class LeadWindow(QWidget):
         self.overview.gain.show_estimate(recall_band(advice))
 
     def _rule(self, candidate_id: int, value: str) -> None:
-        from triage.adjudication import adjudicate, disagreements
+        from triage.project.adjudication import adjudicate, disagreements
 
         project = self._project_of()
         adjudicate(project, self._lead_session_of(), candidate_id, value)

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from triage.base.errors import TriageError
-from triage.project import Project, open_project
-from triage.view_panels import PanelInfo
+from triage.project.core import Project, open_project
+from triage.views.panels import PanelInfo
 from ui.annotator_dialog import ask_annotator
 from ui.desk import Desk
 from ui.prefs import Prefs
@@ -261,7 +261,7 @@ class MainWindow(QMainWindow):
         from PySide6.QtCore import QThreadPool
         from PySide6.QtWidgets import QProgressDialog
 
-        from triage.exporting import export_project
+        from triage.project.export import export_project
         from ui.workers import Worker
 
         path = self.project.path
@@ -348,7 +348,7 @@ class MainWindow(QMainWindow):
     def _advice_arrived(self, advice: dict) -> None:
         """The lead view's gain chart shows the same estimate as the banner."""
         if self.lead_view is not None:
-            from triage.view_panels import recall_band
+            from triage.views.panels import recall_band
 
             self.lead_view.overview.gain.show_estimate(recall_band(advice))
 

@@ -1,6 +1,6 @@
 """The lead's analysis views: agreement, adjudication, model choice and the advice banner.
 
-Each is a self-contained ``QWidget`` that draws Qt-free data from ``triage.view_analysis``
+Each is a self-contained ``QWidget`` that draws Qt-free data from ``triage.views``
 (see docs/readme/analysis-views.md for how a host wires them up).
 """
 

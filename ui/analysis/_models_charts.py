@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from triage.view_analysis import ModelsViewData
+from triage.views.models import ModelsViewData
 from ui.analysis._common import FS, GREY, MARKERS, chart_text, model_colour, style_axes
 
 

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from triage.base.errors import TriageError
-from triage.view_analysis import AdjudicationData, adjudication_data
+from triage.views.analysis import AdjudicationData, adjudication_data
 from ui.analysis._common import GREY, VERMILLION, plain_label
 
 RuleCallback = Callable[[int, str], Any]
@@ -79,7 +79,7 @@ class AdjudicationView(QWidget):
 
     # -- interface -----------------------------------------------------------------------
     def show_items(self, items: Iterable[Any], scheme: Iterable[Any]) -> None:
-        """Show the disagreements (``triage.adjudication.Disagreement`` objects or dicts with
+        """Show the disagreements (``triage.project.adjudication.Disagreement`` objects or dicts with
         the same fields) and one button per label of ``scheme`` (``LabelOption``s)."""
         keep = self.selected_candidate()
         keep_row = max(self.table.currentRow(), 0)

@@ -14,7 +14,7 @@ from matplotlib.patches import Rectangle
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
-from triage.view_analysis import AgreementViewData, Series, agreement_view_data
+from triage.views.analysis import AgreementViewData, Series, agreement_view_data
 from ui.analysis._common import (
     BLUE,
     FS,
@@ -72,7 +72,7 @@ class AgreementView(QWidget):
     def show_report(self, report_json: Mapping[str, Any],
                     session_labels: Mapping[str, str] | None = None) -> None:
         """Show an ``AgreementReport.to_json()``; ``session_labels`` names sessions on the
-        trend's axis (``triage.view_analysis.session_labels(project)``)."""
+        trend's axis (``triage.views.session_labels(project)``)."""
         self.data = agreement_view_data(report_json, session_labels)
         d = self.data
         self.alpha_label.setText(d.alpha_text if report_json else "No agreement figures yet")

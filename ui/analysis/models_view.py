@@ -19,12 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from triage.view_analysis import (
-    ACCEPT_KS,
-    DEFAULT_ACCEPT_K,
-    ModelsViewData,
-    bandit_lines,
-)
+from triage.views.models import ACCEPT_KS, DEFAULT_ACCEPT_K, ModelsViewData, bandit_lines
 from ui.analysis._common import (
     GREY,
     ChartCanvas,
@@ -168,7 +163,7 @@ class ModelsView(QWidget):
 
     # -- interface -----------------------------------------------------------------------
     def show_data(self, data: ModelsViewData) -> None:
-        """Show a ``triage.view_analysis.ModelsViewData``; charts redraw once, 50 ms later."""
+        """Show a ``triage.views.ModelsViewData``; charts redraw once, 50 ms later."""
         self.data = data
         self.warning.setText("\n".join(f"Warning: {w}" for w in data.warnings))
         self.warning.setVisible(bool(data.warnings))

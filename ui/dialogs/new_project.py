@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from triage.base.errors import TriageError
 from triage.ingest.importer import ColumnMapping, preview
 from triage.store.settings import Settings
-from triage.view_new_project import (
+from triage.views.new_project import (
     build_project,
     form_changes,
     guess_columns,

@@ -1,7 +1,7 @@
 """The shared machinery of a chart panel: a matplotlib Figure in a Qt canvas, coalesced
 redraws, "Save chart…" and the data-for-tests hook.
 
-Subclasses implement ``_prepare(snapshot, info)`` (Qt-free data from ``triage.view_panels``)
+Subclasses implement ``_prepare(snapshot, info)`` (Qt-free data from ``triage.views.panels``)
 and ``_draw(data)`` (update the kept artists), and build their artists in ``_build()``.
 """
 
@@ -17,7 +17,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from triage.stats.live import LiveSnapshot
-from triage.view_panels import PanelInfo
+from triage.views.panels import PanelInfo
 from ui.save_chart import save_chart_dialog
 
 # Okabe–Ito: distinguishable with the common colour-vision deficiencies.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from triage.view_panels import ComparisonData, comparison_data
+from triage.views.panels import ComparisonData, comparison_data
 from ui.panels._base import GREY, MODEL_COLOURS, ChartPanel
 
 

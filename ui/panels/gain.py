@@ -7,7 +7,7 @@ from dataclasses import replace
 from matplotlib.collections import LineCollection
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from triage.view_panels import GainData, RecallBand, gain_data
+from triage.views.panels import GainData, RecallBand, gain_data
 from ui.panels._base import BLUE, GREY, HIGHLIGHT, MODEL_COLOURS, ChartPanel
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from triage.view_panels import SpendData, format_money, spend_data
+from triage.views.panels import SpendData, format_money, spend_data
 from ui.panels._base import BLUE, GREY, LIGHT, SKY, VERMILLION, ChartPanel
 
 LINES = 6  # caption/figure rows kept as artists

@@ -5,7 +5,7 @@ from __future__ import annotations
 from matplotlib.patches import Patch
 from matplotlib.ticker import PercentFormatter
 
-from triage.view_panels import YieldData, yield_data
+from triage.views.panels import YieldData, yield_data
 from ui.panels._base import BLUE, GREY, HIGHLIGHT, ORANGE, ChartPanel
 
 WIDTH = 0.38

@@ -190,7 +190,7 @@ def agreement_report(
 def project_report(path: str, args: argparse.Namespace) -> AgreementReport:
     """Agreement over a project's labels: the storage side feeds the arrays."""
     try:
-        from triage.project_agreement import project_report as from_project
+        from triage.project.agreement import project_report as from_project
     except ImportError as error:
         raise TriageError("agreement on a project file is not available yet") from error
     return from_project(path, args)

@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from triage import store
-from triage.project import Project, create_project
+from triage.project.core import Project, create_project
 from triage.store.settings import LabelOption, Settings
 
-DEMO_CSV = Path(__file__).resolve().parent.parent / "resources" / "demo" / "idioms.csv"
+DEMO_CSV = Path(__file__).resolve().parents[2] / "resources" / "demo" / "idioms.csv"
 DEMO_FILE_NAME = "demo.triage"
 DEMO_SCORES = (("frequency", "m1_frequency"), ("association", "m2_association"),
                ("classifier", "m3_classifier"))

@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 from triage.base.errors import TriageError
-from triage.commands._progress import ProgressBar
-from triage.commands._project_args import (
+from triage.cli.commands._progress import ProgressBar
+from triage.cli.commands._project_args import (
     add_mapping_args,
     add_settings_args,
     mapping_from_args,
@@ -26,7 +26,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.project import create_project
+    from triage.project.core import create_project
     from triage.store.settings import Settings
 
     if not args.score:

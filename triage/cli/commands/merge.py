@@ -7,7 +7,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from triage.commands._common import add_json_flag, emit
+from triage.cli.commands._common import add_json_flag, emit
 
 
 def register(sub) -> None:
@@ -38,7 +38,7 @@ def render(data: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.merge import merge_projects
+    from triage.project.merge import merge_projects
 
     report = merge_projects(args.target, args.sources)
     return emit(args, asdict(report), render)

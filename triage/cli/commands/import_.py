@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 from triage.base.errors import TriageError
-from triage.commands._progress import ProgressBar
-from triage.commands._project_args import add_mapping_args, mapping_from_args
+from triage.cli.commands._progress import ProgressBar
+from triage.cli.commands._project_args import add_mapping_args, mapping_from_args
 
 
 def register(sub) -> None:
@@ -21,7 +21,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.project import open_project
+    from triage.project.core import open_project
 
     if not args.score:
         raise TriageError("give at least one model score column with --score NAME=COLUMN")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from triage import store
-from triage.final import final_labels
+from triage.project.final import final_labels
 
 # Agreement gates the advice only when it rests on enough overlap items.
 MIN_OVERLAP_ITEMS = 30
@@ -46,7 +46,7 @@ def advice_inputs(project, *, alpha: float | None = None, overlap_items: int | N
 
 def project_advice(project):
     """The combined advice (continue / stop / pause) with every rule's numbers."""
-    from triage.project_agreement import agreement_for_project
+    from triage.project.agreement import agreement_for_project
     from triage.stats.stopping import advise
 
     report = agreement_for_project(project, bootstrap=0, breakdowns=())
@@ -60,7 +60,7 @@ def advice_job(project):
     The desk calls this on the GUI thread (reading is quick) and runs ``work`` on a worker
     thread (fitting the calibration and the bounds is the slow part).
     """
-    from triage.project_agreement import agreement_for_project
+    from triage.project.agreement import agreement_for_project
     from triage.stats.stopping import advice_to_json, advise
 
     report = agreement_for_project(project, bootstrap=0, breakdowns=())

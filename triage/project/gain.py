@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from triage import store
-from triage.final import final_labels
+from triage.project.final import final_labels
 
 
 def project_scores(project) -> dict[str, tuple[str, np.ndarray]]:
@@ -31,8 +31,8 @@ def project_positives(project, positive_values: list[str] | None = None) -> tupl
 
 def gain_report(path, args: argparse.Namespace) -> dict[str, Any]:
     """``triage gain PROJECT``: the offline gain report from the project's own data."""
-    from triage.commands.gain import build_report
-    from triage.project import open_project
+    from triage.cli.commands.gain import build_report
+    from triage.project.core import open_project
 
     with open_project(path) as project:
         s = project.settings

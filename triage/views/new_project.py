@@ -13,7 +13,7 @@ from pathlib import Path
 
 from triage.base.errors import TriageError
 from triage.ingest.importer import ColumnMapping, ImportResult
-from triage.project import create_project
+from triage.project.core import create_project
 from triage.store.settings import Settings, scheme_from_text
 
 Progress = Callable[[int, int], "bool | None"]

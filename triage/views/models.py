@@ -18,7 +18,7 @@ import numpy as np
 
 from triage import store
 from triage.base.errors import TriageError
-from triage.final import final_labels
+from triage.project.final import final_labels
 from triage.stats.models.metrics import model_curves
 
 Progress = Callable[[int, int], bool]
@@ -58,7 +58,7 @@ def _bandit_dict(belief) -> dict[str, Any] | None:
 
 def models_inputs(project) -> ModelsInputs:
     """Read scores, positives (gold, else the final labels so far) and settings."""
-    from triage.reports import project_positives, project_scores
+    from triage.project.gain import project_positives, project_scores
     from triage.stats.models.inputs import followed_warning
 
     s = project.settings

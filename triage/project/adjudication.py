@@ -1,7 +1,7 @@
 """The adjudication queue: candidates whose annotators disagree, and the rulings on them.
 
 A candidate is in the queue when the current labels of its annotators (see
-:mod:`triage.final`) are not all the same and nobody has ruled on it yet. A tie has no
+:mod:`triage.project.final`) are not all the same and nobody has ruled on it yet. A tie has no
 final label (``unresolved``: not counted as a positive); a majority has one, but the
 disagreement is still worth a look. A ruling is a label event of kind ``adjudication``;
 it makes the candidate's label final and takes it out of the queue.
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from triage import store
 from triage.base.errors import TriageError
-from triage.final import UNRESOLVED, FinalLabel, final_labels
+from triage.project.final import UNRESOLVED, FinalLabel, final_labels
 
 TIE, MAJORITY = "unresolved", "majority"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from triage.base.errors import TriageError
-from triage.commands._common import add_json_flag, emit
+from triage.cli.commands._common import add_json_flag, emit
 
 
 def register(sub) -> None:
@@ -53,8 +53,8 @@ def render_ruling(data: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.adjudication import adjudicate, candidate_id_of, disagreements
-    from triage.project import open_project
+    from triage.project.adjudication import adjudicate, candidate_id_of, disagreements
+    from triage.project.core import open_project
 
     ruling = [args.key, args.label, args.annotator]
     if any(v is not None for v in ruling):

@@ -1,7 +1,7 @@
 """``triage gain``: gain, cumulative gain and cost by decile per model (seed 000), offline.
 
 Reads a plain CSV/TSV/JSONL file with one score column per model and a gold label column,
-or a Triage project file (handed on to :func:`triage.reports.gain_report`).
+or a Triage project file (handed on to :func:`triage.project.gain.gain_report`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from triage.commands._common import add_json_flag, emit, jsonable, parse_score_option, require
+from triage.cli.commands._common import add_json_flag, emit, jsonable, parse_score_option, require
 
 CONVENTIONS = {
     "cost_to_all_positives_whole_deciles": (
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from triage.store.connection import is_sqlite_file
 
     if is_sqlite_file(args.file):
-        from triage.reports import gain_report
+        from triage.project.gain import gain_report
 
         data = gain_report(args.file, args)
     else:
@@ -111,7 +111,7 @@ def build_report(scores: dict[str, tuple[str, np.ndarray]], positive: np.ndarray
                  after_deciles: int | None = None, currency: str = "USD") -> dict[str, Any]:
     """The JSON-ready report for models ``{name: (score column, scores)}`` over one pool.
 
-    Public so that a project file's report (``triage.reports.gain_report``) can produce
+    Public so that a project file's report (``triage.project.gain.gain_report``) can produce
     exactly the same keys from the scores and gold labels it holds.
     """
     from triage.stats.gain import analyse_model, compare_models

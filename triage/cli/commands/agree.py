@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from triage.base.errors import InputError, Problem, TriageError
-from triage.commands._common import add_json_flag, emit
+from triage.cli.commands._common import add_json_flag, emit
 from triage.stats.agreement.ratings import BREAKDOWNS, LEVELS, numeric_values
 
 

@@ -1,13 +1,13 @@
 """The ``triage`` command line.
 
-Each subcommand lives in its own module under :mod:`triage.commands` and exposes
+Each subcommand lives in its own module under :mod:`triage.cli.commands` and exposes
 ``register(subparsers)``, which adds its parser and sets ``func`` to a callable taking
 the parsed arguments and returning an exit code. Modules are discovered at start-up, so
 adding a command never means editing this file.
 
 With no subcommand the desk (GUI) opens: that dispatch lives in the top-level
 ``main.py`` (also the ``triage`` entry point), because this package never imports Qt or
-``ui``. ``python -m triage.cli`` is the headless command line alone.
+``ui``. ``python -m triage.cli.program`` is the headless command line alone.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-from triage import __version__, commands
+from triage import __version__
 from triage.base.errors import TriageError
+from triage.cli import commands
 
 
 def build_parser() -> argparse.ArgumentParser:

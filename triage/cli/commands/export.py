@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from triage.commands._progress import ProgressBar
+from triage.cli.commands._progress import ProgressBar
 
 
 def register(sub) -> None:
@@ -19,7 +19,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.exporting import export_project
+    from triage.project.export import export_project
 
     bar = ProgressBar("exporting")
     try:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from triage.base.errors import TriageError
-from triage.commands._common import add_json_flag, emit, jsonable, parse_score_option, require
+from triage.cli.commands._common import add_json_flag, emit, jsonable, parse_score_option, require
 from triage.ingest.reader import read_table
 
 RULE_ORDER = ("budget", "marginal_value", "recall", "recall_hypergeometric", "knee", "combined")

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from triage.commands._common import add_json_flag, emit
+from triage.cli.commands._common import add_json_flag, emit
 
 
 def register(sub) -> None:
@@ -29,8 +29,8 @@ def render(data: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.project import open_project
-    from triage.project_advice import project_advice
+    from triage.project.advice import project_advice
+    from triage.project.core import open_project
     from triage.stats.stopping import advice_to_json
 
     with open_project(args.project) as project:

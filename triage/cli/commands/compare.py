@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 
 from triage.base.errors import TriageError
-from triage.commands._common import add_json_flag, emit, jsonable, require
-from triage.commands.value import add_common_arguments
+from triage.cli.commands._common import add_json_flag, emit, jsonable, require
+from triage.cli.commands.value import add_common_arguments
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

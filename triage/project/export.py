@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from triage import store
-from triage.final import final_labels
+from triage.project.final import final_labels
 from triage.serving.queue import decile_of
 
 
@@ -77,7 +77,7 @@ def export_project(project_path, out, *, fmt: str | None = None, labeled_only: b
 
     from triage.base.errors import TriageError
     from triage.ingest.writer import write_table
-    from triage.project import open_project
+    from triage.project.core import open_project
 
     out = Path(out)
     fmt = fmt or out.suffix.lower().lstrip(".")

@@ -27,7 +27,7 @@ import numpy as np
 
 from triage import store
 from triage.base.errors import BusyError, ProjectError, TriageError
-from triage.final import final_labels
+from triage.project.final import final_labels
 from triage.serving.dispatcher import Dispatcher, Pick
 from triage.serving.queue import RankedQueue, decile_of
 from triage.serving.tracker import LabelTracker

@@ -7,7 +7,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from triage.commands._common import add_json_flag, emit
+from triage.cli.commands._common import add_json_flag, emit
 
 
 def register(sub) -> None:
@@ -76,7 +76,7 @@ def render(data: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.project import open_project
+    from triage.project.core import open_project
 
     with open_project(args.project) as project:
         data = status_data(project, curve=args.curve)

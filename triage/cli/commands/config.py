@@ -7,8 +7,8 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from triage.commands._common import add_json_flag, emit
-from triage.commands._project_args import add_settings_args, settings_changes
+from triage.cli.commands._common import add_json_flag, emit
+from triage.cli.commands._project_args import add_settings_args, settings_changes
 
 
 def register(sub) -> None:
@@ -21,7 +21,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.project import open_project
+    from triage.project.core import open_project
 
     changes = settings_changes(args)
     if args.show_score:

@@ -145,9 +145,9 @@ def agreement_job(project, *, level: str = "nominal", seed: int = 0, bootstrap: 
     """Read the ratings now (caller's thread); return ``work(progress)`` that computes the
     report's JSON from those arrays alone, so a worker thread never touches the database.
 
-    Mirrors :func:`triage.project_agreement.agreement_for_project` (a test holds them equal).
+    Mirrors :func:`triage.project.agreement.agreement_for_project` (a test holds them equal).
     """
-    from triage.project_agreement import project_ratings
+    from triage.project.agreement import project_ratings
 
     r = project_ratings(project)
 
@@ -252,7 +252,7 @@ def _field(item: Any, name: str) -> Any:
 
 
 def adjudication_data(items: Iterable[Any], scheme: Iterable[Any]) -> AdjudicationData:
-    """Rows for the table from ``triage.adjudication.disagreements`` (objects or dicts)."""
+    """Rows for the table from ``triage.project.adjudication.disagreements`` (objects or dicts)."""
     items = list(items)
     annotators = sorted({a for d in items for a in _field(d, "votes")})
     rows = []

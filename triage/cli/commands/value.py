@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from triage.base.errors import TriageError
-from triage.commands._common import add_json_flag, emit, jsonable, parse_score_option, require
+from triage.cli.commands._common import add_json_flag, emit, jsonable, parse_score_option, require
 
 # Same as triage.stats.models.report.DEFAULT_KS; the models package (scipy) loads only when run,
 # so listing commands stays fast.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from triage.commands._common import parse_score_option
+from triage.cli.commands._common import parse_score_option
 from triage.store.settings import scheme_from_text
 
 
