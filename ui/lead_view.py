@@ -20,8 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from triage.stats.live import LiveSnapshot
-from triage.views.panels import PanelInfo, format_money
+from triage.views.panels import LiveSnapshot, PanelInfo, format_money
 from ui.panels import ComparisonPanel, GainPanel, SpendPanel, YieldPanel
 
 COLUMNS = ("Annotator", "Labels", "Skips", "Positives", "Seconds / label", "Sessions", "Spend")

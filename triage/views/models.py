@@ -59,7 +59,7 @@ def _bandit_dict(belief) -> dict[str, Any] | None:
 def models_inputs(project) -> ModelsInputs:
     """Read scores, positives (gold, else the final labels so far) and settings."""
     from triage.project.gain import project_positives, project_scores
-    from triage.stats.models.inputs import followed_warning
+    from triage.stats.models.report import followed_warning
 
     s = project.settings
     if not project.models:

@@ -12,9 +12,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from triage.base.errors import TriageError
-from triage.ingest.importer import ColumnMapping, ImportResult
+
+# ColumnMapping, Settings and preview are the dialog's vocabulary: ui/ takes them from here.
+from triage.ingest.importer import ColumnMapping as ColumnMapping
+from triage.ingest.importer import ImportResult
+from triage.ingest.importer import preview as preview
 from triage.project.core import create_project
-from triage.store.settings import Settings, scheme_from_text
+from triage.store.settings import Settings as Settings
+from triage.store.settings import scheme_from_text
 
 Progress = Callable[[int, int], "bool | None"]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from triage.stats.gain.ranking import decile_sizes
-from triage.stats.live import LiveSnapshot
+from triage.stats.live import LiveSnapshot as LiveSnapshot  # ui/ takes the type from here
 
 MAX_POINTS = 2000  # a curve never needs more points than a panel has pixels
 _SYMBOLS = {"USD": "$"}

@@ -29,13 +29,14 @@ from PySide6.QtWidgets import (
 )
 
 from triage.base.errors import TriageError
-from triage.ingest.importer import ColumnMapping, preview
-from triage.store.settings import Settings
 from triage.views.new_project import (
+    ColumnMapping,
+    Settings,
     build_project,
     form_changes,
     guess_columns,
     guess_scheme,
+    preview,
     remove_project,
 )
 from ui.workers import Worker

@@ -20,8 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from triage.base.errors import TriageError
-from triage.store.settings import Settings
-from triage.views.new_project import settings_changes
+from triage.views.new_project import Settings, settings_changes
 from ui.dialogs.new_project import money_form, read_money_form
 
 

@@ -16,8 +16,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
-from triage.stats.live import LiveSnapshot
-from triage.views.panels import PanelInfo
+from triage.views.panels import LiveSnapshot, PanelInfo
 from ui.save_chart import save_chart_dialog
 
 # Okabe–Ito: distinguishable with the common colour-vision deficiencies.

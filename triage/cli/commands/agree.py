@@ -131,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
                               + (" or --block N" if by == "time" else "") + ")")
     if args.retest and not args.session:
         raise TriageError("--retest needs the session column (--session COL)")
-    from triage.stats.agreement.report import agreement_report, project_report, render_text
+    from triage.project.agreement import project_report
+    from triage.stats.agreement.report import agreement_report, render_text
     from triage.store.connection import is_sqlite_file
 
     if is_sqlite_file(args.file):

@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def compare_data(args: argparse.Namespace) -> dict[str, Any]:
-    from triage.stats.models.inputs import load_scored_file
+    from triage.ingest.scored import load_scored_file
     from triage.stats.models.report import compare_report
 
     require(args.trials >= 1, "--trials must be at least 1")

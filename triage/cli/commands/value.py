@@ -67,7 +67,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def value_data(args: argparse.Namespace) -> dict[str, Any]:
     """Read the file and compute the report as JSON-ready data."""
-    from triage.stats.models.inputs import load_scored_file
+    from triage.ingest.scored import load_scored_file
     from triage.stats.models.report import value_report
 
     require(0.0 <= args.validation_share < 1.0, "--validation-share must be in [0, 1)")

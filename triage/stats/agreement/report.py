@@ -1,12 +1,11 @@
 """Everything ``triage agree`` reports, from plain arrays, as one frozen dataclass.
 
 The FILE form reads a table and feeds :func:`agreement_report`; the PROJECT form only
-has to feed the same arrays from the labels table (:func:`project_report`).
+has to feed the same arrays from the labels table (:func:`triage.project.agreement.project_report`).
 """
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -187,13 +186,6 @@ def agreement_report(
     )
 
 
-def project_report(path: str, args: argparse.Namespace) -> AgreementReport:
-    """Agreement over a project's labels: the storage side feeds the arrays."""
-    try:
-        from triage.project.agreement import project_report as from_project
-    except ImportError as error:
-        raise TriageError("agreement on a project file is not available yet") from error
-    return from_project(path, args)
 
 
 def _fmt(c: Coefficient) -> str:

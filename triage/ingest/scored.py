@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from triage.base.errors import Problem, TriageError
-from triage.stats.models.report import PROBABILITY_SLACK
+from triage.ingest.reader import read_table
+from triage.stats.models.report import PROBABILITY_SLACK, followed_warning
 
 
 @dataclass(frozen=True)
@@ -31,14 +32,6 @@ def _matches(value: str, wanted: set[str], wanted_numbers: set[float]) -> bool:
         return False
 
 
-def followed_warning(model: str) -> str:
-    """The biased-sample warning for gold labels gathered by following one model's ranking."""
-    return (
-        f"gold labels came from annotation that followed {model}'s ranking: the labeled items "
-        f"are the ones {model} ranked high, not a random sample, so every figure here favours "
-        f"{model} and says little about the items nobody labeled. Compare models on a random "
-        "audit sample instead."
-    )
 
 
 def load_scored_file(
@@ -46,8 +39,6 @@ def load_scored_file(
     probabilities: bool = False, labels_followed: str | None = None,
 ) -> ScoredFile:
     """Read ``path`` with :func:`triage.ingest.reader.read_table` and validate what we need."""
-    from triage.ingest.reader import read_table
-
     if not scores:
         raise TriageError("give at least one --score NAME=COLUMN")
     names = [name for name, _ in scores]
