@@ -290,7 +290,7 @@ def test_add_scores_errors_change_nothing(db, tmp_path):
 
 def test_cancel_leaves_nothing(tmp_path, monkeypatch):
     monkeypatch.setattr("triage.ingest.importer.CHUNK", 2)
-    monkeypatch.setattr("triage.ingest.reader.PROGRESS_EVERY", 2)
+    monkeypatch.setattr("triage.ingest.parsing.PROGRESS_EVERY", 2)
     src = pool(tmp_path)
     for stop_after in (1, 3, 6):  # while reading, inserting candidates, inserting scores
         database = create_database(tmp_path / f"c{stop_after}.triage")

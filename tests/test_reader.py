@@ -139,7 +139,7 @@ def test_embedded_newlines_keep_physical_line_numbers(tmp_path):
 
 
 def test_embedded_newlines_across_progress_chunks(tmp_path, monkeypatch):
-    monkeypatch.setattr("triage.ingest.reader.PROGRESS_EVERY", 3)
+    monkeypatch.setattr("triage.ingest.parsing.PROGRESS_EVERY", 3)
     rows = ["key,text"] + [f'k{i},"a\nb"' if i % 4 == 0 else f"k{i},t" for i in range(10)]
     table = read_table(write(tmp_path, "c.csv", "\n".join(rows) + "\n"))
     expected, line = [], 2
@@ -228,7 +228,7 @@ def test_jsonl_missing_key_and_nan(tmp_path):
 
 
 def test_progress_is_called_and_can_cancel(tmp_path, monkeypatch):
-    monkeypatch.setattr("triage.ingest.reader.PROGRESS_EVERY", 10)
+    monkeypatch.setattr("triage.ingest.parsing.PROGRESS_EVERY", 10)
     body = "".join(f"k{i}\n" for i in range(35))
     calls = []
     path = write(tmp_path, "p.csv", "key\n" + body)
@@ -275,10 +275,10 @@ def test_fast_path_equals_the_precise_parser(tmp_path, monkeypatch, rows):
     body = "".join(f"k{i},{text},{score!r}\n" for i, (text, score) in enumerate(rows))
     path = write(tmp_path, "fast.csv", "key,text,score\n" + body)
     fast = read_table(path, numeric=["score"], unique=["key"])
-    assert reader._fast_delimited(path.read_text(encoding="utf-8"), ",", ["score"], 0,
+    assert reader.fast_delimited(path.read_text(encoding="utf-8"), ",", ["score"], 0,
                                   None) is not None
     with monkeypatch.context() as patch:   # undone before hypothesis's next example
-        patch.setattr(reader, "_fast_delimited", lambda *a, **k: None)
+        patch.setattr(reader, "fast_delimited", lambda *a, **k: None)
         slow = read_table(path, numeric=["score"], unique=["key"])
     assert fast.columns == slow.columns and fast.lines.tolist() == slow.lines.tolist()
     assert fast.column("key") == slow.column("key") and fast.column("text") == slow.column("text")
