@@ -6,7 +6,7 @@ import csv
 from pathlib import Path
 
 from triage.ingest.importer import ColumnMapping
-from triage.project.core import Project, create_project
+from triage.project import Project, create_project
 from triage.store.settings import LabelOption, Settings
 
 SCHEME = (LabelOption("idiom", "i"), LabelOption("literal", "l"))

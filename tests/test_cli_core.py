@@ -79,7 +79,7 @@ def test_export_csv_is_guarded_and_complete(tmp_path):
     out = triage("new", tmp_path / "p.triage", src, "--text", "text", "--key", "key",
                  "--score", "m1=m1", "--labels", "idiom,literal")
     assert out.returncode == 0, out.stderr
-    from triage.project.core import open_project
+    from triage.project import open_project
 
     with open_project(tmp_path / "p.triage") as project:
         s = project.start_session("ada")
@@ -102,7 +102,7 @@ def test_export_csv_is_guarded_and_complete(tmp_path):
 
 def test_add_scores_keeps_labels(tmp_path):
     new_project(tmp_path, n=10)
-    from triage.project.core import open_project
+    from triage.project import open_project
 
     with open_project(tmp_path / "p.triage") as project:
         s = project.start_session("ada")

@@ -27,7 +27,7 @@ DESKS, LABELS, POOL = 4, 500, 5000
 CHILD = r"""
 import os, sys, time
 from triage.base.errors import BusyError
-from triage.project.core import open_project
+from triage.project import open_project
 
 path, name, count, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 while not os.path.exists(go):          # start together, after the imports

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r"""
 import sys
-from triage.project.core import open_project
+from triage.project import open_project
 project = open_project(sys.argv[1])
 session = project.start_session(sys.argv[2])
 while True:

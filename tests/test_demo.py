@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from triage.base.errors import TriageError
-from triage.project.core import open_project
+from triage.project import open_project
 from triage.project.demo import DEMO_CSV, create_demo, ensure_demo, simulate
 
 

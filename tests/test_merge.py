@@ -15,7 +15,7 @@ from tests.helpers import make_project
 from triage.base.errors import BusyError, ProjectError, TriageError
 from triage.cli.program import main
 from triage.project import merge as mergemod
-from triage.project.core import open_project
+from triage.project import open_project
 from triage.project.merge import merge_projects
 from triage.store import connection as dbmod
 from triage.store.connection import copy_project

@@ -8,7 +8,7 @@ import pytest
 
 from tests.helpers import SCHEME, make_project
 from triage.base.errors import ProjectError, TriageError
-from triage.project.core import create_project, open_project
+from triage.project import create_project, open_project
 from triage.store.connection import APPLICATION_ID, schema_version
 from triage.store.settings import Settings
 

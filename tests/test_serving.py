@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tests.helpers import make_project
-from triage.project.core import open_project
+from triage.project import open_project
 from triage.serving.dispatcher import audit_order, overlap_plan
 
 

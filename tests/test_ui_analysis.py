@@ -152,7 +152,7 @@ def test_models_view_tables_equal_the_core_numbers(qtbot, project, tmp_path):
 def test_models_view_warns_about_a_followed_ranking_and_shows_the_bandit(qtbot, tmp_path):
     from tests.helpers import SCHEME, pool_rows, write_pool
     from triage.ingest.importer import ColumnMapping
-    from triage.project.core import create_project
+    from triage.project import create_project
     from triage.store.settings import Settings
 
     src = write_pool(tmp_path / "pool.csv", pool_rows(40))

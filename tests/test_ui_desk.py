@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from tests.qt_helpers import open_main_window
 from triage.ingest.importer import ColumnMapping
-from triage.project.core import create_project
+from triage.project import create_project
 from triage.store.settings import LabelOption, Settings
 from ui.main_window import MainWindow
 from ui.prefs import Prefs

@@ -11,7 +11,7 @@ import numpy as np
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QDialogButtonBox
 
-from triage.project.core import open_project
+from triage.project import open_project
 from ui.annotator_dialog import AnnotatorDialog
 from ui.app import build_parser, choose_project, simulate_labels
 from ui.prefs import Prefs, data_dir

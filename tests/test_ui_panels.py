@@ -9,7 +9,7 @@ import pytest
 
 from tests.helpers import make_project, pool_rows, write_pool
 from triage.ingest.importer import ColumnMapping
-from triage.project.core import create_project
+from triage.project import create_project
 from triage.stats.live import LabelEvent, LiveState
 from triage.store.settings import LabelOption, Settings
 from triage.views.panels import PanelInfo

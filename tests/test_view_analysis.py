@@ -11,9 +11,9 @@ from sklearn.metrics import cohen_kappa_score, roc_auc_score
 from tests.helpers import SCHEME, make_project, pool_rows, write_pool
 from triage.base.errors import TriageError
 from triage.ingest.importer import ColumnMapping
+from triage.project import create_project
 from triage.project.adjudication import candidate_id_of, disagreements
 from triage.project.agreement import agreement_for_project
-from triage.project.core import create_project
 from triage.stats.models.report import compare_report, k_key, model_value
 from triage.store.settings import Settings
 from triage.views.analysis import (

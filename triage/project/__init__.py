@@ -1,20 +1,14 @@
 """One project: the facade that joins the store, serving and the statistics.
 
 :mod:`~triage.project.core` holds :class:`Project` (sessions, the queue, labels, live
-figures); the other modules each answer one question about a project: ``advice``,
+figures), :mod:`~triage.project.files` creates and opens it; the other modules each answer one question about a project: ``advice``,
 ``agreement``, ``adjudication``, ``merge``, ``export``, ``gain`` and ``final`` (final
 labels). ``demo`` builds the demo project.
 """
 
-from triage.project.core import (
-    Candidate,
-    Project,
-    ProjectStatus,
-    Session,
-    create_project,
-    open_project,
-    opened,
-)
+from triage.project.core import Project
+from triage.project.files import create_project, open_project, opened
+from triage.project.types import Candidate, ProjectStatus, Session
 
 __all__ = ["Candidate", "Project", "ProjectStatus", "Session", "create_project", "open_project",
            "opened"]

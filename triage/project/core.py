@@ -1,102 +1,33 @@
-"""The project: one SQLite file, and the documented Python API for scripts and notebooks.
+"""The open project: sessions, the queue, labels, undo and the live figures.
 
-    import triage
-    with triage.open_project("idioms.triage") as project:
-        session = project.start_session("ada")
-        item = project.next_candidate(session)
-        project.record_label(session, item.candidate_id, "idiom", seconds=2.5)
-        project.undo(session)             # the candidate comes back
-        print(project.status().snapshot.positives_found)
-
-Every label is committed (durably: WAL + synchronous=FULL) before ``record_label``
-returns, so whatever the caller shows next, the label is already safe.
+This is the documented Python API (example in :mod:`triage`). Every label is committed
+durably (WAL + synchronous=FULL) before ``record_label`` returns, so whatever the caller
+shows next, the label is already safe. Read-only summaries live in
+:mod:`triage.project.summary`, imports in :mod:`triage.project.pool`.
 """
 
 from __future__ import annotations
 
-import functools
-import sqlite3
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from triage import store
-from triage.base.errors import BusyError, ProjectError, TriageError
+from triage.base.errors import TriageError
+from triage.project import pool, summary
 from triage.project.final import final_labels
+from triage.project.types import Candidate, Progress, ProjectStatus, Session, busy_guard
 from triage.serving.dispatcher import Dispatcher, Pick
 from triage.serving.queue import RankedQueue, decile_of
 from triage.serving.tracker import LabelTracker
 from triage.stats.live import LabelEvent, LiveSnapshot, LiveState, rebuild
-from triage.store import connection as dbmod
 from triage.store.schema import LABEL_KINDS
 from triage.store.settings import Settings
 
-Progress = Callable[[int, int], bool | None]
-
-
-@dataclass(frozen=True)
-class Session:
-    """An annotator's sitting at the desk; every label belongs to one."""
-
-    annotator: str
-    annotator_id: int
-    session_id: int
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """What the desk shows: the candidate and where it stands in the active ranking."""
-
-    candidate_id: int
-    key: str
-    text: str
-    meta: dict[str, Any]
-    rank: int
-    decile: int
-    pool: int
-    score: float
-    model: str
-    kind: str = "triage"
-
-    @property
-    def depth(self) -> float:
-        """How far into the pool this candidate sits (0..1)."""
-        return self.rank / self.pool if self.pool else 0.0
-
-
-@dataclass(frozen=True)
-class ProjectStatus:
-    path: str
-    pool: int
-    models: list[dict[str, Any]]
-    active_model: str | None
-    annotators: int
-    sessions: dict[str, int]
-    settings: Settings
-    snapshot: LiveSnapshot
-
-
-def _busy_guard(method):
-    """Turn SQLite's 'database is locked' into BusyError: nothing written, safe to retry."""
-
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        try:
-            return method(self, *args, **kwargs)
-        except sqlite3.OperationalError as error:
-            if "locked" in str(error) or "busy" in str(error):
-                raise BusyError(
-                    "the project file is busy (another program is writing to it); "
-                    "nothing was lost, try again"
-                ) from error
-            raise
-
-    return wrapper
+if TYPE_CHECKING:
+    from triage.ingest.importer import ColumnMapping, ImportResult
 
 
 class Project:
@@ -107,7 +38,7 @@ class Project:
         self.db = database
         self.backup = backup
         self.settings = store.load_settings(self.db)
-        self._load_models()
+        self.reload_models()
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -136,7 +67,8 @@ class Project:
 
     # -- models and ranking ----------------------------------------------------------
 
-    def _load_models(self) -> None:
+    def reload_models(self) -> None:
+        """Re-read models and rankings (after an import); the live state is rebuilt lazily."""
         self.models = store.models(self.db)
         self.pool = store.pool_size(self.db)
         self._order: np.ndarray | None = None
@@ -212,7 +144,7 @@ class Project:
         old = self.settings
         self.settings = new
         if new.active_model != old.active_model or new.queue_mode != old.queue_mode:
-            self._load_models()
+            self.reload_models()
         else:
             self._live = None  # positives or prices may have changed: rebuild lazily
             if self._dispatcher is not None:
@@ -228,18 +160,22 @@ class Project:
 
     # -- sessions --------------------------------------------------------------------
 
-    @_busy_guard
+    @busy_guard
     def start_session(self, annotator: str) -> Session:
         """Start an annotation session for ``annotator`` (created on first use)."""
         annotator_id = store.ensure_annotator(self.db, annotator)
         session_id = store.start_session(self.db, annotator_id)
         return Session(annotator.strip(), annotator_id, session_id)
 
-    @_busy_guard
+    @busy_guard
     def end_session(self, session: Session) -> None:
         store.end_session(self.db, session.session_id)
 
     # -- keeping in step with other desks ----------------------------------------------
+
+    def refresh(self) -> None:
+        """Follow label events and undo marks written since we last looked, by any desk."""
+        self._sync()
 
     def _sync(self) -> None:
         """Follow label events and undo marks written since we last looked, by any desk."""
@@ -296,7 +232,7 @@ class Project:
 
     # -- the queue -------------------------------------------------------------------
 
-    @_busy_guard
+    @busy_guard
     def next_candidate(self, session: Session) -> Candidate | None:
         """The next candidate for this annotator (claimed for them), or None when done."""
         self._sync()
@@ -338,7 +274,7 @@ class Project:
 
     # -- labels ----------------------------------------------------------------------
 
-    @_busy_guard
+    @busy_guard
     def record_label(
         self,
         session: Session,
@@ -384,7 +320,7 @@ class Project:
         return self.record_label(session, candidate_id, None, seconds=seconds, note=note,
                                  kind=kind)
 
-    @_busy_guard
+    @busy_guard
     def undo(self, session: Session) -> int | None:
         """Undo the annotator's last label (any session); returns its candidate id or None."""
         last = store.last_active_label(self.db, session.annotator_id)
@@ -400,7 +336,7 @@ class Project:
         self._returning[session.session_id] = (last.candidate_id, last.kind, last.served_by)
         return last.candidate_id
 
-    @_busy_guard
+    @busy_guard
     def add_note(self, label_id: int, note: str) -> None:
         store.set_note(self.db, label_id, note)
 
@@ -427,127 +363,43 @@ class Project:
 
     def audit_sample(self) -> tuple[np.ndarray, np.ndarray]:
         """(ranks, is-positive) of the random audit sample handled so far (skips left out)."""
-        self._sync()
-        ids = self.dispatcher.audit_sample()
-        ranks, positive = [], []
-        for cid in ids.tolist():
-            events = self.tracker.events_of(cid)
-            final = final_labels(events).get(cid)
-            if final is None or final.status == "skipped":
-                continue
-            ranks.append(self.rank_of(cid))
-            positive.append(final.value is not None and self.settings.is_positive(final.value))
-        return np.array(ranks, dtype=np.int64), np.array(positive, dtype=bool)
+        return summary.audit_sample(self)
 
     def status(self) -> ProjectStatus:
-        active = self.active_model()
-        return ProjectStatus(
-            path=str(self.path), pool=self.pool,
-            models=[{"name": m.name, "column": m.source_column, "tied_items": m.tied_items}
-                    for m in self.models],
-            active_model=active.name if active else None,
-            annotators=len(store.annotator_names(self.db)),
-            sessions=store.session_counts(self.db), settings=self.settings,
-            snapshot=self.snapshot() if self.models else None,
-        )
+        """Pool, models, annotators, sessions, settings and the live snapshot."""
+        return summary.status(self)
 
     def has_gold(self) -> bool:
-        return self.db.execute(
-            "SELECT EXISTS(SELECT 1 FROM candidates WHERE gold IS NOT NULL AND gold != '')"
-        ).fetchone()[0] == 1
+        """Does any candidate carry a gold label?"""
+        return summary.has_gold(self)
 
     def gold_positive_in_rank_order(self, model: store.ModelInfo) -> np.ndarray:
         """Bool array: is the candidate at rank r+1 of ``model`` a gold positive?"""
-        gold = store.gold_by_candidate(self.db)
-        positive = np.array([self.settings.is_positive(g) for g in gold], dtype=bool)
-        return positive[store.rank_order(self.db, model.id)]
+        return summary.gold_positive_in_rank_order(self, model)
 
     def offline_curves(self) -> dict[str, np.ndarray]:
-        """Per model, gold positives found after annotating the top r (index r-1).
-
-        Empty when the project has no gold labels. Ties were broken by a seeded random
-        order at import, so no model is favoured by the file's order.
-        """
-        if not self.has_gold():
-            return {}
-        return {m.name: np.cumsum(self.gold_positive_in_rank_order(m)) for m in self.models}
+        """Per model, gold positives found after annotating the top r (empty without gold)."""
+        return summary.offline_curves(self)
 
     def annotator_table(self) -> list[dict[str, Any]]:
         """Per annotator: labels, skips, positives, seconds per label, sessions, spend."""
-        snap = self.snapshot()
-        sessions = store.session_counts(self.db)
-        names = sorted(set(sessions) | set(snap.labels_by_annotator))
-        rows = []
-        for name in names:
-            labels = snap.labels_by_annotator.get(name, 0)
-            skips = snap.skips_by_annotator.get(name, 0)
-            seconds = snap.seconds_by_annotator.get(name, 0.0)
-            events = labels + skips
-            rows.append({
-                "annotator": name, "labels": labels, "skips": skips,
-                "positives": snap.positives_by_annotator.get(name, 0),
-                "seconds_per_label": seconds / events if events else None,
-                "sessions": sessions.get(name, 0),
-                "spend": snap.spend_by_annotator.get(name, 0.0),
-            })
-        return rows
+        return summary.annotator_table(self)
 
     # -- import ------------------------------------------------------------------------
 
-    def import_file(self, path: str | Path, mapping, *, skip_invalid: bool = False,
-                    progress: Progress | None = None):
+    def import_file(self, path: str | Path, mapping: ColumnMapping, *, skip_invalid: bool = False,
+                    progress: Progress | None = None) -> ImportResult:
         """Import the candidate pool (one transaction: all or nothing)."""
-        from triage.ingest.importer import import_candidates
+        return pool.import_file(self, path, mapping, skip_invalid=skip_invalid, progress=progress)
 
-        result = import_candidates(self.db, path, mapping, skip_invalid=skip_invalid,
-                                   progress=progress, seed=self.settings.seed)
-        self._load_models()
-        if self.settings.overlap_rate > 0:
-            self.dispatcher.replan_overlap()
-        return result
-
-    def add_scores(self, path: str | Path, *, key: str, scores, progress: Progress | None = None):
+    def add_scores(self, path: str | Path, *, key: str, scores: list[tuple[str, str]],
+                   progress: Progress | None = None) -> ImportResult:
         """Add later models' scores, matched by key; labels are untouched."""
-        from triage.ingest.importer import add_scores
-
-        result = add_scores(self.db, path, key=key, scores=scores, progress=progress,
-                            seed=self.settings.seed)
-        self._load_models()
-        return result
+        return pool.add_scores(self, path, key=key, scores=scores, progress=progress)
 
 
-def create_project(path: str | Path, settings: Settings | None = None) -> Project:
-    """Create a new, empty project file and open it."""
-    path = Path(path)
-    settings = (settings or Settings()).validate()
-    database = dbmod.create_database(path)
-    try:
-        with database.atomic():
-            store.set_project_info(database, "application", "triage")
-            store.set_project_info(database, "created_at", store.now_iso())
-        store.save_settings(database, settings)
-    except BaseException:
-        database.close()
-        raise
-    return Project(path, database)
 
 
-def open_project(path: str | Path) -> Project:
-    """Open an existing project file (migrating a copy-protected older one)."""
-    path = Path(path)
-    database, backup = dbmod.open_database(path)
-    try:
-        return Project(path, database, backup)
-    except sqlite3.DatabaseError as error:
-        database.close()
-        raise ProjectError(f"{path} is damaged: {error}") from error
 
 
-@contextmanager
-def opened(path: str | Path) -> Iterator[Project]:
-    project = open_project(path)
-    try:
-        yield project
-    finally:
-        project.close()
 

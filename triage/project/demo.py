@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from triage import store
-from triage.project.core import Project, create_project
+from triage.project import Project, create_project
 from triage.store.settings import LabelOption, Settings
 
 DEMO_CSV = Path(__file__).resolve().parents[2] / "resources" / "demo" / "idioms.csv"

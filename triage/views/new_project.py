@@ -17,7 +17,7 @@ from triage.base.errors import TriageError
 from triage.ingest.importer import ColumnMapping as ColumnMapping
 from triage.ingest.importer import ImportResult
 from triage.ingest.importer import preview as preview
-from triage.project.core import create_project
+from triage.project import create_project
 from triage.store.settings import Settings as Settings
 from triage.store.settings import scheme_from_text
 

@@ -53,8 +53,8 @@ def render_ruling(data: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from triage.project import open_project
     from triage.project.adjudication import adjudicate, candidate_id_of, disagreements
-    from triage.project.core import open_project
 
     ruling = [args.key, args.label, args.annotator]
     if any(v is not None for v in ruling):

@@ -29,8 +29,8 @@ def render(data: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from triage.project import open_project
     from triage.project.advice import project_advice
-    from triage.project.core import open_project
     from triage.stats.stopping import advice_to_json
 
     with open_project(args.project) as project:

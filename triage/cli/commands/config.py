@@ -21,7 +21,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.project.core import open_project
+    from triage.project import open_project
 
     changes = settings_changes(args)
     if args.show_score:

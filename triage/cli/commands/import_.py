@@ -21,7 +21,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.project.core import open_project
+    from triage.project import open_project
 
     if not args.score:
         raise TriageError("give at least one model score column with --score NAME=COLUMN")

@@ -26,7 +26,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.project.core import create_project
+    from triage.project import create_project
     from triage.store.settings import Settings
 
     if not args.score:

@@ -76,7 +76,7 @@ def render(data: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from triage.project.core import open_project
+    from triage.project import open_project
 
     with open_project(args.project) as project:
         data = status_data(project, curve=args.curve)

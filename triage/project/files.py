@@ -1,0 +1,50 @@
+"""Creating and opening project files: the entry points that hand out a :class:`Project`."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from triage import store
+from triage.base.errors import ProjectError
+from triage.project import Project
+from triage.store import connection as dbmod
+from triage.store.settings import Settings
+
+
+def create_project(path: str | Path, settings: Settings | None = None) -> Project:
+    """Create a new, empty project file and open it."""
+    path = Path(path)
+    settings = (settings or Settings()).validate()
+    database = dbmod.create_database(path)
+    try:
+        with database.atomic():
+            store.set_project_info(database, "application", "triage")
+            store.set_project_info(database, "created_at", store.now_iso())
+        store.save_settings(database, settings)
+    except BaseException:
+        database.close()
+        raise
+    return Project(path, database)
+
+
+def open_project(path: str | Path) -> Project:
+    """Open an existing project file (migrating a copy-protected older one)."""
+    path = Path(path)
+    database, backup = dbmod.open_database(path)
+    try:
+        return Project(path, database, backup)
+    except sqlite3.DatabaseError as error:
+        database.close()
+        raise ProjectError(f"{path} is damaged: {error}") from error
+
+
+@contextmanager
+def opened(path: str | Path) -> Iterator[Project]:
+    project = open_project(path)
+    try:
+        yield project
+    finally:
+        project.close()

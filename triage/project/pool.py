@@ -1,0 +1,42 @@
+"""Bringing candidates into a project: the pool from a file, and later models' scores.
+
+Both run as one transaction in :mod:`triage.ingest.importer` (all or nothing); the open
+project then reloads its models and, when overlap is on, re-plans the overlap sample.
+The importer (and pandas with it) is imported on first use, so opening a project for the
+desk stays cheap.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from triage.project.types import Progress
+
+if TYPE_CHECKING:
+    from triage.ingest.importer import ColumnMapping, ImportResult
+    from triage.project.core import Project
+
+
+def import_file(project: Project, path: str | Path, mapping: ColumnMapping, *,
+                skip_invalid: bool = False, progress: Progress | None = None) -> ImportResult:
+    """Import the candidate pool (one transaction: all or nothing)."""
+    from triage.ingest.importer import import_candidates
+
+    result = import_candidates(project.db, path, mapping, skip_invalid=skip_invalid,
+                               progress=progress, seed=project.settings.seed)
+    project.reload_models()
+    if project.settings.overlap_rate > 0:
+        project.dispatcher.replan_overlap()
+    return result
+
+
+def add_scores(project: Project, path: str | Path, *, key: str, scores: list[tuple[str, str]],
+               progress: Progress | None = None) -> ImportResult:
+    """Add later models' scores, matched by key; labels are untouched."""
+    from triage.ingest.importer import add_scores as import_scores
+
+    result = import_scores(project.db, path, key=key, scores=scores, progress=progress,
+                           seed=project.settings.seed)
+    project.reload_models()
+    return result

@@ -1,0 +1,91 @@
+"""Read-only summaries of a project: status, gold labels, offline curves, the annotator table.
+
+Functions of an open :class:`~triage.project.core.Project`; the project's methods of the
+same names delegate here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from triage import store
+from triage.project.final import final_labels
+from triage.project.types import ProjectStatus
+
+if TYPE_CHECKING:
+    from triage.project import Project
+
+
+def status(project: Project) -> ProjectStatus:
+    active = project.active_model()
+    return ProjectStatus(
+        path=str(project.path), pool=project.pool,
+        models=[{"name": m.name, "column": m.source_column, "tied_items": m.tied_items}
+                for m in project.models],
+        active_model=active.name if active else None,
+        annotators=len(store.annotator_names(project.db)),
+        sessions=store.session_counts(project.db), settings=project.settings,
+        snapshot=project.snapshot() if project.models else None,
+    )
+
+
+def has_gold(project: Project) -> bool:
+    return project.db.execute(
+        "SELECT EXISTS(SELECT 1 FROM candidates WHERE gold IS NOT NULL AND gold != '')"
+    ).fetchone()[0] == 1
+
+
+def gold_positive_in_rank_order(project: Project, model: store.ModelInfo) -> np.ndarray:
+    """Bool array: is the candidate at rank r+1 of ``model`` a gold positive?"""
+    gold = store.gold_by_candidate(project.db)
+    positive = np.array([project.settings.is_positive(g) for g in gold], dtype=bool)
+    return positive[store.rank_order(project.db, model.id)]
+
+
+def offline_curves(project: Project) -> dict[str, np.ndarray]:
+    """Per model, gold positives found after annotating the top r (index r-1).
+
+    Empty when the project has no gold labels. Ties were broken by a seeded random
+    order at import, so no model is favoured by the file's order.
+    """
+    if not project.has_gold():
+        return {}
+    return {m.name: np.cumsum(project.gold_positive_in_rank_order(m)) for m in project.models}
+
+
+def annotator_table(project: Project) -> list[dict[str, Any]]:
+    """Per annotator: labels, skips, positives, seconds per label, sessions, spend."""
+    snap = project.snapshot()
+    sessions = store.session_counts(project.db)
+    names = sorted(set(sessions) | set(snap.labels_by_annotator))
+    rows = []
+    for name in names:
+        labels = snap.labels_by_annotator.get(name, 0)
+        skips = snap.skips_by_annotator.get(name, 0)
+        seconds = snap.seconds_by_annotator.get(name, 0.0)
+        events = labels + skips
+        rows.append({
+            "annotator": name, "labels": labels, "skips": skips,
+            "positives": snap.positives_by_annotator.get(name, 0),
+            "seconds_per_label": seconds / events if events else None,
+            "sessions": sessions.get(name, 0),
+            "spend": snap.spend_by_annotator.get(name, 0.0),
+        })
+    return rows
+
+
+def audit_sample(project: Project) -> tuple[np.ndarray, np.ndarray]:
+    """(ranks, is-positive) of the random audit sample handled so far (skips left out)."""
+    project.refresh()
+    ids = project.dispatcher.audit_sample()
+    ranks, positive = [], []
+    for cid in ids.tolist():
+        events = project.tracker.events_of(cid)
+        final = final_labels(events).get(cid)
+        if final is None or final.status == "skipped":
+            continue
+        ranks.append(project.rank_of(cid))
+        positive.append(final.value is not None and project.settings.is_positive(final.value))
+    return np.array(ranks, dtype=np.int64), np.array(positive, dtype=bool)

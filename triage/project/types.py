@@ -1,0 +1,75 @@
+"""What a project hands out: sessions, candidates, status; and the busy-file guard."""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from triage.base.errors import BusyError
+from triage.stats.live import LiveSnapshot
+from triage.store.settings import Settings
+
+Progress = Callable[[int, int], bool | None]
+
+
+@dataclass(frozen=True)
+class Session:
+    """An annotator's sitting at the desk; every label belongs to one."""
+
+    annotator: str
+    annotator_id: int
+    session_id: int
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """What the desk shows: the candidate and where it stands in the active ranking."""
+
+    candidate_id: int
+    key: str
+    text: str
+    meta: dict[str, Any]
+    rank: int
+    decile: int
+    pool: int
+    score: float
+    model: str
+    kind: str = "triage"
+
+    @property
+    def depth(self) -> float:
+        """How far into the pool this candidate sits (0..1)."""
+        return self.rank / self.pool if self.pool else 0.0
+
+
+@dataclass(frozen=True)
+class ProjectStatus:
+    path: str
+    pool: int
+    models: list[dict[str, Any]]
+    active_model: str | None
+    annotators: int
+    sessions: dict[str, int]
+    settings: Settings
+    snapshot: LiveSnapshot
+
+
+def busy_guard(method):
+    """Turn SQLite's 'database is locked' into BusyError: nothing written, safe to retry."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.OperationalError as error:
+            if "locked" in str(error) or "busy" in str(error):
+                raise BusyError(
+                    "the project file is busy (another program is writing to it); "
+                    "nothing was lost, try again"
+                ) from error
+            raise
+
+    return wrapper
