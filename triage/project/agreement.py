@@ -88,7 +88,7 @@ def agreement_for_project(project, *, level: str = "nominal", seed: int = 0,
 
 def project_report(path, args: argparse.Namespace):
     """``triage agree PROJECT``."""
-    from triage.project import open_project
+    from triage.project.files import open_project
 
     breakdowns = tuple(dict.fromkeys(["pair", "annotator", "session", "decile",
                                       *getattr(args, "by", [])]))

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+import triage.project.pool as pool
+import triage.project.summary as summary
 from triage import store
 from triage.base.errors import TriageError
-from triage.project import pool, summary
 from triage.project.final import final_labels
 from triage.project.types import Candidate, Progress, ProjectStatus, Session, busy_guard
 from triage.serving.dispatcher import Dispatcher, Pick

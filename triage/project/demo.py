@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from triage import store
-from triage.project import Project, create_project
+from triage.project.core import Project
+from triage.project.files import create_project
 from triage.store.settings import LabelOption, Settings
 
 DEMO_CSV = Path(__file__).resolve().parents[2] / "resources" / "demo" / "idioms.csv"

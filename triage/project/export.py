@@ -77,7 +77,7 @@ def export_project(project_path, out, *, fmt: str | None = None, labeled_only: b
 
     from triage.base.errors import TriageError
     from triage.ingest.writer import write_table
-    from triage.project import open_project
+    from triage.project.files import open_project
 
     out = Path(out)
     fmt = fmt or out.suffix.lower().lstrip(".")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from triage import store
 from triage.base.errors import ProjectError
-from triage.project import Project
+from triage.project.core import Project
 from triage.store import connection as dbmod
 from triage.store.settings import Settings
 

@@ -31,7 +31,7 @@ def project_positives(project, positive_values: list[str] | None = None) -> tupl
 
 def gain_report(path, args: argparse.Namespace) -> dict[str, Any]:
     """``triage gain PROJECT``: the offline gain report from the project's own data."""
-    from triage.project import open_project
+    from triage.project.files import open_project
     from triage.stats.gain.report import build_report
 
     with open_project(path) as project:

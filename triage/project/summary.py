@@ -15,7 +15,7 @@ from triage.project.final import final_labels
 from triage.project.types import ProjectStatus
 
 if TYPE_CHECKING:
-    from triage.project import Project
+    from triage.project.core import Project
 
 
 def status(project: Project) -> ProjectStatus:
