@@ -35,7 +35,7 @@ def build_project(cache: Path, rows: int) -> Path:
     from _generate import generate
 
     from triage.ingest.importer import ColumnMapping
-    from triage.project.core import create_project
+    from triage.project import create_project
     from triage.store.settings import LabelOption, Settings
 
     path = cache / f"desk-{rows}.triage"

@@ -23,7 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from triage.ingest.importer import ColumnMapping  # noqa: E402
-from triage.project.core import create_project  # noqa: E402
+from triage.project import create_project  # noqa: E402
 from triage.store.settings import LabelOption, Settings  # noqa: E402
 
 

@@ -51,7 +51,7 @@ def choose_project(args: argparse.Namespace, prefs: Prefs) -> Path:
 
 def simulate_labels(path: Path, n: int) -> int:
     """Top the project up to ``n`` label events with gold labels (idempotent on reruns)."""
-    from triage.project.core import open_project
+    from triage.project import open_project
     from triage.project.demo import simulate
 
     with open_project(path) as project:

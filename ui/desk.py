@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from triage.base.errors import BusyError, TriageError
-from triage.project.core import Candidate, Project, Session
+from triage.project import Candidate, Project, Session
 from triage.views.desk import (
     KeyAction,
     SessionStats,

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from triage.base.errors import TriageError
-from triage.project.core import Project, open_project
+from triage.project import Project, open_project
 from triage.views.panels import PanelInfo
 from ui.annotator_dialog import ask_annotator
 from ui.desk import Desk
