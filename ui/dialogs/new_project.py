@@ -106,7 +106,30 @@ class NewProjectDialog(QDialog):
         self._target: Path | None = None
         self._cancel_requested = False
         self._closing = False
+        src_row = self._source_row()
+        self.preview = QTableWidget(0, 0, self)
+        self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.preview.setMinimumHeight(140)
+        self.preview.horizontalHeader().setStretchLastSection(True)
+        columns = QHBoxLayout()
+        columns.addWidget(self._mapping_box(), 1)
+        money = QGroupBox("Labels and money", self)
+        form, self.fields = money_form(self)
+        money.setLayout(form)
+        columns.addWidget(money, 1)
+        tgt_row = self._target_row()
+        self._footer()
+        layout = QVBoxLayout(self)
+        layout.addLayout(src_row)
+        layout.addWidget(self.preview, 1)
+        layout.addLayout(columns)
+        layout.addLayout(tgt_row)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.errors)
+        layout.addWidget(self.buttons)
+        self.resize(820, 640)
 
+    def _source_row(self) -> QHBoxLayout:
         self.source = QLineEdit(self)
         self.source.setPlaceholderText("candidates file (.csv, .tsv, .jsonl)")
         self.source.editingFinished.connect(lambda: self.set_source(self.source.text()))
@@ -115,12 +138,9 @@ class NewProjectDialog(QDialog):
         src_row = QHBoxLayout()
         src_row.addWidget(self.source, 1)
         src_row.addWidget(browse)
+        return src_row
 
-        self.preview = QTableWidget(0, 0, self)
-        self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.preview.setMinimumHeight(140)
-        self.preview.horizontalHeader().setStretchLastSection(True)
-
+    def _mapping_box(self) -> QGroupBox:
         mapping = QGroupBox("Columns", self)
         mform = QFormLayout(mapping)
         self.key_combo, self.text_combo, self.gold_combo = (QComboBox(self) for _ in range(3))
@@ -130,11 +150,9 @@ class NewProjectDialog(QDialog):
         mform.addRow("Text", self.text_combo)
         mform.addRow("Gold label", self.gold_combo)
         mform.addRow("Scores (one model each)", self.score_list)
+        return mapping
 
-        money = QGroupBox("Labels and money", self)
-        form, self.fields = money_form(self)
-        money.setLayout(form)
-
+    def _target_row(self) -> QHBoxLayout:
         self.target = QLineEdit(self)
         self.target.setPlaceholderText("where to save the project (.triage)")
         save_as = QPushButton("Save as…", self)
@@ -143,7 +161,9 @@ class NewProjectDialog(QDialog):
         tgt_row.addWidget(QLabel("Project file", self))
         tgt_row.addWidget(self.target, 1)
         tgt_row.addWidget(save_as)
+        return tgt_row
 
+    def _footer(self) -> None:
         self.progress = QProgressBar(self)
         self.progress.setVisible(False)
         self.errors = QPlainTextEdit(self)
@@ -157,19 +177,6 @@ class NewProjectDialog(QDialog):
         self.cancel_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
         self.create_button.clicked.connect(self.start_import)
         self.cancel_button.clicked.connect(self.reject)
-
-        columns = QHBoxLayout()
-        columns.addWidget(mapping, 1)
-        columns.addWidget(money, 1)
-        layout = QVBoxLayout(self)
-        layout.addLayout(src_row)
-        layout.addWidget(self.preview, 1)
-        layout.addLayout(columns)
-        layout.addLayout(tgt_row)
-        layout.addWidget(self.progress)
-        layout.addWidget(self.errors)
-        layout.addWidget(self.buttons)
-        self.resize(820, 640)
 
     # -- the source file ---------------------------------------------------------------
     def _browse_source(self) -> None:
