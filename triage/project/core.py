@@ -24,6 +24,7 @@ from triage.serving.dispatcher import Dispatcher, Pick
 from triage.serving.queue import RankedQueue, decile_of
 from triage.serving.tracker import LabelTracker
 from triage.stats.live import LabelEvent, LiveSnapshot, LiveState, rebuild
+from triage.store import connection
 from triage.store.schema import LABEL_KINDS
 from triage.store.settings import Settings
 
@@ -48,14 +49,14 @@ class Project:
 
         Call it when the annotator pauses; otherwise SQLite does it inside some commit.
         """
-        self.db.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        connection.checkpoint(self.db)
 
     def set_busy_timeout(self, seconds: float) -> None:
         """How long a write waits for another desk's lock before BusyError (default 10 s).
 
         The desk uses a short wait so that it can say "busy, retrying" instead of freezing.
         """
-        self.db.conn.execute(f"PRAGMA busy_timeout={max(0, int(seconds * 1000))}")
+        connection.set_busy_timeout(self.db, seconds)
 
     def close(self) -> None:
         self.db.close()
@@ -183,7 +184,7 @@ class Project:
         self._ranks()
         # data_version changes when another connection commits; our own writes set
         # _wrote. When neither happened there is nothing new to read.
-        version = self.db.conn.execute("PRAGMA data_version").fetchone()[0]
+        version = connection.data_version(self.db)
         if version == self._seen_version and not self._wrote:
             return
         self._seen_version, self._wrote = version, False
