@@ -20,8 +20,9 @@ from triage import store
 from triage.base.errors import TriageError
 from triage.project.final import final_labels
 from triage.project.types import Candidate, Progress, ProjectStatus, Session, busy_guard
+from triage.serving.compose import build_dispatcher
 from triage.serving.dispatcher import Dispatcher, Pick
-from triage.serving.queue import RankedQueue, decile_of
+from triage.serving.queue import decile_of
 from triage.serving.tracker import LabelTracker
 from triage.stats.live import LabelEvent, LiveSnapshot, LiveState, rebuild
 from triage.store import connection
@@ -112,21 +113,13 @@ class Project:
 
     @property
     def dispatcher(self) -> Dispatcher:
+        """What serves this project's candidates (built on first use)."""
         if self._dispatcher is None:
             ranks = self._ranks()
-            queue = RankedQueue(self._order, self._ordered_scores, self.tracker.is_handled)
-            self._dispatcher = Dispatcher(self.db, queue, ranks, self._order, self.tracker,
-                                          self.settings)
-            self._dispatcher.resync = self._sync
-            if self.settings.overlap_rate > 0 and not self._dispatcher.overlap_items():
-                self._dispatcher.replan_overlap()
-            if self.settings.queue_mode != "follow" and len(self.models) > 1:
-                from triage.serving.bandit import BanditQueue
-
-                self._dispatcher.bandit = BanditQueue(self.db, self.models, self.settings,
-                                                      self.tracker.is_handled)
-                self._dispatcher.bandit.fold(sorted(self.tracker.rows.values(),
-                                                    key=lambda r: r.id))
+            assert self._order is not None  # set by _ranks()
+            self._dispatcher = build_dispatcher(self.db, self._order, self._ordered_scores, ranks,
+                                                self.tracker, self.settings, self.models,
+                                                self._sync)
         return self._dispatcher
 
     def bandit_belief(self):
