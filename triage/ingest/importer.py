@@ -11,10 +11,13 @@ candidate key under a key derived from the project seed and the model name: a se
 pseudo-random permutation that is the same however the input rows are shuffled.
 ``models.tied_items`` records how many items share their score with another.
 
-Speed (a million rows must import about as fast as raw ``executemany``): candidate ids
-are 1..N in file order so rows append to the table b-tree, scores are inserted in
-(model_id, rank) order so the WITHOUT ROWID primary key appends too, and inserts stream
-from ``zip`` over plain lists instead of building row tuples first.
+Speed (a million rows must import about as fast as the ``sqlite3`` shell's ``.import``):
+clean files are parsed by Arrow's C++ reader and validated with Arrow compute kernels
+(:mod:`triage.ingest.fastread`), so no Python object is made per value; candidate ids are
+1..N in file order so rows append to the table b-tree; the rows go to SQLite as Arrow
+batches (:mod:`triage.store.poolwrite`) while a second thread ranks the models (sorting
+and hashing in numpy release the GIL); and the unique key index is left for the first
+look-up by key to build (keys were checked unique while reading).
 """
 
 from __future__ import annotations
@@ -29,22 +32,25 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-import pandas as pd
 import sqlite_utils
 
+from triage.base import arrow
 from triage.base.errors import InputError, Problem, TriageError
+from triage.ingest import fastread
+from triage.ingest.hashing import pandas_hash
 from triage.ingest.reader import Table, decode_utf8, format_of, read_table
 from triage.ingest.writer import write_table
 from triage.store import bulk, candidates
-from triage.store.records import now_iso, save_ranking, set_project_info
+from triage.store.poolwrite import NewModel, write_pool
+from triage.store.records import now_iso, save_ranking
 
 Progress = Callable[[int, int], "bool | None"]
 DEFAULT_SEED = 20181
 CHUNK = 50_000
 PREVIEW_BYTES = 1 << 20
-IMPORT_CACHE_KIB = 256 * 1024  # page cache during import; restored afterwards
 
 
 @dataclass(frozen=True)
@@ -141,11 +147,12 @@ def _check_models(db: sqlite_utils.Database, path: Path,
         raise TriageError("model names must not be empty")
 
 
-def rank_scores(scores: np.ndarray, keys: Sequence[str], seed: int, model: str
+def rank_scores(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model: str
                 ) -> tuple[np.ndarray, int]:
     """Row indexes in rank order (index 0 = rank 1) and the number of tied items.
 
     Descending score; ties ordered by a seeded keyed hash of the key, never by file order.
+    ``keys`` is a list of strings or an Arrow string array.
     """
     # Any sort will do: equal scores are put in their seeded order just below.
     order = np.argsort(-scores)
@@ -161,8 +168,13 @@ def rank_scores(scores: np.ndarray, keys: Sequence[str], seed: int, model: str
     group = np.cumsum(np.concatenate(([True], ~same)))[positions]
     rows = order[positions]
     hash_key = hashlib.sha256(f"{seed}:{model}".encode()).hexdigest()[:16]
-    hashes = pd.util.hash_array(np.asarray([keys[i] for i in rows.tolist()], dtype=object),
-                                hash_key=hash_key)
+    if isinstance(keys, list):
+        tied_keys = arrow.strings([keys[i] for i in rows.tolist()])
+    else:
+        tied_keys = keys.take(arrow.from_numpy(rows.astype(np.int64)))
+        if hasattr(tied_keys, "combine_chunks"):
+            tied_keys = tied_keys.combine_chunks()
+    hashes = pandas_hash(tied_keys, hash_key)  # = pandas.util.hash_array, as before
     order[positions] = rows[np.lexsort((hashes, group))]
     return order, len(positions)
 
@@ -202,6 +214,13 @@ def _insert_scores(db: sqlite_utils.Database, path: Path, column: str, model: st
     return tied
 
 
+def _new_model(path: Path, column: str, model: str, values: np.ndarray,
+               ranked: tuple[np.ndarray, int]) -> NewModel:
+    """A pool model for :func:`write_pool`: candidate ids are row indexes + 1."""
+    order, tied = ranked
+    return NewModel(model, column, str(path), _now(), tied, order + 1, values[order])
+
+
 def _now() -> str:
     return now_iso()
 
@@ -212,6 +231,26 @@ def _metadata(table: Table, names: list[str]) -> list[str | None] | None:
     columns = [table.column(n) for n in names]
     columns = [c.tolist() if isinstance(c, np.ndarray) else c for c in columns]
     return [json.dumps(dict(zip(names, values)), ensure_ascii=False) for values in zip(*columns)]
+
+
+def _candidate_rows(table: Table, mapping: ColumnMapping, used: list[str]) -> Any:
+    """The Arrow table of candidates: key, text and, when there are any, meta and gold."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(table)
+    keys = (table.arrow(mapping.key) if mapping.key else
+            pc.cast(arrow.from_numpy(np.arange(1, n + 1, dtype=np.int64)), pa.large_string()))
+    columns = {"key": keys, "text": table.arrow(mapping.text)}
+    meta_names = (list(mapping.metadata) if mapping.metadata is not None
+                  else [c for c in table.columns if c not in used])
+    metas = _metadata(table, meta_names)
+    if metas is not None:
+        columns["meta"] = arrow.strings(metas)
+    if mapping.gold:  # a blank gold cell is no gold label
+        gold = table.arrow(mapping.gold)
+        columns["gold"] = pc.if_else(fastread.blank(gold), pa.nulls(n, pa.large_string()), gold)
+    return pa.table(columns)
 
 
 def _write_rejects(path: Path, table: Table) -> str | None:
@@ -260,61 +299,57 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     used = [c for c in (mapping.key, mapping.text, mapping.gold) if c] + score_columns
     required = list(dict.fromkeys(used + list(mapping.metadata or ())))
     ticker = _Ticker(progress, len(mapping.scores))
-    table = read_table(path, numeric=score_columns, required=required,
-                       nonempty=[c for c in (mapping.text, mapping.key) if c],
-                       unique=[mapping.key] if mapping.key else [],
-                       skip_invalid=skip_invalid, progress=ticker.read)
+    read = functools.partial(read_table, path, numeric=score_columns, required=required,
+                             nonempty=[c for c in (mapping.text, mapping.key) if c],
+                             skip_invalid=skip_invalid, progress=ticker.read)
+    # Keys are checked unique beside the write, on the ranking thread (a hash table over
+    # a million strings takes a tenth of a second); duplicates roll the write back and the
+    # file is read again with the check, which reports them (or drops them when skipping).
+    table = read()
+    try:
+        tied = _import_table(db, path, mapping, table, used, ticker, seed)
+    except _DuplicateKeys:
+        table = read(unique=[mapping.key])
+        tied = _import_table(db, path, mapping, table, used, ticker, seed)
+    rejects = _write_rejects(path, table)
+    return ImportResult(str(path), len(table), len(table.rejected), rejects,
+                        tuple(m for m, _ in mapping.scores), tied,
+                        time.perf_counter() - started)
+
+
+class _DuplicateKeys(Exception):
+    """The keys of the table being written are not unique (the write is rolled back)."""
+
+
+def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
+                  table: Table, used: list[str], ticker: _Ticker, seed: int) -> dict[str, int]:
+    """Write a read table as the pool in one transaction; returns each model's tied items."""
     n = len(table)
     if n == 0:
         raise TriageError(f"{path}: no candidates to import"
                           + (f" ({len(table.rejected)} rows rejected)" if table.rejected else ""))
     ticker.start_writing(n)
-    keys = table.column(mapping.key) if mapping.key else [str(i) for i in range(1, n + 1)]
-    meta_names = (list(mapping.metadata) if mapping.metadata is not None
-                  else [c for c in table.columns if c not in used])
-    metas = _metadata(table, meta_names)
-    golds = None
-    if mapping.gold:
-        golds = [g if g.strip() else None for g in table.column(mapping.gold)]
-    ids = np.arange(1, n + 1, dtype=np.int64)
+    rows = _candidate_rows(table, mapping, used)
+    keys = rows.column("key")
     tied: dict[str, int] = {}
     # Rank the models on a second thread while SQLite writes the candidates: sorting and
-    # hashing in numpy/pandas release the GIL, so the two overlap on a two-core machine.
+    # hashing in numpy release the GIL, and so does the bulk insert.
     with ThreadPoolExecutor(max_workers=1) as pool:
+        unique = pool.submit(fastread.all_unique, keys) if mapping.key else None
         rankings = {model: pool.submit(rank_scores, table.column(column), keys, seed, model)
                     for model, column in mapping.scores}
-        _write_pool(db, path, mapping, n, keys, table, metas, golds, ids, rankings, tied,
-                    ticker)
-    rejects = _write_rejects(path, table)
-    return ImportResult(str(path), n, len(table.rejected), rejects,
-                        tuple(m for m, _ in mapping.scores), tied,
-                        time.perf_counter() - started)
 
+        def models() -> list[NewModel]:
+            if unique is not None and not unique.result():
+                raise _DuplicateKeys()
+            out = [_new_model(path, column, model, table.column(column),
+                              rankings[model].result()) for model, column in mapping.scores]
+            tied.update((m.name, m.tied_items) for m in out)
+            return out
 
-def _write_pool(db, path, mapping, n, keys, table, metas, golds, ids, rankings, tied,
-                ticker) -> None:
-    """The one transaction of an import: candidates, then each model's ranking."""
-    # A larger page cache (fewer b-tree page reloads) and the key index's sort kept in
-    # memory rather than in temporary files while importing; both restored after.
-    with bulk.import_cache(db, IMPORT_CACHE_KIB), db.atomic():
-        if candidates.exist(db):  # someone imported while we were reading
-            raise TriageError("this project already has its candidates; use --add-scores")
-        # Absent columns are left out of the INSERT (binding NULLs costs as much).
-        columns = [keys, table.column(mapping.text)]
-        columns += [c for c in (metas, golds) if c is not None]
-        # Keys were checked unique while reading; the index is built once, at the end,
-        # inside the same transaction (a failure restores it with everything else).
-        bulk.drop_key_index(db)
-        bulk.insert_candidates(db, zip(*columns), meta=metas is not None,
-                               gold=golds is not None, chunk=CHUNK, advance=ticker.advance)
-        first, last = bulk.id_range(db)
-        if (first, last) != (1, n):
-            raise TriageError(f"internal error: candidate ids {first}..{last}, expected 1..{n}")
-        bulk.create_key_index(db)
-        for model, column in mapping.scores:
-            tied[model] = _insert_scores(db, path, column, model, table.column(column), ids,
-                                         rankings[model].result(), ticker)
-        set_project_info(db, "source_file", str(path.resolve()))
+        write_pool(db, rows, models, source_file=str(path.resolve()), chunk=CHUNK,
+                   advance=ticker.advance)
+    return tied
 
 
 @_without_gc
@@ -352,7 +387,7 @@ def add_scores(db: sqlite_utils.Database, path: str | Path, *, key: str,
     ids = np.asarray(ids_list, dtype=np.int64)
     ticker.start_writing(len(keys))
     tied: dict[str, int] = {}
-    with bulk.import_cache(db, IMPORT_CACHE_KIB), db.atomic():
+    with db.atomic():
         for model, column in scores:
             values = table.column(column)
             tied[model] = _insert_scores(db, path, column, model, values, ids,

@@ -1,9 +1,10 @@
 """Parsing the bytes of a CSV, TSV or JSONL file into raw columns, with physical line numbers.
 
-Two delimited parsers give the same result: pandas' C parser for clean files (the fast
-path) and the csv module for anything unusual (quotes, blank lines, ragged rows), which
-keeps exact line numbers for error messages. :mod:`triage.ingest.reader` chooses between
-them and validates what comes back.
+These are the precise parsers: the csv module and ``json`` line by line, which keep exact
+line numbers for error messages and handle anything unusual (quotes, blank lines, ragged
+rows). Clean files take the fast path in :mod:`triage.ingest.fastread` (Arrow's C++
+readers), which gives the same result; :mod:`triage.ingest.reader` chooses between them
+and validates what comes back.
 """
 
 from __future__ import annotations
@@ -107,69 +108,6 @@ def delimited_columns(path: Path, text: str, delimiter: str, total: int,
     del rows
     values = [list(c) for c in zip(*records)] if records else [[] for _ in names]
     return names, values, starts[np.asarray(kept, dtype=np.int64)]
-
-
-def fast_delimited(text: str, delimiter: str, numeric: list[str], total: int,
-                    progress: Progress | None, data: bytes | None = None
-                    ) -> tuple[list[str], dict, np.ndarray] | None:
-    """Parse a clean CSV/TSV with pandas' C parser; None whenever anything looks unusual.
-
-    The happy path of a million-row import is dominated by parsing, and the C parser is
-    four times faster than the csv module. It is only trusted where its result is known
-    to equal the precise parser's: no blank lines, no line breaks inside quoted fields,
-    every row of the header's width, unique header names, finite numbers, and no quote
-    characters at all (the C parser forgives malformed quoting that the precise parser
-    reports). Anything else returns None: the precise parser runs and reports file, line
-    and column.
-    """
-    import io
-
-    import pandas as pd
-
-    if not text or text[0] in "\r\n" or "\n\n" in text or "\n\r\n" in text:
-        return None
-    if '"' in text:
-        return None
-    first_line = text.split("\n", 1)[0].rstrip("\r")
-    names = first_line.split(delimiter)
-    if len(set(names)) != len(names) or not all(n.strip() for n in names):
-        return None
-    wanted = [n for n in numeric if n in names]
-    dtypes = {n: (np.float64 if n in wanted else object) for n in names}
-    strings: dict[str, list[str]] = {n: [] for n in names if n not in wanted}
-    numbers: dict[str, list[np.ndarray]] = {n: [] for n in wanted}
-    try:
-        # The C parser reads the original bytes faster than a re-encoded str; chunks give
-        # progress (and cancel) without slowing the parse down.
-        source = io.BytesIO(data) if data is not None else io.StringIO(text)
-        reader = pd.read_csv(source, sep=delimiter, dtype=dtypes, encoding="utf-8-sig",
-                             keep_default_na=False, na_filter=True, na_values=[],
-                             skip_blank_lines=False, engine="c",
-                             chunksize=PROGRESS_EVERY)
-        done = 1  # records read, the header included (as the precise parser counts)
-        for chunk in reader:
-            if list(chunk.columns) != names or chunk.isna().to_numpy().any():
-                return None  # short rows are padded with NaN; "nan" in numbers is NaN too
-            for name in strings:
-                strings[name].extend(chunk[name].tolist())
-            for name in numbers:
-                values = chunk[name].to_numpy(dtype=np.float64)
-                if not np.isfinite(values).all():
-                    return None
-                numbers[name].append(values)
-            done += len(chunk)
-            tick(progress, done, total)
-    except (ValueError, pd.errors.ParserError):
-        return None  # non-numeric value, ragged row, ...: let the precise parser say where
-    # Without quote characters no field can hold a line break: row i is on line i + 2.
-    out: dict[str, list[str] | np.ndarray] = {}
-    for name in names:
-        if name in numbers:
-            parts = numbers[name]
-            out[name] = np.concatenate(parts) if parts else np.empty(0, dtype=np.float64)
-        else:
-            out[name] = strings[name]
-    return names, out, np.arange(2, done + 1, dtype=np.int64)
 
 
 def split_ragged(rows: list[list[str]], starts: np.ndarray, header: int, width: int,

@@ -27,7 +27,7 @@ def import_file(project: Project, path: str | Path, mapping: ColumnMapping, *,
                                progress=progress, seed=project.settings.seed)
     project.reload_models()
     if project.settings.overlap_rate > 0:
-        project.dispatcher.replan_overlap()
+        project.dispatcher.overlap_items()  # building the dispatcher draws the overlap plan
     return result
 
 

@@ -13,7 +13,11 @@ The SQL of particular jobs lives in submodules that callers import by name
 :mod:`~triage.store.merging` (merging project copies).
 """
 
-from triage.store.records import (
+from triage.store._quiet_import import import_sqlite_utils
+
+import_sqlite_utils()  # before any module of ours imports it (see the module)
+
+from triage.store.records import (  # noqa: E402
     LabelRow,
     ModelInfo,
     active_labels,

@@ -5,6 +5,16 @@ from __future__ import annotations
 import sqlite_utils
 
 
+def ensure_key_index(db: sqlite_utils.Database) -> None:
+    """Build the unique index on candidate keys if it is missing (a pool import leaves it
+    out: it costs a third of the import and only look-ups by key need it)."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' "
+                  "AND name = 'candidates_key'").fetchone() is None:
+        with db.atomic():
+            db.conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS candidates_key "
+                            "ON candidates(key)")
+
+
 def exist(db: sqlite_utils.Database) -> bool:
     """True when the project holds at least one candidate."""
     return db.execute("SELECT 1 FROM candidates LIMIT 1").fetchone() is not None

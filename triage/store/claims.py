@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 
 import sqlite_utils
@@ -19,10 +20,13 @@ def overlap_items(db: sqlite_utils.Database) -> set[int]:
 
 def replace_overlap_plan(db: sqlite_utils.Database, ids: Iterable[int]) -> None:
     """Store ``ids`` as the overlap plan in place of the old one, in one transaction."""
+    # One JSON array parameter: a tenth of a million-candidate pool goes in in one
+    # statement instead of a hundred thousand.
+    plan = json.dumps([int(i) for i in ids])
     with db.atomic():
         db.conn.execute("DELETE FROM plan WHERE kind = 'overlap'")
-        db.conn.executemany("INSERT INTO plan(candidate_id, kind) VALUES (?, 'overlap')",
-                            ((int(i),) for i in ids))
+        db.conn.execute("INSERT INTO plan(candidate_id, kind) "
+                        "SELECT value, 'overlap' FROM json_each(?)", [plan])
 
 
 def live_claims(db: sqlite_utils.Database, now: float) -> list[tuple[int, int]]:

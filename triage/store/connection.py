@@ -12,8 +12,11 @@ would already rewrite the header).
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import sqlite_utils
@@ -41,23 +44,100 @@ PAGE_SIZE = 4096
 WAL_AUTOCHECKPOINT_PAGES = 8000
 
 
-def _connect(path: Path, page_size: int | None = None) -> sqlite_utils.Database:
+# Every connection's settings (the ADBC bulk writer applies them too). Checkpoints copy
+# the log into the file; SQLite runs one inside whichever commit crosses the threshold. A
+# larger threshold keeps that work off most key presses; the desk checkpoints while the
+# annotator pauses (Project.checkpoint).
+PRAGMAS = (
+    f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}",
+    "PRAGMA foreign_keys=ON",
+    "PRAGMA synchronous=FULL",
+    f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}",
+)
+
+
+def _raw_connect(path: Path, page_size: int | None = None) -> sqlite3.Connection:
     # isolation_level=None: we open transactions explicitly with db.atomic(); the driver
     # must not open implicit ones behind our back.
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None,
                            check_same_thread=False)
-    db = sqlite_utils.Database(conn)
     if page_size is not None:
         conn.execute(f"PRAGMA page_size={int(page_size)}")
     conn.execute("PRAGMA journal_mode=WAL")
-    # Checkpoints copy the log into the file; SQLite runs one inside whichever commit
-    # crosses the threshold. A larger threshold keeps that work off most key presses;
-    # the desk checkpoints while the annotator pauses (Project.checkpoint).
-    conn.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
-    conn.execute("PRAGMA foreign_keys=ON")
-    conn.execute("PRAGMA synchronous=FULL")
-    conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
-    return db
+    for pragma in PRAGMAS:
+        conn.execute(pragma)
+    return conn
+
+
+def _connect(path: Path, page_size: int | None = None) -> sqlite_utils.Database:
+    return sqlite_utils.Database(_raw_connect(path, page_size))
+
+
+def database_path(db: sqlite_utils.Database) -> str | None:
+    """The file behind ``db``'s main database; None for an in-memory or temporary one."""
+    for _seq, name, file in db.conn.execute("PRAGMA database_list").fetchall():
+        if name == "main":
+            return file or None
+    return None
+
+
+def _open_in_this_process(path: str) -> bool:
+    """Does any descriptor of this process have ``path`` (or its -wal, -shm) open?
+
+    True when that cannot be ruled out. Windows locks belong to file handles, not to the
+    process, so there the question does not arise (False).
+    """
+    if os.name == "nt":
+        return False
+    wanted = set()
+    for name in (path, f"{path}-wal", f"{path}-shm"):
+        try:
+            info = os.stat(name)
+        except OSError:
+            continue
+        wanted.add((info.st_dev, info.st_ino))
+    for fd_dir in ("/proc/self/fd", "/dev/fd"):
+        try:
+            fds = os.listdir(fd_dir)
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                info = os.stat(os.path.join(fd_dir, fd))
+            except OSError:
+                continue
+            if (info.st_dev, info.st_ino) in wanted:
+                return True
+        return False
+    return True
+
+
+@contextmanager
+def released(db: sqlite_utils.Database) -> Iterator[str | None]:
+    """Close ``db``'s connection for the block and reopen it after (the same object).
+
+    Yields the file's path when nothing else in this process has the file open, so that
+    another copy of SQLite (the ADBC driver's) may use it safely; otherwise yields None
+    and ``db`` stays open (see :mod:`triage.store.poolwrite`).
+    """
+    path = database_path(db)
+    if path is None or db.conn.in_transaction:
+        yield None
+        return
+    db.conn.close()
+    free = False
+    try:
+        free = not _open_in_this_process(path)
+    finally:
+        if not free:
+            db.conn = _raw_connect(Path(path))
+    if not free:
+        yield None
+        return
+    try:
+        yield path
+    finally:
+        db.conn = _raw_connect(Path(path))
 
 
 def _inspect_read_only(path: Path) -> tuple[int, list[str]]:

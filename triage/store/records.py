@@ -17,6 +17,7 @@ import sqlite_utils
 
 from triage import __version__
 from triage.base.errors import TriageError
+from triage.store import candidates
 from triage.store.settings import Settings
 
 
@@ -91,8 +92,10 @@ def models(db: sqlite_utils.Database) -> list[ModelInfo]:
 
 
 def pool_size(db: sqlite_utils.Database) -> int:
-    row = db.execute("SELECT max(id), count(*) FROM candidates").fetchone()
-    return int(row[1])
+    """Number of candidates. Their ids are 1..N (the import checks it, nothing deletes
+    one), so the largest id is the count: one b-tree descent instead of a full scan."""
+    row = db.execute("SELECT max(id) FROM candidates").fetchone()
+    return int(row[0] or 0)
 
 
 def save_ranking(db: sqlite_utils.Database, model_id: int, candidate_ids: np.ndarray,
@@ -283,6 +286,7 @@ def candidate_rows(db: sqlite_utils.Database, ids: list[int]) -> dict[int, tuple
 
 
 def candidate_id_by_key(db: sqlite_utils.Database, key: str) -> int | None:
+    candidates.ensure_key_index(db)
     row = db.execute("SELECT id FROM candidates WHERE key = ?", [key]).fetchone()
     return int(row[0]) if row else None
 

@@ -14,7 +14,6 @@ import numpy as np
 
 from triage.base.errors import TriageError
 from triage.cli.commands._common import add_json_flag, emit, jsonable, parse_score_option, require
-from triage.ingest.reader import read_table
 
 RULE_ORDER = ("budget", "marginal_value", "recall", "recall_hypergeometric", "knee", "combined")
 
@@ -102,6 +101,7 @@ def labeling_orders(scores: dict[str, np.ndarray], gold: np.ndarray, strategy: s
 
 
 def run(args: argparse.Namespace) -> int:
+    from triage.ingest.reader import read_table
     from triage.stats.stopping.simulate import backtest
 
     _validate(args)

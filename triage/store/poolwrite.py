@@ -1,0 +1,231 @@
+"""The one transaction of a pool import: candidates from Arrow, then each model's ranking.
+
+Candidates arrive as an Arrow table (``key``, ``text`` and, when present, ``meta`` and
+``gold``) and go in by ADBC's bulk ingest (``adbc_driver_sqlite``), which binds Arrow
+batches in C: about twice as fast as ``executemany`` over Python tuples, and no Python
+object per value. The models, their rankings and the source file follow in the same
+transaction, so an import is all or nothing: an error, a cancel from the progress
+callback or a crash leaves the file as it was.
+
+Two SQLite libraries in one process. The ADBC driver carries its own copy of SQLite.
+POSIX file locks belong to the process, not to the library, so two copies in one process
+cannot see each other's locks, and closing a file in one drops the other's locks on it
+(https://sqlite.org/howtocorrupt.html, section 2.2.1). So the ADBC connection only ever
+has the file to itself within this process: :func:`triage.store.connection.released`
+closes the caller's connection first, checks that no other descriptor of this process
+still has the file (or its -wal/-shm) open, and reopens the connection afterwards. When
+that cannot be shown (another connection of ours is open on the file, no ``/proc/self/fd``
+or ``/dev/fd``), the rows go in through the caller's own connection with ``executemany``:
+slower, same result. Other processes are unaffected either way: between processes,
+locks work as usual.
+
+The unique index on candidate keys is dropped here and not rebuilt: keys were checked
+unique before writing, and only look-ups by key need it, so
+:func:`triage.store.candidates.ensure_key_index` builds it on first use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sqlite_utils
+
+from triage.base import arrow
+from triage.base.errors import TriageError
+from triage.store import connection
+
+_INSERT_MODEL = ("INSERT INTO models(name, source_column, source_file, imported_at, tied_items) "
+                 "VALUES (?, ?, ?, ?, ?)")
+_INSERT_RANKING = ("INSERT INTO rankings(model_id, candidate_ids, scores) "
+                   "VALUES ((SELECT id FROM models WHERE name = ?), ?, ?)")
+_SOURCE_FILE = ("INSERT INTO project(key, value) VALUES ('source_file', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+_DROP_KEY_INDEX = "DROP INDEX IF EXISTS candidates_key"
+_ANY_CANDIDATE = "SELECT count(*) FROM (SELECT 1 FROM candidates LIMIT 1)"
+_ID_RANGE = "SELECT min(id), max(id) FROM candidates"
+COLUMNS = ("key", "text", "meta", "gold")
+ALREADY = "this project already has its candidates; use --add-scores"
+
+
+@dataclass(frozen=True)
+class NewModel:
+    """A model to add with its frozen ranking: candidate ids best first, and their scores."""
+
+    name: str
+    source_column: str
+    source_file: str
+    imported_at: str
+    tied_items: int
+    candidate_ids: np.ndarray
+    scores: np.ndarray
+
+    def row(self) -> list[Any]:
+        """Parameters of the models INSERT."""
+        return [self.name, self.source_column, self.source_file, self.imported_at,
+                self.tied_items]
+
+    def blobs(self) -> tuple[bytes, bytes]:
+        """The ranking as little-endian int64 ids and float64 scores (see records.ranking)."""
+        return (np.ascontiguousarray(self.candidate_ids, dtype="<i8").tobytes(),
+                np.ascontiguousarray(self.scores, dtype="<f8").tobytes())
+
+
+Models = Callable[[], list[NewModel]]
+Advance = Callable[[int], None]
+
+
+def write_pool(db: sqlite_utils.Database, rows: Any, models: Models, *, source_file: str,
+               chunk: int, advance: Advance) -> None:
+    """Append ``rows`` (an Arrow table) as candidates 1..N and add ``models()``, atomically.
+
+    ``models`` is called once the candidates are in (so rankings can be computed
+    meanwhile); ``advance(rows)`` reports progress and may raise to cancel.
+    """
+    with connection.released(db) as path:
+        if path is not None:
+            _write_adbc(path, rows, models, source_file, chunk, advance)
+            return
+    with db.atomic():
+        _write_sqlite(db, rows, models, source_file, chunk, advance)
+
+
+def _batches(rows: Any, chunk: int, advance: Advance, failure: list[BaseException]
+             ) -> Iterator[Any]:
+    """Arrow batches of ``chunk`` rows; progress after each; an exception is kept."""
+    try:
+        for batch in rows.to_batches(max_chunksize=chunk):
+            yield batch
+            advance(batch.num_rows)
+    except BaseException as error:
+        failure.append(error)
+        raise
+
+
+def _check_ids(first: int | None, last: int | None, n: int) -> None:
+    if (first, last) != (1, n):
+        raise TriageError(f"internal error: candidate ids {first}..{last}, expected 1..{n}")
+
+
+def _write_sqlite(db: sqlite_utils.Database, rows: Any, models: Models, source_file: str,
+                  chunk: int, advance: Advance) -> None:
+    conn = db.conn
+    if conn.execute(_ANY_CANDIDATE).fetchone()[0]:  # someone imported while we were reading
+        raise TriageError(ALREADY)
+    conn.execute(_DROP_KEY_INDEX)
+    if not set(rows.column_names) <= set(COLUMNS):
+        raise ValueError(f"unexpected candidate columns {rows.column_names}")
+    # Only names from COLUMNS and "?" placeholders are joined in; values are parameters.
+    sql = (f"INSERT INTO candidates({', '.join(rows.column_names)}) "  # noqa: S608
+           f"VALUES ({', '.join('?' * rows.num_columns)})")
+    for batch in rows.to_batches(max_chunksize=chunk):
+        conn.executemany(sql, zip(*(c.to_pylist() for c in batch.columns)))
+        advance(batch.num_rows)
+    _check_ids(*conn.execute(_ID_RANGE).fetchone(), rows.num_rows)
+    for model in models():
+        conn.execute(_INSERT_MODEL, model.row())
+        conn.execute(_INSERT_RANKING, [model.name, *model.blobs()])
+        advance(len(model.candidate_ids))
+    conn.execute(_SOURCE_FILE, [source_file])
+
+
+class _Adbc:
+    """A minimal ADBC connection: statements with Arrow parameters, queries to Arrow."""
+
+    def __init__(self, path: str):
+        import adbc_driver_manager
+        import adbc_driver_sqlite
+
+        self.lib = adbc_driver_manager
+        self.database = adbc_driver_sqlite.connect(path)
+        self.conn = adbc_driver_manager.AdbcConnection(self.database)
+
+    def run(self, sql: str, params: list[Any] | None = None) -> None:
+        import pyarrow as pa
+
+        statement = self.lib.AdbcStatement(self.conn)
+        try:
+            statement.set_sql_query(sql)
+            if params is not None:
+                batch = pa.record_batch([arrow.column_of(v) for v in params],
+                                        names=[f"p{i}" for i in range(len(params))])
+                schema, array = batch.__arrow_c_array__()
+                statement.bind(array, schema)
+            statement.execute_update()
+        finally:
+            statement.close()
+
+    def row(self, sql: str) -> tuple[Any, ...]:
+        import pyarrow as pa
+
+        statement = self.lib.AdbcStatement(self.conn)
+        try:
+            statement.set_sql_query(sql)
+            handle, _ = statement.execute_query()
+            table = pa.RecordBatchReader.from_stream(handle).read_all()
+        finally:
+            statement.close()
+        return tuple(column[0].as_py() for column in table.columns)
+
+    def ingest(self, table: str, batches: Any) -> None:
+        statement = self.lib.AdbcStatement(self.conn)
+        try:
+            statement.set_options(**{self.lib.INGEST_OPTION_TARGET_TABLE: table,
+                                     self.lib.INGEST_OPTION_MODE:
+                                     self.lib.INGEST_OPTION_MODE_APPEND})
+            statement.bind_stream(batches.__arrow_c_stream__())
+            statement.execute_update()
+        finally:
+            statement.close()
+
+    def close(self) -> None:
+        self.conn.close()
+        self.database.close()
+
+
+def _write_adbc(path: str, rows: Any, models: Models, source_file: str, chunk: int,
+                advance: Advance) -> None:
+    import pyarrow as pa
+
+    db = _Adbc(path)
+    try:
+        for pragma in connection.PRAGMAS:
+            db.run(pragma)
+        db.run("BEGIN IMMEDIATE")
+        try:
+            if db.row(_ANY_CANDIDATE)[0]:
+                raise TriageError(ALREADY)
+            db.run(_DROP_KEY_INDEX)
+            failure: list[BaseException] = []
+            stream = pa.RecordBatchReader.from_batches(
+                rows.schema, _batches(rows, chunk, advance, failure))
+            try:
+                db.ingest("candidates", stream)
+            except db.lib.Error:
+                if failure:  # our own exception (a cancel), passed through Arrow's stream
+                    raise failure[0] from None
+                raise
+            _check_ids(*db.row(_ID_RANGE), rows.num_rows)
+            for model in models():
+                db.run(_INSERT_MODEL, model.row())
+                db.run(_INSERT_RANKING, [model.name, *model.blobs()])
+                advance(len(model.candidate_ids))
+            db.run(_SOURCE_FILE, [source_file])
+            db.run("COMMIT")
+        except BaseException:
+            _quietly(db.run, "ROLLBACK")
+            raise
+    finally:
+        db.close()
+
+
+def _quietly(func: Callable[..., Any], *args: Any) -> None:
+    # The error that got us here is the one to report, not a failing ROLLBACK.
+    with contextlib.suppress(Exception):
+        func(*args)
+
+
+__all__ = ["NewModel", "write_pool"]
