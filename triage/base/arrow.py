@@ -51,6 +51,15 @@ def booleans(values: np.ndarray) -> Any:
     return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits)])
 
 
+def to_numpy_bool(array: Any) -> np.ndarray:
+    """A boolean Arrow array (or chunked array) without nulls as a numpy bool array."""
+    chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
+    parts = [np.unpackbits(np.frombuffer(c.buffers()[1], dtype=np.uint8),
+                           bitorder="little")[c.offset:c.offset + len(c)].astype(bool)
+             for c in chunks if len(c)]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
+
+
 def _variable(kind: Any, values: Sequence[bytes | None]) -> Any:
     lengths = np.fromiter((0 if v is None else len(v) for v in values), np.int64, len(values))
     offsets = np.zeros(len(values) + 1, np.int64)
@@ -66,6 +75,19 @@ def strings(values: Sequence[str | None]) -> Any:
     """A large_string Arrow array of ``values`` (None is null)."""
     return _variable(pa.large_string(), [None if v is None else v.encode("utf-8")
                                          for v in values])
+
+
+def text(value: str) -> Any:
+    """A large_string Arrow scalar (what compute functions need beside large_string arrays)."""
+    return strings([value])[0]
+
+
+def repeat(value: str, count: int) -> Any:
+    """A large_string Arrow array of ``count`` copies of ``value``."""
+    encoded = value.encode("utf-8")
+    offsets = np.arange(count + 1, dtype=np.int64) * len(encoded)
+    return pa.Array.from_buffers(pa.large_string(), count,
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(encoded * count)])
 
 
 def binaries(values: Sequence[bytes | None]) -> Any:

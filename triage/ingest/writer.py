@@ -3,7 +3,8 @@
 Atomic: rows go to a temporary file in the target's directory, which is flushed,
 fsync'ed and then renamed over the target with ``os.replace``. A failure midway (a full
 disk, an exception in the row generator, a kill) leaves the previous file untouched and
-no half-written file behind.
+no half-written file behind. The file gets the mode a plain ``open`` would give it
+(0666 less the umask), not the temporary file's private 0600.
 
 Formula guard (CSV only): candidate text is untrusted, and a spreadsheet runs a cell
 starting with ``=``, ``+``, ``-`` or ``@`` (and, in some, tab or CR) as a formula. Such
@@ -22,9 +23,10 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 FORMATS = ("csv", "jsonl")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -58,6 +60,45 @@ def _as_mapping(row: Mapping[str, Any] | Sequence[Any], fieldnames: list[str]) -
     return dict(zip(fieldnames, row))
 
 
+def _umask() -> int:
+    """The process umask, read without changing it where the system says (Linux)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)  # elsewhere: read it by setting it, and put it straight back
+    os.umask(mask)
+    return mask
+
+
+@contextmanager
+def atomic_file(path: str | Path, *, binary: bool = False) -> Iterator[IO[Any]]:
+    """A temporary file beside ``path`` that replaces it when the block ends without error.
+
+    The data is fsync'ed before the rename and the directory after it; on an error the
+    temporary file is removed and ``path`` is untouched.
+    """
+    path = Path(path)
+    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed or removed below
+        "wb" if binary else "w", encoding=None if binary else "utf-8",
+        newline=None if binary else "", dir=path.parent or ".",
+        prefix=f".{path.name}.", suffix=".tmp", delete=False)
+    try:
+        with handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(handle.name, 0o666 & ~_umask())
+        os.replace(handle.name, path)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
 def write_table(path: str | Path, fieldnames: Sequence[str],
                 rows: Iterable[Mapping[str, Any] | Sequence[Any]], fmt: str = "csv") -> int:
     """Write ``rows`` (dicts, or sequences in ``fieldnames`` order) to ``path`` atomically.
@@ -67,35 +108,23 @@ def write_table(path: str | Path, fieldnames: Sequence[str],
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    path = Path(path)
     names = list(fieldnames)
-    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed or removed below
-        "w", encoding="utf-8", newline="", dir=path.parent or ".",
-        prefix=f".{path.name}.", suffix=".tmp", delete=False)
     count = 0
-    try:
-        with handle:
-            if fmt == "csv":
-                writer = csv.writer(handle)
-                writer.writerow([guard_cell(n) for n in names])
-                for row in rows:
-                    row = _as_mapping(row, names)
-                    writer.writerow([guard_cell(row.get(n)) for n in names])
-                    count += 1
-            else:
-                for row in rows:
-                    row = _as_mapping(row, names)
-                    obj = {n: _jsonable(row.get(n)) for n in names}
-                    handle.write(json.dumps(obj, ensure_ascii=False, allow_nan=False))
-                    handle.write("\n")
-                    count += 1
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
+    with atomic_file(path) as handle:
+        if fmt == "csv":
+            writer = csv.writer(handle)
+            writer.writerow([guard_cell(n) for n in names])
+            for row in rows:
+                row = _as_mapping(row, names)
+                writer.writerow([guard_cell(row.get(n)) for n in names])
+                count += 1
+        else:
+            for row in rows:
+                row = _as_mapping(row, names)
+                obj = {n: _jsonable(row.get(n)) for n in names}
+                handle.write(json.dumps(obj, ensure_ascii=False, allow_nan=False))
+                handle.write("\n")
+                count += 1
     return count
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 
 from triage import store
 from triage.serving.queue import decile_of
+from triage.store import candidates
 
 RATING_KINDS = ("triage", "overlap", "audit")
 
@@ -31,7 +32,7 @@ class ProjectRatings:
 def project_ratings(project) -> ProjectRatings:
     """Current labels of every annotator (skips and undone events left out)."""
     rows = store.active_labels(project.db)
-    keys = store.candidate_rows(project.db, sorted({r.candidate_id for r in rows}))
+    keys = candidates.keys_by_id(project.db, sorted({r.candidate_id for r in rows}))
     current: dict[tuple[int, str], store.LabelRow] = {}
     retest: list[store.LabelRow] = []
     for row in rows:
@@ -44,7 +45,7 @@ def project_ratings(project) -> ProjectRatings:
     ordered = sorted(current.values(), key=lambda r: r.id)
     pool = project.pool
     out = ProjectRatings(
-        items=[keys[r.candidate_id][0] for r in ordered],
+        items=[keys[r.candidate_id] for r in ordered],
         annotators=[r.annotator for r in ordered],
         labels=[r.value for r in ordered],
         sessions=[str(r.session_id) for r in ordered],
@@ -58,7 +59,7 @@ def project_ratings(project) -> ProjectRatings:
         original = current.get((r.candidate_id, r.annotator))
         if original is None:
             continue
-        key = keys[r.candidate_id][0]
+        key = keys[r.candidate_id]
         for event in (original, r):
             out.retest_items.append(key)
             out.retest_annotators.append(event.annotator)

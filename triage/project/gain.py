@@ -21,12 +21,15 @@ def project_scores(project) -> dict[str, tuple[str, np.ndarray]]:
 def project_positives(project, positive_values: list[str] | None = None) -> tuple[np.ndarray, str]:
     """Positive flags in candidate-id order, and where they come from (gold or labels)."""
     wanted = set(positive_values or project.settings.positive_labels)
-    ids = candidates.ids(project.db)
+    # Candidate ids are 1..N: flags are set by id, never by a Python loop over the pool.
+    flags = np.zeros(project.pool + 1, dtype=bool)
     if project.has_gold():
-        return np.array([g in wanted for g in candidates.golds(project.db)], dtype=bool), "gold"
+        flags[candidates.ids_with_gold(project.db, sorted(wanted))] = True
+        return flags[1:], "gold"
     finals = final_labels(store.active_labels(project.db))
-    flags = [bool(finals.get(i) and finals[i].value in wanted) for i in ids]
-    return np.array(flags, dtype=bool), "labels so far (unlabeled candidates count as negative)"
+    positive = [cid for cid, final in finals.items() if final.value in wanted]
+    flags[np.asarray(positive, dtype=np.int64)] = True
+    return flags[1:], "labels so far (unlabeled candidates count as negative)"
 
 
 def gain_report(path, args: argparse.Namespace) -> dict[str, Any]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
 import sqlite_utils
 
 
@@ -28,6 +31,24 @@ def ids_by_key(db: sqlite_utils.Database) -> dict[str, int]:
 def ids(db: sqlite_utils.Database) -> list[int]:
     """Every candidate id, ascending."""
     return [r[0] for r in db.execute("SELECT id FROM candidates ORDER BY id").fetchall()]
+
+
+def ids_with_gold(db: sqlite_utils.Database, values: list[str]) -> np.ndarray:
+    """Ids (int64) of the candidates whose gold label is one of ``values``."""
+    if not values:
+        return np.empty(0, dtype=np.int64)
+    marks = ",".join("?" * len(values))
+    # Only "?" placeholders are joined in; the values travel as parameters.
+    rows = db.execute("SELECT id FROM candidates WHERE gold IN (" + marks + ")",  # noqa: S608
+                      values).fetchall()
+    return np.fromiter((r[0] for r in rows), np.int64, len(rows))
+
+
+def keys_by_id(db: sqlite_utils.Database, ids: list[int]) -> dict[int, str]:
+    """The keys of the given candidates, by id (one statement, the ids as a JSON array)."""
+    rows = db.execute("SELECT c.id, c.key FROM json_each(?) AS j "
+                      "JOIN candidates AS c ON c.id = j.value", [json.dumps(ids)]).fetchall()
+    return dict(rows)
 
 
 def golds(db: sqlite_utils.Database) -> list[str | None]:

@@ -81,7 +81,7 @@ def database_path(db: sqlite_utils.Database) -> str | None:
     return None
 
 
-def _open_in_this_process(path: str) -> bool:
+def open_in_this_process(path: str) -> bool:
     """Does any descriptor of this process have ``path`` (or its -wal, -shm) open?
 
     True when that cannot be ruled out. Windows locks belong to file handles, not to the
@@ -127,7 +127,7 @@ def released(db: sqlite_utils.Database) -> Iterator[str | None]:
     db.conn.close()
     free = False
     try:
-        free = not _open_in_this_process(path)
+        free = not open_in_this_process(path)
     finally:
         if not free:
             db.conn = _raw_connect(Path(path))

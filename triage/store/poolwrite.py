@@ -34,9 +34,9 @@ from typing import Any
 import numpy as np
 import sqlite_utils
 
-from triage.base import arrow
 from triage.base.errors import TriageError
 from triage.store import connection
+from triage.store.adbc import Adbc
 
 _INSERT_MODEL = ("INSERT INTO models(name, source_column, source_file, imported_at, tied_items) "
                  "VALUES (?, ?, ?, ?, ?)")
@@ -132,65 +132,11 @@ def _write_sqlite(db: sqlite_utils.Database, rows: Any, models: Models, source_f
     conn.execute(_SOURCE_FILE, [source_file])
 
 
-class _Adbc:
-    """A minimal ADBC connection: statements with Arrow parameters, queries to Arrow."""
-
-    def __init__(self, path: str):
-        import adbc_driver_manager
-        import adbc_driver_sqlite
-
-        self.lib = adbc_driver_manager
-        self.database = adbc_driver_sqlite.connect(path)
-        self.conn = adbc_driver_manager.AdbcConnection(self.database)
-
-    def run(self, sql: str, params: list[Any] | None = None) -> None:
-        import pyarrow as pa
-
-        statement = self.lib.AdbcStatement(self.conn)
-        try:
-            statement.set_sql_query(sql)
-            if params is not None:
-                batch = pa.record_batch([arrow.column_of(v) for v in params],
-                                        names=[f"p{i}" for i in range(len(params))])
-                schema, array = batch.__arrow_c_array__()
-                statement.bind(array, schema)
-            statement.execute_update()
-        finally:
-            statement.close()
-
-    def row(self, sql: str) -> tuple[Any, ...]:
-        import pyarrow as pa
-
-        statement = self.lib.AdbcStatement(self.conn)
-        try:
-            statement.set_sql_query(sql)
-            handle, _ = statement.execute_query()
-            table = pa.RecordBatchReader.from_stream(handle).read_all()
-        finally:
-            statement.close()
-        return tuple(column[0].as_py() for column in table.columns)
-
-    def ingest(self, table: str, batches: Any) -> None:
-        statement = self.lib.AdbcStatement(self.conn)
-        try:
-            statement.set_options(**{self.lib.INGEST_OPTION_TARGET_TABLE: table,
-                                     self.lib.INGEST_OPTION_MODE:
-                                     self.lib.INGEST_OPTION_MODE_APPEND})
-            statement.bind_stream(batches.__arrow_c_stream__())
-            statement.execute_update()
-        finally:
-            statement.close()
-
-    def close(self) -> None:
-        self.conn.close()
-        self.database.close()
-
-
 def _write_adbc(path: str, rows: Any, models: Models, source_file: str, chunk: int,
                 advance: Advance) -> None:
     import pyarrow as pa
 
-    db = _Adbc(path)
+    db = Adbc(path)
     try:
         for pragma in connection.PRAGMAS:
             db.run(pragma)
