@@ -83,3 +83,50 @@ def test_replaces_existing_file(tmp_path):
 def test_unknown_format(tmp_path):
     with pytest.raises(ValueError, match="unknown format"):
         write_table(tmp_path / "x.xml", ["a"], [], fmt="xml")
+
+
+AWKWARD_TEXT = ["plain", "=1+1", "-0.5", "-cmd", "a,b", 'say "hi"', "line\nbreak", "\rx", "\tx",
+                "", "-", "+3", "@x", "é=", "-١٢", '=a,b"c', "x\r\ny", None, " lead", "日本語"]
+AWKWARD_FLOATS = [0.0, -0.0, 1.0, 3.0, 1e15, 1e16, 123456789012345.6, 1e-4, 9.999e-5, 1e-5,
+                  5e-324, 1.7976931348623157e308, math.nan, 0.1, 1 / 3, -2.5, 1e14, 0.8597023]
+
+
+def test_arrow_csv_writes_what_write_table_writes(tmp_path):
+    import numpy as np
+
+    from triage.base.arrow import strings
+    from triage.ingest.arrowcsv import end_lines, float_cells, int_cells, text_cells, write_csv
+
+    n = len(AWKWARD_TEXT)
+    floats = (AWKWARD_FLOATS * 2)[:n]
+    ints = list(range(-3, n - 3))
+    rows = [{"text": t, "score": f, "n": i} for t, f, i in zip(AWKWARD_TEXT, floats, ints)]
+    write_table(tmp_path / "slow.csv", ["text", "score", "n"], rows)
+    cells = [text_cells(strings(AWKWARD_TEXT)), float_cells(np.array(floats)),
+             end_lines(int_cells(np.array(ints)))]
+    assert write_csv(tmp_path / "fast.csv", ["text", "score", "n"], [cells]) == n
+    assert (tmp_path / "fast.csv").read_bytes() == (tmp_path / "slow.csv").read_bytes()
+
+
+def test_float_cells_are_python_reprs():
+    import numpy as np
+
+    from triage.ingest.arrowcsv import float_cells
+
+    rng = np.random.default_rng(1)
+    values = np.concatenate([rng.random(2000), rng.random(2000) * 10.0 ** rng.integers(-320, 308,
+                                                                                      2000),
+                             np.round(rng.random(500) * 1e6), AWKWARD_FLOATS])
+    expected = [repr(v) if math.isfinite(v) else "" for v in values.tolist()]
+    assert float_cells(values).to_pylist() == expected
+
+
+def test_written_file_mode_follows_the_umask(tmp_path):
+    import os
+
+    old = os.umask(0o027)
+    try:
+        write_table(tmp_path / "out.csv", ["a"], [(1,)])
+    finally:
+        os.umask(old)
+    assert (tmp_path / "out.csv").stat().st_mode & 0o777 == 0o640

@@ -326,3 +326,47 @@ def test_preview(tmp_path):
     src = tmp_path / "p.jsonl"
     src.write_text('{"a": 1}\n\n{"b": "x", "a": null}\n', encoding="utf-8")
     assert preview(src) == (["a", "b"], [["1", ""], ["", "x"]])
+
+
+def _contents(database):
+    return {t: database.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall()
+            for t in ("candidates", "models", "rankings")}
+
+
+def test_bulk_path_and_fallback_write_the_same(tmp_path, monkeypatch):
+    """With another connection of this process on the file, ADBC (a second copy of SQLite)
+    must not touch it: the rows go through sqlite3 instead, with the same result."""
+    import sqlite3
+
+    import triage.store.poolwrite as poolwrite
+
+    used = []
+    for name in ("_write_adbc", "_write_sqlite"):
+        original = getattr(poolwrite, name)
+        monkeypatch.setattr(poolwrite, name,
+                            lambda *a, _o=original, _n=name: (used.append(_n), _o(*a))[1])
+    alone = create_database(tmp_path / "alone.triage")
+    import_candidates(alone, pool(tmp_path), MAPPING)
+    shared = create_database(tmp_path / "shared.triage")
+    other = sqlite3.connect(tmp_path / "shared.triage")
+    other.execute("SELECT count(*) FROM candidates").fetchone()
+    import_candidates(shared, pool(tmp_path), MAPPING)
+    other.close()
+    assert used == ["_write_adbc", "_write_sqlite"]
+    strip = lambda rows: [r[:4] + r[5:] for r in rows]  # noqa: E731 - imported_at differs
+    a, b = _contents(alone), _contents(shared)
+    assert a["candidates"] == b["candidates"] and a["rankings"] == b["rankings"]
+    assert strip(a["models"]) == strip(b["models"])
+    alone.close()
+    shared.close()
+
+
+def test_key_index_is_built_on_the_first_lookup_by_key(db, tmp_path):
+    from triage import store
+
+    import_candidates(db, pool(tmp_path), MAPPING)
+    index = "SELECT count(*) FROM sqlite_master WHERE name = 'candidates_key'"
+    assert db.execute(index).fetchone()[0] == 0
+    assert store.candidate_id_by_key(db, "b") == 2
+    assert db.execute(index).fetchone()[0] == 1
+    assert store.candidate_id_by_key(db, "nope") is None

@@ -293,3 +293,39 @@ def test_fast_path_equals_the_precise_parser(tmp_path, monkeypatch, rows):
     assert fast.columns == slow.columns and fast.lines.tolist() == slow.lines.tolist()
     assert fast.column("key") == slow.column("key") and fast.column("text") == slow.column("text")
     assert fast.column("score").tolist() == slow.column("score").tolist()
+
+
+def test_fast_path_whitespace_is_pythons():
+    from triage.ingest.fastread import WHITESPACE
+
+    assert sorted(WHITESPACE) == sorted(c for c in map(chr, range(0x110000)) if c.isspace())
+
+
+@pytest.mark.parametrize("body", [
+    '{"key": "a", "text": "x", "score": 1}\n{"key": "b", "text": "y", "score": 0.5}\n',
+    '{"key": "a", "text": "x", "score": 1, "n": 3}\n{"key": "b", "text": "y", "score": 2, "n": 4}\n',
+    '{"key": "a", "text": "x", "score": 1}\n\n{"key": "b", "text": "y", "score": 2}\n',
+    '{"key": "a", "text": "x", "score": 1}\n  \n{"key": "b", "text": "y", "score": 2}\n',
+    '{"key": "a", "text": "x", "score": 1}\n{"key": "b", "score": 2, "text": "y", "z": 1.5}\n',
+    '{"key": "a", "text": "x", "score": "1"}\n',
+    '{"key": "a", "text": null, "score": 1}\n{"key": "b", "text": "y", "score": 2}\n',
+    '{"key": "a", "text": "2020-01-01", "score": 9007199254740993}\n',
+])
+def test_jsonl_fast_path_equals_the_precise_parser(tmp_path, monkeypatch, body):
+    import triage.ingest.reader as reader
+
+    path = write(tmp_path, "f.jsonl", body)
+
+    def read():
+        try:
+            table = read_table(path, numeric=["score"])
+        except InputError as error:
+            return str(error)
+        return table.columns, table.lines.tolist(), {c: list(table.column(c)) for c in
+                                                      table.columns}
+
+    fast = read()
+    with monkeypatch.context() as patch:
+        patch.setattr(reader, "fast_jsonl", lambda *a, **k: None)
+        slow = read()
+    assert fast == slow

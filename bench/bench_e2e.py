@@ -1,0 +1,233 @@
+"""End to end: whole ``triage`` processes against the ``sqlite3`` shell, side by side.
+
+    .venv/bin/python bench/bench_e2e.py [--rows 1000000] [--repeat 3] [--labels 10000]
+                                        [--work DIR] [--only NAME ...] [--no-write]
+
+Every case runs as a fresh process (``python main.py ...``), timed by wall clock from
+spawn to exit; its peak resident memory comes from the kernel (``wait4``'s ``ru_maxrss``).
+Each repetition runs the anchor and then ours, so both see the same machine load; the
+ratio is the median of the per-repetition ratios. Cases:
+
+- ``import csv|tsv|jsonl``: ``triage new`` of a generated file (key, text, two scores,
+  gold), against ``sqlite3 plain.db ".import --csv FILE t"`` of the equivalent CSV into a
+  plain table (target: at most 1.2x);
+- ``status``, ``gain``, ``advise``, ``agree``, ``adjudicate``: on a project of the same
+  pool with ``--labels`` label events by two annotators (target: under 1 s; no anchor);
+- ``export``: ``triage export P out.csv`` against ``sqlite3 -csv -header P "SELECT ..."``
+  of the same rows and columns of the candidates table (target: at most 1.5x).
+
+Inputs are generated once into ``--work`` (default: the temp directory) and reused. The
+results go to ``bench/results.json`` and ``bench/results.md``; ``bench/update_docs.py``
+copies the table into ``docs/benchmarks.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from bench._generate import generate  # noqa: E402
+
+MAIN = str(ROOT / "main.py")
+MAPPING = ["--text", "text", "--key", "key", "--score", "m1=m1", "--score", "m2=m2",
+           "--gold", "gold", "--labels", "pos,neg"]
+LEAD = ("status", "gain", "advise", "agree", "adjudicate")
+EXPORT_SQL = "SELECT * FROM candidates"  # what the shell exports: the same rows
+
+
+def run(argv: list[str], stdout: Path | None = None) -> tuple[float, float]:
+    """(wall seconds, peak RSS in MB) of one process; raises if it fails."""
+    out = open(stdout, "wb") if stdout else subprocess.DEVNULL  # noqa: SIM115
+    try:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err = proc.stderr.read().decode() if proc.stderr else ""
+    finally:
+        if stdout:
+            out.close()
+    if proc.returncode:
+        raise RuntimeError(f"{' '.join(argv)} failed ({proc.returncode}): {err[-2000:]}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def remove(*paths: Path) -> None:
+    for path in paths:
+        for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")):
+            p.unlink(missing_ok=True)
+
+
+def prepare(work: Path, rows: int, labels: int) -> dict[str, Path]:
+    """The input files and the labeled project (made once per size, then reused)."""
+    work.mkdir(parents=True, exist_ok=True)
+    tag = f"{rows}"
+    files = {"csv": work / f"pool-{tag}.csv", "tsv": work / f"pool-{tag}.tsv",
+             "jsonl": work / f"pool-{tag}.jsonl"}
+    if not files["csv"].exists():
+        print(f"generating {rows:,} rows ...", flush=True)
+        generate(files["csv"], rows, gold=True)
+    if not files["tsv"].exists() or not files["jsonl"].exists():
+        with open(files["csv"], encoding="utf-8", newline="") as src, \
+                open(files["tsv"], "w", encoding="utf-8", newline="") as tsv, \
+                open(files["jsonl"], "w", encoding="utf-8") as jsonl:
+            reader = csv.reader(src)
+            header = next(reader)
+            tsv.write("\t".join(header) + "\n")
+            numeric = {"m1", "m2"}
+            for row in reader:
+                tsv.write("\t".join(row) + "\n")
+                obj = {h: (float(v) if h in numeric else v) for h, v in zip(header, row)}
+                jsonl.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    project = work / f"labeled-{tag}-{labels}.triage"
+    if not project.exists():
+        print(f"building a project with {labels:,} labels ...", flush=True)
+        scratch = work / "building.triage"
+        remove(scratch)
+        run([sys.executable, MAIN, "new", str(scratch), str(files["csv"]), *MAPPING])
+        label_project(scratch, labels)
+        os.replace(scratch, project)
+    files["project"] = project
+    return files
+
+
+def label_project(path: Path, count: int) -> None:
+    """``count`` labels by two annotators, taking turns, as the desk would record them."""
+    import numpy as np
+
+    from triage.project import open_project
+
+    rng = np.random.default_rng(13)
+    with open_project(path) as project:
+        sessions = [project.start_session(name) for name in ("ada", "bo")]
+        for i in range(count):
+            session = sessions[i % 2]
+            item = project.next_candidate(session)
+            if item is None:
+                break
+            value = "pos" if rng.random() < 0.3 else "neg"
+            project.record_label(session, item.candidate_id, value, seconds=2.0)
+        for session in sessions:
+            project.end_session(session)
+        project.checkpoint()
+    conn = __import__("sqlite3").connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+
+
+def cases(files: dict[str, Path], tmp: Path) -> list[dict]:
+    """name, our command, the anchor's command (or None), target, and files to clear."""
+    py = [sys.executable, MAIN]
+    shell = shutil.which("sqlite3")
+    out: list[dict] = []
+    plain, made = tmp / "plain.db", tmp / "made.triage"
+    for kind in ("csv", "tsv", "jsonl"):
+        out.append({"name": f"import {kind}", "target": 1.2, "clear": [plain, made],
+                    "ours": py + ["new", str(made), str(files[kind]), *MAPPING],
+                    "anchor": [shell, str(plain), f".import --csv {files['csv']} t"]
+                    if shell else None})
+    for command in LEAD:
+        out.append({"name": command, "target_seconds": 1.0, "clear": [],
+                    "ours": py + [command, str(files["copy"])], "anchor": None})
+    out.append({"name": "export", "target": 1.5, "clear": [tmp / "out.csv"],
+                "ours": py + ["export", str(files["copy"]), str(tmp / "out.csv")],
+                "anchor": [shell, "-csv", "-header", str(files["copy"]), EXPORT_SQL]
+                if shell else None, "anchor_stdout": tmp / "shell.csv"})
+    return out
+
+
+def measure(case: dict, repeat: int) -> dict:
+    ours, anchor = [], []
+    for _ in range(repeat):
+        if case["anchor"]:
+            remove(*case["clear"])
+            anchor.append(run(case["anchor"], case.get("anchor_stdout")))
+        remove(*case["clear"])
+        ours.append(run(case["ours"]))
+    result = {"name": case["name"], "runs": repeat,
+              "ours_s": statistics.median(w for w, _ in ours),
+              "ours_rss_mb": max(m for _, m in ours), "ours_all_s": [w for w, _ in ours]}
+    if anchor:
+        result.update(anchor_s=statistics.median(w for w, _ in anchor),
+                      anchor_rss_mb=max(m for _, m in anchor),
+                      anchor_all_s=[w for w, _ in anchor],
+                      ratio=statistics.median(o[0] / a[0] for o, a in zip(ours, anchor)),
+                      target=case["target"])
+        result["met"] = result["ratio"] <= case["target"]
+    else:
+        result.update(target_seconds=case["target_seconds"])
+        result["met"] = result["ours_s"] <= case["target_seconds"]
+    return result
+
+
+def markdown(report: dict) -> str:
+    lines = [f"{report['rows']:,} rows, {report['labels']:,} labels; median of "
+             f"{report['repeat']} alternating runs; {report['machine']}; load average "
+             f"{report['load']} at start.", "",
+             "| case | ours | anchor | ratio | target | met | peak RSS ours | anchor RSS |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in report["results"]:
+        anchor = f"{r['anchor_s']:.2f} s" if "anchor_s" in r else "—"
+        ratio = f"{r['ratio']:.2f}×" if "ratio" in r else "—"
+        target = (f"≤ {r['target']}×" if "target" in r else f"< {r['target_seconds']:.0f} s")
+        arss = f"{r['anchor_rss_mb']:.0f} MB" if "anchor_rss_mb" in r else "—"
+        lines.append(f"| {r['name']} | {r['ours_s']:.2f} s | {anchor} | {ratio} | {target} | "
+                     f"{'yes' if r['met'] else '**no**'} | {r['ours_rss_mb']:.0f} MB | {arss} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--labels", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "triage-bench")
+    parser.add_argument("--only", nargs="*", help="run only these cases (e.g. export status)")
+    parser.add_argument("--no-write", action="store_true", help="print only; keep results.*")
+    args = parser.parse_args()
+    files = prepare(args.work, args.rows, args.labels)
+    tmp = Path(tempfile.mkdtemp(prefix="bench-e2e-", dir=args.work))
+    files["copy"] = tmp / "project.triage"  # commands work on a copy: status may write
+    shutil.copyfile(files["project"], files["copy"])
+    report = {"rows": args.rows, "labels": args.labels, "repeat": args.repeat,
+              "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
+                         f"Python {platform.python_version()}",
+              "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
+              "command": "python bench/bench_e2e.py " + " ".join(sys.argv[1:]),
+              "results": []}
+    try:
+        for case in cases(files, tmp):
+            if args.only and case["name"] not in args.only and \
+                    case["name"].split()[0] not in args.only:
+                continue
+            result = measure(case, args.repeat)
+            report["results"].append(result)
+            print(json.dumps({k: v for k, v in result.items() if not k.endswith("all_s")}),
+                  flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    text = markdown(report)
+    print(text)
+    if not args.no_write:
+        (HERE / "results.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        (HERE / "results.md").write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
