@@ -17,6 +17,9 @@ import math
 from typing import Any
 
 from triage.base.jsonutil import jsonable
+from triage.stats.stopping.certification import certification_rule
+from triage.stats.stopping.estimates import headline_estimate, remainder_estimates
+from triage.stats.stopping.remainder import Remainder
 from triage.stats.stopping.rules import (
     MIN_EXPECTED,
     budget_rule,
@@ -26,9 +29,6 @@ from triage.stats.stopping.rules import (
     recall_rule,
     reliability_rule,
 )
-from triage.stats.stopping.certification import certification_rule
-from triage.stats.stopping.estimates import headline_estimate, remainder_estimates
-from triage.stats.stopping.remainder import Remainder
 from triage.stats.stopping.score_rules import quant_rules
 from triage.stats.stopping.state import State, build_state
 from triage.stats.stopping.types import Advice, AdviceInputs, NextBatch, RuleResult
