@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from triage import store
 from triage.serving.queue import decile_of
 
-RATING_KINDS = ("triage", "overlap", "audit")
+RATING_KINDS = ("triage", "overlap", "audit", "certify")
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+import triage.project.certify as certify
 import triage.project.pool as pool
 import triage.project.summary as summary
 from triage import store
 from triage.base.errors import TriageError
 from triage.project.final import final_labels
 from triage.project.types import Candidate, Progress, ProjectStatus, Session, busy_guard
+from triage.serving.certify import CertifySource
 from triage.serving.dispatcher import Dispatcher, Pick
 from triage.serving.queue import RankedQueue, decile_of
 from triage.serving.tracker import LabelTracker
@@ -117,6 +119,7 @@ class Project:
             self._dispatcher = Dispatcher(self.db, queue, ranks, self._order, self.tracker,
                                           self.settings)
             self._dispatcher.resync = self._sync
+            self._dispatcher.certify_pick = CertifySource(self.db, self.tracker)
             if self.settings.overlap_rate > 0 and not self._dispatcher.overlap_items():
                 self._dispatcher.replan_overlap()
             if self.settings.queue_mode != "follow" and len(self.models) > 1:
@@ -313,6 +316,8 @@ class Project:
         )
         self._wrote = True
         self._sync()
+        if kind == "certify":
+            certify.after_certify_label(self)
         return label_id
 
     def skip(self, session: Session, candidate_id: int, *, seconds: float = 0.0,

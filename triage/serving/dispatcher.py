@@ -89,6 +89,8 @@ class Dispatcher:
         self._audit: np.ndarray | None = None
         self.audit_pointer = 0
         self.bandit = None          # a BanditQueue in the bandit/pets queue modes
+        # A running certification sample comes first (triage.serving.certify.CertifySource).
+        self.certify_pick: Callable[[frozenset[int]], Pick | None] = lambda _taken: None
         # Called after losing a race for a candidate; the project brings the tracker (and
         # everything that follows it, like the live numbers) up to date.
         self.resync: Callable[[], None] = lambda: None
@@ -181,7 +183,8 @@ class Dispatcher:
                taken: frozenset[int] | None = None) -> Pick | None:
         if taken is None:
             taken = self.live_claims(session_id, now)[1]
-        for pick in (self._retest(session_id, annotator, taken), self._audit_pick(taken)):
+        for pick in (self.certify_pick(taken), self._retest(session_id, annotator, taken),
+                     self._audit_pick(taken)):
             if pick is not None:
                 return pick
         if self.bandit is not None:
@@ -288,7 +291,9 @@ class Dispatcher:
             "SELECT a.name, l.kind FROM labels l JOIN annotators a ON a.id = l.annotator_id "
             "WHERE l.candidate_id = ? AND l.undone_at IS NULL", [candidate_id],
         ).fetchall()
-        seen = {name for name, k in rows if k in ("triage", "overlap", "audit")}
+        seen = {name for name, k in rows if k in ("triage", "overlap", "audit", "certify")}
+        if kind == "certify":
+            return not any(k == "certify" for _name, k in rows)
         if kind == "retest":
             return not any(name == annotator and k == "retest" for name, k in rows)
         if annotator is not None and annotator in seen:
