@@ -41,7 +41,7 @@ def certification_rule(inp: AdviceInputs, st: State, rem: Remainder
     info: dict[str, Any] = {"target": t, "confidence": conf}
     info["plan"] = _plan(inp, st, rem)
     info["ranked_urns"] = _urns(inp, st)
-    info["audit_rate"] = _audit_rate_check(inp, st, rem)
+    info["audit_rate"] = _audit_rate_check(inp, st, rem, info["plan"])
     if inp.cert_found is None or inp.cert_remaining is None:
         info["sample"] = None
         plan = info["plan"]
@@ -102,7 +102,8 @@ def _urns(inp: AdviceInputs, st: State) -> dict[str, Any]:
     return {"p_value": p, "certified": bool(ok), "text": text}
 
 
-def _audit_rate_check(inp: AdviceInputs, st: State, rem: Remainder) -> dict[str, Any]:
+def _audit_rate_check(inp: AdviceInputs, st: State, rem: Remainder,
+                      plan: dict[str, Any]) -> dict[str, Any]:
     """Can the interleaved audit certify the target (QBCB) before the money or pool ends?"""
     rate = inp.audit_rate
     t, conf = inp.target_recall, inp.confidence
@@ -130,8 +131,11 @@ def _audit_rate_check(inp: AdviceInputs, st: State, rem: Remainder) -> dict[str,
     end = "the budget ends" if inp.budget is not None else "the pool ends"
     alt = (f"an audit rate of {rate_needed:.0%} would" if rate_needed < 1 else
            "no audit rate would")
+    one_off = ("a one-off certification sample" if plan.get("items") is None else
+               f"a one-off certification sample of about {plan['items']:,} labels "
+               f"({_money(plan['cost'] or 0.0)}) would")
     out.update(can_certify=False, rate_needed=min(rate_needed, 1.0), text=(
         f"The audit rate in force ({rate:.0%}) can never certify {t:.0%} recall before {end}: "
         f"it would gather about {projected:.1f} audit positives, QBCB needs about {need}; "
-        f"{alt}, or a one-off certification sample."))
+        f"{alt}, or {one_off}."))
     return out
