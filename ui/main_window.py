@@ -31,6 +31,7 @@ from ui.prefs import Prefs
 REFRESH_MS = 250
 CHECKPOINT_EVERY = 200  # label events between checkpoints taken while the annotator pauses
 MAX_DEFER_S = 2.0
+ADVICE_POLL_MS = 5000  # how often to look for changes made by other programs
 
 
 class MainWindow(QMainWindow):
@@ -52,7 +53,7 @@ class MainWindow(QMainWindow):
         from ui.analysis import AdviceBanner
 
         self.advice_banner = AdviceBanner()
-        self.advice_feed = AdviceFeed(self.advice_banner, self._advice_arrived)
+        self.advice_feed = AdviceFeed(self._advice_arrived)
         desk_side = QWidget()
         desk_layout = QVBoxLayout(desk_side)
         desk_layout.setContentsMargins(0, 0, 0, 0)
@@ -72,6 +73,14 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.status_label, 1)
         self.desk.statusChanged.connect(self.status_label.setText)
         self.desk.changed.connect(self.schedule_refresh)
+        self.desk.changed.connect(self.request_advice)   # label, undo, skip
+        # Changes made by other programs (another desk, an import or merge from the command
+        # line) are caught by a cheap look at the file's version now and then.
+        self._advice_poll = QTimer(self)
+        self._advice_poll.setInterval(ADVICE_POLL_MS)
+        self._advice_poll.timeout.connect(self._poll_advice)
+        self._advice_poll.start()
+        self._advice_version: tuple | None = None
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(REFRESH_MS)
@@ -135,6 +144,7 @@ class MainWindow(QMainWindow):
         self.prefs.set_last_annotator(path, annotator)
         self.setWindowTitle(f"Triage — {Path(path).name}")
         self.desk.start(project, annotator)
+        self.request_advice()
         self.show_score_action.setChecked(project.settings.show_score)
         self.desk.setFocus()
         # Panels and offline curves (a scan of the whole pool) after the first candidate
@@ -211,7 +221,6 @@ class MainWindow(QMainWindow):
         if self.lead_view is not None and self.lead_view.isVisible():
             info = dataclasses.replace(self.info, annotator_rows=self.project.annotator_table())
             self.lead_view.show_state(snapshot, info)
-        self.advice_feed.maybe_refresh(self.project, snapshot.events)
         if snapshot.events - self._checkpointed_at >= CHECKPOINT_EVERY:
             # The annotator has paused: a good moment to fold the log into the file.
             self._checkpointed_at = snapshot.events
@@ -308,6 +317,7 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(self, "Settings not saved", str(error))
             return False
         self.desk.settings_changed()
+        self.request_advice()
         self.show_score_action.setChecked(self.project.settings.show_score)
         if self.project.settings.active_model != old_model:
             self.desk.show_next()  # the queue follows another ranking now
@@ -338,19 +348,66 @@ class MainWindow(QMainWindow):
         from ui.lead_window import LeadWindow
 
         if self.lead_view is None:
-            self.lead_view = LeadWindow(lambda: self.project, lambda: self.desk.session)
+            self.lead_view = LeadWindow(lambda: self.project, lambda: self.desk.session,
+                                        request_advice=self.request_advice,
+                                        certify=self.certify)
             self.lead_view.resize(1200, 800)
+            if self.advice_feed.latest is not None:
+                self.lead_view.show_advice_state(self.advice_feed.latest)
         self.lead_view.show()
         self.lead_view.raise_()
         self.refresh_panels()
         self.lead_view.refresh_analysis()
 
-    def _advice_arrived(self, advice: dict) -> None:
-        """The lead view's gain chart shows the same estimate as the banner."""
-        if self.lead_view is not None:
-            from triage.views.panels import recall_band
+    # -- the one advice state ------------------------------------------------------------
+    def request_advice(self) -> None:
+        """Recompute the advice state off the GUI thread (coalesced)."""
+        if self.project is not None and self.project.models:
+            from triage.project.advice import state_version
 
-            self.lead_view.overview.gain.show_estimate(recall_band(advice))
+            self._advice_version = state_version(self.project)
+            self.advice_feed.request(self.project.path)
+
+    def _poll_advice(self) -> None:
+        if self.project is None or not self.project.models:
+            return
+        from triage.project.advice import state_version
+
+        if state_version(self.project) != self._advice_version:
+            self.project.refresh()
+            self.request_advice()
+            self.schedule_refresh()
+
+    def _advice_arrived(self, state) -> None:
+        """Hand the same state to every surface: banner, Advice tab, band, agreement."""
+        self.advice_banner.show_advice(state)
+        if self.lead_view is not None:
+            self.lead_view.show_advice_state(state)
+
+    def certify(self, start: bool) -> None:
+        """Start (after stating its cost) or cancel the one-off certification sample."""
+        if self.project is None:
+            return
+        from triage.project.certify import cancel_certification, start_certification
+        from triage.views.advice import certification_text
+
+        try:
+            if start:
+                state = self.advice_feed.latest
+                cost = certification_text(state.to_json()) if state is not None else ""
+                answer = QMessageBox.question(
+                    self, "Certify recall now", f"{cost}\n\nStart the certification sample?")
+                if answer != QMessageBox.StandardButton.Yes:
+                    return
+                plan = ((state.advice.get("certification") or {}).get("plan") or {}
+                        if state is not None else {})
+                start_certification(self.project, planned=plan.get("items"))
+            else:
+                cancel_certification(self.project)
+        except TriageError as error:
+            QMessageBox.warning(self, "Certification", str(error))
+            return
+        self.request_advice()
 
     def zoom(self, step: int | None) -> None:
         steps = 0 if step is None else self.desk.zoom_steps + step
