@@ -11,6 +11,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.helpers import SCHEME, write_pool
@@ -133,7 +134,7 @@ def test_no_labels_yet(tmp_path):
     assert data["headline"] == ("continue — no labels yet to estimate the yield of the next "
                                 "batch")
     assert data["remaining"]["method"] == "none" and data["counts"]["found"] == 0
-    assert advice_lines(advice_state(p)).recall.startswith("recall between 0% and 100%")
+    assert advice_lines(advice_state(p)).recall == "recall undefined: no positive found yet"
 
 
 def test_only_audit_labels(tmp_path):
@@ -337,3 +338,56 @@ def test_reopened_file_gives_the_same_state(tmp_path):
         b = advice_state(again)
     assert json.dumps(a.to_json()) == json.dumps(b.to_json())
     assert a.headline == b.headline and a.labels_at == b.labels_at
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as hs  # noqa: E402
+
+
+class _Stats:
+    """The stats-level advice wrapped like an AdviceState, for :func:`check_physical`."""
+
+    def __init__(self, advice):
+        from triage.stats.stopping import advice_to_json
+
+        self.data = advice_to_json(advice)
+
+    def to_json(self):
+        return self.data
+
+
+@settings(max_examples=60, deadline=None)
+@given(pool=hs.integers(1, 150), depth_share=hs.floats(0, 1), audit_n=hs.integers(0, 40),
+       skips=hs.integers(0, 5), seed=hs.integers(0, 10_000), scores=hs.booleans(),
+       value=hs.sampled_from([None, 0.5, 50.0]), budget=hs.sampled_from([None, 1.0, 1000.0]),
+       prevalence=hs.sampled_from([0.0, 0.05, 0.5, 1.0]), cert=hs.integers(0, 30),
+       ties=hs.booleans())
+def test_every_reachable_state_has_possible_numbers(pool, depth_share, audit_n, skips, seed,
+                                                    scores, value, budget, prevalence, cert,
+                                                    ties):
+    from triage.stats.stopping import AdviceInputs, advise
+
+    rng = np.random.default_rng(seed)
+    gold = rng.random(pool) < prevalence * np.linspace(1.5, 0.1, pool).clip(0, 1)
+    depth = int(depth_share * pool)
+    audit = rng.choice(pool, size=min(audit_n, pool), replace=False) + 1
+    ranks = np.union1d(np.arange(1, depth + 1), audit)
+    skipped = set(rng.choice(ranks, size=min(skips, ranks.size), replace=False).tolist())
+    kept = np.array([r for r in ranks if r not in skipped], dtype=np.int64)
+    unl = pool - kept.size
+    found = int(gold[kept - 1].sum())
+    cert_n = min(cert, unl)
+    raw = (np.zeros(pool) if ties else np.linspace(2, -2, pool)) if scores else None
+    a = advise(AdviceInputs(
+        pool=pool, ranks=kept, positive=gold[kept - 1],
+        audit_ranks=np.array([r for r in audit if r not in skipped], dtype=np.int64),
+        audit_positive=gold[np.array([r for r in audit if r not in skipped], dtype=np.int64) - 1]
+        if len(audit) else np.zeros(0, bool),
+        depth=depth, value_per_positive=value, budget=budget, spend=0.04 * ranks.size,
+        price=0.04, raw_scores=raw, exhausted=ranks.size == pool, audit_rate=0.02,
+        cert_found=found if cert else None, cert_remaining=unl if cert else None,
+        cert_n=cert_n, cert_k=int(rng.integers(0, cert_n + 1)) if cert_n else 0))
+    data = check_physical(_Stats(a))
+    assert data["decision"] in ("continue", "stop", "pause")
+    if ranks.size == pool:
+        assert data["decision"] == "stop" and data["next_batch"]["items"] == 0

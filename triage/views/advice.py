@@ -78,9 +78,13 @@ def recall_text(data: Mapping[str, Any]) -> str:
     rec = data.get("estimated_recall") or {}
     point, lo, hi = (_finite(rec.get(k)) for k in ("point", "lower", "upper"))
     if point is None:
+        if not rem.get("found"):
+            return "recall undefined: no positive found yet"
         if lo is not None and method == "none":
             return f"recall between {share(lo)} and 100% (nothing estimates the rest yet)"
-        return "recall undefined: no positive found and none expected"
+        if lo is not None:
+            return f"recall at least {share(lo)} ({method} bound)"
+        return "recall undefined"
     return f"recall ≈ {share(point)} (95% interval {share(lo)}–{share(hi)}; {method} estimate)"
 
 

@@ -199,3 +199,22 @@ def model_remaining(mean: float, var: float, unlabelled: int, confidence: float
     sd = float(np.sqrt(max(var, 0.0)))
     clamp = lambda x: float(min(max(x, 0.0), unlabelled))  # noqa: E731
     return clamp(mean), clamp(mean - z * sd), clamp(mean + z * sd)
+
+
+RANKED_WINDOW = 100  # labels of the ranked pass the ranked-order bound looks back over
+
+
+def ranked_upper(window_n, window_k, unlabelled, confidence: float):
+    """Upper bound on positives left when the ranking beats random order below the depth:
+    no unlabelled item is more likely positive than the last ``window_n`` ranked labels
+    (``window_k`` positives), so at most unlabelled × the one-sided Jeffreys upper bound of
+    that yield at (1 + confidence) / 2. Broadcasts; no window gives the whole remainder."""
+    from scipy import stats
+
+    n = np.asarray(window_n, dtype=float)
+    k = np.asarray(window_k, dtype=float)
+    u = np.asarray(unlabelled, dtype=float)
+    q = 1 - (1 - confidence) / 2
+    with np.errstate(invalid="ignore"):
+        up = np.where(k >= n, 1.0, stats.beta.ppf(q, k + 0.5, np.maximum(n - k, 0) + 0.5))
+    return np.where(n > 0, np.minimum(u * up, u), u)

@@ -180,8 +180,9 @@ def recall_estimate(rem: Remainder, why: str) -> tuple[Estimate, Estimate]:
         rec = 1.0 if found else NAN
         return (Estimate(rec, rec, rec, method),
                 Estimate(float(found), float(found), float(found), method))
-    if found == 0 and rem.method != "none" and rem.upper == 0:
-        return (Estimate(NAN, NAN, NAN, method), Estimate(0.0, 0.0, 0.0, method))
+    if found == 0:  # 0 of an unknown number: undefined when none is left, else 0
+        return (Estimate(NAN, NAN, NAN, method),
+                Estimate(rem.positives, rem.lower, rem.upper, method))
     total = Estimate(found + rem.positives, found + rem.lower, found + rem.upper, method)
     return Estimate(rem.recall, rem.recall_lower, rem.recall_upper, method), total
 
@@ -235,13 +236,14 @@ def recall_rule(inp: AdviceInputs, st: State, rem: Remainder, why: str,
 
 
 def _estimate_words(est: Estimate, rem: Remainder) -> str:
-    if math.isnan(est.point):
-        if rem.method == "none" and rem.found == 0:
-            return "No positive found yet and nothing to estimate the rest from."
+    if rem.found == 0:
         if rem.method == "none":
-            return (f"Recall is somewhere between {_pct(est.lower)} and 100%: nothing yet "
-                    "estimates the unlabelled rest.")
-        return "No positive found and none expected: recall is undefined."
+            return "No positive found yet and nothing to estimate the rest from."
+        return (f"No positive found yet: recall is undefined (up to {rem.upper:,.1f} positives "
+                f"may be left among the {rem.unlabelled:,} unlabelled, {rem.method} bound).")
+    if math.isnan(est.point):
+        return (f"Recall is at least {_pct(est.lower)} ({rem.method} bound; no calibrated "
+                "point estimate yet).")
     return (f"Estimated recall {_pct(est.point)} ({_pct(est.lower)}–{_pct(est.upper)}, "
             f"{rem.method} estimate).")
 
