@@ -40,10 +40,15 @@ def quant_many(p: np.ndarray, reviewed: np.ndarray, target: float, nstd: float =
                ) -> tuple[np.ndarray, ...]:
     """Vectorised over rows: (recall, sd, lower, quant_met, quant_ci_met), NaN-free."""
     pv = p * (1 - p)
-    sk = (p * reviewed).sum(axis=1)
-    total = p.sum(axis=1)
-    all_var = pv.sum(axis=1)
-    known_var = (pv * reviewed).sum(axis=1)
+    return quant_from_sums((p * reviewed).sum(axis=1), p.sum(axis=1),
+                           (pv * reviewed).sum(axis=1), pv.sum(axis=1), target, nstd)
+
+
+def quant_from_sums(sk, total, known_var, all_var, target: float, nstd: float = 2.0
+                    ) -> tuple[np.ndarray, ...]:
+    """Quant/QuantCI from the sums (broadcasts): Σp reviewed, Σp all, Σp(1−p) reviewed, all."""
+    sk, total = np.asarray(sk, float), np.asarray(total, float)
+    known_var, all_var = np.asarray(known_var, float), np.asarray(all_var, float)
     safe = np.maximum(total, 1e-12)
     recall = np.where(total > 0, sk / safe, 0.0)
     var = sk**2 / safe**4 * all_var + known_var / safe**2

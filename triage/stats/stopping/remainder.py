@@ -4,10 +4,11 @@ Positives already found are known exactly; only the unlabelled remainder is esti
 Estimated recall = found / (found + estimated remaining positives). Three estimates:
 
 - **audit**: the random audit items below the depth of the ranked pass, stratified by the
-  frozen score decile of the active ranking. In each decile the audit items below the depth
-  are a uniform sample of that part of the decile, so its unlabelled items hold about
-  ``unlabelled × k / n`` positives; the interval comes from a Jeffreys Beta-binomial
-  posterior per decile (deciles without audit items borrow the pooled rate below the depth).
+  frozen score decile of the active ranking (adjacent deciles merged until each stratum has
+  20 audit items). In each stratum the audit items below the depth are a uniform sample of
+  that part of it, so its unlabelled items hold about ``unlabelled × k / n`` positives; the
+  interval's lower end draws each stratum's rate from Beta(k, n − k + 1), its upper end from
+  Beta(k + 1, n − k) (the Clopper–Pearson pair), and binomial counts from those rates.
 - **calibrated**: the sum of calibrated probabilities over the unlabelled items, with a
   Poisson-binomial plus parameter (delta-method) interval. It extrapolates wherever the
   unlabelled items lie below the deepest label the calibration was fitted on.
@@ -140,12 +141,19 @@ def collapse(counts: StratumCounts, min_audit: int = MIN_AUDIT_PER_STRATUM) -> S
 
 
 def _posterior_draws(counts: StratumCounts, use_model: bool, rng: np.random.Generator,
-                     draws: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                     draws: int, side: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Draws (runs × draws) of positives in the unlabelled part; plus the point estimate
-    and a flag of the runs where no estimate exists (no audit item below the depth)."""
+    and a flag of the runs where no estimate exists (no audit item below the depth).
+
+    ``side`` "lower" draws each stratum's rate from Beta(k, n − k + 1) (0 when k = 0), "upper"
+    from Beta(k + 1, n − k): the Clopper–Pearson pair, so that a sum over many strata with
+    no positive seen is not pulled up by a prior's mass."""
     u, n, k = (np.asarray(x, dtype=float) for x in (counts.unlabelled, counts.audit_n,
                                                     counts.audit_k))
-    a, b = k + 0.5, np.maximum(n - k, 0) + 0.5
+    if side == "lower":
+        a, b = np.maximum(k, 1e-9), np.maximum(n - k, 0) + 1
+    else:
+        a, b = k + 1, np.maximum(n - k, 1e-9)
     rate = np.where(n > 0, k / np.maximum(n, 1), 0.0)
     factor = np.ones_like(u)
     if use_model and counts.model_mean is not None and counts.audit_model is not None:
@@ -158,6 +166,8 @@ def _posterior_draws(counts: StratumCounts, use_model: bool, rng: np.random.Gene
     missing = ((u > 0) & (n == 0)).any(axis=1)
     shape = (u.shape[0], draws, u.shape[1])
     p = rng.beta(np.broadcast_to(a[:, None, :], shape), np.broadcast_to(b[:, None, :], shape))
+    if side == "lower":
+        p = np.where((k == 0)[:, None, :], 0.0, p)
     p = np.minimum(p * factor[:, None, :], 1.0)
     x = rng.binomial(np.broadcast_to(u[:, None, :].astype(np.int64), shape), p).astype(float)
     return x.sum(axis=2), point, missing
@@ -179,9 +189,11 @@ def estimate_remaining(counts: StratumCounts, *, use_model: bool, confidence: fl
         part = collapse(StratumCounts(*(None if x is None else x[lo:lo + chunk] for x in (
             counts.unlabelled, counts.audit_n, counts.audit_k, counts.model_mean,
             counts.model_var, counts.audit_model))))
-        x, pt, miss = _posterior_draws(part, use_model, rng, draws)
-        q = np.quantile(x, [tail, 1 - tail], axis=1)
-        point[lo:lo + chunk], lower[lo:lo + chunk], upper[lo:lo + chunk] = pt, q[0], q[1]
+        x, pt, miss = _posterior_draws(part, use_model, rng, draws, "lower")
+        lower[lo:lo + chunk] = np.quantile(x, tail, axis=1)
+        x, _pt, _miss = _posterior_draws(part, use_model, rng, draws, "upper")
+        upper[lo:lo + chunk] = np.quantile(x, 1 - tail, axis=1)
+        point[lo:lo + chunk] = pt
         undefined[lo:lo + chunk] = miss
     total = counts.unlabelled.sum(axis=1).astype(float)
     lower = np.clip(lower, 0, total)
