@@ -16,9 +16,9 @@ import numpy as np
 
 from triage.stats.stopping.calibration import calibration_for
 from triage.stats.stopping.remainder import (
+    RANKED_WINDOW,
     StratumCounts,
     estimate_remaining,
-    RANKED_WINDOW,
     ranked_upper,
     recall_of,
     stratum_counts,
