@@ -120,7 +120,9 @@ def run(args: argparse.Namespace) -> int:
     orders = labeling_orders(scores, gold, strategy, args.repeats, args.seed, budget_items)
     followed = scores[strategy.partition(":")[2]] if strategy.startswith("follow:") else \
         next(iter(scores.values()))
-    probs = followed if ((followed >= 0) & (followed <= 1)).all() else None
+    # Quant needs probabilities: use the scores when they are (up to rounding) in [0, 1].
+    probs = (np.clip(followed, 0, 1) if ((followed >= -1e-4) & (followed <= 1 + 1e-4)).all()
+             else None)
     common = dict(price=args.cost, value_per_positive=args.value_per_positive,
                   budget=args.budget, target_recall=args.target_recall,
                   confidence=args.confidence, audit_rate=args.audit_rate, batch=args.batch,
