@@ -1,14 +1,14 @@
 """Combine the rules into one decision with a one-line headline.
 
-Combination policy (documented in docs/readme/stopping.md):
+Combination policy (documented in docs/numbers/stopping.md):
 
 1. **pause wins**: unreliable agreement on enough overlap items pauses everything;
-2. **stop** when the budget is exhausted, or the recall target is met with the stated
-   confidence (QBCB lower bound ≥ target), or the next batch costs more than it brings even
+2. **stop** when the pool is exhausted, the budget is spent, a certification sample has
+   certified the target, the recall target is met with the stated confidence (QBCB lower
+   bound ≥ target, or recall known exactly), or the next batch costs more than it brings even
    at the upper confidence bound of its yield;
 3. otherwise **continue**. Warnings (budget nearly spent, marginal value probably negative,
-   knee reached, model-only recall) are listed but never stop the work on their own; in
-   particular the knee heuristic only informs.
+   knee reached, Quant/QuantCI met, ranked urns) are listed but never stop the work alone.
 """
 
 from __future__ import annotations
