@@ -12,7 +12,6 @@ from scipy import stats
 
 from triage.stats.stopping import AdviceInputs, advise
 from triage.stats.stopping.certify import (
-    audit_positives_needed,
     k_least_favourable,
     plan_sample,
     ranked_urn_pvalue,
