@@ -20,7 +20,7 @@ import numpy as np
 
 from triage import store
 from triage.project.final import final_labels
-from triage.store.certification import latest_certification
+from triage.store.certification import last_label_id, latest_certification
 
 if TYPE_CHECKING:
     from triage.project.core import Project
@@ -66,8 +66,7 @@ def settings_revision(project: Project) -> str:
 
 def state_version(project: Project) -> tuple:
     """What the advice depends on, cheaply: last label id, last undo mark, settings, pool."""
-    last = project.db.execute("SELECT coalesce(max(id), 0) FROM labels").fetchone()[0]
-    return (int(last), store.max_undo_seq(project.db), settings_revision(project), project.pool,
+    return (last_label_id(project.db), store.max_undo_seq(project.db), settings_revision(project), project.pool,
             len(project.models))
 
 

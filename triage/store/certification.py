@@ -90,3 +90,9 @@ def latest_certification(db: sqlite_utils.Database) -> CertificationRow | None:
     rows = certifications(db)
     running = [r for r in rows if r.running]
     return running[-1] if running else (rows[-1] if rows else None)
+
+
+def last_label_id(db: sqlite_utils.Database) -> int:
+    """Highest label event id (0 when none): with the last undo mark, a cheap version of the
+    label history that changes whenever any desk labels, skips or undoes."""
+    return int(db.execute("SELECT coalesce(max(id), 0) FROM labels").fetchone()[0])
