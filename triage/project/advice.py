@@ -97,7 +97,7 @@ def advice_inputs(project: Project, *, alpha: float | None = None,
     audit_ranks, audit_positive = project.audit_sample()
     ranked = [project.rank_of(r.candidate_id) for r in rows
               if r.kind in RANKED_KINDS and r.value is not None]
-    raw = store.scores_in_rank_order(project.db, project.active_model().id)
+    raw = store.scores_in_rank_order(project.db, project._require_model().id)
     cert = _certification_inputs(project)
     price = _price(project, snap)
     return AdviceInputs(

@@ -31,7 +31,7 @@ def labelled_state(project: Project) -> tuple[np.ndarray, int]:
                 if f.status != "skipped" and f.value is not None
                 and project.settings.is_positive(f.value))
     labelled = {cid for cid, f in finals.items() if f.status != "skipped"}
-    order = store.rank_order(project.db, project.active_model().id)
+    order = store.rank_order(project.db, project._require_model().id)
     unlabelled = np.array([c for c in order.tolist() if c not in labelled], dtype=np.int64)
     return unlabelled, found
 
@@ -54,7 +54,9 @@ def start_certification(project: Project, planned: int | None = None) -> cert_st
         project.db, target=s.target_recall, confidence=s.confidence, found=found,
         order=rng.permutation(unlabelled), planned=planned, labels_at=project.snapshot().events)
     project.refresh()
-    return cert_store.latest_certification(project.db)
+    row = cert_store.latest_certification(project.db)
+    assert row is not None  # just stored
+    return row
 
 
 def sample_counts(project: Project, row: cert_store.CertificationRow) -> tuple[int, int]:

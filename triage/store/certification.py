@@ -63,7 +63,7 @@ def start_certification(db: sqlite_utils.Database, *, target: float, confidence:
             [new_uid(), now_iso(), float(target), float(confidence), int(found),
              int(order.size), planned, int(labels_at),
              np.asarray(order, dtype="<i8").tobytes()])
-    return int(cur.lastrowid)
+    return int(cur.lastrowid or 0)
 
 
 def end_certification(db: sqlite_utils.Database, cert_id: int, *, outcome: str,

@@ -118,8 +118,8 @@ def run(args: argparse.Namespace) -> int:
     strategy = args.strategy or f"follow:{args.score[0][0]}"
     budget_items = None if args.budget is None else int(args.budget // args.cost)
     orders = labeling_orders(scores, gold, strategy, args.repeats, args.seed, budget_items)
-    followed = scores[strategy.partition(":")[2]] if strategy.startswith("follow:") else \
-        next(iter(scores.values()))
+    followed = np.asarray(scores[strategy.partition(":")[2]] if strategy.startswith("follow:")
+                          else next(iter(scores.values())), dtype=float)
     # Quant needs probabilities: use the scores when they are (up to rounding) in [0, 1].
     probs = (np.clip(followed, 0, 1) if ((followed >= -1e-4) & (followed <= 1 + 1e-4)).all()
              else None)

@@ -91,7 +91,8 @@ def recall_coverage(y_orders: np.ndarray, score_orders: np.ndarray, *, audit_rat
                  if getattr(rows_audit[0][1], f) is not None else None
                  for f in ("unlabelled", "audit_n", "audit_k", "model_mean", "model_var",
                            "audit_model")]
-        _pt, lo, hi, _u = estimate_remaining(StratumCounts(*stack), use_model=stack[3] is not None,
+        _pt, lo, hi, _u = estimate_remaining(StratumCounts(*stack),  # type: ignore[arg-type]
+                                             use_model=stack[3] is not None,
                                              confidence=confidence)
         for j, (k, _c, cap) in enumerate(rows_audit):
             found = truth[k][0]

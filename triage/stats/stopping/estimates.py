@@ -66,15 +66,16 @@ def remainder_estimates(inp: AdviceInputs, st: State) -> dict[str, Remainder]:
         idx = np.nonzero(st.label < 0)[0]
         mean, se = cal.masked_sum(idx, st.z)
         pv = cal.p[idx]
-        pt, lo, hi = model_remaining(mean, float((pv * (1 - pv)).sum()) + se**2, unl,
-                                     inp.confidence)
+        m_pt, m_lo, m_hi = model_remaining(mean, float((pv * (1 - pv)).sum()) + se**2, unl,
+                                           inp.confidence)
         deep = int((idx >= st.depth).sum())
         extrapolates = deep > 0 and st.depth < inp.pool
         detail = f"{cal.method}: the sum of calibrated probabilities over {unl:,} unlabelled items"
         if extrapolates:
             detail += (f"; it extrapolates to {deep:,} items below rank {st.depth:,}, the depth "
                        "the ranked labels reach")
-        out["calibrated"] = Remainder("calibrated", pt, lo, hi, unl, found, detail, extrapolates)
+        out["calibrated"] = Remainder("calibrated", m_pt, m_lo, m_hi, unl, found, detail,
+                                      extrapolates)
     if window.size:
         point = min(out["calibrated"].positives, cap) if "calibrated" in out else NAN
         out["ranked"] = Remainder(

@@ -135,9 +135,9 @@ def collapse(counts: StratumCounts, min_audit: int = MIN_AUDIT_PER_STRATUM) -> S
         for src, dst in zip((counts.unlabelled, counts.audit_n, counts.audit_k,
                              counts.model_mean, counts.model_var, counts.audit_model),
                             out, strict=True):
-            if src is not None:
+            if src is not None and dst is not None:
                 dst[row] = np.bincount(group, weights=src[row], minlength=n.shape[1])
-    return StratumCounts(*out)
+    return StratumCounts(*out)  # type: ignore[arg-type]
 
 
 def _posterior_draws(counts: StratumCounts, use_model: bool, rng: np.random.Generator,
@@ -186,7 +186,7 @@ def estimate_remaining(counts: StratumCounts, *, use_model: bool, confidence: fl
     undefined = np.zeros(runs, bool)
     tail = (1 - confidence) / 2
     for lo in range(0, runs, chunk):
-        part = collapse(StratumCounts(*(None if x is None else x[lo:lo + chunk] for x in (
+        part = collapse(StratumCounts(*(None if x is None else x[lo:lo + chunk] for x in (  # type: ignore[arg-type]
             counts.unlabelled, counts.audit_n, counts.audit_k, counts.model_mean,
             counts.model_var, counts.audit_model))))
         x, pt, miss = _posterior_draws(part, use_model, rng, draws, "lower")
