@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from triage.base.errors import TriageError
 from triage.project import Project, open_project
 from triage.views.panels import PanelInfo
+from ui.advice_control import AdviceMixin
 from ui.annotator_dialog import ask_annotator
 from ui.desk import Desk
 from ui.prefs import Prefs
@@ -31,10 +32,9 @@ from ui.prefs import Prefs
 REFRESH_MS = 250
 CHECKPOINT_EVERY = 200  # label events between checkpoints taken while the annotator pauses
 MAX_DEFER_S = 2.0
-ADVICE_POLL_MS = 5000  # how often to look for changes made by other programs
 
 
-class MainWindow(QMainWindow):
+class MainWindow(AdviceMixin, QMainWindow):
     """Owns the open project and the annotator's session; panels only draw snapshots."""
 
     def __init__(self, prefs: Prefs | None = None, parent: QWidget | None = None):
@@ -76,11 +76,7 @@ class MainWindow(QMainWindow):
         self.desk.changed.connect(self.request_advice)   # label, undo, skip
         # Changes made by other programs (another desk, an import or merge from the command
         # line) are caught by a cheap look at the file's version now and then.
-        self._advice_poll = QTimer(self)
-        self._advice_poll.setInterval(ADVICE_POLL_MS)
-        self._advice_poll.timeout.connect(self._poll_advice)
-        self._advice_poll.start()
-        self._advice_version: tuple | None = None
+        self._start_advice_poll()
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(REFRESH_MS)
@@ -358,56 +354,6 @@ class MainWindow(QMainWindow):
         self.lead_view.raise_()
         self.refresh_panels()
         self.lead_view.refresh_analysis()
-
-    # -- the one advice state ------------------------------------------------------------
-    def request_advice(self) -> None:
-        """Recompute the advice state off the GUI thread (coalesced)."""
-        if self.project is not None and self.project.models:
-            from triage.project.advice import state_version
-
-            self._advice_version = state_version(self.project)
-            self.advice_feed.request(self.project.path)
-
-    def _poll_advice(self) -> None:
-        if self.project is None or not self.project.models:
-            return
-        from triage.project.advice import state_version
-
-        if state_version(self.project) != self._advice_version:
-            self.project.refresh()
-            self.request_advice()
-            self.schedule_refresh()
-
-    def _advice_arrived(self, state) -> None:
-        """Hand the same state to every surface: banner, Advice tab, band, agreement."""
-        self.advice_banner.show_advice(state)
-        if self.lead_view is not None:
-            self.lead_view.show_advice_state(state)
-
-    def certify(self, start: bool) -> None:
-        """Start (after stating its cost) or cancel the one-off certification sample."""
-        if self.project is None:
-            return
-        from triage.project.certify import cancel_certification, start_certification
-        from triage.views.advice import certification_text
-
-        try:
-            if start:
-                state = self.advice_feed.latest
-                cost = certification_text(state.to_json()) if state is not None else ""
-                answer = QMessageBox.question(
-                    self, "Certify recall now", f"{cost}\n\nStart the certification sample?")
-                if answer != QMessageBox.StandardButton.Yes:
-                    return
-                plan = ((state.advice.get("certification") or {}).get("plan") or {}
-                        if state is not None else {})
-                start_certification(self.project, planned=plan.get("items"))
-            else:
-                cancel_certification(self.project)
-        except TriageError as error:
-            QMessageBox.warning(self, "Certification", str(error))
-            return
-        self.request_advice()
 
     def zoom(self, step: int | None) -> None:
         steps = 0 if step is None else self.desk.zoom_steps + step
