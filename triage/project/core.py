@@ -21,7 +21,6 @@ from triage import store
 from triage.base.errors import TriageError
 from triage.project.final import final_labels
 from triage.project.types import Candidate, Progress, ProjectStatus, Session, busy_guard
-from triage.serving.certify import CertifySource
 from triage.serving.compose import build_dispatcher
 from triage.serving.dispatcher import Dispatcher, Pick
 from triage.serving.queue import decile_of
@@ -122,7 +121,6 @@ class Project:
             self._dispatcher = build_dispatcher(self.db, self._order, self._ordered_scores, ranks,
                                                 self.tracker, self.settings, self.models,
                                                 self._sync)
-            self._dispatcher.certify_pick = CertifySource(self.db, self.tracker)
         return self._dispatcher
 
     def bandit_belief(self):
@@ -396,10 +394,3 @@ class Project:
                    progress: Progress | None = None) -> ImportResult:
         """Add later models' scores, matched by key; labels are untouched."""
         return pool.add_scores(self, path, key=key, scores=scores, progress=progress)
-
-
-
-
-
-
-
