@@ -24,6 +24,7 @@ from triage.store.certification import last_label_id, latest_certification
 
 if TYPE_CHECKING:
     from triage.project.core import Project
+    from triage.stats.stopping import Advice, AdviceInputs
 
 # Agreement gates the advice only when it rests on enough overlap items.
 MIN_OVERLAP_ITEMS = 30
@@ -79,7 +80,7 @@ def _price(project: Project, snap) -> float:
 
 
 def advice_inputs(project: Project, *, alpha: float | None = None,
-                  overlap_items: int | None = None):
+                  overlap_items: int | None = None) -> AdviceInputs:
     """Everything the stopping rules need, from the project's labels and settings."""
     from triage.stats.stopping import AdviceInputs
 
@@ -173,9 +174,10 @@ def advice_state_at(path: str | Path) -> AdviceState:
         return advice_state(project)
 
 
-def project_advice(project: Project):
-    """The stopping rules' :class:`~triage.stats.stopping.Advice` (no agreement gate data
-    beyond α); prefer :func:`advice_state`, which every surface renders."""
+def project_advice(project: Project) -> Advice:
+    """The stopping rules' :class:`~triage.stats.stopping.Advice`.
+
+    Prefer :func:`advice_state`, which every surface renders."""
     from triage.project.agreement import agreement_for_project
     from triage.stats.stopping import advise
 

@@ -36,6 +36,7 @@ class CertificationRow:
 
     @property
     def running(self) -> bool:
+        """True while the sample has not ended."""
         return self.ended_at is None
 
 
@@ -93,6 +94,8 @@ def latest_certification(db: sqlite_utils.Database) -> CertificationRow | None:
 
 
 def last_label_id(db: sqlite_utils.Database) -> int:
-    """Highest label event id (0 when none): with the last undo mark, a cheap version of the
-    label history that changes whenever any desk labels, skips or undoes."""
+    """Highest label event id (0 when none).
+
+    With the last undo mark, a cheap version of the label history that changes whenever any
+    desk labels, skips or undoes."""
     return int(db.execute("SELECT coalesce(max(id), 0) FROM labels").fetchone()[0])

@@ -17,6 +17,7 @@ Design choices worth knowing:
 
 from __future__ import annotations
 
+import sqlite_utils
 from sqlite_utils import Migrations
 
 # "TRIA" as a big-endian int: lets us recognise our files with PRAGMA application_id.
@@ -30,7 +31,9 @@ MIGRATIONS = Migrations("triage")
 
 
 @MIGRATIONS(name="0001_initial")
-def m0001_initial(db) -> None:
+def m0001_initial(db: sqlite_utils.Database) -> None:
+    """Version 1: every table and index of the project file."""
+    # long: one DDL script, so the tables and the references between them read together
     kinds = ", ".join(f"'{k}'" for k in _KINDS_0001)
     db.executescript(
         f"""
@@ -117,7 +120,7 @@ def m0001_initial(db) -> None:
 
 
 @MIGRATIONS(name="0002_certification")
-def m0002_certification(db) -> None:
+def m0002_certification(db: sqlite_utils.Database) -> None:
     """Label kind ``certify`` (a one-off certification sample) and the certification record.
 
     SQLite cannot alter a CHECK constraint, so ``labels`` is rebuilt from its own stored

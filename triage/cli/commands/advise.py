@@ -13,7 +13,8 @@ from typing import Any
 from triage.cli.commands._common import add_json_flag, emit
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``triage advise`` to the command line."""
     p = sub.add_parser("advise", help="should annotation continue? budget, marginal value, "
                        "recall estimate and certificate, knee, Quant and reliability rules")
     p.add_argument("project", type=Path)
@@ -40,6 +41,7 @@ def render(data: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``triage advise`` with the parsed arguments; returns the exit code."""
     from triage.project import open_project
     from triage.project.advice import advice_state
     from triage.project.certify import cancel_certification, start_certification

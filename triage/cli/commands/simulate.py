@@ -22,6 +22,7 @@ COVERAGE_REPEATS = 20  # repeats the recall-interval coverage is measured on
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``triage simulate`` to the command line."""
     parser = subparsers.add_parser(
         "simulate",
         help="backtest the stopping rules on labeled data",
@@ -104,13 +105,14 @@ def labeling_orders(scores: dict[str, np.ndarray], gold: np.ndarray, strategy: s
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``triage simulate`` with the parsed arguments; returns the exit code."""
     from triage.stats.stopping.simulate import replay, summarise
 
     _validate(args)
     columns = [col for _, col in args.score]
     table = read_table(args.file, numeric=columns, required=[args.gold])
     require(len(table) > 0, f"{args.file}: no rows")
-    scores = {name: table.column(col) for name, col in args.score}
+    scores = {name: table.numbers(col) for name, col in args.score}
     wanted = {v.strip() for v in args.positive}
     gold = np.array([str(g).strip() in wanted for g in table.column(args.gold)], dtype=bool)
     require(bool(gold.any()), f"no row of {args.gold!r} equals a --positive value "

@@ -25,18 +25,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 
-def k_least_favourable(found, sample_k, target: float):
+def k_least_favourable(found: ArrayLike, sample_k: ArrayLike, target: float) -> np.ndarray:
     """K = ⌊(found + k) / target⌋ + 1 − found: remaining positives under the edge of H0."""
     r_seen = np.asarray(found, dtype=np.int64) + np.asarray(sample_k, dtype=np.int64)
     return (np.floor(r_seen / target + 1e-12) + 1 - np.asarray(found)).astype(np.int64)
 
 
-def sample_pvalue(found, remaining, sample_n, sample_k, target: float):
+def sample_pvalue(found: ArrayLike, remaining: ArrayLike, sample_n: ArrayLike,
+                  sample_k: ArrayLike, target: float) -> Any:
     """p-value of H0 "recall < target" from a random sample of the remainder (broadcasts)."""
     remaining = np.asarray(remaining, dtype=np.int64)
     n = np.asarray(sample_n, dtype=np.int64)
@@ -103,8 +106,9 @@ def plan_sample(found: int, remaining: int, expected_remaining: float, target: f
 
 
 def audit_positives_needed(target: float, confidence: float, recall_guess: float) -> int | None:
-    """Audit positives QBCB needs to certify ``target`` if recall is really ``recall_guess``:
-    the smallest r whose required count j fits within r × recall_guess. None when never."""
+    """Audit positives QBCB needs to certify ``target`` if recall is really ``recall_guess``.
+
+    The smallest r whose required count j fits within r × recall_guess; None when never."""
     if recall_guess <= target or target >= 1:
         return None
     for r in range(1, 2000):

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,8 @@ def quant_many(p: np.ndarray, reviewed: np.ndarray, target: float, nstd: float =
                            (pv * reviewed).sum(axis=1), pv.sum(axis=1), target, nstd)
 
 
-def quant_from_sums(sk, total, known_var, all_var, target: float, nstd: float = 2.0
+def quant_from_sums(sk: ArrayLike, total: ArrayLike, known_var: ArrayLike,
+                    all_var: ArrayLike, target: float, nstd: float = 2.0
                     ) -> tuple[np.ndarray, ...]:
     """Quant/QuantCI from the sums (broadcasts): Σp reviewed, Σp all, Σp(1−p) reviewed, all."""
     sk, total = np.asarray(sk, float), np.asarray(total, float)

@@ -24,8 +24,10 @@ the same inputs always give the same numbers.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 DECILES = 10
 DRAWS = 2000
@@ -62,7 +64,7 @@ class Remainder:
         return recall_of(self.found, self.lower)
 
 
-def recall_of(found, remaining):
+def recall_of(found: ArrayLike, remaining: ArrayLike) -> Any:
     """found / (found + remaining), NaN where both are zero (or remaining is unknown)."""
     f = np.asarray(found, dtype=float)
     r = np.asarray(remaining, dtype=float)
@@ -116,8 +118,10 @@ MIN_AUDIT_PER_STRATUM = 20
 
 
 def collapse(counts: StratumCounts, min_audit: int = MIN_AUDIT_PER_STRATUM) -> StratumCounts:
-    """Merge adjacent deciles (top down) until each group holds ``min_audit`` audit items
-    below the depth; a short last group joins the one above. Groups fill the first columns."""
+    """Merge adjacent deciles (top down) until each group holds ``min_audit`` audit items.
+
+    Counted below the depth; a short last group joins the one above. Groups fill the first
+    columns."""
     n = counts.audit_n
     out = [np.zeros_like(np.asarray(x, dtype=float)) if x is not None else None
            for x in (counts.unlabelled, counts.audit_n, counts.audit_k, counts.model_mean,
@@ -216,9 +220,11 @@ def model_remaining(mean: float, var: float, unlabelled: int, confidence: float
 RANKED_WINDOW = 100  # labels of the ranked pass the ranked-order bound looks back over
 
 
-def ranked_upper(window_n, window_k, unlabelled, confidence: float):
-    """Upper bound on positives left when the ranking beats random order below the depth:
-    no unlabelled item is more likely positive than the last ``window_n`` ranked labels
+def ranked_upper(window_n: ArrayLike, window_k: ArrayLike, unlabelled: ArrayLike,
+                 confidence: float) -> np.ndarray:
+    """Upper bound on positives left when the ranking beats random order below the depth.
+
+    No unlabelled item is more likely positive than the last ``window_n`` ranked labels
     (``window_k`` positives), so at most unlabelled × the one-sided Jeffreys upper bound of
     that yield at (1 + confidence) / 2. Broadcasts; no window gives the whole remainder."""
     from scipy import stats

@@ -189,8 +189,9 @@ def recall_estimate(rem: Remainder, why: str) -> tuple[Estimate, Estimate]:
 
 def recall_rule(inp: AdviceInputs, st: State, rem: Remainder, why: str,
                 model: Remainder | None = None) -> tuple[RuleResult, Estimate, Estimate]:
-    """Recall against the target: exact when nothing is unlabelled; otherwise QBCB on the
-    audit sample decides, and the estimate of what is left is reported alongside."""
+    """Recall against the target: exact when nothing is unlabelled, else QBCB decides.
+
+    The estimate of what is left is reported alongside."""
     conf, t = inp.confidence, inp.target_recall
     r, k = st.audit_r, st.audit_k_above
     est, total = recall_estimate(rem, why)

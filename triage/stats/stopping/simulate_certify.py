@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from triage.stats.stopping.certify import sample_pvalue
+from triage.stats.stopping.simulate import Replay
 
 CHUNK = 2000
 
@@ -46,10 +47,11 @@ def first_rejection(found: int, remaining: int, sample_y: np.ndarray, target: fl
     return None
 
 
-def certify_on_demand(rp, orders: np.ndarray, gold: np.ndarray, trigger: np.ndarray, *,
+def certify_on_demand(rp: Replay, orders: np.ndarray, gold: np.ndarray, trigger: np.ndarray, *,
                       price: float, value_per_positive: float | None, budget: float | None,
                       target: float, confidence: float, seed: int) -> CertifyOutcome:
-    """Run the policy per repeat on a :class:`~triage.stats.stopping.simulate.Replay`;
+    """Run the policy per repeat on a :class:`~triage.stats.stopping.simulate.Replay`.
+
     ``trigger`` is repeats × checkpoints (when the lead asks for certification)."""
     gold = np.asarray(gold, bool)
     depth, spend, last = rp.depth, rp.spend, rp.last

@@ -33,6 +33,7 @@ class State:
 
     @property
     def annotated(self) -> int:
+        """Items of the pool with a label so far."""
         return int((self.label >= 0).sum())
 
 
@@ -67,8 +68,9 @@ def build_state(inp: AdviceInputs) -> State:
 
 
 def next_unlabelled(st: State, size: float) -> np.ndarray:
-    """0-based indices of the next ``size`` unlabelled items below the depth, in rank order
-    (then any unlabelled holes above it), at most what is left."""
+    """0-based indices of the next ``size`` unlabelled items below the depth, in rank order.
+
+    Then any unlabelled holes above it; never more than is left."""
     idx = np.nonzero(st.label < 0)[0]
     idx = np.concatenate([idx[idx >= st.depth], idx[idx < st.depth]])
     return idx[: int(np.floor(max(size, 0.0) + 1e-9))]
