@@ -96,8 +96,7 @@ def binaries(values: Sequence[bytes | None]) -> Any:
 
 
 def column_of(value: Any) -> Any:
-    """A one-element Arrow array holding a Python ``str``, ``int``, ``float``, ``bytes`` or
-    None (a parameter to bind)."""
+    """A one-element Arrow array of a ``str``, ``int``, ``float``, ``bytes`` or None."""
     if value is None:
         return pa.nulls(1, pa.large_string())
     if isinstance(value, str):

@@ -145,7 +145,7 @@ def write_csv(path: str | Path, fieldnames: Sequence[str], batches: Iterable[lis
         for lines in _lines(batches):
             for chunk in getattr(lines, "chunks", [lines]):
                 offsets, data = arrow.string_buffers(chunk)
-                handle.write(memoryview(data)[int(offsets[0]):int(offsets[-1])])
+                handle.write(data[int(offsets[0]):int(offsets[-1])].data)
             count += len(lines)
             if progress is not None:
                 progress(count)

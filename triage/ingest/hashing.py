@@ -84,8 +84,10 @@ def siphash(strings: Any, key: bytes) -> np.ndarray:
 
 
 def pandas_hash(strings: Any, hash_key: str) -> np.ndarray:
-    """What ``pandas.util.hash_array(np.array(strings, dtype=object), hash_key=hash_key)``
-    returns for non-null strings: SipHash, then the 64-bit finaliser."""
+    """``pandas.util.hash_array`` of non-null strings: SipHash, then a 64-bit finaliser.
+
+    Equal to ``pandas.util.hash_array(np.array(strings, dtype=object), hash_key=hash_key)``.
+    """
     with np.errstate(over="ignore"):
         values = siphash(strings, hash_key.encode("utf-8"))
         values ^= values >> _U64(30)

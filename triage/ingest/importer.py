@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import sqlite_utils
@@ -98,7 +98,7 @@ def preview(path: str | Path, rows: int = 20) -> tuple[list[str], list[list[str]
         data = data[: data.rindex(b"\n") + 1]  # never cut a character or a line in half
     text = decode_utf8(path, data)
     if kind == "jsonl":
-        objects = []
+        objects: list[dict[str, object]] = []
         for line in text.split("\n"):
             if line.strip() and len(objects) < rows:
                 try:
@@ -168,10 +168,11 @@ def rank_scores(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model:
     group = np.cumsum(np.concatenate(([True], ~same)))[positions]
     rows = order[positions]
     hash_key = hashlib.sha256(f"{seed}:{model}".encode()).hexdigest()[:16]
+    tied_keys: Any
     if isinstance(keys, list):
         tied_keys = arrow.strings([keys[i] for i in rows.tolist()])
     else:
-        tied_keys = keys.take(arrow.from_numpy(rows.astype(np.int64)))
+        tied_keys = cast(Any, keys).take(arrow.from_numpy(rows.astype(np.int64)))
         if hasattr(tied_keys, "combine_chunks"):
             tied_keys = tied_keys.combine_chunks()
     hashes = pandas_hash(tied_keys, hash_key)  # = pandas.util.hash_array, as before
@@ -309,7 +310,7 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     try:
         tied = _import_table(db, path, mapping, table, used, ticker, seed)
     except _DuplicateKeys:
-        table = read(unique=[mapping.key])
+        table = read(unique=[mapping.key] if mapping.key else [])
         tied = _import_table(db, path, mapping, table, used, ticker, seed)
     rejects = _write_rejects(path, table)
     return ImportResult(str(path), len(table), len(table.rejected), rejects,
@@ -336,13 +337,13 @@ def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
     # hashing in numpy release the GIL, and so does the bulk insert.
     with ThreadPoolExecutor(max_workers=1) as pool:
         unique = pool.submit(fastread.all_unique, keys) if mapping.key else None
-        rankings = {model: pool.submit(rank_scores, table.column(column), keys, seed, model)
+        rankings = {model: pool.submit(rank_scores, table.numbers(column), keys, seed, model)
                     for model, column in mapping.scores}
 
         def models() -> list[NewModel]:
             if unique is not None and not unique.result():
                 raise _DuplicateKeys()
-            out = [_new_model(path, column, model, table.column(column),
+            out = [_new_model(path, column, model, table.numbers(column),
                               rankings[model].result()) for model, column in mapping.scores]
             tied.update((m.name, m.tied_items) for m in out)
             return out
@@ -372,7 +373,7 @@ def add_scores(db: sqlite_utils.Database, path: str | Path, *, key: str,
     ticker = _Ticker(progress, len(scores) - 1)
     table = read_table(path, numeric=columns, required=[key], nonempty=[key], unique=[key],
                        progress=ticker.read)
-    keys = table.column(key)
+    keys = table.strings(key)
     ids_list = [pool.get(k) for k in keys]
     unknown = [i for i, cid in enumerate(ids_list) if cid is None]
     if unknown:
@@ -389,7 +390,7 @@ def add_scores(db: sqlite_utils.Database, path: str | Path, *, key: str,
     tied: dict[str, int] = {}
     with db.atomic():
         for model, column in scores:
-            values = table.column(column)
+            values = table.numbers(column)
             tied[model] = _insert_scores(db, path, column, model, values, ids,
                                          rank_scores(values, keys, seed, model), ticker)
     return ImportResult(str(path), len(keys), 0, None, tuple(m for m, _ in scores), tied,

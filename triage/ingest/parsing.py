@@ -130,15 +130,18 @@ def split_ragged(rows: list[list[str]], starts: np.ndarray, header: int, width: 
 
 
 def fail(path: Path, line: int | None, column: str | int | None, reason: str) -> InputError:
+    """An :class:`InputError` holding one problem, for the caller to raise."""
     return InputError([Problem(str(path), line, column, reason)])
 
 
 def tick(progress: Progress | None, done: int, total: int) -> None:
+    """Report progress; TriageError("cancelled") when the callback returns False."""
     if progress is not None and progress(done, max(total, done)) is False:
         raise TriageError("cancelled")
 
 
 def check_header(path: Path, header: list[str], line: int) -> list[str]:
+    """The stripped header names; InputError for empty or duplicate names."""
     names = [h.strip() for h in header]
     problems = []
     seen: dict[str, int] = {}

@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+import triage.project.certify as certify
 import triage.project.pool as pool
 import triage.project.summary as summary
 from triage import store
 from triage.base.errors import TriageError
 from triage.project.final import final_labels
-from triage.project.types import Candidate, Progress, ProjectStatus, Session, busy_guard
+from triage.project.types import Candidate, Progress, Session, busy_guard
+from triage.serving.bandit import BanditBelief
 from triage.serving.compose import build_dispatcher
 from triage.serving.dispatcher import Dispatcher, Pick
 from triage.serving.queue import decile_of
@@ -60,6 +62,7 @@ class Project:
         connection.set_busy_timeout(self.db, seconds)
 
     def close(self) -> None:
+        """Close the project file."""
         self.db.close()
 
     def __enter__(self) -> Project:
@@ -122,7 +125,7 @@ class Project:
                                                 self._sync)
         return self._dispatcher
 
-    def bandit_belief(self):
+    def bandit_belief(self) -> BanditBelief | None:
         """The bandit's belief about which model's ranking is best (None in follow mode)."""
         self._sync()
         bandit = self.dispatcher.bandit
@@ -150,6 +153,7 @@ class Project:
         return new
 
     def set_hourly_rate(self, annotator: str, rate: float | None) -> None:
+        """Set (or with None clear) an annotator's hourly rate; spend follows."""
         store.set_hourly_rate(self.db, annotator, rate)
         self._live = None
 
@@ -164,6 +168,7 @@ class Project:
 
     @busy_guard
     def end_session(self, session: Session) -> None:
+        """Record the end of an annotator's session."""
         store.end_session(self.db, session.session_id)
 
     # -- keeping in step with other desks ----------------------------------------------
@@ -307,6 +312,8 @@ class Project:
         )
         self._wrote = True
         self._sync()
+        if kind == "certify":
+            certify.after_certify_label(self)
         return label_id
 
     def skip(self, session: Session, candidate_id: int, *, seconds: float = 0.0,
@@ -333,6 +340,7 @@ class Project:
 
     @busy_guard
     def add_note(self, label_id: int, note: str) -> None:
+        """Attach (or replace) the note on a label event."""
         store.set_note(self.db, label_id, note)
 
     # -- live numbers ----------------------------------------------------------------
@@ -354,31 +362,16 @@ class Project:
         return self._live
 
     def snapshot(self) -> LiveSnapshot:
+        """The live figures now: spend, positives found, yield per decile."""
         return self.live.snapshot()
 
-    def audit_sample(self) -> tuple[np.ndarray, np.ndarray]:
-        """(ranks, is-positive) of the random audit sample handled so far (skips left out)."""
-        return summary.audit_sample(self)
-
-    def status(self) -> ProjectStatus:
-        """Pool, models, annotators, sessions, settings and the live snapshot."""
-        return summary.status(self)
-
-    def has_gold(self) -> bool:
-        """Does any candidate carry a gold label?"""
-        return summary.has_gold(self)
-
-    def gold_positive_in_rank_order(self, model: store.ModelInfo) -> np.ndarray:
-        """Bool array: is the candidate at rank r+1 of ``model`` a gold positive?"""
-        return summary.gold_positive_in_rank_order(self, model)
-
-    def offline_curves(self) -> dict[str, np.ndarray]:
-        """Per model, gold positives found after annotating the top r (empty without gold)."""
-        return summary.offline_curves(self)
-
-    def annotator_table(self) -> list[dict[str, Any]]:
-        """Per annotator: labels, skips, positives, seconds per label, sessions, spend."""
-        return summary.annotator_table(self)
+    # Read-only summaries: functions of the project in summary.py, bound here as methods.
+    audit_sample = summary.audit_sample
+    status = summary.status
+    has_gold = summary.has_gold
+    gold_positive_in_rank_order = summary.gold_positive_in_rank_order
+    offline_curves = summary.offline_curves
+    annotator_table = summary.annotator_table
 
     # -- import ------------------------------------------------------------------------
 
@@ -391,10 +384,3 @@ class Project:
                    progress: Progress | None = None) -> ImportResult:
         """Add later models' scores, matched by key; labels are untouched."""
         return pool.add_scores(self, path, key=key, scores=scores, progress=progress)
-
-
-
-
-
-
-

@@ -17,7 +17,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,6 +27,10 @@ from triage.serving.queue import decile_of
 from triage.store import candidates
 
 BATCH = 100_000
+
+if TYPE_CHECKING:
+    from triage.project.core import Project
+    from triage.project.types import Progress
 
 
 def _in_rank_order(db, order: np.ndarray, chunk: int = 2000):
@@ -39,7 +43,8 @@ def _in_rank_order(db, order: np.ndarray, chunk: int = 2000):
             yield start + offset + 1, cid, key, text, gold, meta
 
 
-def export_fields(project) -> list[str]:
+def export_fields(project: Project) -> list[str]:
+    """The export's column names, one ``score_<model>`` per model."""
     models = [m.name for m in project.models]
     return (["key", "text", "rank", "decile"] + [f"score_{m}" for m in models]
             + ["gold", "label", "label_status", "labels", "annotators", "notes", "meta"])
@@ -53,7 +58,7 @@ def _notes(rows: list[store.LabelRow]) -> dict[int, list[str]]:
     return notes
 
 
-def export_rows(project) -> Iterator[dict[str, Any]]:
+def export_rows(project: Project) -> Iterator[dict[str, Any]]:
     """Yield one dict per candidate, best-ranked first under the active model."""
     model = project.active_model()
     if model is None:
@@ -97,7 +102,7 @@ class _Plan:
     labeled: dict[int, dict[str, Any]]  # candidate id -> its _label_cells
 
 
-def _plan(project) -> _Plan:
+def _plan(project: Project) -> _Plan:
     model = project.active_model()
     order = (store.rank_order(project.db, model.id) if model is not None
              else np.empty(0, dtype=np.int64))
@@ -182,8 +187,8 @@ def _label_batch(labels: tuple[np.ndarray, Any], ids: np.ndarray) -> Any:
     return column
 
 
-def _export_csv(project_path: Path, plan: _Plan, out: Path, labeled_only: bool,
-                progress) -> int:
+def _export_csv(project_path: str | Path, plan: _Plan, out: Path, labeled_only: bool,
+                progress: Progress | None) -> int:
     from triage.base.errors import TriageError
     from triage.ingest.arrowcsv import write_csv
     from triage.store.adbc import candidate_columns
@@ -204,8 +209,8 @@ def _export_csv(project_path: Path, plan: _Plan, out: Path, labeled_only: bool,
     return write_csv(out, plan.fields, _csv_batches(plan, texts, keep), tick)
 
 
-def export_project(project_path, out, *, fmt: str | None = None, labeled_only: bool = False,
-                   progress=None) -> int:
+def export_project(project_path: str | Path, out: str | Path, *, fmt: str | None = None,
+                   labeled_only: bool = False, progress: Progress | None = None) -> int:
     """Write a project's candidates with final labels to ``out``; returns the row count.
 
     Opens its own connection, so it can run on a worker thread while the desk goes on.
@@ -230,7 +235,8 @@ def export_project(project_path, out, *, fmt: str | None = None, labeled_only: b
         return _export_jsonl(project, out, labeled_only, progress)
 
 
-def _export_jsonl(project, out: Path, labeled_only: bool, progress) -> int:
+def _export_jsonl(project: Project, out: Path, labeled_only: bool,
+                  progress: Progress | None) -> int:
     from triage.base.errors import TriageError
     from triage.ingest.writer import write_table
 

@@ -34,6 +34,7 @@ class Adbc:
         self.conn = adbc_driver_manager.AdbcConnection(self.database)
 
     def run(self, sql: str, params: list[Any] | None = None) -> None:
+        """Execute one statement, with ``params`` bound to its ``?`` placeholders."""
         import pyarrow as pa
 
         statement = self.lib.AdbcStatement(self.conn)
@@ -66,6 +67,7 @@ class Adbc:
         return tuple(column[0].as_py() for column in self.table(sql).columns)
 
     def ingest(self, table: str, batches: Any) -> None:
+        """Append an Arrow stream of record batches to ``table`` (ADBC bulk ingest)."""
         statement = self.lib.AdbcStatement(self.conn)
         try:
             statement.set_options(**{self.lib.INGEST_OPTION_TARGET_TABLE: table,
@@ -77,6 +79,7 @@ class Adbc:
             statement.close()
 
     def close(self) -> None:
+        """Close the connection and the database handle."""
         self.conn.close()
         self.database.close()
 

@@ -9,8 +9,11 @@ import sqlite_utils
 
 
 def ensure_key_index(db: sqlite_utils.Database) -> None:
-    """Build the unique index on candidate keys if it is missing (a pool import leaves it
-    out: it costs a third of the import and only look-ups by key need it)."""
+    """Build the unique index on candidate keys if it is missing.
+
+    A pool import leaves it out: it costs a third of the import, and only look-ups by key
+    need it.
+    """
     if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' "
                   "AND name = 'candidates_key'").fetchone() is None:
         with db.atomic():

@@ -124,7 +124,8 @@ def _write_sqlite(db: sqlite_utils.Database, rows: Any, models: Models, source_f
     for batch in rows.to_batches(max_chunksize=chunk):
         conn.executemany(sql, zip(*(c.to_pylist() for c in batch.columns)))
         advance(batch.num_rows)
-    _check_ids(*conn.execute(_ID_RANGE).fetchone(), rows.num_rows)
+    first, last = conn.execute(_ID_RANGE).fetchone()
+    _check_ids(first, last, rows.num_rows)
     for model in models():
         conn.execute(_INSERT_MODEL, model.row())
         conn.execute(_INSERT_RANKING, [model.name, *model.blobs()])
@@ -154,7 +155,8 @@ def _write_adbc(path: str, rows: Any, models: Models, source_file: str, chunk: i
                 if failure:  # our own exception (a cancel), passed through Arrow's stream
                     raise failure[0] from None
                 raise
-            _check_ids(*db.row(_ID_RANGE), rows.num_rows)
+            first, last = db.row(_ID_RANGE)
+            _check_ids(first, last, rows.num_rows)
             for model in models():
                 db.run(_INSERT_MODEL, model.row())
                 db.run(_INSERT_RANKING, [model.name, *model.blobs()])

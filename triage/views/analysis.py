@@ -5,12 +5,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from triage import store
 from triage.base.errors import TriageError
+from triage.views.advice import advice_lines, summary_lines
+
+if TYPE_CHECKING:
+    from triage.project.core import Project
 
 Progress = Callable[[int, int], bool]
 
@@ -43,6 +47,8 @@ class Series:
 
 @dataclass(frozen=True)
 class AgreementViewData:
+    """What the agreement view draws: α and its reading, κ per pair, α per session and decile."""
+
     alpha: float | None
     ci95: tuple[float, float] | None
     reading: str
@@ -58,6 +64,7 @@ class AgreementViewData:
     deciles: Series
 
     def as_dict(self) -> dict[str, Any]:
+        """Plain data for JSON and tests (NaN as None)."""
         def series(s: Series) -> dict[str, Any]:
             return {"groups": list(s.groups), "labels": list(s.labels),
                     "alpha": [None if math.isnan(v) else float(v) for v in s.values],
@@ -139,11 +146,13 @@ def agreement_view_data(report: Mapping[str, Any],
 AGREEMENT_BREAKDOWNS = ("pair", "annotator", "session", "decile")
 
 
-def agreement_job(project, *, level: str = "nominal", seed: int = 0, bootstrap: int = 1000,
+def agreement_job(project: Project, *, level: str = "nominal", seed: int = 0, bootstrap: int = 1000,
                   breakdowns: Sequence[str] = AGREEMENT_BREAKDOWNS
                   ) -> Callable[[Progress | None], dict[str, Any]]:
-    """Read the ratings now (caller's thread); return ``work(progress)`` that computes the
-    report's JSON from those arrays alone, so a worker thread never touches the database.
+    """Read the ratings now (caller's thread); return ``work(progress)`` to run elsewhere.
+
+    ``work`` computes the report's JSON from those arrays alone, so a worker thread never
+    touches the database.
 
     Mirrors :func:`triage.project.agreement.agreement_for_project` (a test holds them equal).
     """
@@ -174,7 +183,7 @@ def agreement_job(project, *, level: str = "nominal", seed: int = 0, bootstrap: 
     return work
 
 
-def session_labels(project) -> dict[str, str]:
+def session_labels(project: Project) -> dict[str, str]:
     """Session id -> "ada · 3" (annotator and their n-th session) for the trend's axis."""
     seen: dict[int, str] = {}
     for row in store.active_labels(project.db):
@@ -190,10 +199,6 @@ def session_labels(project) -> dict[str, str]:
 
 # -- stopping advice ---------------------------------------------------------------------
 
-DECISION_ROLE = {"continue": "go", "stop": "stop", "pause": "pause"}
-DECISION_BADGE = {"continue": "▶ CONTINUE", "stop": "■ STOP", "pause": "❚❚ PAUSE"}
-
-
 @dataclass(frozen=True)
 class BannerData:
     decision: str
@@ -201,30 +206,16 @@ class BannerData:
     badge: str         # a symbol and a word, so colour is never the only cue
     text: str          # the advice headline, verbatim
     details: tuple[str, ...]  # one line per rule, then the estimates
+    stamp: str = ""    # "computed at 1,470 labels"
 
 
-def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.1f}%"
-
-
-def banner_data(advice: Mapping[str, Any] | None) -> BannerData:
-    """From ``advice_to_json``: the headline, the decision's colour role and every rule."""
-    if not advice:
-        return BannerData("none", "none", "… NO ADVICE", "No stopping advice yet.", ())
-    decision = advice.get("decision", "none")
-    details = [f"{r['verdict']:<8} {r['rule']}: {r['detail']}" for r in advice.get("reasons", [])]
-    rec = advice.get("estimated_recall") or {}
-    if rec.get("point") is not None:
-        details.append(f"estimated recall {_pct(rec['point'])} [{_pct(rec.get('lower'))}, "
-                       f"{_pct(rec.get('upper'))}] — {rec.get('method', '')}")
-    tot = advice.get("estimated_total_positives") or {}
-    if tot.get("point") is not None:
-        low, up = tot.get("lower"), tot.get("upper")
-        details.append(f"positives in the pool ≈ {tot['point']:.0f} "
-                       f"[{_num(low):.0f}, {_num(up):.0f}] — {tot.get('method', '')}")
-    return BannerData(decision, DECISION_ROLE.get(decision, "none"),
-                      DECISION_BADGE.get(decision, decision.upper()),
-                      advice.get("headline", ""), tuple(details))
+def banner_data(advice: Any) -> BannerData:
+    """From the advice state (or its JSON): the headline, colour role, every rule, the stamp."""
+    lines = advice_lines(advice)
+    details = [f"{verdict:<8} {rule}: {detail}" for rule, verdict, detail in lines.rules]
+    details += summary_lines(lines)
+    return BannerData(lines.decision, lines.role, lines.badge, lines.headline, tuple(details),
+                      lines.stamp)
 
 
 # -- adjudication ------------------------------------------------------------------------
