@@ -17,7 +17,6 @@ import numpy as np
 from triage import store
 from triage.base.errors import TriageError
 from triage.project.final import final_labels
-from triage.stats.stopping.certify import sample_pvalue
 from triage.store import certification as cert_store
 
 if TYPE_CHECKING:
@@ -73,13 +72,21 @@ def sample_counts(project: Project, row: cert_store.CertificationRow) -> tuple[i
     return n, k
 
 
+def _pvalue(row: cert_store.CertificationRow, n: int, k: int) -> float:
+    # Imported here: the stopping package loads scipy.stats (half a second), which opening
+    # a project for any other command must not pay.
+    from triage.stats.stopping.certify import sample_pvalue
+
+    return float(sample_pvalue(row.found, row.remaining, n, k, row.target))
+
+
 def after_certify_label(project: Project) -> None:
     """Run the test on the sample so far; end the sample when it is decided."""
     row = cert_store.latest_certification(project.db)
     if row is None or not row.running:
         return
     n, k = sample_counts(project, row)
-    p = float(sample_pvalue(row.found, row.remaining, n, k, row.target))
+    p = _pvalue(row, n, k)
     if p < 1 - row.confidence:
         cert_store.end_certification(project.db, row.id, outcome="certified", p_value=p,
                                   sample_n=n, sample_k=k)
@@ -94,7 +101,7 @@ def cancel_certification(project: Project) -> cert_store.CertificationRow | None
     if row is None or not row.running:
         return row
     n, k = sample_counts(project, row)
-    p = float(sample_pvalue(row.found, row.remaining, n, k, row.target))
+    p = _pvalue(row, n, k)
     cert_store.end_certification(project.db, row.id, outcome="cancelled", p_value=p,
                               sample_n=n, sample_k=k)
     return cert_store.latest_certification(project.db)

@@ -92,17 +92,32 @@ def plan_sample(found: int, remaining: int, expected_remaining: float, target: f
     if remaining <= 0:
         return SamplePlan(0, 0.0, "nothing is left unlabelled: recall is known exactly")
     rate = min(max(expected_remaining, 0.0) / remaining, 1.0)
-    n = np.arange(1, remaining + 1)
-    k = np.floor(n * rate + 0.5).astype(np.int64)
-    p = sample_pvalue(found, remaining, n, k, target)
-    ok = np.nonzero(np.asarray(p) < alpha)[0]
-    if ok.size == 0:
+    items = _first_rejecting(found, remaining, rate, target, alpha)
+    if items is None:
         return SamplePlan(None, expected_remaining,
                           "the estimated recall is below the target: a sample would only "
                           "confirm that; label further down the ranking first")
-    items = int(n[ok[0]])
     return SamplePlan(items, items * rate, f"if the sample finds positives at the estimated "
                       f"rate of the remainder ({rate:.2%})")
+
+
+def _first_rejecting(found: int, remaining: int, rate: float, target: float,
+                     alpha: float) -> int | None:
+    """The smallest n in 1..remaining with p(n, round(n × rate)) < alpha, or None.
+
+    The sizes are tried in blocks of growing length, in order, stopping at the first
+    block that holds one: the same n as testing all of them at once, without computing a
+    million hypergeometric CDFs when a few thousand labels would do.
+    """
+    start, size = 1, 1024
+    while start <= remaining:
+        n = np.arange(start, min(remaining, start + size - 1) + 1)
+        k = np.floor(n * rate + 0.5).astype(np.int64)
+        ok = np.nonzero(np.asarray(sample_pvalue(found, remaining, n, k, target)) < alpha)[0]
+        if ok.size:
+            return int(n[ok[0]])
+        start, size = int(n[-1]) + 1, size * 4
+    return None
 
 
 def audit_positives_needed(target: float, confidence: float, recall_guess: float) -> int | None:
