@@ -20,8 +20,8 @@ Peak memory: Linux counts a child's memory from before its ``exec`` too, so this
 stays small (the inputs are prepared by a child process; nothing here imports numpy or
 triage) and the figures are the commands' own. Inputs are generated once into ``--work``
 (default: the temp directory) and reused. The
-results go to ``bench/results.json`` and ``bench/results.md``; ``bench/update_docs.py``
-copies the table into ``docs/benchmarks.md``.
+results go to ``bench/results.json`` and ``bench/results.md`` (``results-ROWS.*`` for
+another ``--rows``); ``bench/update_docs.py`` copies the tables into ``docs/benchmarks.md``.
 """
 
 from __future__ import annotations
@@ -243,9 +243,11 @@ def main() -> int:
         shutil.rmtree(tmp, ignore_errors=True)
     text = markdown(report)
     print(text)
-    if not args.no_write:
-        (HERE / "results.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        (HERE / "results.md").write_text(text, encoding="utf-8")
+    if not args.no_write:  # the default size is "results", others "results-ROWS"
+        stem = "results" if args.rows == 1_000_000 else f"results-{args.rows}"
+        (HERE / f"{stem}.json").write_text(json.dumps(report, indent=2) + "\n",
+                                           encoding="utf-8")
+        (HERE / f"{stem}.md").write_text(text, encoding="utf-8")
     return 0
 
 

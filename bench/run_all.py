@@ -13,6 +13,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BENCHES = [
+    ("end to end", "bench_e2e.py", ["--repeat", "3"], ["--rows", "100000", "--repeat", "1",
+                                                      "--labels", "1000", "--no-write"]),
     ("import", "bench_import.py", ["--rows", "1000000"], ["--rows", "100000"]),
     ("label-and-next", "bench_label.py", ["--rows", "1000000"], ["--rows", "100000"]),
     ("agreement", "bench_agreement.py", [], []),
