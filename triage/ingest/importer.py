@@ -250,7 +250,7 @@ def _candidate_rows(table: Table, mapping: ColumnMapping, used: list[str]) -> An
         columns["meta"] = arrow.strings(metas)
     if mapping.gold:  # a blank gold cell is no gold label
         gold = table.arrow(mapping.gold)
-        columns["gold"] = pc.if_else(fastread.blank(gold), pa.nulls(n, pa.large_string()), gold)
+        columns["gold"] = pc.if_else(fastread.blank(gold), pa.nulls(n, gold.type), gold)
     return pa.table(columns)
 
 
