@@ -187,6 +187,7 @@ def import_exchange(db: sqlite_utils.Database, ex: Exchange, *, seed: int,
     written = [0]
 
     def labels(conn: sqlite_utils.Database) -> None:
+        """The labels, inside the import's transaction."""
         written[0] = write_labels(conn, ex, ex.fmt)
 
     if store_candidates.exist(db):

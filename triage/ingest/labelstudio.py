@@ -84,7 +84,7 @@ def _annotations(ex: Exchange, task: dict, key: str, where: str, problems: list[
         ok, value = _choice(ann.get("result", []), at, ex, problems)
         if not ok:
             continue
-        extra = ann.get("triage") if isinstance(ann.get("triage"), dict) else {}
+        extra: dict[str, Any] = ann["triage"] if isinstance(ann.get("triage"), dict) else {}
         who = _annotator(ann.get("completed_by"))
         ex.labels.append(ExchangeLabel(
             key=key, annotator=who, value=None if ann.get("was_cancelled") else value,

@@ -30,7 +30,7 @@ PLAIN_SCORE_MODEL = "prodigy"
 
 
 def _key(obj: dict[str, Any], text: str) -> str:
-    meta = obj.get("meta") if isinstance(obj.get("meta"), dict) else {}
+    meta: dict[str, Any] = obj["meta"] if isinstance(obj.get("meta"), dict) else {}
     for value in (meta.get("key"), obj.get("_input_hash")):
         if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
             return str(value)
@@ -75,7 +75,7 @@ def _label(ex: Exchange, obj: dict[str, Any], key: str, where: str, default_anno
             return
         value, rejected = (label, None) if answer == "accept" else (None, label)
     annotator = obj.get("_annotator_id") or obj.get("_session_id") or default_annotator
-    extra = obj.get("_triage") if isinstance(obj.get("_triage"), dict) else {}
+    extra: dict[str, Any] = obj["_triage"] if isinstance(obj.get("_triage"), dict) else {}
     ex.labels.append(ExchangeLabel(
         key=key, annotator=str(annotator), value=value, rejected=rejected, where=where,
         session=str(obj.get("_session_id") or annotator),

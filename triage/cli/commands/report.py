@@ -18,6 +18,7 @@ from triage.cli.commands._progress import ProgressBar
 
 
 def register(sub) -> None:
+    """Add ``triage report`` to the command line."""
     p = sub.add_parser("report", help="the lead's report as self-contained HTML or PDF")
     p.add_argument("project", type=Path)
     p.add_argument("-o", "--out", type=Path, metavar="OUT.html|OUT.pdf",
@@ -37,6 +38,7 @@ def _text(data: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Write the report (``-o``) and/or print its data (``--json``)."""
     if args.out is None and not args.json:
         raise TriageError("give the output file with -o OUT.html or -o OUT.pdf (or --json)")
     if args.bootstrap < 0:

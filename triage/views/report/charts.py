@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 
 WIDE = (7.2, 3.1)
 COLORS = ("#1f5fa8", "#c2571a", "#2e8540", "#8a3ea8", "#7a6a00", "#a8323e")
-RC = {"svg.fonttype": "path", "svg.hashsalt": "triage-report", "font.size": 9}
+RC: Any = {"svg.fonttype": "path", "svg.hashsalt": "triage-report", "font.size": 9}
 
 
 def _figure(size: tuple[float, float] = WIDE) -> tuple[Figure, Any]:

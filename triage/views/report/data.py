@@ -124,7 +124,7 @@ def _models_section(project, snap, info: PanelInfo, seed: int) -> dict[str, Any]
     except TriageError as error:
         view = {"unavailable": str(error)}
     view.pop("curves", None)  # ROC/PR points: not shown in the report
-    data = {"gain_report": gain, "at_budget": comparison, "view": view}
+    data: dict[str, Any] = {"gain_report": gain, "at_budget": comparison, "view": view}
     data["reading"] = readings.models(data, info.currency)
     return data
 
@@ -136,7 +136,7 @@ def _samples_section(project, advice: dict[str, Any]) -> dict[str, Any]:
     items = audit_items(project)
     recall = next((r for r in advice.get("reasons", []) if r["rule"] == "recall"), None)
     pending = disagreements(project)
-    data = {
+    data: dict[str, Any] = {
         "audit_rate": project.settings.audit_rate,
         "audit": {"items": len(items), "positives": sum(1 for i in items if i["positive"]),
                   "list": items},

@@ -77,7 +77,7 @@ def _para(pdf: ReportPDF, text: str, *, reading: bool = False, small: bool = Fal
     if small:
         pdf.set_text_color(*MUTED)
     pdf.set_fill_color(238, 243, 249)
-    pdf.multi_cell(0, 4.6 if small else 5.2, text, fill=reading, padding=1.5 if reading else 0,
+    pdf.multi_cell(0, 4.6 if small else 5.2, text, fill=reading, padding=2 if reading else 0,
                    new_x="LMARGIN", new_y="NEXT")
     pdf.set_text_color(0, 0, 0)
     pdf.ln(1.5)
