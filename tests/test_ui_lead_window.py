@@ -86,3 +86,28 @@ def test_advice_banner_is_plain_text(window):
     label = window.advice_banner.text
     assert label.text() == "<b>stop</b> now"
     assert label.textFormat() == Qt.TextFormat.PlainText
+
+
+def test_export_report_writes_the_file_in_the_background(window, qtbot, tmp_path):
+    window.show_lead_view()
+    lead = window.lead_view
+    out = tmp_path / "lead-report.html"
+    worker = lead.export_report_to(out)
+    with qtbot.waitSignal(worker.signals.finished, timeout=60000):
+        pass
+    text = out.read_text(encoding="utf-8")
+    assert '<section id="advice">' in text and "<svg" in text
+    assert lead.report_button.isEnabled()
+    assert str(out) in lead.status.text()
+
+
+def test_cancelled_report_writes_nothing(window, qtbot, tmp_path):
+    window.show_lead_view()
+    lead = window.lead_view
+    out = tmp_path / "never.pdf"
+    worker = lead.export_report_to(out)
+    worker.cancel()
+    with qtbot.waitSignal(worker.signals.cancelled, timeout=60000):
+        pass
+    assert not out.exists()
+    assert "cancelled" in lead.status.text()
