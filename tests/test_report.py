@@ -85,6 +85,7 @@ def test_html_report_is_one_offline_file_with_every_section(demo, tmp_path, caps
         assert f'<section id="{section}">' in text
     assert text.count("<svg") >= 5   # spend, gain, yield, model gain, value, calibration
     assert "$14.40" in text          # 360 annotations at 4 cents
+    assert "built-in method" not in text and "Undefined" not in text  # no template slips
     for reason in advice["reasons"]:
         assert reason["rule"].replace("_", " ") in text
     tags = _parse(text)

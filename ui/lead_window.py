@@ -13,9 +13,9 @@ from PySide6.QtCore import Qt, QThreadPool
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
+    QLabel,
     QMessageBox,
     QProgressDialog,
-    QLabel,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
