@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from triage.base.errors import TriageError
@@ -106,7 +106,8 @@ def guess_scheme(values: list[str]) -> tuple[str, str]:
     return ",".join(f"{n}:{k}" for n, k in zip(names, keys)), names[0]
 
 
-def _numeric(values) -> bool:
+def _numeric(values: Iterable[str]) -> bool:
+    """True when there is at least one value and every value reads as a number."""
     seen = False
     for value in values:
         try:

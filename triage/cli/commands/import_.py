@@ -15,7 +15,8 @@ from triage.cli.commands._project_args import (
 )
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``triage import`` to the command line."""
     p = sub.add_parser("import", help="import candidates, or --add-scores of a later model")
     p.add_argument("project", type=Path)
     p.add_argument("file", type=Path)
@@ -41,6 +42,7 @@ def run_interchange(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``triage import`` with the parsed arguments; returns the exit code."""
     from triage.project import open_project
 
     if args.source_format:
@@ -53,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
             if args.add_scores:
                 if not args.key:
                     raise TriageError("--add-scores matches rows by key: give --key COLUMN")
-                result = project.add_scores(args.file, key=args.key, scores=tuple(args.score),
+                result = project.add_scores(args.file, key=args.key, scores=list(args.score),
                                             progress=bar)
             else:
                 if not args.text:
