@@ -94,7 +94,7 @@ def add_interchange_args(parser: argparse.ArgumentParser) -> None:
                    help="Prodigy: annotator of lines without _annotator_id/_session_id")
 
 
-def interchange_summary(target, counts: tuple[int, int, tuple[str, ...]]) -> str:
+def interchange_summary(target: object, counts: tuple[int, int, tuple[str, ...]]) -> str:
     """What an interchange import did, in one line."""
     candidates, labels, models = counts
     text = f"{target}: {candidates:,} candidates, {labels:,} label events"

@@ -17,7 +17,7 @@ from triage.cli.commands._common import add_json_flag, emit
 from triage.cli.commands._progress import ProgressBar
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
     """Add ``triage report`` to the command line."""
     p = sub.add_parser("report", help="the lead's report as self-contained HTML or PDF")
     p.add_argument("project", type=Path)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from triage.base.errors import TriageError
 from triage.base.jsonutil import jsonable
@@ -28,12 +28,16 @@ from triage.views.panels import (
 )
 from triage.views.report import readings
 
+if TYPE_CHECKING:
+    from triage.project.core import Project
+    from triage.stats.live import LiveSnapshot
+
 Progress = Callable[[int, int], "bool | None"]
 AGREEMENT_BREAKDOWNS = ("pair", "annotator", "session", "decile")
 STEPS = 6
 
 
-def report_advice(project) -> dict[str, Any]:
+def report_advice(project: Project) -> dict[str, Any]:
     """The stopping advice exactly as ``triage advise --json`` prints it (one call site)."""
     from triage.project.advice import project_advice
     from triage.stats.stopping import advice_to_json
@@ -46,13 +50,13 @@ def _tick(progress: Progress | None, done: int) -> None:
         raise TriageError("the report was cancelled; nothing was written")
 
 
-def _settings(settings) -> dict[str, Any]:
+def _settings(settings: Any) -> dict[str, Any]:
     data = dataclasses.asdict(settings)
     data["labels"] = [{"value": o["value"], "key": o["key"]} for o in data["labels"]]
     return data
 
 
-def _project_section(project, snap) -> dict[str, Any]:
+def _project_section(project: Project, snap: LiveSnapshot) -> dict[str, Any]:
     st = project.status()
     data = {"file": st.path, "name": project.path.stem, "pool": st.pool, "models": st.models,
             "active_model": st.active_model, "annotators": st.annotators,
@@ -63,16 +67,21 @@ def _project_section(project, snap) -> dict[str, Any]:
     return data
 
 
-def _panel_info(project) -> PanelInfo:
+def _active_name(project: Project) -> str | None:
+    model = project.active_model()
+    return model.name if model is not None else None
+
+
+def _panel_info(project: Project) -> PanelInfo:
     s = project.settings
     return PanelInfo(pool=project.pool, currency=s.currency, budget=s.budget,
                      value_per_positive=s.value_per_positive, price_per_item=s.price_per_item,
                      offline_curves=project.offline_curves(),
-                     active_model=project.active_model().name,
+                     active_model=_active_name(project),
                      annotator_rows=project.annotator_table())
 
 
-def _spend_section(project, snap, info: PanelInfo) -> dict[str, Any]:
+def _spend_section(project: Project, snap: LiveSnapshot, info: PanelInfo) -> dict[str, Any]:
     from triage.project.report import spend_timeline
 
     data = spend_data(snap, info).as_dict()
@@ -82,7 +91,7 @@ def _spend_section(project, snap, info: PanelInfo) -> dict[str, Any]:
     return data
 
 
-def _gain_section(snap, info: PanelInfo, advice: dict[str, Any]) -> dict[str, Any]:
+def _gain_section(snap: LiveSnapshot, info: PanelInfo, advice: dict[str, Any]) -> dict[str, Any]:
     gain = dataclasses.replace(gain_data(snap, info), band=recall_band(advice))
     data = gain.as_dict()
     data["estimated_recall"] = advice.get("estimated_recall")
@@ -92,7 +101,7 @@ def _gain_section(snap, info: PanelInfo, advice: dict[str, Any]) -> dict[str, An
     return data
 
 
-def _yield_section(snap, info: PanelInfo) -> dict[str, Any]:
+def _yield_section(snap: LiveSnapshot, info: PanelInfo) -> dict[str, Any]:
     data = yield_data(snap, info).as_dict()
     data["currency"] = info.currency
     data["price_model"] = snap.price_model
@@ -100,7 +109,7 @@ def _yield_section(snap, info: PanelInfo) -> dict[str, Any]:
     return data
 
 
-def _agreement_section(project, bootstrap: int, seed: int) -> dict[str, Any]:
+def _agreement_section(project: Project, bootstrap: int, seed: int) -> dict[str, Any]:
     from triage.project.agreement import agreement_for_project
 
     report = agreement_for_project(project, seed=seed, bootstrap=bootstrap,
@@ -112,7 +121,8 @@ def _agreement_section(project, bootstrap: int, seed: int) -> dict[str, Any]:
     return data
 
 
-def _models_section(project, snap, info: PanelInfo, seed: int) -> dict[str, Any]:
+def _models_section(project: Project, snap: LiveSnapshot, info: PanelInfo,
+                    seed: int) -> dict[str, Any]:
     from triage.project.gain import project_gain_report
     from triage.views.models import build_models_view_data
 
@@ -129,7 +139,7 @@ def _models_section(project, snap, info: PanelInfo, seed: int) -> dict[str, Any]
     return data
 
 
-def _samples_section(project, advice: dict[str, Any]) -> dict[str, Any]:
+def _samples_section(project: Project, advice: dict[str, Any]) -> dict[str, Any]:
     from triage.project.adjudication import disagreements
     from triage.project.report import audit_items, label_notes
 
@@ -152,7 +162,7 @@ def _samples_section(project, advice: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def build_report_data(project, *, bootstrap: int = 1000, seed: int = 0,
+def build_report_data(project: Project, *, bootstrap: int = 1000, seed: int = 0,
                       progress: Progress | None = None) -> dict[str, Any]:
     """Every section of the report for an open project, as plain JSON-ready data."""
     from triage.project.report import project_provenance

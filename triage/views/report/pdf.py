@@ -108,7 +108,7 @@ def _table(pdf: ReportPDF, rows: list[list[Any]], widths: tuple[int, ...] | None
     pdf.ln(2)
 
 
-def _headings():
+def _headings() -> Any:
     from fpdf.fonts import FontFace
 
     return FontFace(emphasis="BOLD", fill_color=(230, 235, 241))
