@@ -37,8 +37,11 @@ def insert_labels(db: sqlite_utils.Database,
 
 
 def label_events_with_keys(db: sqlite_utils.Database) -> list[tuple]:
-    """Every active label event for export: (key, text, annotator, session uid, value, kind,
-    created_at, seconds, note, candidate id), oldest first."""
+    """Every active label event for export, oldest first.
+
+    Rows are (key, text, annotator, session uid, value, kind, created_at, seconds, note,
+    candidate id).
+    """
     return db.execute(
         "SELECT c.key, c.text, a.name, s.uid, l.value, l.kind, l.created_at, l.seconds, "
         "l.note, c.id FROM labels l JOIN candidates c ON c.id = l.candidate_id "
