@@ -28,10 +28,10 @@ def test_new_project_file_has_marker_wal_and_schema(tmp_path):
     assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     names = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations")]
-    assert names == ["0001_initial"]
+    assert names == ["0001_initial", "0002_certification"]
     conn.close()
     with open_project(tmp_path / "a.triage") as again:
-        assert schema_version(again.db) == 1
+        assert schema_version(again.db) == 2
         assert again.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
         assert again.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
 
@@ -91,11 +91,11 @@ def test_older_file_is_backed_up_then_migrated(tmp_path, monkeypatch):
 
     migrations = schema.MIGRATIONS
     monkeypatch.setattr(migrations, "_migrations", list(migrations._migrations))
-    migrations(name="0002_test")(m0002_test)
+    migrations(name="0099_test")(m0002_test)
     with open_project(tmp_path / "o.triage") as project:
         assert calls == [1]
         assert project.backup is not None and project.backup.exists()
-        assert schema_version(project.db) == 2
+        assert schema_version(project.db) == 3
     backup_tables = rows(project.backup, "SELECT name FROM sqlite_master WHERE type='table'")
     assert ("extra",) not in backup_tables and ("labels",) in backup_tables
 
@@ -200,3 +200,27 @@ def test_offline_curves_from_gold(tmp_path):
     # m1 ranks c0000..c0008; idioms are c0000, c0003, c0006.
     assert curves["m1"].tolist() == [1, 1, 1, 2, 2, 2, 3, 3, 3]
     assert curves["m2"].tolist() == [0, 0, 1, 1, 1, 2, 2, 2, 3]
+
+
+def test_certification_migration_keeps_labels_and_allows_certify(tmp_path, monkeypatch):
+    """A file made by the first schema step gets the certify kind without losing labels."""
+    from triage.store import schema
+
+    every = list(schema.MIGRATIONS._migrations)
+    monkeypatch.setattr(schema.MIGRATIONS, "_migrations", every[:1])
+    project = make_project(tmp_path, n=12)
+    s = project.start_session("ada")
+    item = project.next_candidate(s)
+    project.record_label(s, item.candidate_id, "idiom")
+    with pytest.raises(sqlite3.IntegrityError):
+        project.db.conn.execute("UPDATE labels SET kind = 'certify'")
+    project.close()
+    monkeypatch.setattr(schema.MIGRATIONS, "_migrations", every)
+    with open_project(tmp_path / "p.triage") as again:
+        assert again.backup is not None
+        assert again.db.execute("SELECT value, kind FROM labels").fetchall() == [("idiom", "triage")]
+        again.db.conn.execute("UPDATE labels SET kind = 'certify'")  # allowed now
+        indexes = {r[0] for r in again.db.execute(
+            "SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='labels'")}
+        assert {"labels_active_by_candidate", "labels_by_annotator", "labels_undo_seq"} <= indexes
+        assert again.db.execute("SELECT count(*) FROM certifications").fetchone()[0] == 0

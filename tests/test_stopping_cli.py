@@ -48,8 +48,16 @@ def test_simulate_json(labeled_csv: Path):
     assert data["pool"] == 2000 and data["positives"] == positives
     assert data["cost"] == 0.04 and data["repeats"] == 20 and data["strategy"] == "follow:good"
     assert data["batch"] == 20
+    # The scores are probabilities, so the score-based Quant rules are backtested too.
     assert set(data["rules"]) == {"budget", "marginal_value", "recall",
-                                  "recall_hypergeometric", "knee", "combined"}
+                                  "recall_hypergeometric", "knee", "combined", "quant",
+                                  "quant_ci"}
+    c = data["certify_on_demand"]
+    assert c["trigger"] == "marginal_value" and 0 <= c["certified_share"] <= 1
+    assert c["spend_mean"] >= 0.04 * c["stopped_at_mean"]
+    assert c["cost_to_certify_mean"] == pytest.approx(0.04 * c["sample_mean"])
+    cov = data["recall_interval_coverage"]
+    assert cov["runs"] > 0 and cov["covered"] >= 0.9
     for name, r in data["rules"].items():
         assert 20 <= r["stopped_at_mean"] <= 2000, name
         assert 0 < r["recall_min"] <= r["recall_mean"] <= 1

@@ -38,9 +38,10 @@ def window(qtbot, project_path):
 
 def test_banner_shows_the_advice_headline(window, qtbot):
     qtbot.waitUntil(lambda: window.advice_feed.latest is not None, timeout=15000)
-    advice = window.advice_feed.latest
-    assert advice["decision"] in ("continue", "stop", "pause")
-    assert window.advice_banner.text.text() == advice["headline"]
+    state = window.advice_feed.latest
+    assert state.decision in ("continue", "stop", "pause")
+    assert window.advice_banner.text.text() == state.headline
+    assert window.advice_banner.stamp.text() == f"computed at {state.labels_at:,} labels"
 
 
 def test_lead_window_tabs_compute_off_the_gui_thread(window, qtbot):

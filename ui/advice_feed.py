@@ -1,65 +1,77 @@
-"""The desk's one-line stopping advice, recomputed now and then off the GUI thread."""
+"""The one advice state, recomputed off the GUI thread after every change, coalesced.
+
+:meth:`AdviceFeed.request` is called after every label, undo, skip, settings change,
+import, merge, adjudication and certification step. The worker opens its own connection to
+the project file (SQLite's WAL lets it read while the desk writes) and computes the whole
+:class:`~triage.project.advice.AdviceState` there; the GUI thread only receives the frozen
+result and hands the same object to every surface. A request made while one computation
+runs is remembered, and exactly one more runs after it: never one per label.
+"""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import QThreadPool
 
-from triage.base.errors import TriageError
-from ui.analysis import AdviceBanner
 from ui.workers import Worker
-
-EVERY_LABELS = 25      # recompute after this many new labels...
-EVERY_SECONDS = 60.0   # ...or this long, whichever comes first
 
 
 class AdviceFeed:
-    """Keeps an :class:`AdviceBanner` current without ever blocking the desk."""
+    """Keeps the advice state current without ever blocking the desk."""
 
-    def __init__(self, banner: AdviceBanner, on_advice: Callable[[dict], None] | None = None):
-        self.banner = banner
-        self.on_advice = on_advice
+    def __init__(self, on_state: Callable[[object], None],
+                 on_error: Callable[[str], None] | None = None) -> None:
+        self.on_state = on_state
+        self.on_error = on_error
         self.worker: Worker | None = None
-        self._events_at_last = -1
-        self._time_at_last = 0.0
-        self.latest: dict | None = None
+        self.path: Path | None = None
+        self.pending = False
+        self.latest = None          # the last AdviceState delivered
+        self.runs = 0               # computations started (tests check the coalescing)
 
-    def maybe_refresh(self, project, events: int) -> None:
-        """Start a recomputation when enough has changed and none is running."""
-        if project is None or self.worker is not None:
+    def request(self, path: str | Path | None) -> None:
+        """Ask for a fresh state of the project at ``path`` (None: nothing open)."""
+        if path is None:
             return
-        due = (self._events_at_last < 0 or events - self._events_at_last >= EVERY_LABELS
-               or time.monotonic() - self._time_at_last >= EVERY_SECONDS)
-        if due:
-            self.refresh(project, events)
+        self.path = Path(path)
+        if self.worker is not None:
+            self.pending = True
+            return
+        self._start()
 
-    def refresh(self, project, events: int) -> None:
-        from triage.project.advice import advice_job
+    def _start(self) -> None:
+        from triage.project.advice import advice_state_at
 
-        self._events_at_last, self._time_at_last = events, time.monotonic()
-        try:
-            work = advice_job(project)   # reads the file here, on the GUI thread
-        except TriageError:
-            return                        # e.g. no candidates yet: nothing to advise
-        worker = Worker(lambda _progress: work())
-        worker.signals.finished.connect(self._show)
-        worker.signals.failed.connect(self._done)
-        worker.signals.cancelled.connect(self._done)
+        path = self.path
+        self.pending = False
+        self.runs += 1
+        worker = Worker(lambda _progress: advice_state_at(path))
+        worker.signals.finished.connect(self._arrived)
+        worker.signals.failed.connect(self._failed)
+        worker.signals.cancelled.connect(self._next)
         self.worker = worker
         QThreadPool.globalInstance().start(worker)
 
-    def _show(self, advice: dict) -> None:
+    def _arrived(self, state) -> None:
         self.worker = None
-        self.latest = advice
-        self.banner.show_advice(advice)
-        if self.on_advice is not None:
-            self.on_advice(advice)
+        if self.path is not None:
+            self.latest = state
+            self.on_state(state)
+        self._next()
 
-    def _done(self, *_args) -> None:
+    def _failed(self, message: str) -> None:
         self.worker = None
+        if self.on_error is not None:
+            self.on_error(message)
+        self._next()
+
+    def _next(self, *_args) -> None:
+        self.worker = None
+        if self.pending and self.path is not None:
+            self._start()
 
     def clear(self) -> None:
-        self.banner.show_advice(None)
-        self.latest, self._events_at_last = None, -1
+        """Forget the project: results still in flight are dropped."""
+        self.path, self.pending, self.latest = None, False, None

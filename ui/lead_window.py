@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from triage.base.errors import TriageError
-from triage.views.panels import recall_band
+from triage.views.advice import advice_json, advice_lines, recall_band, summary_lines
 from ui.analysis import AdjudicationView, AdviceBanner, AgreementView, ModelsView
 from ui.lead_view import LeadView
 from ui.workers import Worker
@@ -34,7 +34,7 @@ ADVICE_COLUMNS = ("Rule", "Verdict", "Why")
 
 
 class AdviceTab(QWidget):
-    """The stopping advice in full: the banner, then every rule's verdict and reason."""
+    """The stopping advice in full: the banner, every rule, the estimates, certification."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -48,35 +48,51 @@ class AdviceTab(QWidget):
         self.estimate = QLabel("", self)
         self.estimate.setTextFormat(Qt.TextFormat.PlainText)
         self.estimate.setWordWrap(True)
+        self.certify = QPushButton("Certify now…", self)
+        self.cancel_certify = QPushButton("Cancel certification", self)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.certify)
+        buttons.addWidget(self.cancel_certify)
         layout = QVBoxLayout(self)
         layout.addWidget(self.banner)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.estimate)
+        layout.addLayout(buttons)
+        self.lines = advice_lines(None)
+        self.cancel_certify.setEnabled(False)
 
-    def show_advice(self, advice: dict | None) -> None:
-        self.banner.show_advice(advice)
-        reasons = (advice or {}).get("reasons", [])
-        self.table.setRowCount(len(reasons))
-        for row, reason in enumerate(reasons):
-            for col, key in enumerate(("rule", "verdict", "detail")):
-                item = QTableWidgetItem(str(reason.get(key, "")))  # plain text, never HTML
-                item.setToolTip(item.text())
+    def show_advice(self, state) -> None:
+        """Show an AdviceState (or its JSON): the same object the banner shows."""
+        self.banner.show_advice(state)
+        self.lines = lines = advice_lines(state)
+        self.table.setRowCount(len(lines.rules))
+        for row, cells in enumerate(lines.rules):
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)  # plain text, never HTML
+                item.setToolTip(text)
                 self.table.setItem(row, col, item)
         self.table.resizeColumnsToContents()
         self.table.resizeRowsToContents()
-        band = recall_band(advice)
-        self.estimate.setText(band.label + f" — {band.method}" if band else "")
+        self.estimate.setText("\n".join(summary_lines(lines)))
+        record = (advice_json(state) or {}).get("certification_record") or {}
+        running = bool(record.get("running"))
+        self.cancel_certify.setEnabled(running)
+        self.certify.setEnabled(not running and lines.decision != "none")
 
 
 class LeadWindow(QWidget):
     """Tabs for the lead. ``show_state`` feeds the live overview like the compact panels."""
 
     def __init__(self, project_of: Callable, lead_session_of: Callable,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, request_advice: Callable | None = None,
+                 certify: Callable[[bool], None] | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Triage — lead view")
         self._project_of = project_of            # () -> the open Project (or None)
         self._lead_session_of = lead_session_of  # () -> a Session for rulings
+        self._request_advice = request_advice or (lambda: None)  # ask for a fresh state
+        self.state = None                          # the AdviceState every tab shows
         self.workers: dict[str, Worker] = {}
         self.overview = LeadView(self)
         self.advice = AdviceTab(self)
@@ -103,7 +119,10 @@ class LeadWindow(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.tabs, 1)
-        self._stale = {"advice", "agreement", "adjudication", "models"}
+        self._stale = {"agreement", "adjudication", "models"}
+        if certify is not None:
+            self.advice.certify.clicked.connect(lambda: certify(True))
+            self.advice.cancel_certify.clicked.connect(lambda: certify(False))
         self.tabs.currentChanged.connect(lambda _i: self._refresh_current())
 
     # -- live overview -------------------------------------------------------------------
@@ -113,12 +132,19 @@ class LeadWindow(QWidget):
     # -- analysis ------------------------------------------------------------------------
     def refresh_analysis(self) -> None:
         """Mark every analysis stale and recompute the one on screen (and the advice)."""
-        self._stale = {"advice", "agreement", "adjudication", "models"}
-        self._run("advice")
+        self._stale = {"agreement", "adjudication", "models"}
+        self._request_advice()
         self._refresh_current()
 
+    def show_advice_state(self, state) -> None:
+        """The one advice state: Advice tab, the gain chart's band, the Agreement verdict."""
+        self.state = state
+        self.advice.show_advice(state)
+        self.overview.gain.show_estimate(recall_band(state))
+        self.agreement.show_reliability(state)
+
     def _refresh_current(self) -> None:
-        name = {self.advice: "advice", self.agreement: "agreement",
+        name = {self.agreement: "agreement",
                 self.adjudication: "adjudication", self.models: "models"}.get(
             self.tabs.currentWidget())
         if name in self._stale:
@@ -149,10 +175,6 @@ class LeadWindow(QWidget):
 
     def _job(self, name: str, project):
         """(work(progress), on_finished) for a tab; reads the project here, on this thread."""
-        if name == "advice":
-            from triage.project.advice import advice_job
-
-            return advice_job(project), self._show_advice
         if name == "agreement":
             from triage.views.analysis import agreement_job, session_labels
 
@@ -165,17 +187,14 @@ class LeadWindow(QWidget):
         return (lambda progress: build_models_view_data(inputs, progress=progress),
                 self.models.show_data)
 
-    def _show_advice(self, advice: dict) -> None:
-        self.advice.show_advice(advice)
-        self.overview.gain.show_estimate(recall_band(advice))
-
     def _rule(self, candidate_id: int, value: str) -> None:
         from triage.project.adjudication import adjudicate, disagreements
 
         project = self._project_of()
         adjudicate(project, self._lead_session_of(), candidate_id, value)
         self.adjudication.show_items(disagreements(project), project.settings.labels)
-        self._stale |= {"advice", "agreement"}
+        self._stale |= {"agreement"}
+        self._request_advice()
 
     # -- the report ------------------------------------------------------------------------
     def export_report_dialog(self) -> None:

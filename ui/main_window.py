@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from triage.base.errors import TriageError
 from triage.project import Project, open_project
 from triage.views.panels import PanelInfo
+from ui.advice_control import AdviceMixin
 from ui.annotator_dialog import ask_annotator
 from ui.desk import Desk
 from ui.prefs import Prefs
@@ -33,7 +34,7 @@ CHECKPOINT_EVERY = 200  # label events between checkpoints taken while the annot
 MAX_DEFER_S = 2.0
 
 
-class MainWindow(QMainWindow):
+class MainWindow(AdviceMixin, QMainWindow):
     """Owns the open project and the annotator's session; panels only draw snapshots."""
 
     def __init__(self, prefs: Prefs | None = None, parent: QWidget | None = None):
@@ -52,7 +53,7 @@ class MainWindow(QMainWindow):
         from ui.analysis import AdviceBanner
 
         self.advice_banner = AdviceBanner()
-        self.advice_feed = AdviceFeed(self.advice_banner, self._advice_arrived)
+        self.advice_feed = AdviceFeed(self._advice_arrived)
         desk_side = QWidget()
         desk_layout = QVBoxLayout(desk_side)
         desk_layout.setContentsMargins(0, 0, 0, 0)
@@ -72,6 +73,10 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.status_label, 1)
         self.desk.statusChanged.connect(self.status_label.setText)
         self.desk.changed.connect(self.schedule_refresh)
+        self.desk.changed.connect(self.request_advice)   # label, undo, skip
+        # Changes made by other programs (another desk, an import or merge from the command
+        # line) are caught by a cheap look at the file's version now and then.
+        self._start_advice_poll()
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(REFRESH_MS)
@@ -135,6 +140,7 @@ class MainWindow(QMainWindow):
         self.prefs.set_last_annotator(path, annotator)
         self.setWindowTitle(f"Triage — {Path(path).name}")
         self.desk.start(project, annotator)
+        self.request_advice()
         self.show_score_action.setChecked(project.settings.show_score)
         self.desk.setFocus()
         # Panels and offline curves (a scan of the whole pool) after the first candidate
@@ -211,7 +217,6 @@ class MainWindow(QMainWindow):
         if self.lead_view is not None and self.lead_view.isVisible():
             info = dataclasses.replace(self.info, annotator_rows=self.project.annotator_table())
             self.lead_view.show_state(snapshot, info)
-        self.advice_feed.maybe_refresh(self.project, snapshot.events)
         if snapshot.events - self._checkpointed_at >= CHECKPOINT_EVERY:
             # The annotator has paused: a good moment to fold the log into the file.
             self._checkpointed_at = snapshot.events
@@ -308,6 +313,7 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(self, "Settings not saved", str(error))
             return False
         self.desk.settings_changed()
+        self.request_advice()
         self.show_score_action.setChecked(self.project.settings.show_score)
         if self.project.settings.active_model != old_model:
             self.desk.show_next()  # the queue follows another ranking now
@@ -338,19 +344,16 @@ class MainWindow(QMainWindow):
         from ui.lead_window import LeadWindow
 
         if self.lead_view is None:
-            self.lead_view = LeadWindow(lambda: self.project, lambda: self.desk.session)
+            self.lead_view = LeadWindow(lambda: self.project, lambda: self.desk.session,
+                                        request_advice=self.request_advice,
+                                        certify=self.certify)
             self.lead_view.resize(1200, 800)
+            if self.advice_feed.latest is not None:
+                self.lead_view.show_advice_state(self.advice_feed.latest)
         self.lead_view.show()
         self.lead_view.raise_()
         self.refresh_panels()
         self.lead_view.refresh_analysis()
-
-    def _advice_arrived(self, advice: dict) -> None:
-        """The lead view's gain chart shows the same estimate as the banner."""
-        if self.lead_view is not None:
-            from triage.views.panels import recall_band
-
-            self.lead_view.overview.gain.show_estimate(recall_band(advice))
 
     def zoom(self, step: int | None) -> None:
         steps = 0 if step is None else self.desk.zoom_steps + step

@@ -1,15 +1,26 @@
-"""Stopping advice for a project: fills :class:`triage.stats.stopping.AdviceInputs` from the file."""
+"""One advice state per project state: the object every surface renders.
+
+:func:`advice_state` reads the labels, the audit sample, the settings, the active model's
+scores, the agreement and the certification record, runs the stopping rules once, and
+returns a frozen :class:`AdviceState`. The CLI ``advise``, the desk banner, the lead
+window's Advice tab, the recall band on the gain chart, the Agreement tab's reliability
+verdict and the report all render that object and nothing else. The GUI computes it off
+its thread on a project opened for the purpose (:func:`advice_state_at`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from triage import store
-from triage.base.errors import TriageError
 from triage.project.final import final_labels
+from triage.store.certification import last_label_id, latest_certification
 
 if TYPE_CHECKING:
     from triage.project.core import Project
@@ -17,6 +28,55 @@ if TYPE_CHECKING:
 
 # Agreement gates the advice only when it rests on enough overlap items.
 MIN_OVERLAP_ITEMS = 30
+RANKED_KINDS = ("triage", "overlap")  # kinds that move the ranked pass down the ranking
+
+
+@dataclass(frozen=True)
+class AdviceState:
+    """The advice for one project state, with what it was computed at. Read-only."""
+
+    advice: dict[str, Any]          # advice_to_json(...) of the stopping rules
+    labels_at: int                  # label events (skips included) when it was computed
+    settings_revision: str          # short hash of the settings it used
+    reliability: dict[str, Any]     # α, overlap items, reading, verdict and its sentence
+    certification: dict[str, Any] | None = None  # the latest stored certification sample
+    version: tuple = field(default=())  # (last label id, last undo mark, settings, pool)
+
+    @property
+    def decision(self) -> str:
+        """continue | stop | pause."""
+        return str(self.advice.get("decision", "none"))
+
+    @property
+    def headline(self) -> str:
+        """The one-line advice."""
+        return str(self.advice.get("headline", ""))
+
+    def to_json(self) -> dict[str, Any]:
+        """``triage advise --json``: the advice keys plus what it was computed at."""
+        return {**self.advice, "labels_at": self.labels_at,
+                "settings_revision": self.settings_revision, "reliability": self.reliability,
+                "certification_record": self.certification}
+
+
+def settings_revision(project: Project) -> str:
+    """A short hash of every setting: changes whenever any setting does."""
+    text = repr(sorted(project.settings.to_rows()))
+    return hashlib.sha1(text.encode()).hexdigest()[:10]
+
+
+def state_version(project: Project) -> tuple:
+    """What the advice depends on, cheaply: last label id, last undo mark, settings, pool."""
+    return (last_label_id(project.db), store.max_undo_seq(project.db), settings_revision(project), project.pool,
+            len(project.models))
+
+
+def _price(project: Project, snap) -> float:
+    s = project.settings
+    if s.price_model == "per_item":
+        return s.price_per_item
+    # per hour: the average cost of one event so far stands in for a price
+    return snap.spend / snap.events if snap.events else 0.0
 
 
 def advice_inputs(project: Project, *, alpha: float | None = None,
@@ -25,8 +85,10 @@ def advice_inputs(project: Project, *, alpha: float | None = None,
     from triage.stats.stopping import AdviceInputs
 
     s = project.settings
+    project.refresh()
     snap = project.snapshot()
-    finals = final_labels(store.active_labels(project.db))
+    rows = store.active_labels(project.db)
+    finals = final_labels(rows)
     ranks, positive = [], []
     for cid, final in finals.items():
         if final.status == "skipped":
@@ -34,51 +96,91 @@ def advice_inputs(project: Project, *, alpha: float | None = None,
         ranks.append(project.rank_of(cid))
         positive.append(final.value is not None and s.is_positive(final.value))
     audit_ranks, audit_positive = project.audit_sample()
-    model = project.active_model()
-    if model is None:
-        raise TriageError(f"{project.path} has no candidates yet; import a file first")
-    raw = store.scores_in_rank_order(project.db, model.id)
-    if s.price_model == "per_item":
-        price = s.price_per_item
-    else:  # per hour: the average cost of one event so far stands in for a price
-        price = snap.spend / snap.events if snap.events else 0.0
-    # The ranked pass's depth: the deepest rank reached by non-audit work.
-    audit_set = set(audit_ranks.tolist())
-    ranked = [r for r in ranks if r not in audit_set]
+    ranked = [project.rank_of(r.candidate_id) for r in rows
+              if r.kind in RANKED_KINDS and r.value is not None]
+    raw = store.scores_in_rank_order(project.db, project._require_model().id)
+    cert = _certification_inputs(project)
+    price = _price(project, snap)
     return AdviceInputs(
         pool=project.pool, ranks=np.array(ranks, dtype=np.int64),
         positive=np.array(positive, dtype=bool), audit_ranks=audit_ranks,
         audit_positive=audit_positive, raw_scores=raw, spend=snap.spend, budget=s.budget,
-        price=price, value_per_positive=s.value_per_positive, target_recall=s.target_recall,
-        confidence=s.confidence, alpha=alpha, overlap_items=overlap_items,
-        depth=max(ranked) if ranked else 0,
+        price=price if price > 0 else 1e-9, value_per_positive=s.value_per_positive,
+        target_recall=s.target_recall, confidence=s.confidence, alpha=alpha,
+        overlap_items=overlap_items, depth=max(ranked) if ranked else 0,
+        exhausted=len(project.tracker.by_candidate) >= project.pool,
+        audit_rate=s.audit_rate, **cert,
     )
 
 
+def _certification_inputs(project: Project) -> dict[str, Any]:
+    from triage.project.certify import sample_counts
+
+    row = latest_certification(project.db)
+    if row is None or row.outcome == "cancelled":
+        return {}
+    n, k = sample_counts(project, row)
+    return {"cert_found": row.found, "cert_remaining": row.remaining, "cert_n": n, "cert_k": k}
+
+
+def certification_record(project: Project) -> dict[str, Any] | None:
+    """The latest certification sample as plain data (None when there never was one)."""
+    from triage.project.certify import sample_counts
+
+    row = latest_certification(project.db)
+    if row is None:
+        return None
+    n, k = sample_counts(project, row)
+    return {"started_at": row.started_at, "target": row.target, "confidence": row.confidence,
+            "found_before": row.found, "remaining": row.remaining, "planned": row.planned,
+            "labels_at": row.labels_at, "running": row.running, "ended_at": row.ended_at,
+            "outcome": row.outcome, "p_value": row.p_value, "labelled": n, "positives": k}
+
+
+def _reliability(advice_json: dict[str, Any], reading: str) -> dict[str, Any]:
+    rule = next((r for r in advice_json.get("reasons", []) if r["rule"] == "reliability"), None)
+    nums = rule["numbers"] if rule else {}
+    alpha = nums.get("alpha")
+    if alpha is not None and isinstance(alpha, float) and math.isnan(alpha):
+        alpha = None
+    return {"alpha": alpha, "overlap_items": nums.get("overlap_items"),
+            "reading": reading if alpha is not None else "undefined",
+            "verdict": rule["verdict"] if rule else "continue",
+            "text": rule["detail"] if rule else ""}
+
+
+def advice_state(project: Project) -> AdviceState:
+    """Compute the one advice state for the project as it is now."""
+    from triage.project.agreement import agreement_for_project
+    from triage.stats.stopping import advice_to_json, advise
+
+    version = state_version(project)
+    report = agreement_for_project(project, bootstrap=0, breakdowns=())
+    inputs = advice_inputs(project, alpha=report.krippendorff_alpha.value,
+                           overlap_items=report.pairable_items)
+    data = advice_to_json(advise(inputs))
+    return AdviceState(
+        advice=data, labels_at=project.snapshot().events,
+        settings_revision=settings_revision(project),
+        reliability=_reliability(data, report.reading),
+        certification=certification_record(project), version=version)
+
+
+def advice_state_at(path: str | Path) -> AdviceState:
+    """Open the project at ``path`` on this thread, compute its advice state, close it."""
+    from triage.project.files import open_project
+
+    with open_project(path) as project:
+        return advice_state(project)
+
+
 def project_advice(project: Project) -> Advice:
-    """The combined advice (continue / stop / pause) with every rule's numbers."""
+    """The stopping rules' :class:`~triage.stats.stopping.Advice`.
+
+    Prefer :func:`advice_state`, which every surface renders."""
     from triage.project.agreement import agreement_for_project
     from triage.stats.stopping import advise
 
     report = agreement_for_project(project, bootstrap=0, breakdowns=())
-    alpha = report.krippendorff_alpha.value
-    return advise(advice_inputs(project, alpha=alpha, overlap_items=report.pairable_items))
-
-
-def advice_job(project: Project) -> Callable[..., dict[str, Any]]:
-    """Read what the advice needs now; return ``work()`` that computes it without the file.
-
-    The desk calls this on the GUI thread (reading is quick) and runs ``work`` on a worker
-    thread (fitting the calibration and the bounds is the slow part).
-    """
-    from triage.project.agreement import agreement_for_project
-    from triage.stats.stopping import advice_to_json, advise
-
-    report = agreement_for_project(project, bootstrap=0, breakdowns=())
-    inputs = advice_inputs(project, alpha=report.krippendorff_alpha.value,
-                           overlap_items=report.pairable_items)
-
-    def work(_progress: object = None) -> dict[str, Any]:
-        return advice_to_json(advise(inputs))
-
-    return work
+    return advise(advice_inputs(project, alpha=report.krippendorff_alpha.value,
+                                overlap_items=report.pairable_items))

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from triage.project.core import Project
     from triage.stats.agreement.report import AgreementReport
 
-RATING_KINDS = ("triage", "overlap", "audit")
+RATING_KINDS = ("triage", "overlap", "audit", "certify")
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+import triage.project.certify as certify
 import triage.project.pool as pool
 import triage.project.summary as summary
 from triage import store
@@ -311,6 +312,8 @@ class Project:
         )
         self._wrote = True
         self._sync()
+        if kind == "certify":
+            certify.after_certify_label(self)
         return label_id
 
     def skip(self, session: Session, candidate_id: int, *, seconds: float = 0.0,

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import numpy as np
 import sqlite_utils
 
+from triage.serving.certify import CertifySource
 from triage.serving.dispatcher import Dispatcher
 from triage.serving.queue import RankedQueue
 from triage.serving.tracker import LabelTracker
@@ -25,6 +26,7 @@ def build_dispatcher(db: sqlite_utils.Database, order: np.ndarray, ordered_score
     queue = RankedQueue(order, ordered_scores, tracker.is_handled)
     dispatcher = Dispatcher(db, queue, ranks, order, tracker, settings)
     dispatcher.resync = resync
+    dispatcher.certify_pick = CertifySource(db, tracker)  # a running certification sample
     if settings.overlap_rate > 0 and not dispatcher.overlap_items():
         dispatcher.replan_overlap()
     if settings.queue_mode != "follow" and len(models) > 1:

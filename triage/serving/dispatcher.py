@@ -90,6 +90,8 @@ class Dispatcher:
         self._audit: np.ndarray | None = None
         self.audit_pointer = 0
         self.bandit: BanditQueue | None = None  # in the bandit/pets queue modes
+        # A running certification sample comes first (triage.serving.certify.CertifySource).
+        self.certify_pick: Callable[[frozenset[int]], Pick | None] = lambda _taken: None
         # Called after losing a race for a candidate; the project brings the tracker (and
         # everything that follows it, like the live numbers) up to date.
         self.resync: Callable[[], None] = lambda: None
@@ -179,10 +181,11 @@ class Dispatcher:
 
     def choose(self, session_id: int, annotator: str, now: float,
                taken: frozenset[int] | None = None) -> Pick | None:
-        """The next candidate for this annotator: re-test, audit, overlap, then the queue."""
+        """The next candidate: certification, re-test, audit, overlap, then the queue."""
         if taken is None:
             taken = self.live_claims(session_id, now)[1]
-        for pick in (self._retest(session_id, annotator, taken), self._audit_pick(taken)):
+        for pick in (self.certify_pick(taken), self._retest(session_id, annotator, taken),
+                     self._audit_pick(taken)):
             if pick is not None:
                 return pick
         if self.bandit is not None:
@@ -268,7 +271,9 @@ class Dispatcher:
     def _still_needed(self, candidate_id: int, annotator: str | None, kind: str) -> bool:
         """Re-check, inside the write transaction, that the candidate is still ours to label."""
         rows = claims.active_label_kinds(self.db, candidate_id)
-        seen = {name for name, k in rows if k in ("triage", "overlap", "audit")}
+        seen = {name for name, k in rows if k in ("triage", "overlap", "audit", "certify")}
+        if kind == "certify":
+            return not any(k == "certify" for _name, k in rows)
         if kind == "retest":
             return not any(name == annotator and k == "retest" for name, k in rows)
         if annotator is not None and annotator in seen:

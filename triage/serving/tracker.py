@@ -15,8 +15,8 @@ import sqlite_utils
 from triage import store
 from triage.store.records import LabelRow
 
-VOTING_KINDS = ("triage", "overlap", "audit")   # kinds that make an annotator's label
-SEEN_KINDS = ("triage", "overlap", "audit")     # kinds (skips too) that mean "has seen it"
+VOTING_KINDS = ("triage", "overlap", "audit", "certify")   # kinds that make an annotator's label
+SEEN_KINDS = ("triage", "overlap", "audit", "certify")   # kinds (skips too) that mean "has seen it"
 
 
 @dataclass

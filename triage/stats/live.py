@@ -32,7 +32,7 @@ import numpy as np
 
 from triage.stats.gain.ranking import DECILES, decile_sizes
 
-KINDS = frozenset({"triage", "overlap", "audit", "retest", "adjudication"})
+KINDS = frozenset({"triage", "overlap", "audit", "retest", "adjudication", "certify"})
 PRICE_MODELS = frozenset({"per_item", "per_hour"})
 _SETTINGS = frozenset({"price_model", "price_per_item", "hourly_rates", "budget",
                        "value_per_positive", "currency", "total_positives_hint"})

@@ -23,7 +23,9 @@ from sqlite_utils import Migrations
 # "TRIA" as a big-endian int: lets us recognise our files with PRAGMA application_id.
 APPLICATION_ID = 0x54524941
 
-LABEL_KINDS = ("triage", "overlap", "audit", "retest", "adjudication")
+LABEL_KINDS = ("triage", "overlap", "audit", "retest", "adjudication", "certify")
+# The kinds the first schema step allowed (frozen: a shipped migration never changes).
+_KINDS_0001 = ("triage", "overlap", "audit", "retest", "adjudication")
 
 MIGRATIONS = Migrations("triage")
 
@@ -32,7 +34,7 @@ MIGRATIONS = Migrations("triage")
 def m0001_initial(db: sqlite_utils.Database) -> None:
     """Version 1: every table and index of the project file."""
     # long: one DDL script, so the tables and the references between them read together
-    kinds = ", ".join(f"'{k}'" for k in LABEL_KINDS)
+    kinds = ", ".join(f"'{k}'" for k in _KINDS_0001)
     db.executescript(
         f"""
         CREATE TABLE project (
@@ -113,5 +115,53 @@ def m0001_initial(db: sqlite_utils.Database) -> None:
             candidate_id INTEGER PRIMARY KEY,
             kind TEXT NOT NULL CHECK (kind IN ('overlap'))
         );
+        """
+    )
+
+
+@MIGRATIONS(name="0002_certification")
+def m0002_certification(db: sqlite_utils.Database) -> None:
+    """Label kind ``certify`` (a one-off certification sample) and the certification record.
+
+    SQLite cannot alter a CHECK constraint, so ``labels`` is rebuilt from its own stored
+    definition with the wider kind list (the documented table-rebuild procedure; no other
+    table refers to ``labels``), and its indexes are recreated.
+    """
+    import re
+
+    conn = db.conn
+    sql = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'labels'"
+                       ).fetchone()[0]
+    kinds = ", ".join(f"'{k}'" for k in LABEL_KINDS)
+    new_sql = re.sub(r"CHECK \(kind IN \([^)]*\)\)", f"CHECK (kind IN ({kinds}))", sql)
+    new_sql = new_sql.replace("CREATE TABLE labels", "CREATE TABLE labels_rebuilt", 1)
+    indexes = [r[0] for r in conn.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'labels' "
+        "AND sql IS NOT NULL")]
+    conn.execute(new_sql)
+    conn.execute("INSERT INTO labels_rebuilt SELECT * FROM labels")
+    conn.execute("DROP TABLE labels")
+    conn.execute("ALTER TABLE labels_rebuilt RENAME TO labels")
+    for index in indexes:
+        conn.execute(index)
+    conn.execute(
+        """
+        CREATE TABLE certifications (
+            id INTEGER PRIMARY KEY,
+            uid TEXT NOT NULL UNIQUE,
+            started_at TEXT NOT NULL,
+            target REAL NOT NULL,
+            confidence REAL NOT NULL,
+            found INTEGER NOT NULL,       -- positives known when the sample started
+            remaining INTEGER NOT NULL,   -- unlabelled items it is drawn from
+            planned INTEGER,              -- labels it was expected to need
+            labels_at INTEGER NOT NULL,   -- label events when it started
+            sample_order BLOB NOT NULL,   -- candidate ids in random order (int64)
+            ended_at TEXT,
+            outcome TEXT CHECK (outcome IN ('certified', 'not_certified', 'cancelled')),
+            p_value REAL,
+            sample_n INTEGER,
+            sample_k INTEGER
+        )
         """
     )

@@ -11,6 +11,7 @@ import numpy as np
 
 from triage import store
 from triage.base.errors import TriageError
+from triage.views.advice import advice_lines, summary_lines
 
 if TYPE_CHECKING:
     from triage.project.core import Project
@@ -198,10 +199,6 @@ def session_labels(project: Project) -> dict[str, str]:
 
 # -- stopping advice ---------------------------------------------------------------------
 
-DECISION_ROLE = {"continue": "go", "stop": "stop", "pause": "pause"}
-DECISION_BADGE = {"continue": "▶ CONTINUE", "stop": "■ STOP", "pause": "❚❚ PAUSE"}
-
-
 @dataclass(frozen=True)
 class BannerData:
     decision: str
@@ -209,30 +206,16 @@ class BannerData:
     badge: str         # a symbol and a word, so colour is never the only cue
     text: str          # the advice headline, verbatim
     details: tuple[str, ...]  # one line per rule, then the estimates
+    stamp: str = ""    # "computed at 1,470 labels"
 
 
-def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.1f}%"
-
-
-def banner_data(advice: Mapping[str, Any] | None) -> BannerData:
-    """From ``advice_to_json``: the headline, the decision's colour role and every rule."""
-    if not advice:
-        return BannerData("none", "none", "… NO ADVICE", "No stopping advice yet.", ())
-    decision = advice.get("decision", "none")
-    details = [f"{r['verdict']:<8} {r['rule']}: {r['detail']}" for r in advice.get("reasons", [])]
-    rec = advice.get("estimated_recall") or {}
-    if rec.get("point") is not None:
-        details.append(f"estimated recall {_pct(rec['point'])} [{_pct(rec.get('lower'))}, "
-                       f"{_pct(rec.get('upper'))}] — {rec.get('method', '')}")
-    tot = advice.get("estimated_total_positives") or {}
-    if tot.get("point") is not None:
-        low, up = tot.get("lower"), tot.get("upper")
-        details.append(f"positives in the pool ≈ {tot['point']:.0f} "
-                       f"[{_num(low):.0f}, {_num(up):.0f}] — {tot.get('method', '')}")
-    return BannerData(decision, DECISION_ROLE.get(decision, "none"),
-                      DECISION_BADGE.get(decision, decision.upper()),
-                      advice.get("headline", ""), tuple(details))
+def banner_data(advice: Any) -> BannerData:
+    """From the advice state (or its JSON): the headline, colour role, every rule, the stamp."""
+    lines = advice_lines(advice)
+    details = [f"{verdict:<8} {rule}: {detail}" for rule, verdict, detail in lines.rules]
+    details += summary_lines(lines)
+    return BannerData(lines.decision, lines.role, lines.badge, lines.headline, tuple(details),
+                      lines.stamp)
 
 
 # -- adjudication ------------------------------------------------------------------------

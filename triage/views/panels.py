@@ -15,6 +15,8 @@ import numpy as np
 from triage.stats.gain.ranking import decile_sizes
 from triage.stats.live import DecileLive
 from triage.stats.live import LiveSnapshot as LiveSnapshot  # ui/ takes the type from here
+from triage.views.advice import RecallBand as RecallBand  # the band is the advice state's
+from triage.views.advice import recall_band as recall_band
 from triage.views.formatting import format_money as format_money  # ui/ takes it from here
 from triage.views.formatting import format_share as format_share
 
@@ -89,46 +91,6 @@ def view_limit(annotated: int, pool: int) -> int:
 
 
 # -- cumulative gain -------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class RecallBand:
-    """Estimated positives in the whole pool (a band) and the recall it implies."""
-
-    total: float
-    lower: float
-    upper: float
-    recall: float | None
-    recall_lower: float | None
-    method: str
-
-    @property
-    def label(self) -> str:
-        """The band as one line of text for the chart's legend."""
-        recall = "" if self.recall is None else f"; recall ≈ {format_share(self.recall)}"
-        if self.recall_lower is not None:
-            recall += f" (≥ {format_share(self.recall_lower)})"
-        return (f"estimated positives in the pool: {self.total:,.0f} "
-                f"[{self.lower:,.0f}–{self.upper:,.0f}]{recall}")
-
-    def as_dict(self) -> dict[str, Any]:
-        """Plain data for JSON and tests."""
-        return {"total": self.total, "lower": self.lower, "upper": self.upper,
-                "recall": self.recall, "recall_lower": self.recall_lower,
-                "method": self.method, "label": self.label}
-
-
-def recall_band(advice: dict[str, Any] | None) -> RecallBand | None:
-    """The band to draw from ``advice_to_json`` output; None when there is no estimate."""
-    if not advice:
-        return None
-    total = advice.get("estimated_total_positives") or {}
-    recall = advice.get("estimated_recall") or {}
-    point, lower, upper = total.get("point"), total.get("lower"), total.get("upper")
-    if point is None or lower is None or upper is None:
-        return None
-    return RecallBand(float(point), float(lower), float(upper), recall.get("point"),
-                      recall.get("lower"), str(recall.get("method") or ""))
-
 
 @dataclass(frozen=True)
 class GainData:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QWidget
@@ -13,7 +12,7 @@ from ui.analysis._common import ROLE_COLOURS, plain_label
 
 
 class AdviceBanner(QFrame):
-    """``show_advice(advice_to_json(project_advice(project)))``; hover for every rule."""
+    """``show_advice(advice_state)`` (or its JSON); hover for every rule."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -23,6 +22,8 @@ class AdviceBanner(QFrame):
         # Wraps rather than clips when the window is narrow; one line otherwise.
         self.text = plain_label(wrap=True)
         self.text.setObjectName("adviceText")
+        self.stamp = plain_label(wrap=False)
+        self.stamp.setObjectName("adviceStamp")
         font = self.badge.font()
         font.setBold(True)
         self.badge.setFont(font)
@@ -31,12 +32,13 @@ class AdviceBanner(QFrame):
         layout.setSpacing(10)
         layout.addWidget(self.badge)
         layout.addWidget(self.text, 1)
+        layout.addWidget(self.stamp)
         self.data: BannerData = banner_data(None)
         self._apply()
 
-    def show_advice(self, advice_json: Mapping[str, Any] | None) -> None:
-        """Show the advice (``triage.stats.stopping.advice_to_json``); ``None`` clears it."""
-        self.data = banner_data(advice_json)
+    def show_advice(self, advice: Any) -> None:
+        """Show an AdviceState (or its JSON); ``None`` clears it."""
+        self.data = banner_data(advice)
         self._apply()
 
     def colour_role(self) -> str:
@@ -50,6 +52,7 @@ class AdviceBanner(QFrame):
         d = self.data
         self.badge.setText(d.badge)
         self.text.setText(d.text)
+        self.stamp.setText(d.stamp)
         bg, border, fg = ROLE_COLOURS.get(d.role, ROLE_COLOURS["none"])
         self.setStyleSheet(
             f"QFrame#adviceBanner {{ background:{bg}; border:1px solid {border}; "

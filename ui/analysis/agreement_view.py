@@ -48,6 +48,9 @@ class AgreementView(QWidget):
         self.reading_label = plain_label(wrap=True)
         self.reading_label.setContentsMargins(6, 2, 6, 2)
         self.summary_label = plain_label()
+        # The reliability verdict of the one advice state (the same words as the Advice tab).
+        self.verdict_label = plain_label(wrap=True)
+        self.verdict_label.setObjectName("reliabilityVerdict")
         self.caption = plain_label()
         self.caption.setStyleSheet(f"color:{GREY};")
         self.chart = ChartCanvas("Agreement", figsize=(9.5, 4.6), parent=self)
@@ -58,6 +61,7 @@ class AgreementView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(head)
         layout.addWidget(self.summary_label)
+        layout.addWidget(self.verdict_label)
         layout.addWidget(self.chart, 1)
         layout.addWidget(self.caption)
         self._timer = QTimer(self)
@@ -69,6 +73,18 @@ class AgreementView(QWidget):
         self.show_report({})
 
     # -- interface -----------------------------------------------------------------------
+    def show_reliability(self, state: Any) -> None:
+        """The advice state's reliability verdict, word for word (pause shows in red)."""
+        from triage.views.advice import advice_lines
+
+        lines = advice_lines(state)
+        text = f"Advice: {lines.reliability}" if lines.reliability else ""
+        if lines.stamp:
+            text += f"  ({lines.stamp})"
+        self.verdict_label.setText(text)
+        verdict = lines.reliability.split(":", 1)[0] if lines.reliability else ""
+        self.verdict_label.setStyleSheet(role_style({"pause": "stop"}.get(verdict, "none")))
+
     def show_report(self, report_json: Mapping[str, Any],
                     session_labels: Mapping[str, str] | None = None) -> None:
         """Show an ``AgreementReport.to_json()``; ``session_labels`` names sessions on the

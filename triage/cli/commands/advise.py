@@ -1,4 +1,8 @@
-"""``triage advise PROJECT``: continue, stop or pause — with every rule's reason and numbers."""
+"""``triage advise PROJECT``: continue, stop or pause — with every rule's reason and numbers.
+
+``--certify-now`` starts a one-off certification sample (its cost is stated first; the desks
+serve it blind); ``--cancel-certification`` ends a running one where it stands.
+"""
 
 from __future__ import annotations
 
@@ -12,30 +16,41 @@ from triage.cli.commands._common import add_json_flag, emit
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``triage advise`` to the command line."""
     p = sub.add_parser("advise", help="should annotation continue? budget, marginal value, "
-                       "recall bound, knee and reliability rules")
+                       "recall estimate and certificate, knee, Quant and reliability rules")
     p.add_argument("project", type=Path)
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--certify-now", action="store_true",
+                       help="start a random certification sample of the unlabelled remainder")
+    group.add_argument("--cancel-certification", action="store_true",
+                       help="end a running certification sample where it stands")
     add_json_flag(p)
     p.set_defaults(func=run)
 
 
 def render(data: dict[str, Any]) -> str:
-    """The decision, every rule's verdict and the recall estimate as text."""
-    lines = [data.get("headline") or data["decision"], ""]
-    for reason in data["reasons"]:
-        lines.append(f"{reason['rule']:<15} {reason['verdict']:<9} {reason['detail']}")
-    rec = data["estimated_recall"]
-    if rec and rec.get("point") is not None:
-        lo = "n/a" if rec.get("lower") is None else f"{rec['lower']:.3f}"
-        lines += ["", f"estimated recall {rec['point']:.3f} (lower bound {lo}; {rec['method']})"]
-    return "\n".join(lines)
+    """The advice as text: the same wording as the banner and the Advice tab."""
+    from triage.views.advice import advice_lines, summary_lines
+
+    lines = advice_lines(data)
+    out = [lines.headline or lines.decision, ""]
+    for rule, verdict, detail in lines.rules:
+        out.append(f"{rule:<15} {verdict:<9} {detail}")
+    out.append("")
+    out += summary_lines(lines)
+    return "\n".join(out)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``triage advise`` with the parsed arguments; returns the exit code."""
     from triage.project import open_project
-    from triage.project.advice import project_advice
-    from triage.stats.stopping import advice_to_json
+    from triage.project.advice import advice_state
+    from triage.project.certify import cancel_certification, start_certification
 
     with open_project(args.project) as project:
-        data = advice_to_json(project_advice(project))
+        if args.certify_now:
+            plan = (advice_state(project).advice.get("certification") or {}).get("plan") or {}
+            start_certification(project, planned=plan.get("items"))
+        elif args.cancel_certification:
+            cancel_certification(project)
+        data = advice_state(project).to_json()
     return emit(args, data, render)

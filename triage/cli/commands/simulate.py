@@ -16,7 +16,9 @@ from triage.base.errors import TriageError
 from triage.cli.commands._common import add_json_flag, emit, jsonable, parse_score_option, require
 from triage.ingest.reader import read_table
 
-RULE_ORDER = ("budget", "marginal_value", "recall", "recall_hypergeometric", "knee", "combined")
+RULE_ORDER = ("budget", "marginal_value", "recall", "recall_hypergeometric", "knee", "combined",
+              "quant", "quant_ci")
+COVERAGE_REPEATS = 20  # repeats the recall-interval coverage is measured on
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -104,7 +106,7 @@ def labeling_orders(scores: dict[str, np.ndarray], gold: np.ndarray, strategy: s
 
 def run(args: argparse.Namespace) -> int:
     """Run ``triage simulate`` with the parsed arguments; returns the exit code."""
-    from triage.stats.stopping.simulate import backtest
+    from triage.stats.stopping.simulate import replay, summarise
 
     _validate(args)
     columns = [col for _, col in args.score]
@@ -118,10 +120,17 @@ def run(args: argparse.Namespace) -> int:
     strategy = args.strategy or f"follow:{args.score[0][0]}"
     budget_items = None if args.budget is None else int(args.budget // args.cost)
     orders = labeling_orders(scores, gold, strategy, args.repeats, args.seed, budget_items)
-    bt = backtest(orders, gold, price=args.cost, value_per_positive=args.value_per_positive,
+    followed = np.asarray(scores[strategy.partition(":")[2]] if strategy.startswith("follow:")
+                          else next(iter(scores.values())), dtype=float)
+    # Quant needs probabilities: use the scores when they are (up to rounding) in [0, 1].
+    probs = (np.clip(followed, 0, 1) if ((followed >= -1e-4) & (followed <= 1 + 1e-4)).all()
+             else None)
+    common = dict(price=args.cost, value_per_positive=args.value_per_positive,
                   budget=args.budget, target_recall=args.target_recall,
                   confidence=args.confidence, audit_rate=args.audit_rate, batch=args.batch,
                   seed=args.seed)
+    rp = replay(orders, gold, probabilities=probs, **common)
+    bt = summarise(rp, int(gold.sum()), args.target_recall)
     data: dict[str, Any] = {
         "file": str(args.file), "pool": bt.pool, "positives": bt.positives,
         "cost": args.cost, "value_per_positive": args.value_per_positive,
@@ -130,10 +139,40 @@ def run(args: argparse.Namespace) -> int:
         "batch": args.batch or max(1, round(bt.pool / 100)), "checkpoints": bt.checkpoints,
         "seed": args.seed, "repeats": args.repeats, "strategy": strategy,
         "models": {name: col for name, col in args.score},
-        "rules": {name: jsonable(bt.rules[name]) for name in RULE_ORDER},
+        "rules": {name: jsonable(bt.rules[name]) for name in RULE_ORDER if name in bt.rules},
         "best_net_value": jsonable(bt.best_net_value) if bt.best_net_value else None,
+        "certify_on_demand": _certify(rp, orders, gold, args, probs is not None),
+        "recall_interval_coverage": _coverage(orders, gold, followed, args),
     }
     return emit(args, data, render_text)
+
+
+def _certify(rp: Any, orders: np.ndarray, gold: np.ndarray, args: argparse.Namespace,
+             has_quant: bool) -> dict[str, Any]:
+    from triage.stats.stopping.simulate_certify import certify_on_demand
+
+    # The lead asks for a certificate when the advice says the next batch no longer pays
+    # (value set), else when QuantCI says the target looks met, else when QBCB/budget stop.
+    trigger = ("marginal_value" if args.value_per_positive is not None else
+               "quant_ci" if has_quant else "combined")
+    out = certify_on_demand(rp, orders, gold, rp.stops[trigger], price=args.cost,
+                            value_per_positive=args.value_per_positive, budget=args.budget,
+                            target=args.target_recall, confidence=args.confidence, seed=args.seed)
+    return {"trigger": trigger, **jsonable(out),
+            "cost_to_certify_mean": out.sample_mean * args.cost}
+
+
+def _coverage(orders: np.ndarray, gold: np.ndarray, followed: np.ndarray,
+              args: argparse.Namespace) -> dict[str, Any]:
+    from triage.stats.stopping.coverage import recall_coverage
+
+    k = min(COVERAGE_REPEATS, orders.shape[0])
+    cov = recall_coverage(gold[orders[:k]], followed[orders[:k]], audit_rate=args.audit_rate,
+                          start=min(300, max(1, gold.size // 10)),
+                          confidence=args.confidence, seed=args.seed)
+    return {"repeats": k, "runs": cov.runs, "covered": cov.covered,
+            "by_method": {m: {"runs": n, "covered": c} for m, (n, c) in cov.by_method.items()},
+            "mean_width": cov.mean_width}
 
 
 def _fmt(x: float | None, spec: str) -> str:
@@ -150,7 +189,7 @@ def render_text(data: dict[str, Any]) -> str:
             f"target recall {data['target_recall']:g} at {data['confidence']:g} confidence\n")
     rows = [f"{'rule':<22}{'stopped at':>11}{'recall':>8}{'min':>7}{'spend':>11}"
             f"{'net value':>12}{'target met':>12}"]
-    entries = [(n, data["rules"][n]) for n in RULE_ORDER]
+    entries = [(n, data["rules"][n]) for n in RULE_ORDER if n in data["rules"]]
     if data["best_net_value"]:
         entries.append(("best in hindsight", data["best_net_value"]))
     for name, r in entries:
@@ -158,6 +197,19 @@ def render_text(data: dict[str, Any]) -> str:
                     f"{r['recall_min']:>7.3f}{r['spend_mean']:>11.2f}"
                     f"{_fmt(r['net_value_mean'], '.2f'):>12}"
                     f"{_fmt(r['target_met_share'], '.0%'):>12}")
+    c = data.get("certify_on_demand")
+    if c:
+        rows.append(f"{'certify on demand':<22}{c['stopped_at_mean']:>11.0f}{c['recall_mean']:>8.3f}"
+                    f"{c['recall_min']:>7.3f}{c['spend_mean']:>11.2f}"
+                    f"{_fmt(c['net_value_mean'], '.2f'):>12}{_fmt(c['target_met_share'], '.0%'):>12}")
     note = ("\nstopped at, recall, spend and net value are means over the repeats; knee is a "
             "heuristic; combined = budget, recall (QBCB) or marginal value, whichever stops first")
+    if c:
+        note += (f"\ncertify on demand: rank until {c['trigger']} says the target is met, then a "
+                 f"random certification sample of about {c['sample_mean']:.0f} labels "
+                 f"({c['cost_to_certify_mean']:.2f}); certified in {c['certified_share']:.0%}")
+    cov = data.get("recall_interval_coverage")
+    if cov and cov["runs"]:
+        note += (f"\nrecall interval ({data['confidence']:.0%}) held the true recall in "
+                 f"{cov['covered']:.1%} of {cov['runs']} checks ({cov['repeats']} repeats)")
     return head + "\n".join(rows) + note

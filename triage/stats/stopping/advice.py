@@ -1,14 +1,14 @@
 """Combine the rules into one decision with a one-line headline.
 
-Combination policy (documented in docs/readme/stopping.md):
+Combination policy (documented in docs/numbers/stopping.md):
 
 1. **pause wins**: unreliable agreement on enough overlap items pauses everything;
-2. **stop** when the budget is exhausted, or the recall target is met with the stated
-   confidence (QBCB lower bound ≥ target), or the next batch costs more than it brings even
+2. **stop** when the pool is exhausted, the budget is spent, a certification sample has
+   certified the target, the recall target is met with the stated confidence (QBCB lower
+   bound ≥ target, or recall known exactly), or the next batch costs more than it brings even
    at the upper confidence bound of its yield;
 3. otherwise **continue**. Warnings (budget nearly spent, marginal value probably negative,
-   knee reached, model-only recall) are listed but never stop the work on their own; in
-   particular the knee heuristic only informs.
+   knee reached, Quant/QuantCI met, ranked urns) are listed but never stop the work alone.
 """
 
 from __future__ import annotations
@@ -17,7 +17,11 @@ import math
 from typing import Any
 
 from triage.base.jsonutil import jsonable
+from triage.stats.stopping.certification import certification_rule
+from triage.stats.stopping.estimates import headline_estimate, remainder_estimates
+from triage.stats.stopping.remainder import Remainder
 from triage.stats.stopping.rules import (
+    MIN_EXPECTED,
     budget_rule,
     knee_rule,
     marginal_rule,
@@ -25,24 +29,58 @@ from triage.stats.stopping.rules import (
     recall_rule,
     reliability_rule,
 )
-from triage.stats.stopping.state import build_state
+from triage.stats.stopping.score_rules import quant_rules
+from triage.stats.stopping.state import State, build_state
 from triage.stats.stopping.types import Advice, AdviceInputs, Estimate, NextBatch, RuleResult
 
-DECIDING = ("reliability", "budget", "recall", "marginal_value")
+DECIDING = ("reliability", "pool", "budget", "certification", "recall", "marginal_value")
+
+
+def pool_rule(inp: AdviceInputs, st: State) -> RuleResult:
+    """Stop when nothing is left to serve; otherwise say how much is left."""
+    nums = {"pool": inp.pool, "labelled": inp.pool - st.unlabelled, "unlabelled": st.unlabelled,
+            "exhausted": st.exhausted}
+    if st.exhausted:
+        why = "The pool is exhausted: every candidate has been handled."
+        if st.unlabelled:
+            why += f" ({st.unlabelled:,} skipped candidates were never labelled.)"
+        return RuleResult("pool", "stop", why, nums)
+    return RuleResult("pool", "continue",
+                      f"{st.unlabelled:,} of {inp.pool:,} candidates are still unlabelled.", nums)
 
 
 def advise(inputs: AdviceInputs) -> Advice:
     """Run every rule on ``inputs`` and combine them (see the module docstring)."""
     st = build_state(inputs)
+    estimates = remainder_estimates(inputs, st)
+    rem, why = headline_estimate(estimates, st.audit_below_n, st.unlabelled, st.found)
+    pool = pool_rule(inputs, st)
     budget = budget_rule(inputs, st)
     marginal, next_batch = marginal_rule(inputs, st)
-    recall, est_recall, est_total = recall_rule(inputs, st)
+    recall, est_recall, est_total = recall_rule(inputs, st, rem, why, estimates.get("calibrated"))
+    certification, cert_info = certification_rule(inputs, st, rem)
     knee = knee_rule(inputs, st)
     reliability = reliability_rule(inputs)
-    reasons = [reliability, budget, recall, marginal, knee]
+    reasons = [reliability, pool, budget, certification, recall, marginal, knee,
+               *quant_rules(inputs, st)]
     decision, deciding = _combine(reasons)
     headline = _headline(decision, deciding, marginal, next_batch, inputs, st.decile)
-    return Advice(decision, reasons, est_recall, est_total, next_batch, headline)
+    counts = {"pool": inputs.pool, "labelled": inputs.pool - st.unlabelled,
+              "unlabelled": st.unlabelled, "found": st.found, "depth": st.depth,
+              "exhausted": st.exhausted, "audit_items": int(inputs.audit_ranks.size),
+              "audit_below_depth": st.audit_below_n}
+    return Advice(decision, reasons, est_recall, est_total, next_batch, headline,
+                  remaining=_remainder_json(rem, why),
+                  estimates={k: _remainder_json(v, "") for k, v in estimates.items()},
+                  certification=cert_info, counts=counts)
+
+
+def _remainder_json(rem: Remainder, why: str) -> dict[str, Any]:
+    return {"method": rem.method, "positives": rem.positives, "lower": rem.lower,
+            "upper": rem.upper, "unlabelled": rem.unlabelled, "found": rem.found,
+            "recall": rem.recall, "recall_lower": rem.recall_lower,
+            "recall_upper": rem.recall_upper, "detail": rem.detail,
+            "extrapolates": rem.extrapolates, "why": why}
 
 
 def _combine(reasons: list[RuleResult]) -> tuple[str, RuleResult | None]:
@@ -65,14 +103,15 @@ def _headline(decision: str, deciding: RuleResult | None, marginal: RuleResult,
               nb: NextBatch, inp: AdviceInputs, decile: float) -> str:
     if deciding is not None and deciding.rule != "marginal_value":
         head = f"{decision} — {deciding.detail[0].lower()}{deciding.detail[1:].rstrip('.')}"
-        if deciding.rule == "recall" and marginal.verdict == "continue" and inp.value_per_positive:
+        if (deciding.rule in ("recall", "certification") and marginal.verdict == "continue"
+                and inp.value_per_positive and nb.expected_positives >= MIN_EXPECTED):
             head += (f"; the next batch would still pay ({money(nb.cost_per_positive)} per "
                      f"positive against {money(inp.value_per_positive)})")
         return head
     what = _slice_name(nb.items, decile)
-    if math.isnan(nb.cost_per_positive):
+    if math.isnan(nb.expected_positives) or nb.expected_positives < MIN_EXPECTED:
         return f"{decision} — {marginal.detail[0].lower()}{marginal.detail[1:].rstrip('.')}"
-    cpp = money(nb.cost_per_positive) if nb.expected_positives > 0 else "more than any value"
+    cpp = money(nb.cost_per_positive)
     if inp.value_per_positive is None:
         return f"{decision} — {what} about {cpp} per positive (no value per positive set)"
     return (f"{decision} — {what} about {cpp} per positive against a value of "
@@ -95,6 +134,10 @@ def advice_to_json(advice: Advice) -> dict[str, Any]:
                        "expected_positives": advice.next_batch.expected_positives,
                        "cost": advice.next_batch.cost,
                        "cost_per_positive": advice.next_batch.cost_per_positive},
+        "remaining": advice.remaining,
+        "estimates": advice.estimates,
+        "certification": advice.certification,
+        "counts": advice.counts,
     })
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import expit
 
 
 @dataclass(frozen=True)
@@ -48,14 +49,14 @@ def fit_platt(score: np.ndarray, label: np.ndarray, ridge: float = 1e-6,
     y = label.astype(float)
     theta = np.zeros(2)
     for _ in range(iterations):
-        p = 1 / (1 + np.exp(-(x @ theta)))
+        p = expit(x @ theta)
         w = p * (1 - p)
         hess = x.T @ (x * w[:, None]) + ridge * np.eye(2)
         step = np.linalg.solve(hess, x.T @ (y - p) - ridge * theta)
         theta = theta + step
         if np.abs(step).max() < 1e-10:
             break
-    p = 1 / (1 + np.exp(-(x @ theta)))
+    p = expit(x @ theta)
     w = p * (1 - p)
     hess = x.T @ (x * w[:, None]) + ridge * np.eye(2)
     return theta, np.linalg.inv(hess)
@@ -73,7 +74,7 @@ def calibration_for(pool: int, ranks: np.ndarray, positive: np.ndarray,
     mu, sd = float(raw_scores.mean()), float(raw_scores.std()) or 1.0
     z = (raw_scores - mu) / sd
     theta, cov = fit_platt(z[ranks - 1], positive)
-    p = 1 / (1 + np.exp(-(theta[0] * z + theta[1])))
+    p = expit(theta[0] * z + theta[1])
     lowest = int(ranks.max())
     return Calibration(
         p=p,

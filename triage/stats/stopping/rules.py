@@ -8,19 +8,19 @@ import numpy as np
 
 from triage.stats.stopping.bounds import (
     clopper_pearson_lower,
-    clopper_pearson_upper,
     hypergeometric_pvalue,
     hypergeometric_recall_lower,
     qbcb_min_positives,
     qbcb_required,
 )
 from triage.stats.stopping.knee import MIN_REVIEWED, knee_at
+from triage.stats.stopping.remainder import Remainder
 from triage.stats.stopping.state import (
     State,
     YieldEstimate,
     calibration_consistent,
+    next_unlabelled,
     primary_source,
-    slice_index,
     yield_sources,
 )
 from triage.stats.stopping.types import (
@@ -43,35 +43,73 @@ def money(x: float) -> str:
 def budget_rule(inp: AdviceInputs, st: State) -> RuleResult:
     """What is left, what it buys; warn near the end, stop when it buys nothing more."""
     batch_cost = inp.price * st.batch
+    left_items = 0 if st.exhausted else st.unlabelled
     if inp.budget is None:
         return RuleResult("budget", "continue", "No budget is set, so money never stops the work.",
-                          {"budget": None, "spent": inp.spend, "left": None, "annotations_left": None})
+                          {"budget": None, "spent": inp.spend, "left": None, "overspent": 0.0,
+                           "annotations_left": None, "annotations_affordable": None})
     left = inp.budget - inp.spend
     buys = max(int(math.floor(left / inp.price + 1e-9)), 0)
-    nums = {"budget": inp.budget, "spent": inp.spend, "left": left, "annotations_left": buys,
-            "batch_cost": batch_cost}
+    nums = {"budget": inp.budget, "spent": inp.spend, "left": max(left, 0.0),
+            "overspent": max(-left, 0.0), "annotations_left": min(buys, left_items),
+            "annotations_affordable": buys, "batch_cost": batch_cost}
     if buys < 1:
-        return RuleResult("budget", "stop",
-                          f"The budget is spent: {money(left)} left does not buy one more annotation.",
-                          nums)
+        why = (f"The budget is spent: {money(inp.spend)} of {money(inp.budget)}"
+               + (f", overspent by {money(-left)}." if left < 0 else
+                  f"; {money(left)} left does not buy one more annotation."))
+        return RuleResult("budget", "stop", why, nums)
+    if left_items == 0:
+        return RuleResult("budget", "continue",
+                          f"{money(left)} left, but nothing is left to buy: every candidate "
+                          "has been handled.", nums)
+    more = (f"{buys:,} more annotations" if buys <= left_items else
+            f"all {left_items:,} candidates still unlabelled")
     if left < 0.1 * inp.budget or left < batch_cost:
         return RuleResult("budget", "warn",
-                          f"Only {money(left)} left: {buys} more annotations "
+                          f"Only {money(left)} left: {more} "
                           f"({left / inp.budget:.0%} of the budget).", nums)
-    return RuleResult("budget", "continue",
-                      f"{money(left)} left buys {buys} more annotations.", nums)
+    return RuleResult("budget", "continue", f"{money(left)} left buys {more}.", nums)
+
+
+MIN_EXPECTED = 0.01  # fewer expected positives than this read "none expected"
 
 
 def _slice_expectation(inp: AdviceInputs, st: State, source: YieldEstimate,
                        size: float) -> tuple[float, float, float]:
-    """Expected positives (point, lower, upper) in the next ``size`` items from ``source``."""
+    """Expected positives (point, lower, upper) in the next ``size`` unlabelled items."""
     cal = st.calibration
+    items = min(size, st.unlabelled)
     if cal is not None and source.source == cal.method:
-        idx = slice_index(inp.pool, st.depth, size)
+        idx = next_unlabelled(st, items)
         point, se = cal.masked_sum(idx, st.z) if idx.size else (0.0, 0.0)
-        return point, max(point - st.z * se, 0.0), point + st.z * se
-    items = min(size, inp.pool - st.depth)
-    return source.point * items, source.lower * items, source.upper * items
+        out = point, max(point - st.z * se, 0.0), point + st.z * se
+    else:
+        out = source.point * items, source.lower * items, source.upper * items
+    # Never more positives than items.
+    return tuple(float(min(max(x, 0.0), items)) for x in out)  # type: ignore[return-value]
+
+
+def _nothing_left(st: State) -> tuple[RuleResult, NextBatch]:
+    why = "Nothing is left to label: every candidate has been handled."
+    if st.unlabelled:
+        why = (f"Nothing is left to serve: the {st.unlabelled:,} candidates without a label "
+               "were skipped.")
+    nums = {"batch_items": 0, "batch_cost": 0.0, "expected_positives": 0.0,
+            "cost_per_positive": None}
+    return RuleResult("marginal_value", "stop", why, nums), NextBatch(0.0, 0.0, 0.0, NAN)
+
+
+def _per_positive(cost: float, expected: float) -> float:
+    return cost / expected if expected >= MIN_EXPECTED else math.inf
+
+
+def _batch_words(size: float, cost: float, exp: float, cpp: float) -> tuple[str, str]:
+    """What the next batch buys, and at what rate, in words (no ratio when nothing is)."""
+    if exp < MIN_EXPECTED:
+        return (f"no positives are expected in the next {size:g} items (fewer than "
+                f"{MIN_EXPECTED:g}; they cost {money(cost)})"), "no positives expected"
+    return (f"the next {size:g} items cost {money(cost)} for about {exp:.1f} positives",
+            f"{money(cpp)} per positive")
 
 
 def marginal_rule(inp: AdviceInputs, st: State) -> tuple[RuleResult, NextBatch]:
@@ -79,12 +117,11 @@ def marginal_rule(inp: AdviceInputs, st: State) -> tuple[RuleResult, NextBatch]:
 
     Stops only when even the upper confidence bound of the yield does not pay for the batch.
     """
+    if st.exhausted or st.unlabelled == 0:
+        return _nothing_left(st)
     sources = yield_sources(inp, st)
     main = primary_source(sources)
-    size = min(st.batch, inp.pool - st.depth)
-    if size <= 0:
-        nb = NextBatch(0.0, 0.0, 0.0, NAN)
-        return RuleResult("marginal_value", "stop", "The whole pool is annotated.", {}), nb
+    size = min(st.batch, st.unlabelled)
     cost = inp.price * size
     if main is None:
         nb = NextBatch(size, NAN, cost, NAN)
@@ -92,9 +129,9 @@ def marginal_rule(inp: AdviceInputs, st: State) -> tuple[RuleResult, NextBatch]:
                           "No labels yet to estimate the yield of the next batch.",
                           {"batch_items": size, "batch_cost": cost}), nb
     exp, exp_lo, exp_hi = _slice_expectation(inp, st, main, size)
-    cpp = cost / exp if exp > 0 else math.inf
-    cpp_conservative = cost / exp_hi if exp_hi > 0 else math.inf
-    dec_size = min(st.decile, inp.pool - st.depth)
+    cpp = _per_positive(cost, exp)
+    cpp_conservative = _per_positive(cost, exp_hi)
+    dec_size = min(st.decile, st.unlabelled)
     dec_exp, _, dec_hi = _slice_expectation(inp, st, main, dec_size)
     dec_cost = inp.price * dec_size
     consistent, cal_expected, cal_observed = calibration_consistent(st, inp.confidence)
@@ -104,7 +141,7 @@ def marginal_rule(inp: AdviceInputs, st: State) -> tuple[RuleResult, NextBatch]:
         "expected_positives_upper": exp_hi, "cost_per_positive": cpp,
         "cost_per_positive_at_upper_yield": cpp_conservative,
         "decile_items": dec_size, "decile_cost": dec_cost, "decile_expected_positives": dec_exp,
-        "decile_cost_per_positive": dec_cost / dec_exp if dec_exp > 0 else math.inf,
+        "decile_cost_per_positive": _per_positive(dec_cost, dec_exp),
         "value_per_positive": inp.value_per_positive,
         "yields": {k: {"point": v.point, "lower": v.lower, "upper": v.upper}
                    for k, v in sources.items()},
@@ -114,114 +151,107 @@ def marginal_rule(inp: AdviceInputs, st: State) -> tuple[RuleResult, NextBatch]:
         "extrapolates_below_rank": st.calibration.extrapolates_below_rank if st.calibration else None,
     }
     nb = NextBatch(size, exp, cost, cpp)
-    what = f"the next {size:g} items cost {money(cost)} for about {exp:.1f} positives"
+    what, rate = _batch_words(size, cost, exp, cpp)
     cap = what[0].upper() + what[1:]
     if inp.value_per_positive is None:
         return RuleResult("marginal_value", "continue",
-                          f"No value per positive is set; {what} ({money(cpp)} per positive).",
-                          nums), nb
+                          f"No value per positive is set; {what} ({rate}).", nums), nb
     value = inp.value_per_positive
-    verdict, why = "continue", f"{cap}: {money(cpp)} per positive against a value of {money(value)}."
+    verdict, why = "continue", f"{cap}: {rate} against a value of {money(value)}."
     if main.stop_allowed and cpp_conservative > value:
         verdict = "stop"
-        why = (f"Even at the optimistic yield, {what} (at most {exp_hi:.1f}): "
-               f"{money(cpp_conservative)} per positive, more than the value {money(value)}.")
+        upper = ("no positives expected even then" if exp_hi < MIN_EXPECTED else
+                 f"at most {exp_hi:.1f}: {money(cpp_conservative)} per positive")
+        why = (f"Even at the optimistic yield, {what} ({upper}), more than the value "
+               f"{money(value)} buys.")
     elif cpp > value:
         verdict = "warn"
-        why = (f"Probably not worth it — {what}: {money(cpp)} per positive against "
+        why = (f"Probably not worth it — {what}: {rate} against "
                f"{money(value)} — but not with {inp.confidence:.0%} confidence.")
     if consistent is False:
         why += " The calibrated scores disagree with the last batch, so the recent yield is used."
     return RuleResult("marginal_value", verdict, why, nums), nb
 
 
-def recall_rule(inp: AdviceInputs, st: State) -> tuple[RuleResult, Estimate, Estimate]:
-    """Recall against the target: QBCB on the audit sample decides.
+def _pct(x: float) -> str:
+    return f"{x:.0%}"
 
-    Hypergeometric and model-based estimates are reported alongside."""
+
+def recall_estimate(rem: Remainder, why: str) -> tuple[Estimate, Estimate]:
+    """(recall, positives in the pool) from the headline estimate of what is left."""
+    found = rem.found
+    method = f"{rem.method}: {rem.detail} (headline because {why})"
+    if rem.method == "exact":
+        rec = 1.0 if found else NAN
+        return (Estimate(rec, rec, rec, method),
+                Estimate(float(found), float(found), float(found), method))
+    if found == 0:  # 0 of an unknown number: undefined when none is left, else 0
+        return (Estimate(NAN, NAN, NAN, method),
+                Estimate(rem.positives, rem.lower, rem.upper, method))
+    total = Estimate(found + rem.positives, found + rem.lower, found + rem.upper, method)
+    return Estimate(rem.recall, rem.recall_lower, rem.recall_upper, method), total
+
+
+def recall_rule(inp: AdviceInputs, st: State, rem: Remainder, why: str,
+                model: Remainder | None = None) -> tuple[RuleResult, Estimate, Estimate]:
+    """Recall against the target: exact when nothing is unlabelled, else QBCB decides.
+
+    The estimate of what is left is reported alongside."""
     conf, t = inp.confidence, inp.target_recall
     r, k = st.audit_r, st.audit_k_above
+    est, total = recall_estimate(rem, why)
     nums: dict = {"target": t, "confidence": conf, "audit_positives": r,
-                  "audit_positives_above_depth": k, "depth": st.depth}
-    # Sample-based: QBCB / Clopper-Pearson on where the audit positives fall.
+                  "audit_positives_above_depth": k, "depth": st.depth,
+                  "found": st.found, "unlabelled": st.unlabelled,
+                  "estimated_recall": est.point, "estimate_method": rem.method,
+                  "model_recall": model.recall if model else NAN,
+                  "model_recall_lower": model.recall_lower if model else NAN}
+    if rem.method == "exact":
+        if st.found:
+            why_text = (f"Recall is known exactly: every candidate is labelled and all "
+                        f"{st.found:,} positives are found (100%).")
+        else:
+            why_text = "Every candidate is labelled and none is positive: there is nothing to find."
+        return RuleResult("recall", "stop", why_text, nums), est, total
     qb_lower = float(clopper_pearson_lower(k, r, conf)) if r else NAN
     nums["qbcb_lower"] = qb_lower
     nums["qbcb_required"] = qbcb_required(r, t, conf)
     nums["qbcb_min_positives"] = qbcb_min_positives(t, conf)
-    remaining = inp.pool - st.depth
-    p_h = float(hypergeometric_pvalue(st.found_top, remaining, st.audit_below_n, st.audit_below_k, t))
+    p_h = float(hypergeometric_pvalue(st.found_top, inp.pool - st.depth, st.audit_below_n,
+                                      st.audit_below_k, t))
     nums["hypergeometric_p"] = p_h
     nums["hypergeometric_lower"] = hypergeometric_recall_lower(
-        st.found_top, remaining, st.audit_below_n, st.audit_below_k, conf)
-    # Model-based: expected positives left = sum of calibrated p over the unannotated.
-    model = _model_recall(inp, st)
-    nums["model_recall"] = model.point
-    nums["model_recall_lower"] = model.lower
-    if r:
-        two = 1 - (1 - conf) / 2
-        est = Estimate(k / r, float(clopper_pearson_lower(k, r, two)),
-                       float(clopper_pearson_upper(k, r, two)),
-                       f"audit sample: {k} of {r} audit positives lie at or above rank {st.depth} "
-                       "(Clopper-Pearson; QBCB)")
-    elif not math.isnan(model.point):
-        est = model
-    else:
-        est = Estimate(NAN, NAN, NAN, "undefined: no audit positives and no calibrated scores")
-    total = _total_positives(inp, st, model)
-    nums["estimated_recall"] = est.point
+        st.found_top, inp.pool - st.depth, st.audit_below_n, st.audit_below_k, conf)
+    estimate = _estimate_words(est, rem)
     if r == 0:
-        verdict, why = "continue", ("No audit positives yet, so recall cannot be bounded; "
-                                    f"at least {nums['qbcb_min_positives']} are needed for {t:.0%}.")
+        verdict, text = "continue", (f"{estimate} No audit positives yet, so recall cannot be "
+                                     f"certified; at least {nums['qbcb_min_positives']} are needed "
+                                     f"for {_pct(t)}.")
     elif qb_lower >= t:
         verdict = "stop"
-        why = (f"Recall is at least {qb_lower:.0%} with {conf:.0%} confidence "
-               f"({k} of {r} audit positives found), meeting the target {t:.0%}.")
+        text = (f"Recall is at least {_pct(qb_lower)} with {_pct(conf)} confidence "
+                f"({k} of {r} audit positives found), meeting the target {_pct(t)}.")
     else:
         need = nums["qbcb_required"]
         more = (f"{need - k} more of them must be found" if need is not None else
                 f"the audit needs at least {nums['qbcb_min_positives']} positives to certify it")
         verdict = "continue"
-        why = (f"Recall is about {k / r:.0%} (at least {qb_lower:.0%} with {conf:.0%} confidence, "
-               f"{k} of {r} audit positives found): the target {t:.0%} is not certified yet; {more}.")
-    if verdict == "continue" and model.lower >= t:
-        verdict = "warn"
-        why += f" The calibrated model puts recall at {model.point:.0%}, but that has no guarantee."
-    return RuleResult("recall", verdict, why, nums), est, total
+        text = (f"{estimate} Not certified: {k} of {r} audit positives found (recall at least "
+                f"{_pct(qb_lower)} with {_pct(conf)} confidence, target {_pct(t)}); {more}.")
+    return RuleResult("recall", verdict, text, nums), est, total
 
 
-def _model_recall(inp: AdviceInputs, st: State) -> Estimate:
-    cal = st.calibration
-    if cal is None:
-        return Estimate(NAN, NAN, NAN, "undefined: no calibrated scores")
-    idx = np.nonzero(st.label < 0)[0]
-    rest, se = cal.masked_sum(idx, st.z) if idx.size else (0.0, 0.0)
-    p = cal.p[idx]
-    sd = float(np.sqrt((p * (1 - p)).sum() + se**2))
-    hi, lo = rest + st.z * sd, max(rest - st.z * sd, 0.0)
-    f = st.found
-    def ratio(x: float) -> float:
-        return f / (f + x) if f + x > 0 else NAN
-    return Estimate(ratio(rest), ratio(hi), ratio(lo),
-                    f"model-based: {cal.method}; {rest:.1f} positives expected among the unannotated")
-
-
-def _total_positives(inp: AdviceInputs, st: State, model: Estimate) -> Estimate:
-    if st.audit_below_n:
-        # Known positives plus the audit yield below the depth applied to what nobody has
-        # labeled there yet (the audited items themselves are already counted).
-        two = 1 - (1 - inp.confidence) / 2
-        n, k = st.audit_below_n, st.audit_below_k
-        unlabeled = int((st.label[st.depth:] < 0).sum())
-        lo = float(clopper_pearson_lower(k, n, two)) * unlabeled
-        hi = float(clopper_pearson_upper(k, n, two)) * unlabeled
-        return Estimate(st.found + k / n * unlabeled, st.found + lo, st.found + hi,
-                        f"{st.found} found + audit yield below rank {st.depth} ({k} of {n}) "
-                        f"over its {unlabeled} unlabeled items")
-    if not math.isnan(model.point) and model.point > 0:
-        return Estimate(st.found / model.point, st.found / model.upper, st.found / model.lower
-                        if model.lower > 0 else math.inf, model.method)
-    return Estimate(NAN, float(st.found), NAN, "undefined: no audit sample below the depth and no "
-                    "calibrated scores; only the positives found so far are known")
+def _estimate_words(est: Estimate, rem: Remainder) -> str:
+    if rem.found == 0:
+        if rem.method == "none":
+            return "No positive found yet and nothing to estimate the rest from."
+        return (f"No positive found yet: recall is undefined (up to {rem.upper:,.1f} positives "
+                f"may be left among the {rem.unlabelled:,} unlabelled, {rem.method} bound).")
+    if math.isnan(est.point):
+        return (f"Recall is at least {_pct(est.lower)} ({rem.method} bound; no calibrated "
+                "point estimate yet).")
+    return (f"Estimated recall {_pct(est.point)} ({_pct(est.lower)}–{_pct(est.upper)}, "
+            f"{rem.method} estimate).")
 
 
 def knee_rule(inp: AdviceInputs, st: State) -> RuleResult:

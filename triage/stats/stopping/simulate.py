@@ -24,8 +24,9 @@ from triage.stats.stopping.bounds import (
     jeffreys_bounds,
 )
 from triage.stats.stopping.knee import knee_at
+from triage.stats.stopping.quant import quant_from_sums
 
-RECALL_RULES = ("recall", "recall_hypergeometric", "combined")
+RECALL_RULES = ("recall", "recall_hypergeometric", "combined", "quant", "quant_ci")
 
 
 @dataclass(frozen=True)
@@ -85,19 +86,25 @@ class Replay:
 def backtest(orders: np.ndarray, gold: np.ndarray, *, price: float,
              value_per_positive: float | None = None, budget: float | None = None,
              target_recall: float = 0.8, confidence: float = 0.95, audit_rate: float = 0.0,
-             batch: int | None = None, seed: int = 0) -> Backtest:
-    """Replay the rules on ``orders`` (repeats × pool candidate indices) with ``gold`` labels."""
+             batch: int | None = None, seed: int = 0,
+             probabilities: np.ndarray | None = None) -> Backtest:
+    """Replay the rules on ``orders`` (repeats × pool candidate indices) with ``gold`` labels.
+
+    ``probabilities`` (one per candidate) enables the score-based Quant and QuantCI rules."""
     rp = replay(orders, gold, price=price, value_per_positive=value_per_positive, budget=budget,
                 target_recall=target_recall, confidence=confidence, audit_rate=audit_rate,
-                batch=batch, seed=seed)
+                batch=batch, seed=seed, probabilities=probabilities)
     return summarise(rp, int(np.asarray(gold, bool).sum()), target_recall)
 
 
 def replay(orders: np.ndarray, gold: np.ndarray, *, price: float,
            value_per_positive: float | None = None, budget: float | None = None,
            target_recall: float = 0.8, confidence: float = 0.95, audit_rate: float = 0.0,
-           batch: int | None = None, seed: int = 0) -> Replay:
+           batch: int | None = None, seed: int = 0,
+           probabilities: np.ndarray | None = None) -> Replay:
     """Ask every rule at every checkpoint; see :func:`backtest`."""
+    # long: one vectorised pass over repeats × checkpoints; every rule reads the same dozen
+    # arrays (gains, audit draws above and below the depth), so splitting only passes them on.
     orders = np.atleast_2d(np.asarray(orders, dtype=np.int64))
     gold = np.asarray(gold, dtype=bool)
     repeats, pool = orders.shape
@@ -151,6 +158,9 @@ def replay(orders: np.ndarray, gold: np.ndarray, *, price: float,
     p_h = hypergeometric_pvalue(found_top, pool - d[None, :], n_below, k_below, target_recall)
     stops["recall_hypergeometric"] = (p_h < 1 - confidence) & (n_below > 0)
     stops["knee"] = _knee_stops(gain, d)
+    if probabilities is not None:
+        stops["quant"], stops["quant_ci"] = _quant_stops(
+            np.asarray(probabilities, float)[orders], pos, vb, d, target_recall)
     stops["combined"] = stops["budget"] | stops["marginal_value"] | stops["recall"]
     return Replay(d, pos, drawn, stops, found, spend, net, last)
 
@@ -178,6 +188,19 @@ def summarise(rp: Replay, positives: int, target_recall: float) -> Backtest:
                         np.where(zero, 0.0, spend[rows, at]),
                         np.where(zero, 0.0, net[rows, at]), positives, target_recall, False, 0.0)
     return Backtest(int(rp.depth[-1]), positives, repeats, int(d.size), rules, best)
+
+
+def _quant_stops(p: np.ndarray, pos: np.ndarray, vb: np.ndarray, d: np.ndarray,
+                 target: float) -> tuple[np.ndarray, np.ndarray]:
+    """Quant and QuantCI (nstd 2) per repeat × checkpoint: labelled = top d + audit below."""
+    pv = p * (1 - p)
+    cum = np.concatenate([np.zeros((p.shape[0], 1)), np.cumsum(p, axis=1)], axis=1)
+    cum_v = np.concatenate([np.zeros((p.shape[0], 1)), np.cumsum(pv, axis=1)], axis=1)
+    p_a, v_a = np.take_along_axis(p, pos, axis=1), np.take_along_axis(pv, pos, axis=1)
+    sk = cum[:, d] + (vb * p_a[:, None, :]).sum(axis=2)
+    known = cum_v[:, d] + (vb * v_a[:, None, :]).sum(axis=2)
+    _r, _sd, _lo, met, met_ci = quant_from_sums(sk, cum[:, -1:], known, cum_v[:, -1:], target)
+    return met, met_ci
 
 
 def _knee_stops(gain: np.ndarray, d: np.ndarray) -> np.ndarray:

@@ -28,6 +28,8 @@ class State:
     audit_k_above: int
     calibration: Calibration | None
     z: float
+    unlabelled: int = 0
+    exhausted: bool = False
 
     @property
     def annotated(self) -> int:
@@ -43,6 +45,7 @@ def build_state(inp: AdviceInputs) -> State:
     # Audit labels are labels too, even if the caller left them out of ``ranks``.
     label[inp.audit_ranks - 1] = inp.audit_positive.astype(np.int8)
     below = inp.audit_ranks > d
+    unlabelled = int((label < 0).sum())
     return State(
         depth=d,
         batch=inp.batch_size,
@@ -59,7 +62,18 @@ def build_state(inp: AdviceInputs) -> State:
             inp.calibrated, inp.raw_scores,
         ),
         z=float(stats.norm.ppf(inp.confidence)),
+        unlabelled=unlabelled,
+        exhausted=bool(inp.exhausted) if inp.exhausted is not None else unlabelled == 0,
     )
+
+
+def next_unlabelled(st: State, size: float) -> np.ndarray:
+    """0-based indices of the next ``size`` unlabelled items below the depth, in rank order.
+
+    Then any unlabelled holes above it; never more than is left."""
+    idx = np.nonzero(st.label < 0)[0]
+    idx = np.concatenate([idx[idx >= st.depth], idx[idx < st.depth]])
+    return idx[: int(np.floor(max(size, 0.0) + 1e-9))]
 
 
 def slice_index(pool: int, start: float, size: float) -> np.ndarray:
@@ -125,7 +139,7 @@ def yield_sources(inp: AdviceInputs, st: State) -> dict[str, YieldEstimate]:
         )
     cal = st.calibration
     if cal is not None:
-        idx = slice_index(inp.pool, st.depth, st.batch)
+        idx = next_unlabelled(st, st.batch)
         if idx.size:
             point, se = cal.masked_sum(idx, st.z)
             n = idx.size

@@ -58,6 +58,12 @@ class AdviceInputs:
     overlap_items: int | None = None
     batch: float | None = None
     depth: int | None = None
+    exhausted: bool | None = None  # nothing left to serve (None: every candidate labelled)
+    audit_rate: float | None = None
+    cert_found: int | None = None      # certification sample: positives known at its start,
+    cert_remaining: int | None = None  # unlabelled items it was drawn from,
+    cert_n: int = 0                    # items labelled in it so far
+    cert_k: int = 0                    # and positives among them
 
     def __post_init__(self) -> None:
         # Normalise array-likes so callers may pass lists; frozen, hence object.__setattr__.
@@ -158,3 +164,7 @@ class Advice:
     estimated_total_positives: Estimate
     next_batch: NextBatch
     headline: str
+    remaining: dict[str, Any] = field(default_factory=dict)   # the headline estimate of what is left
+    estimates: dict[str, Any] = field(default_factory=dict)   # every estimate, by method
+    certification: dict[str, Any] = field(default_factory=dict)
+    counts: dict[str, Any] = field(default_factory=dict)      # pool, labelled, found, unlabelled

@@ -39,10 +39,9 @@ STEPS = 6
 
 def report_advice(project: Project) -> dict[str, Any]:
     """The stopping advice exactly as ``triage advise --json`` prints it (one call site)."""
-    from triage.project.advice import project_advice
-    from triage.stats.stopping import advice_to_json
+    from triage.project.advice import advice_state
 
-    return advice_to_json(project_advice(project))
+    return advice_state(project).to_json()
 
 
 def _tick(progress: Progress | None, done: int) -> None:
@@ -152,7 +151,10 @@ def _samples_section(project: Project, advice: dict[str, Any]) -> dict[str, Any]
                   "list": items},
         "certification": None if recall is None else {
             "verdict": recall["verdict"], "detail": recall["detail"],
-            "numbers": recall["numbers"]},
+            "numbers": recall["numbers"],
+            "texts": [part["text"] for part in (advice.get("certification") or {}).values()
+                      if isinstance(part, dict) and part.get("text")],
+            "record": advice.get("certification_record")},
         "disagreements": {"count": len(pending), "list": [
             {"key": d.key, "text": d.text, "rank": d.rank, "votes": d.votes,
              "status": d.status} for d in pending[:50]]},

@@ -259,8 +259,15 @@ def _samples(pdf: ReportPDF, d: dict[str, Any]) -> None:
     sa = d["samples"]
     _heading(pdf, "8. Audit and certification samples")
     _para(pdf, sa["reading"], reading=True)
-    if sa["certification"]:
-        _para(pdf, f"{sa['certification']['verdict']} — {sa['certification']['detail']}")
+    cert = sa["certification"]
+    if cert:
+        _para(pdf, f"{cert['verdict']} — {cert['detail']}")
+        for text in cert.get("texts", []):
+            _para(pdf, text, small=True)
+        if cert.get("record"):
+            _para(pdf, "Certification sample on record: " + _numbers(
+                {k: v for k, v in cert["record"].items() if not isinstance(v, dict | list)}),
+                small=True)
     _table(pdf, [["Rank", "Key", "Text", "Label"],
                  *[[num(i["rank"]), i["key"], _cut(i["text"]), i["label"]]
                    for i in sa["audit"]["list"]]], widths=(1, 2, 6, 2))
