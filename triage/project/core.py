@@ -175,7 +175,8 @@ class Project:
     # -- keeping in step with other desks ----------------------------------------------
 
     def refresh(self) -> None:
-        """Follow label events and undo marks written since we last looked, by any desk."""
+        """Follow events and undo marks written since we last looked, by any desk or this one."""
+        self._wrote = True
         self._sync()
 
     def _sync(self) -> None:
@@ -397,10 +398,3 @@ class Project:
                    progress: Progress | None = None) -> ImportResult:
         """Add later models' scores, matched by key; labels are untouched."""
         return pool.add_scores(self, path, key=key, scores=scores, progress=progress)
-
-
-
-
-
-
-

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from triage import store
+from triage.project.adjudication import rulings_by
 from triage.project.final import final_labels
 from triage.serving.queue import decile_of
 
@@ -30,7 +31,8 @@ def _in_rank_order(db, order: np.ndarray, chunk: int = 2000):
 def export_fields(project) -> list[str]:
     models = [m.name for m in project.models]
     return (["key", "text", "rank", "decile"] + [f"score_{m}" for m in models]
-            + ["gold", "label", "label_status", "labels", "annotators", "notes", "meta"])
+            + ["gold", "label", "label_status", "adjudicated", "adjudicated_by", "labels",
+               "annotators", "notes", "meta"])
 
 
 def export_rows(project) -> Iterator[dict[str, Any]]:
@@ -42,6 +44,7 @@ def export_rows(project) -> Iterator[dict[str, Any]]:
                       for m in project.models}
     rows = store.active_labels(project.db)
     finals = final_labels(rows)
+    curators = rulings_by(rows)
     notes: dict[int, list[str]] = {}
     for r in rows:
         if r.note:
@@ -58,6 +61,8 @@ def export_rows(project) -> Iterator[dict[str, Any]]:
         row["gold"] = gold
         row["label"] = final.value if final else None
         row["label_status"] = final.status if final else "unlabeled"
+        row["adjudicated"] = bool(final and final.adjudicated)
+        row["adjudicated_by"] = curators.get(cid, "") if final and final.adjudicated else ""
         row["labels"] = len(final.votes) if final else 0
         row["annotators"] = ";".join(sorted(final.votes)) if final else ""
         row["notes"] = " | ".join(notes.get(cid, []))

@@ -6,6 +6,15 @@ in :mod:`triage.store.records`, the connection in :mod:`triage.store.connection`
 schema in :mod:`triage.store.schema` and the settings type in :mod:`triage.store.settings`.
 """
 
+from triage.store.curation import (
+    GuidelineRow,
+    add_guidelines,
+    guideline_versions,
+    label_guideline_versions,
+    last_active_ruling,
+    latest_guidelines,
+    recent_labels,
+)
 from triage.store.records import (
     LabelRow,
     ModelInfo,
@@ -43,6 +52,13 @@ from triage.store.records import (
 )
 
 __all__ = [
+    "GuidelineRow",
+    "add_guidelines",
+    "guideline_versions",
+    "label_guideline_versions",
+    "last_active_ruling",
+    "latest_guidelines",
+    "recent_labels",
     "new_uid",
     "now_iso",
     "ModelInfo",
