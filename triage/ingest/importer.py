@@ -25,7 +25,7 @@ import hashlib
 import itertools
 import json
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +37,8 @@ import sqlite_utils
 from triage.base.errors import InputError, Problem, TriageError
 from triage.ingest.reader import Table, decode_utf8, format_of, read_table
 from triage.ingest.writer import write_table
-from triage.store.records import now_iso, save_ranking
+from triage.store import bulk, candidates
+from triage.store.records import now_iso, save_ranking, set_project_info
 
 Progress = Callable[[int, int], "bool | None"]
 DEFAULT_SEED = 20181
@@ -119,12 +120,8 @@ def _cell(value: object) -> str:
 
 
 def _project_seed(db: sqlite_utils.Database) -> int:
-    row = db.execute("SELECT value FROM settings WHERE key = 'seed'").fetchone()
-    return int(json.loads(row[0])) if row else DEFAULT_SEED
-
-
-def _has_candidates(db: sqlite_utils.Database) -> bool:
-    return db.execute("SELECT 1 FROM candidates LIMIT 1").fetchone() is not None
+    value = bulk.stored_setting(db, "seed")
+    return int(json.loads(value)) if value is not None else DEFAULT_SEED
 
 
 def _check_models(db: sqlite_utils.Database, path: Path,
@@ -135,7 +132,7 @@ def _check_models(db: sqlite_utils.Database, path: Path,
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise TriageError(f"model name(s) {', '.join(map(repr, dupes))} given twice")
-    taken = {r[0] for r in db.execute("SELECT name FROM models").fetchall()}
+    taken = bulk.model_names(db)
     clash = [n for n in names if n in taken]
     if clash:
         raise TriageError(f"{path}: the project already has model(s) "
@@ -194,39 +191,13 @@ class _Ticker:
             raise TriageError("cancelled")
 
 
-# Ids are not bound: in the empty table SQLite numbers the rows 1..N in insert order,
-# exactly the ids the rankings refer to (checked after the insert).
-_CANDIDATE_INSERT = {
-    (False, False): "INSERT INTO candidates(key, text) VALUES (?, ?)",
-    (True, False): "INSERT INTO candidates(key, text, meta) VALUES (?, ?, ?)",
-    (False, True): "INSERT INTO candidates(key, text, gold) VALUES (?, ?, ?)",
-    (True, True): "INSERT INTO candidates(key, text, meta, gold) VALUES (?, ?, ?, ?)",
-}
-
-
-def _insert_chunked(db: sqlite_utils.Database, sql: str, rows: Iterable[tuple],
-                    ticker: _Ticker) -> None:
-    """``executemany`` in slices of CHUNK rows, reporting progress (and cancel) between."""
-    iterator = iter(rows)
-    while True:
-        cursor = db.conn.executemany(sql, itertools.islice(iterator, CHUNK))
-        done = max(cursor.rowcount, 0)
-        if done:
-            ticker.advance(done)
-        if done < CHUNK:
-            return
-
-
 def _insert_scores(db: sqlite_utils.Database, path: Path, column: str, model: str,
                    values: np.ndarray, ids: np.ndarray, ranked: tuple[np.ndarray, int],
                    ticker: _Ticker) -> int:
     """Add one model and its ranking (from :func:`rank_scores`); returns its tied items."""
     order, tied = ranked
-    cursor = db.conn.execute(
-        "INSERT INTO models(name, source_column, source_file, imported_at, tied_items) "
-        "VALUES (?, ?, ?, ?, ?)",
-        [model, column, str(path), _now(), tied])
-    save_ranking(db, cursor.lastrowid, ids[order], values[order])
+    model_id = bulk.insert_model(db, model, column, str(path), _now(), tied)
+    save_ranking(db, model_id, ids[order], values[order])
     ticker.advance(len(order))
     return tied
 
@@ -268,24 +239,6 @@ def _without_gc(func):
     return wrapper
 
 
-class _BigCache:
-    """A larger page cache while importing (fewer b-tree page reloads), and the key index's
-    sort kept in memory rather than in temporary files; both restored after."""
-
-    def __init__(self, db: sqlite_utils.Database):
-        self.db = db
-
-    def __enter__(self) -> None:
-        self.old = self.db.execute("PRAGMA cache_size").fetchone()[0]
-        self.old_temp = self.db.execute("PRAGMA temp_store").fetchone()[0]
-        self.db.conn.execute(f"PRAGMA cache_size=-{IMPORT_CACHE_KIB}")
-        self.db.conn.execute("PRAGMA temp_store=MEMORY")
-
-    def __exit__(self, *exc) -> None:
-        self.db.conn.execute(f"PRAGMA cache_size={int(self.old)}")
-        self.db.conn.execute(f"PRAGMA temp_store={int(self.old_temp)}")
-
-
 @_without_gc
 def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: ColumnMapping, *,
                       skip_invalid: bool = False, progress: Progress | None = None,
@@ -299,7 +252,7 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     started = time.perf_counter()
     path = Path(path)
     seed = _project_seed(db) if seed is None else seed
-    if _has_candidates(db):
+    if candidates.exist(db):
         raise TriageError("this project already has its candidates; add a later model's "
                           "scores with --add-scores (matched by --key)")
     _check_models(db, path, mapping.scores)
@@ -341,30 +294,27 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
 def _write_pool(db, path, mapping, n, keys, table, metas, golds, ids, rankings, tied,
                 ticker) -> None:
     """The one transaction of an import: candidates, then each model's ranking."""
-    with _BigCache(db), db.atomic():
-        if _has_candidates(db):  # someone imported while we were reading
+    # A larger page cache (fewer b-tree page reloads) and the key index's sort kept in
+    # memory rather than in temporary files while importing; both restored after.
+    with bulk.import_cache(db, IMPORT_CACHE_KIB), db.atomic():
+        if candidates.exist(db):  # someone imported while we were reading
             raise TriageError("this project already has its candidates; use --add-scores")
-        # Binding NULLs costs as much as a column: leave absent columns out of the INSERT.
+        # Absent columns are left out of the INSERT (binding NULLs costs as much).
         columns = [keys, table.column(mapping.text)]
         columns += [c for c in (metas, golds) if c is not None]
-        sql = _CANDIDATE_INSERT[(metas is not None, golds is not None)]
         # Keys were checked unique while reading; the index is built once, at the end,
         # inside the same transaction (a failure restores it with everything else).
-        db.conn.execute("DROP INDEX candidates_key")
-        _insert_chunked(db, sql, zip(*columns), ticker)
-        first, last = db.conn.execute("SELECT min(id), max(id) FROM candidates").fetchone()
+        bulk.drop_key_index(db)
+        bulk.insert_candidates(db, zip(*columns), meta=metas is not None,
+                               gold=golds is not None, chunk=CHUNK, advance=ticker.advance)
+        first, last = bulk.id_range(db)
         if (first, last) != (1, n):
             raise TriageError(f"internal error: candidate ids {first}..{last}, expected 1..{n}")
-        db.conn.execute("CREATE UNIQUE INDEX candidates_key ON candidates(key)")
+        bulk.create_key_index(db)
         for model, column in mapping.scores:
             tied[model] = _insert_scores(db, path, column, model, table.column(column), ids,
                                          rankings[model].result(), ticker)
-        _set_info(db, "source_file", str(path.resolve()))
-
-
-def _set_info(db: sqlite_utils.Database, key: str, value: str) -> None:
-    db.conn.execute("INSERT INTO project(key, value) VALUES (?, ?) "
-                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value", [key, value])
+        set_project_info(db, "source_file", str(path.resolve()))
 
 
 @_without_gc
@@ -380,7 +330,7 @@ def add_scores(db: sqlite_utils.Database, path: str | Path, *, key: str,
     path = Path(path)
     seed = _project_seed(db) if seed is None else seed
     _check_models(db, path, scores)
-    pool = dict(db.execute("SELECT key, id FROM candidates").fetchall())
+    pool = candidates.ids_by_key(db)
     if not pool:
         raise TriageError("this project has no candidates yet; import the pool first")
     columns = [c for _, c in scores]
@@ -402,7 +352,7 @@ def add_scores(db: sqlite_utils.Database, path: str | Path, *, key: str,
     ids = np.asarray(ids_list, dtype=np.int64)
     ticker.start_writing(len(keys))
     tied: dict[str, int] = {}
-    with _BigCache(db), db.atomic():
+    with bulk.import_cache(db, IMPORT_CACHE_KIB), db.atomic():
         for model, column in scores:
             values = table.column(column)
             tied[model] = _insert_scores(db, path, column, model, values, ids,

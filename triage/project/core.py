@@ -20,10 +20,12 @@ from triage import store
 from triage.base.errors import TriageError
 from triage.project.final import final_labels
 from triage.project.types import Candidate, Progress, ProjectStatus, Session, busy_guard
+from triage.serving.compose import build_dispatcher
 from triage.serving.dispatcher import Dispatcher, Pick
-from triage.serving.queue import RankedQueue, decile_of
+from triage.serving.queue import decile_of
 from triage.serving.tracker import LabelTracker
 from triage.stats.live import LabelEvent, LiveSnapshot, LiveState, rebuild
+from triage.store import connection
 from triage.store.schema import LABEL_KINDS
 from triage.store.settings import Settings
 
@@ -48,14 +50,14 @@ class Project:
 
         Call it when the annotator pauses; otherwise SQLite does it inside some commit.
         """
-        self.db.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        connection.checkpoint(self.db)
 
     def set_busy_timeout(self, seconds: float) -> None:
         """How long a write waits for another desk's lock before BusyError (default 10 s).
 
         The desk uses a short wait so that it can say "busy, retrying" instead of freezing.
         """
-        self.db.conn.execute(f"PRAGMA busy_timeout={max(0, int(seconds * 1000))}")
+        connection.set_busy_timeout(self.db, seconds)
 
     def close(self) -> None:
         self.db.close()
@@ -111,21 +113,13 @@ class Project:
 
     @property
     def dispatcher(self) -> Dispatcher:
+        """What serves this project's candidates (built on first use)."""
         if self._dispatcher is None:
             ranks = self._ranks()
-            queue = RankedQueue(self._order, self._ordered_scores, self.tracker.is_handled)
-            self._dispatcher = Dispatcher(self.db, queue, ranks, self._order, self.tracker,
-                                          self.settings)
-            self._dispatcher.resync = self._sync
-            if self.settings.overlap_rate > 0 and not self._dispatcher.overlap_items():
-                self._dispatcher.replan_overlap()
-            if self.settings.queue_mode != "follow" and len(self.models) > 1:
-                from triage.serving.bandit import BanditQueue
-
-                self._dispatcher.bandit = BanditQueue(self.db, self.models, self.settings,
-                                                      self.tracker.is_handled)
-                self._dispatcher.bandit.fold(sorted(self.tracker.rows.values(),
-                                                    key=lambda r: r.id))
+            assert self._order is not None  # set by _ranks()
+            self._dispatcher = build_dispatcher(self.db, self._order, self._ordered_scores, ranks,
+                                                self.tracker, self.settings, self.models,
+                                                self._sync)
         return self._dispatcher
 
     def bandit_belief(self):
@@ -184,7 +178,7 @@ class Project:
         self._ranks()
         # data_version changes when another connection commits; our own writes set
         # _wrote. When neither happened there is nothing new to read.
-        version = self.db.conn.execute("PRAGMA data_version").fetchone()[0]
+        version = connection.data_version(self.db)
         if version == self._seen_version and not self._wrote:
             return
         self._seen_version, self._wrote = version, False

@@ -12,17 +12,14 @@ from triage import store
 from triage.project.adjudication import rulings_by
 from triage.project.final import final_labels
 from triage.serving.queue import decile_of
+from triage.store import candidates
 
 
 def _in_rank_order(db, order: np.ndarray, chunk: int = 2000):
     """(rank, id, key, text, gold, meta) rows, best-ranked first, fetched a chunk at a time."""
     for start in range(0, order.size, chunk):
         ids = order[start:start + chunk].tolist()
-        marks = ",".join("?" * len(ids))
-        found = {row[0]: row for row in db.execute(
-            # Only "?" placeholders are joined in; the ids travel as parameters.
-            "SELECT id, key, text, gold, meta FROM candidates WHERE id IN (" + marks + ")",  # noqa: S608
-            ids)}
+        found = candidates.rows_by_id(db, ids)
         for offset, cid in enumerate(ids):
             _id, key, text, gold, meta = found[cid]
             yield start + offset + 1, cid, key, text, gold, meta

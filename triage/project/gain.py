@@ -9,6 +9,7 @@ import numpy as np
 
 from triage import store
 from triage.project.final import final_labels
+from triage.store import candidates
 
 
 def project_scores(project) -> dict[str, tuple[str, np.ndarray]]:
@@ -20,10 +21,9 @@ def project_scores(project) -> dict[str, tuple[str, np.ndarray]]:
 def project_positives(project, positive_values: list[str] | None = None) -> tuple[np.ndarray, str]:
     """Positive flags in candidate-id order, and where they come from (gold or labels)."""
     wanted = set(positive_values or project.settings.positive_labels)
-    ids = [r[0] for r in project.db.execute("SELECT id FROM candidates ORDER BY id").fetchall()]
+    ids = candidates.ids(project.db)
     if project.has_gold():
-        gold = project.db.execute("SELECT gold FROM candidates ORDER BY id").fetchall()
-        return np.array([g[0] in wanted for g in gold], dtype=bool), "gold"
+        return np.array([g in wanted for g in candidates.golds(project.db)], dtype=bool), "gold"
     finals = final_labels(store.active_labels(project.db))
     flags = [bool(finals.get(i) and finals[i].value in wanted) for i in ids]
     return np.array(flags, dtype=bool), "labels so far (unlabeled candidates count as negative)"

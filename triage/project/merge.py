@@ -23,6 +23,7 @@ from pathlib import Path
 from triage import store
 from triage.base.errors import BusyError, ProjectError, TriageError
 from triage.store import connection as dbmod
+from triage.store import merging
 
 EXAMPLES = 5  # differing keys named in an error message
 
@@ -90,7 +91,7 @@ def pool_digest(conn: sqlite3.Connection) -> tuple[int, str]:
     """(number of candidates, SHA-256 over (key, text) in key order)."""
     digest = hashlib.sha256()
     count = 0
-    for key, text in conn.execute("SELECT key, text FROM candidates ORDER BY key"):
+    for key, text in merging.pool_in_key_order(conn):
         # Length prefixes make the encoding unambiguous whatever the texts contain.
         for part in (key.encode(), text.encode()):
             digest.update(len(part).to_bytes(8, "big"))
@@ -101,10 +102,7 @@ def pool_digest(conn: sqlite3.Connection) -> tuple[int, str]:
 
 def pool_difference(target: sqlite3.Connection, source: sqlite3.Connection) -> PoolDifference:
     """Keys only in one pool, and keys whose text differs (only called on a mismatch)."""
-    def texts(conn: sqlite3.Connection) -> dict[str, str]:
-        return dict(conn.execute("SELECT key, text FROM candidates"))
-
-    ours, theirs = texts(target), texts(source)
+    ours, theirs = merging.pool_texts(target), merging.pool_texts(source)
     return PoolDifference(
         only_in_target=[k for k in ours if k not in theirs],
         only_in_source=[k for k in theirs if k not in ours],
@@ -122,9 +120,7 @@ def _check_source(path: Path, conn: sqlite3.Connection, target: sqlite3.Connecti
             f"{diff.count:,} key{'s' if diff.count != 1 else ''}: {diff.describe()}. "
             "Nothing was merged."
         )
-    values = {r[0] for r in conn.execute(
-        "SELECT DISTINCT value FROM labels WHERE value IS NOT NULL")}
-    unknown = sorted(values - scheme)
+    unknown = sorted(merging.label_values(conn) - scheme)
     if unknown:
         raise TriageError(
             f"{path} has labels {', '.join(map(repr, unknown))} that are not in the target's "
@@ -137,22 +133,17 @@ class _Target:
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
-        self.candidate = dict(conn.execute("SELECT key, id FROM candidates"))
-        self.annotator = dict(conn.execute("SELECT name, id FROM annotators"))
-        self.session = dict(conn.execute("SELECT uid, id FROM sessions"))
+        self.candidate = merging.candidate_ids(conn)
+        self.annotator = merging.annotator_ids(conn)
+        self.session = merging.session_ids(conn)
         # uid -> (undone?, has a note?)
         self.label = {uid: (undone is not None, note is not None) for uid, undone, note
-                      in conn.execute("SELECT uid, undone_at, note FROM labels")}
-        self.undo_seq = int(conn.execute(
-            "SELECT coalesce(max(undo_seq), 0) FROM labels").fetchone()[0])
+                      in merging.label_marks(conn)}
+        self.undo_seq = merging.max_undo_seq(conn)
 
     def next_undo_seq(self) -> int:
         self.undo_seq += 1
         return self.undo_seq
-
-
-def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
-    return [r[1] for r in conn.execute("SELECT * FROM pragma_table_info(?)", [table])]
 
 
 def _copied(t: _Target, src: sqlite3.Connection, table: str, remapped: tuple[str, ...]) -> list[str]:
@@ -161,25 +152,19 @@ def _copied(t: _Target, src: sqlite3.Connection, table: str, remapped: tuple[str
     Copying every column (rather than a fixed list) keeps a merge complete when a later
     schema step adds one. The names come from the schema, never from user input.
     """
-    theirs = set(_columns(src, table))
-    return [c for c in _columns(t.conn, table) if c in theirs and c not in remapped]
-
-
-def _insert(t: _Target, table: str, columns: list[str], values: list) -> int:
-    sql = (f"INSERT INTO {table}({', '.join(columns)}) "  # noqa: S608 - schema names only
-           f"VALUES ({', '.join('?' * len(columns))})")
-    return int(t.conn.execute(sql, values).lastrowid)
+    theirs = set(merging.columns(src, table))
+    return [c for c in merging.columns(t.conn, table) if c in theirs and c not in remapped]
 
 
 def _merge_annotators(t: _Target, src: sqlite3.Connection) -> int:
     added = 0
     columns = _copied(t, src, "annotators", ("id",))
-    rows = src.execute(f"SELECT {', '.join(columns)} FROM annotators ORDER BY id")  # noqa: S608
+    rows = merging.annotator_rows(src, columns)
     name_at = columns.index("name")
     for row in rows:
         name = row[name_at]
         if name not in t.annotator:
-            t.annotator[name] = _insert(t, "annotators", columns, list(row))
+            t.annotator[name] = merging.insert_row(t.conn, "annotators", columns, list(row))
             added += 1
     return added
 
@@ -187,9 +172,7 @@ def _merge_annotators(t: _Target, src: sqlite3.Connection) -> int:
 def _merge_sessions(t: _Target, src: sqlite3.Connection) -> tuple[int, int]:
     added = seen = 0
     columns = _copied(t, src, "sessions", ("id", "annotator_id"))
-    select = ", ".join(f"s.{c}" for c in columns)
-    rows = src.execute(f"SELECT a.name, {select} FROM sessions s "  # noqa: S608
-                       "JOIN annotators a ON a.id = s.annotator_id ORDER BY s.id")
+    rows = merging.session_rows(src, columns)
     uid_at, ended_at = columns.index("uid"), columns.index("ended_at")
     for name, *values in rows:
         seen += 1
@@ -197,11 +180,10 @@ def _merge_sessions(t: _Target, src: sqlite3.Connection) -> tuple[int, int]:
         if uid in t.session:
             if ended is not None:
                 # The copy may have been taken while this session was still running.
-                t.conn.execute("UPDATE sessions SET ended_at = ? WHERE uid = ? "
-                               "AND ended_at IS NULL", [ended, uid])
+                merging.end_session(t.conn, uid, ended)
             continue
-        t.session[uid] = _insert(t, "sessions", ["annotator_id", *columns],
-                                 [t.annotator[name], *values])
+        t.session[uid] = merging.insert_row(t.conn, "sessions", ["annotator_id", *columns],
+                                            [t.annotator[name], *values])
         added += 1
     return added, seen
 
@@ -213,13 +195,8 @@ def _merge_labels(t: _Target, src: sqlite3.Connection) -> tuple[int, int, int, i
     """(added, undo marks applied, notes added, events in source)."""
     added = undos = notes = seen = 0
     columns = _copied(t, src, "labels", _REMAPPED_LABEL_COLUMNS)
-    select = ", ".join(f"l.{c}" for c in columns)
-    rows = src.execute(
-        f"SELECT c.key, a.name, s.uid, {select} FROM labels l "  # noqa: S608
-        "JOIN candidates c ON c.id = l.candidate_id "
-        "JOIN annotators a ON a.id = l.annotator_id JOIN sessions s ON s.id = l.session_id "
-        # Time order, so that within what a source adds the latest event stays last.
-        "ORDER BY l.created_at, l.id")
+    # In time order, so that within what a source adds the latest event stays last.
+    rows = merging.label_rows(src, columns)
     uid_at, note_at, undone_at = (columns.index(c) for c in ("uid", "note", "undone_at"))
     for key, name, session_uid, *values in rows:
         seen += 1
@@ -227,22 +204,20 @@ def _merge_labels(t: _Target, src: sqlite3.Connection) -> tuple[int, int, int, i
         known = t.label.get(uid)
         if known is None:
             seq = t.next_undo_seq() if undone is not None else None
-            _insert(t, "labels", ["candidate_id", "annotator_id", "session_id", "undo_seq",
-                                  *columns],
-                    [t.candidate[key], t.annotator[name], t.session[session_uid], seq, *values])
+            merging.insert_row(
+                t.conn, "labels",
+                ["candidate_id", "annotator_id", "session_id", "undo_seq", *columns],
+                [t.candidate[key], t.annotator[name], t.session[session_uid], seq, *values])
             t.label[uid] = (undone is not None, note is not None)
             added += 1
             undos += undone is not None
             continue
         was_undone, had_note = known
         if undone is not None and not was_undone:
-            t.conn.execute("UPDATE labels SET undone_at = ?, undo_seq = ? "
-                           "WHERE uid = ? AND undone_at IS NULL",
-                           [undone, t.next_undo_seq(), uid])
+            merging.mark_undone(t.conn, uid, undone, t.next_undo_seq())
             undos += 1
         if note is not None and not had_note:
-            t.conn.execute("UPDATE labels SET note = ? WHERE uid = ? AND note IS NULL",
-                           [note, uid])
+            merging.add_note(t.conn, uid, note)
             notes += 1
         t.label[uid] = (was_undone or undone is not None, had_note or note is not None)
     return added, undos, notes, seen
@@ -272,7 +247,7 @@ def merge_projects(target_path: str | Path, source_paths: list[str | Path]) -> M
         # IMMEDIATE: take the write lock before reading identities, so a desk writing at
         # the same moment cannot slip a row in between (and no lock upgrade can fail).
         try:
-            conn.execute("BEGIN IMMEDIATE")
+            merging.begin_immediate(conn)
         except sqlite3.OperationalError as error:
             raise BusyError(f"{target_path} is busy (another program is writing to it); "
                             "nothing was merged, try again") from error
@@ -284,10 +259,9 @@ def merge_projects(target_path: str | Path, source_paths: list[str | Path]) -> M
                 labels, undos, notes, labels_seen = _merge_labels(t, src)
                 reports.append(SourceReport(str(path), annotators, sessions, labels, undos,
                                             notes, sessions_seen, labels_seen))
-            conn.execute("COMMIT")
+            merging.commit(conn)
         except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
+            merging.rollback(conn)
             raise
     finally:
         for _path, src in sources:

@@ -13,6 +13,7 @@ import numpy as np
 from triage import store
 from triage.project.final import final_labels
 from triage.project.types import ProjectStatus
+from triage.store import candidates
 
 if TYPE_CHECKING:
     from triage.project.core import Project
@@ -32,9 +33,7 @@ def status(project: Project) -> ProjectStatus:
 
 
 def has_gold(project: Project) -> bool:
-    return project.db.execute(
-        "SELECT EXISTS(SELECT 1 FROM candidates WHERE gold IS NOT NULL AND gold != '')"
-    ).fetchone()[0] == 1
+    return candidates.has_gold(project.db)
 
 
 def gold_positive_in_rank_order(project: Project, model: store.ModelInfo) -> np.ndarray:

@@ -26,15 +26,12 @@ import sqlite_utils
 
 from triage.serving.queue import RankedQueue
 from triage.serving.tracker import LabelTracker
+from triage.store import claims
 from triage.store.settings import Settings
 
 CLAIM_SECONDS = 15 * 60
 _AUDIT_SALT = 0xA0D17
 _OVERLAP_SALT = 0x0E1A9
-
-
-class _Taken(Exception):
-    """Raised inside the claim transaction to roll it back: the candidate is not free."""
 
 
 @dataclass(frozen=True)
@@ -98,17 +95,13 @@ class Dispatcher:
     def overlap_items(self) -> set[int]:
         """The overlap plan, stored in the file so every desk uses the same one."""
         if self._overlap is None:
-            rows = self.db.execute("SELECT candidate_id FROM plan WHERE kind = 'overlap'")
-            self._overlap = {r[0] for r in rows.fetchall()}
+            self._overlap = claims.overlap_items(self.db)
         return self._overlap
 
     def replan_overlap(self) -> None:
         """Draw the overlap plan for the current settings (labels already made stay)."""
         ids = overlap_plan(self.order, self.settings.overlap_rate, self.settings.seed)
-        with self.db.atomic():
-            self.db.conn.execute("DELETE FROM plan WHERE kind = 'overlap'")
-            self.db.conn.executemany("INSERT INTO plan(candidate_id, kind) VALUES (?, 'overlap')",
-                                     ((int(i),) for i in ids))
+        claims.replace_overlap_plan(self.db, ids)
         self._overlap = {int(i) for i in ids}
         self._open, self._open_for = None, {}
 
@@ -165,9 +158,7 @@ class Dispatcher:
 
     def live_claims(self, session_id: int, now: float) -> tuple[int | None, frozenset[int]]:
         """(this session's claimed candidate or None, candidates other desks hold)."""
-        rows = self.db.execute(
-            "SELECT candidate_id, session_id FROM claims WHERE expires_at > ?", [now]
-        ).fetchall()
+        rows = claims.live_claims(self.db, now)
         own = [cid for cid, sid in rows if sid == session_id]
         return (own[0] if own else None,
                 frozenset(cid for cid, sid in rows if sid != session_id))
@@ -261,33 +252,12 @@ class Dispatcher:
         Claims need no durability (losing one only frees a candidate), so they are written
         without an fsync; the next label's durable commit carries them to disk anyway.
         """
-        conn = self.db.conn
-        conn.execute("PRAGMA synchronous=NORMAL")
-        try:
-            with self.db.atomic():
-                conn.execute("DELETE FROM claims WHERE session_id = ? AND candidate_id != ?",
-                             [session_id, candidate_id])
-                cur = conn.execute(
-                    "INSERT INTO claims(candidate_id, session_id, expires_at) VALUES (?, ?, ?) "
-                    "ON CONFLICT(candidate_id) DO UPDATE SET session_id = excluded.session_id, "
-                    "expires_at = excluded.expires_at "
-                    "WHERE claims.session_id = excluded.session_id OR claims.expires_at <= ?",
-                    [candidate_id, session_id, now + CLAIM_SECONDS, now],
-                )
-                if cur.rowcount != 1 or not self._still_needed(candidate_id, annotator, kind):
-                    raise _Taken
-                return True
-        except _Taken:
-            return False
-        finally:
-            conn.execute("PRAGMA synchronous=FULL")
+        return claims.claim(self.db, session_id, candidate_id, now, now + CLAIM_SECONDS,
+                            lambda: self._still_needed(candidate_id, annotator, kind))
 
     def _still_needed(self, candidate_id: int, annotator: str | None, kind: str) -> bool:
         """Re-check, inside the write transaction, that the candidate is still ours to label."""
-        rows = self.db.conn.execute(
-            "SELECT a.name, l.kind FROM labels l JOIN annotators a ON a.id = l.annotator_id "
-            "WHERE l.candidate_id = ? AND l.undone_at IS NULL", [candidate_id],
-        ).fetchall()
+        rows = claims.active_label_kinds(self.db, candidate_id)
         seen = {name for name, k in rows if k in ("triage", "overlap", "audit")}
         if kind == "retest":
             return not any(name == annotator and k == "retest" for name, k in rows)

@@ -1,9 +1,16 @@
 """The project store: the SQLite file, its schema and migrations, settings and label events.
 
-This package is the only place that writes SQL. Callers use it as a module of small typed
-functions (``from triage import store; store.insert_label(db, ...)``); the functions live
-in :mod:`triage.store.records`, the connection in :mod:`triage.store.connection`, the
-schema in :mod:`triage.store.schema` and the settings type in :mod:`triage.store.settings`.
+This package is the only place in ``triage/`` that holds SQL (``tests/test_architecture_sql.py``
+checks it). Callers use it as a module of small typed functions
+(``from triage import store; store.insert_label(db, ...)``); the functions live in
+:mod:`triage.store.records`, the connection in :mod:`triage.store.connection`, the schema in
+:mod:`triage.store.schema` and the settings type in :mod:`triage.store.settings`.
+
+The SQL of particular jobs lives in submodules that callers import by name
+(``from triage.store import claims; claims.claim(db, ...)``): :mod:`~triage.store.bulk`
+(the import's bulk writes and pragmas), :mod:`~triage.store.candidates` (reads of the pool),
+:mod:`~triage.store.claims` (the dispatcher's claims and overlap plan) and
+:mod:`~triage.store.merging` (merging project copies).
 """
 
 from triage.store.curation import (

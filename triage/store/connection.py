@@ -178,3 +178,18 @@ def schema_version(db: sqlite_utils.Database) -> int:
 def copy_project(src: str | Path, dst: str | Path) -> None:
     """Copy a project file consistently (used by export of copies and tests)."""
     shutil.copyfile(src, dst)
+
+
+def checkpoint(db: sqlite_utils.Database) -> None:
+    """Copy the write-ahead log into the project file now, without waiting for anyone."""
+    db.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+
+def set_busy_timeout(db: sqlite_utils.Database, seconds: float) -> None:
+    """How long a write waits for another connection's lock before failing."""
+    db.conn.execute(f"PRAGMA busy_timeout={max(0, int(seconds * 1000))}")
+
+
+def data_version(db: sqlite_utils.Database) -> int:
+    """A number that changes whenever another connection commits to the file."""
+    return db.conn.execute("PRAGMA data_version").fetchone()[0]

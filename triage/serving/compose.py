@@ -1,0 +1,32 @@
+"""Composing what the desk serves from: the ranked queue, the dispatcher and the bandit."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import sqlite_utils
+
+from triage.serving.dispatcher import Dispatcher
+from triage.serving.queue import RankedQueue
+from triage.serving.tracker import LabelTracker
+from triage.store.records import ModelInfo
+from triage.store.settings import Settings
+
+
+def build_dispatcher(db: sqlite_utils.Database, order: np.ndarray, ordered_scores: np.ndarray,
+                     ranks: np.ndarray, tracker: LabelTracker, settings: Settings,
+                     models: list[ModelInfo], resync: Callable[[], None]) -> Dispatcher:
+    """The dispatcher over the active ranking, with its overlap plan and, when the queue
+    mode asks for one and there are several models, the bandit over their rankings."""
+    queue = RankedQueue(order, ordered_scores, tracker.is_handled)
+    dispatcher = Dispatcher(db, queue, ranks, order, tracker, settings)
+    dispatcher.resync = resync
+    if settings.overlap_rate > 0 and not dispatcher.overlap_items():
+        dispatcher.replan_overlap()
+    if settings.queue_mode != "follow" and len(models) > 1:
+        from triage.serving.bandit import BanditQueue
+
+        dispatcher.bandit = BanditQueue(db, models, settings, tracker.is_handled)
+        dispatcher.bandit.fold(sorted(tracker.rows.values(), key=lambda r: r.id))
+    return dispatcher
