@@ -58,14 +58,13 @@ def recent_labels(db: sqlite_utils.Database, annotator_id: int,
 
     A candidate labeled twice (a change from the history) appears once, as its latest event.
     """
-    rows = db.execute(
-        _LABEL_SELECT + " WHERE l.annotator_id = ? AND l.undone_at IS NULL "
-        "AND l.kind != 'adjudication' AND l.id = (SELECT max(m.id) FROM labels m "
-        "WHERE m.candidate_id = l.candidate_id AND m.annotator_id = l.annotator_id "
-        "AND m.undone_at IS NULL AND m.kind != 'adjudication') "
-        "ORDER BY l.id DESC LIMIT ?",
-        [annotator_id, int(limit)],
-    ).fetchall()
+    latest = ("(SELECT max(m.id) FROM labels m WHERE m.candidate_id = l.candidate_id "
+              "AND m.annotator_id = l.annotator_id AND m.undone_at IS NULL "
+              "AND m.kind != 'adjudication')")
+    # Constant strings only are joined; the values travel as parameters.
+    sql = (_LABEL_SELECT + " WHERE l.annotator_id = ? AND l.undone_at IS NULL "  # noqa: S608
+           "AND l.kind != 'adjudication' AND l.id = " + latest + " ORDER BY l.id DESC LIMIT ?")
+    rows = db.execute(sql, [annotator_id, int(limit)]).fetchall()
     return [LabelRow(*row) for row in rows]
 
 

@@ -29,6 +29,7 @@ from ui.analysis._common import (
     save_figure,
     style_axes,
 )
+from ui.palette import CAPTION
 
 READING_ROLE = {"reliable": "go", "tentative": "pause", "unreliable": "stop"}
 REDRAW_MS = 50
@@ -49,7 +50,7 @@ class AgreementView(QWidget):
         self.reading_label.setContentsMargins(6, 2, 6, 2)
         self.summary_label = plain_label()
         self.caption = plain_label()
-        self.caption.setStyleSheet(f"color:{GREY};")
+        self.caption.setStyleSheet(f"color:{CAPTION};")
         self.chart = ChartCanvas("Agreement", figsize=(9.5, 4.6), parent=self)
         head = QHBoxLayout()
         head.addWidget(self.alpha_label)

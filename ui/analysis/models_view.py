@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
 
 from triage.views.models import ACCEPT_KS, DEFAULT_ACCEPT_K, ModelsViewData, bandit_lines
 from ui.analysis._common import (
-    GREY,
     ChartCanvas,
     plain_label,
     role_style,
@@ -34,6 +33,7 @@ from ui.analysis._models_charts import (
     draw_gain,
     draw_value,
 )
+from ui.palette import CAPTION
 
 METRIC_NAMES = {
     "precision": "Precision", "recall": "Recall", "f1": "F1", "mcc": "MCC",
@@ -104,11 +104,11 @@ class ModelsView(QWidget):
         }
         self.metrics_table, self.pvalue_table = _table(), _table()
         self.tests_caption = plain_label()
-        self.tests_caption.setStyleSheet(f"color:{GREY};")
+        self.tests_caption.setStyleSheet(f"color:{CAPTION};")
         self.value_caption = plain_label()
-        self.value_caption.setStyleSheet(f"color:{GREY};")
+        self.value_caption.setStyleSheet(f"color:{CAPTION};")
         self.calibration_caption = plain_label()
-        self.calibration_caption.setStyleSheet(f"color:{GREY};")
+        self.calibration_caption.setStyleSheet(f"color:{CAPTION};")
         self.bandit_label = plain_label()
         self.k_combo = QComboBox()
         for k in ACCEPT_KS:

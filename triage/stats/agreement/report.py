@@ -138,6 +138,7 @@ def agreement_report(
     time: Sequence[str] | None = None,
     block: int | None = None,
     retest: bool = False,
+    guideline_version: Sequence[str] | None = None,
 ) -> AgreementReport:
     """Code long-form ratings (empty label = no rating) and compute every coefficient.
 
@@ -156,7 +157,8 @@ def agreement_report(
     rows: list[BreakdownRow] = []
     for by in breakdowns:
         rows.extend(breakdown(
-            ratings, by, level, session=session, decile=decile, time=time, block=block
+            ratings, by, level, session=session, decile=decile, time=time, block=block,
+            guideline_version=guideline_version,
         ))
     retest_rows = None
     if retest:
