@@ -40,7 +40,7 @@ METRIC_NAMES = {
     "sba": "Symmetric balanced accuracy", "roc_auc": "ROC-AUC",
     "average_precision": "Average precision",
 }
-TABS = ("Gain", "Metrics", "Value", "Calibration", "Bandit")
+TABS = ("Gain", "Metrics", "ROC / PR", "Value", "Calibration", "Bandit")
 REDRAW_MS = 50
 
 
@@ -185,9 +185,21 @@ class ModelsView(QWidget):
         self.bandit_label.setText("\n".join(bandit_lines(data.bandit)) or
                                   "The queue follows one model's ranking (follow mode); the "
                                   "bandit's belief appears in bandit or pets mode.")
-        self.tabs.setTabEnabled(TABS.index("Bandit"), data.bandit is not None)
+        self.set_tab_enabled("Bandit", data.bandit is not None)
         if not self._timer.isActive():
             self._timer.start()
+
+    def tab_index(self, title: str) -> int:
+        """The index of the tab titled ``title`` (looked up, never assumed)."""
+        titles = [self.tabs.tabText(i) for i in range(self.tabs.count())]
+        return titles.index(title)
+
+    def set_tab_enabled(self, title: str, enabled: bool) -> None:
+        self.tabs.setTabEnabled(self.tab_index(title), enabled)
+
+    def tab_states(self) -> dict[str, bool]:
+        """{tab title: enabled} as shown (tests)."""
+        return {self.tabs.tabText(i): self.tabs.isTabEnabled(i) for i in range(self.tabs.count())}
 
     def panel_data(self) -> dict:
         """What is drawn (for tests): the data plus the table cells as shown."""
