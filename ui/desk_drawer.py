@@ -184,5 +184,6 @@ class DeskDrawer(QTabWidget):
         self.addTab(self.history, "History")
         self.tabBar().setAccessibleName("Guidelines and history")
         self.setAccessibleName("Guidelines and history")
+        self.setMinimumHeight(80)  # small screens: the desk keeps its room
         self._on_show = on_show
         self.currentChanged.connect(lambda _i: self._on_show and self._on_show())

@@ -126,8 +126,7 @@ class LeadWindow(QWidget):
 
     def _keys(self) -> None:
         """Esc and Ctrl+W close; Ctrl+1…6 pick a tab; F5 recomputes (see LEAD_KEYS)."""
-        for keys, what, slot in (("Esc", "close the lead window", self.close),
-                                 ("Ctrl+W", "close the lead window", self.close),
+        for keys, what, slot in (("Ctrl+W", "close the lead window", self.close),
                                  ("F5", "recompute", self.refresh_analysis)):
             shortcut = QShortcut(QKeySequence(keys), self)
             shortcut.setWhatsThis(what)
@@ -144,6 +143,15 @@ class LeadWindow(QWidget):
             self.tabs.setCurrentIndex(titles.index(last))
         if not restore_geometry(self, self.prefs.layout("lead_geometry")):
             size_window(self, QSize(1200, 800))
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        """Esc (not taken by a child) and Ctrl+W close the window, as dialogs do."""
+        ctrl_w = (event.key() == Qt.Key.Key_W
+                  and event.modifiers() == Qt.KeyboardModifier.ControlModifier)
+        if event.key() == Qt.Key.Key_Escape or ctrl_w:
+            self.close()
+            return
+        super().keyPressEvent(event)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.prefs.set_layout("lead_geometry", self.saveGeometry())
