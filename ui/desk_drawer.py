@@ -42,9 +42,7 @@ def markdown_browser(parent: QWidget | None = None) -> QTextBrowser:
 
 def show_markdown(browser: QTextBrowser, text: str) -> None:
     """Render ``text`` as Markdown with raw HTML disabled (it shows as literal text)."""
-    document = QTextDocument(browser)
-    document.setMarkdown(text, QTextDocument.MarkdownFeature.MarkdownNoHTML)
-    browser.setDocument(document)
+    browser.document().setMarkdown(text, QTextDocument.MarkdownFeature.MarkdownNoHTML)
 
 
 class GuidelinesPane(QWidget):
