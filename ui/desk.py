@@ -108,6 +108,7 @@ class Desk(QWidget):
         note_layout.setContentsMargins(0, 0, 0, 0)
         note_layout.addWidget(QLabel("Note on the last label:"))
         self.note_edit = QLineEdit()
+        self.note_edit.setAccessibleName("Note on the last label")
         self.note_edit.setPlaceholderText("type, Enter to save, Esc to cancel")
         self.note_edit.returnPressed.connect(self._save_note)
         note_layout.addWidget(self.note_edit)

@@ -72,6 +72,7 @@ class HistoryPane(QWidget):
     """The annotator's recent decisions; ``changeRequested(decision, value)`` to change one."""
 
     changeRequested = Signal(object, object)  # Decision, new value (None = skip)
+    leave = Signal()                          # Esc: back to the desk
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -162,6 +163,10 @@ class HistoryPane(QWidget):
             button.setEnabled(decision is not None and decision.value != value)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if (watched is self.table and event.type() == QEvent.Type.KeyPress
+                and event.key() == Qt.Key.Key_Escape):
+            self.leave.emit()
+            return True
         if (watched is self.table and event.type() == QEvent.Type.KeyPress
                 and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
                 and event.text() in self._keys):

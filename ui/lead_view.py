@@ -63,6 +63,7 @@ class LeadView(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.setMinimumHeight(150)
+        self.table.setAccessibleName("Annotators")
         self.no_gold = QLabel("No gold labels in this project: the offline model comparison "
                               "appears when the imported file has a gold column.", self)
         self.no_gold.setWordWrap(True)

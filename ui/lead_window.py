@@ -27,7 +27,7 @@ from triage.views.panels import recall_band
 from ui.analysis import AdjudicationView, AdviceBanner, AgreementView, ModelsView
 from ui.analysis.guidelines_view import GuidelinesView
 from ui.lead_view import LeadView
-from ui.palette import FOCUS_STYLE
+from ui.palette import FOCUS_STYLE, no_tab_traps
 from ui.prefs import Prefs
 from ui.window_state import restore_geometry, size_window
 from ui.workers import Worker
@@ -120,6 +120,7 @@ class LeadWindow(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.tabs, 1)
         self._stale = set(ANALYSES)
+        no_tab_traps(self)
         self._keys()
         self._restore()
         self.tabs.currentChanged.connect(self._tab_changed)

@@ -25,7 +25,7 @@ from ui.annotator_dialog import ask_annotator
 from ui.desk import Desk
 from ui.desk_drawer import DeskDrawer
 from ui.file_dialogs import open_file, start_folder
-from ui.palette import FOCUS_STYLE
+from ui.palette import FOCUS_STYLE, apply_app_palette, no_tab_traps
 from ui.prefs import Prefs
 from ui.reading_actions import ReadingActions
 from ui.window_state import restore_geometry, restore_splitter, size_window
@@ -64,6 +64,7 @@ class MainWindow(ReadingActions, QMainWindow):
         desk_layout.addWidget(self.desk, 1)
         self.drawer = DeskDrawer(on_show=self.refresh_drawer)
         self.drawer.history.changeRequested.connect(self.desk.change_from_history)
+        self.drawer.history.leave.connect(self.desk.setFocus)
         desk_side = self.desk_split = QSplitter(Qt.Orientation.Vertical)
         desk_side.addWidget(desk_top)
         desk_side.addWidget(self.drawer)
@@ -91,6 +92,7 @@ class MainWindow(ReadingActions, QMainWindow):
         self._dirty_since: float | None = None
         self._build_menus()
         self.desk.set_zoom(self.prefs.font_zoom())
+        apply_app_palette()
         self.setStyleSheet(FOCUS_STYLE)
         size_window(self, QSize(1360, 820))  # less on a small or scaled-up screen
         self._restore_layout()
@@ -183,6 +185,7 @@ class MainWindow(ReadingActions, QMainWindow):
         for panel in self.panels:
             panel.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             self.panel_split.addWidget(panel)
+        no_tab_traps(self)
         restore_splitter(self.panel_split, self.prefs.layout("panel_split"), weights=[1, 1, 1],
                          minimum=80)
 

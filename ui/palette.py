@@ -13,6 +13,7 @@ CAPTION = "#595959"        # analysis captions and hints
 HIGHLIGHT_BG = "#FFE08A"   # a lead's keyword in the candidate text
 HIGHLIGHT_FG = "#1A1A1A"
 FOCUS = "#0060A0"          # the ring around the widget with the keyboard focus
+SELECTION_BG = "#1D5F8F"   # selected rows and text (white on it: 6.6:1)
 
 # The state colours of the advice banner and the agreement reading: (background, text).
 ROLE_TEXT = {
@@ -33,6 +34,7 @@ TEXT_PAIRS: tuple[tuple[str, str, str], ...] = (
     ("caption", CAPTION, WINDOW_BG),
     ("caption on white", CAPTION, BASE_BG),
     *((f"banner {role}", fg, bg) for role, (bg, fg) in ROLE_TEXT.items()),
+    ("selection", "#FFFFFF", SELECTION_BG),
 )
 
 # A visible focus ring on the fields and lists that take the keyboard focus (buttons, tabs
@@ -57,3 +59,25 @@ def contrast_ratio(foreground: str, background: str) -> float:
     """WCAG 2.1 contrast ratio, from 1 (none) to 21 (black on white)."""
     a, b = relative_luminance(foreground), relative_luminance(background)
     return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+
+
+def apply_app_palette() -> None:
+    """Selections dark enough for white text (the default light blue gives 3.7:1)."""
+    from PySide6.QtGui import QColor, QGuiApplication, QPalette
+
+    app = QGuiApplication.instance()
+    if app is None:
+        return
+    palette = app.palette()
+    for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+        palette.setColor(group, QPalette.ColorRole.Highlight, QColor(SELECTION_BG))
+        palette.setColor(group, QPalette.ColorRole.HighlightedText, QColor("#FFFFFF"))
+    app.setPalette(palette)
+
+
+def no_tab_traps(root) -> None:
+    """Tab moves on from every table and list under ``root`` (arrows move inside)."""
+    from PySide6.QtWidgets import QAbstractItemView
+
+    for view in root.findChildren(QAbstractItemView):
+        view.setTabKeyNavigation(False)

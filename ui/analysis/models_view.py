@@ -103,6 +103,8 @@ class ModelsView(QWidget):
             "Bandit": ChartCanvas("Bandit belief", (7.5, 3.2)),
         }
         self.metrics_table, self.pvalue_table = _table(), _table()
+        self.metrics_table.setAccessibleName("Metrics per model")
+        self.pvalue_table.setAccessibleName("Paired permutation tests")
         self.tests_caption = plain_label()
         self.tests_caption.setStyleSheet(f"color:{CAPTION};")
         self.value_caption = plain_label()
@@ -111,6 +113,7 @@ class ModelsView(QWidget):
         self.calibration_caption.setStyleSheet(f"color:{CAPTION};")
         self.bandit_label = plain_label()
         self.k_combo = QComboBox()
+        self.k_combo.setAccessibleName("Cost of an error, k")
         for k in ACCEPT_KS:
             self.k_combo.addItem(f"k = {k:g}", k)
         self.k_combo.setCurrentIndex(ACCEPT_KS.index(DEFAULT_ACCEPT_K))

@@ -98,6 +98,7 @@ class NewProjectDialog(QDialog):
 
     def _source_row(self) -> QHBoxLayout:
         self.source = QLineEdit(self)
+        self.source.setAccessibleName("Candidates file")
         self.source.setPlaceholderText("candidates file (.csv, .tsv, .jsonl)")
         self.source.editingFinished.connect(lambda: self.set_source(self.source.text()))
         browse = QPushButton("Browse…", self)
@@ -132,6 +133,7 @@ class NewProjectDialog(QDialog):
 
     def _target_row(self) -> QHBoxLayout:
         self.target = QLineEdit(self)
+        self.target.setAccessibleName("Project file")
         self.target.setPlaceholderText("where to save the project (.triage)")
         save_as = QPushButton("Save as…", self)
         save_as.clicked.connect(self._browse_target)
