@@ -73,7 +73,8 @@ def test_rulings_carry_the_curator_undo_and_show_in_exports(qtbot, project_path,
     out.parent.mkdir()
     window.export_to(with_extension(out, (".csv", ".jsonl"), ".csv"), labeled_only=True)
     qtbot.waitUntil(lambda: getattr(window, "last_export", None) is not None, timeout=10000)
-    rows = list(csv.DictReader(open(tmp_path / "out" / "labels.csv", encoding="utf-8")))
+    text = (tmp_path / "out" / "labels.csv").read_text(encoding="utf-8")
+    rows = list(csv.DictReader(text.splitlines()))
     assert len(rows) == 12                                # labelled only
     by_key = {r["key"]: r for r in rows}
     assert (by_key["c0000"]["adjudicated"], by_key["c0000"]["adjudicated_by"]) == ("True", "cleo")
@@ -153,7 +154,8 @@ def test_json_lines_export_marks_rulings(qtbot, project_path, tmp_path):
         assert undo_ruling(project, project.start_session("dan")) is None  # not dan's
         key = first.key
     export_project(project_path, tmp_path / "e.jsonl", labeled_only=True)
-    rows = [json.loads(line) for line in open(tmp_path / "e.jsonl", encoding="utf-8")]
+    lines = (tmp_path / "e.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines]
     ruled = [r for r in rows if r["key"] == key][0]
     assert ruled["adjudicated"] is True and ruled["adjudicated_by"] == "cleo"
     assert ruled["label"] == "literal"
