@@ -149,3 +149,31 @@ def test_history_lists_decisions_and_changes_one_undoably(window, qtbot, project
     qtbot.waitUntil(lambda: ["c02", "literal"] in [r[1:3] for r in history.rows_shown()],
                     timeout=2000)
     assert desk.text.text() == "candidate number 4"
+
+
+def test_agreement_tab_breaks_down_by_guideline_version(qtbot, tmp_path):
+    from tests.helpers import make_project as make_pool_project
+
+    project = make_pool_project(tmp_path, n=60, overlap_rate=0.0, audit_rate=0.0)
+    ada, bob = project.start_session("ada"), project.start_session("bob")
+    save_guidelines(project, "v1: idioms are figurative.", "lee")
+    for i in range(24):
+        if i == 12:
+            save_guidelines(project, "v2: idioms are figurative; literal if unsure.", "lee")
+        c = project.next_candidate(ada)
+        project.record_label(ada, c.candidate_id, "idiom" if i % 2 else "literal")
+        disagree = i < 12 and i % 3 == 0          # v1 left room for doubt; v2 settled it
+        value = ("literal" if i % 2 else "idiom") if disagree else (
+            "idiom" if i % 2 else "literal")
+        project.record_label(bob, c.candidate_id, value)
+    project.close()
+    window = open_main_window(qtbot, tmp_path / "p.triage", "lee")
+    window.show_lead_view()
+    lead = window.lead_view
+    lead.tabs.setCurrentWidget(lead.agreement)
+    qtbot.waitUntil(lambda: lead.agreement.versions.rowCount() == 2, timeout=20000)
+    rows = lead.agreement.version_rows()
+    assert [r[0] for r in rows] == ["v1", "v2"]
+    assert [r[1] for r in rows] == ["12", "12"]
+    assert float(rows[1][2]) == 1.0 and float(rows[0][2]) < 0.5 and rows[1][3] == "100.0%"
+    window.close()
