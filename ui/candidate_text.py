@@ -66,6 +66,13 @@ class CandidateText(QPlainTextEdit):
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setAccessibleName("Candidate text")
+        # Centred like a flash card; long texts wrap and scroll. The window's colour behind
+        # it, so a short candidate does not sit in an empty white box.
+        option = self.document().defaultTextOption()
+        option.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        self.document().setDefaultTextOption(option)
+        self.viewport().setAutoFillBackground(False)
+        self.setStyleSheet("QPlainTextEdit { background: transparent; }")
         self.highlighter = KeywordHighlighter(self.document())
 
     def setText(self, text: str) -> None:  # noqa: N802 - QLabel's name, for the callers
