@@ -12,6 +12,8 @@ Scripts and notebooks use it like this::
         print(project.status().snapshot.positives_found)
 """
 
+from typing import Any
+
 __version__ = "0.1.0"
 
 _EXPORTS = {
@@ -22,7 +24,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     # Lazy: ``import triage`` stays cheap, and the CLI loads only what a command needs.
     if name in _EXPORTS:
         import importlib

@@ -109,9 +109,22 @@ def delimited_columns(path: Path, text: str, delimiter: str, total: int,
     return names, values, starts[np.asarray(kept, dtype=np.int64)]
 
 
+def _clean_header(text: str, delimiter: str) -> list[str] | None:
+    """The header's names when nothing in ``text`` rules the fast parser out, else None."""
+    if not text or text[0] in "\r\n" or "\n\n" in text or "\n\r\n" in text:
+        return None
+    if '"' in text:
+        return None
+    first_line = text.split("\n", 1)[0].rstrip("\r")
+    names = first_line.split(delimiter)
+    if len(set(names)) != len(names) or not all(n.strip() for n in names):
+        return None
+    return names
+
+
 def fast_delimited(text: str, delimiter: str, numeric: list[str], total: int,
                     progress: Progress | None, data: bytes | None = None
-                    ) -> tuple[list[str], dict, np.ndarray] | None:
+                    ) -> tuple[list[str], dict[str, list[str] | np.ndarray], np.ndarray] | None:
     """Parse a clean CSV/TSV with pandas' C parser; None whenever anything looks unusual.
 
     The happy path of a million-row import is dominated by parsing, and the C parser is
@@ -126,13 +139,8 @@ def fast_delimited(text: str, delimiter: str, numeric: list[str], total: int,
 
     import pandas as pd
 
-    if not text or text[0] in "\r\n" or "\n\n" in text or "\n\r\n" in text:
-        return None
-    if '"' in text:
-        return None
-    first_line = text.split("\n", 1)[0].rstrip("\r")
-    names = first_line.split(delimiter)
-    if len(set(names)) != len(names) or not all(n.strip() for n in names):
+    names = _clean_header(text, delimiter)
+    if names is None:
         return None
     wanted = [n for n in numeric if n in names]
     dtypes = {n: (np.float64 if n in wanted else object) for n in names}
@@ -192,15 +200,18 @@ def split_ragged(rows: list[list[str]], starts: np.ndarray, header: int, width: 
 
 
 def fail(path: Path, line: int | None, column: str | int | None, reason: str) -> InputError:
+    """An :class:`InputError` holding one problem, for the caller to raise."""
     return InputError([Problem(str(path), line, column, reason)])
 
 
 def tick(progress: Progress | None, done: int, total: int) -> None:
+    """Report progress; TriageError("cancelled") when the callback returns False."""
     if progress is not None and progress(done, max(total, done)) is False:
         raise TriageError("cancelled")
 
 
 def check_header(path: Path, header: list[str], line: int) -> list[str]:
+    """The stripped header names; InputError for empty or duplicate names."""
     names = [h.strip() for h in header]
     problems = []
     seen: dict[str, int] = {}

@@ -71,6 +71,20 @@ class Table:
             raise KeyError(f"{self.path}: no column {name!r} (has: {', '.join(self.columns)})")
         return self.data[name]
 
+    def numbers(self, name: str) -> np.ndarray:
+        """Values of a column read as ``numeric``: a float64 array."""
+        values = self.column(name)
+        if not isinstance(values, np.ndarray):
+            raise TypeError(f"{self.path}: column {name!r} was not read as numeric")
+        return values
+
+    def strings(self, name: str) -> list[str]:
+        """Values of a column not read as ``numeric``: its text, one string per row."""
+        values = self.column(name)
+        if isinstance(values, np.ndarray):
+            raise TypeError(f"{self.path}: column {name!r} was read as numeric")
+        return values
+
     def row(self, index: int) -> dict[str, object]:
         """Row ``index`` (0-based) as a dict, for previews and error messages."""
         return {name: self.data[name][index] for name in self.columns}

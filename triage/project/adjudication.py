@@ -11,10 +11,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from triage import store
 from triage.base.errors import TriageError
 from triage.project.final import UNRESOLVED, FinalLabel, final_labels
+
+if TYPE_CHECKING:
+    from triage.project.core import Project
+    from triage.project.types import Session
 
 TIE, MAJORITY = "unresolved", "majority"
 
@@ -37,7 +42,7 @@ def _is_disagreement(final: FinalLabel) -> bool:
     return not final.adjudicated and len(set(final.votes.values())) > 1
 
 
-def disagreements(project) -> list[Disagreement]:
+def disagreements(project: Project) -> list[Disagreement]:
     """Candidates whose annotators' current labels differ and that await a ruling, by rank."""
     finals = final_labels(store.active_labels(project.db))
     pending = [f for f in finals.values() if _is_disagreement(f)]
@@ -56,7 +61,7 @@ def disagreements(project) -> list[Disagreement]:
     return out
 
 
-def candidate_id_of(project, key: str) -> int:
+def candidate_id_of(project: Project, key: str) -> int:
     """The id of the candidate with external key ``key``."""
     candidate_id = store.candidate_id_by_key(project.db, key)
     if candidate_id is None:
@@ -64,7 +69,7 @@ def candidate_id_of(project, key: str) -> int:
     return candidate_id
 
 
-def adjudicate(project, session, candidate_id: int, value: str, *,
+def adjudicate(project: Project, session: Session, candidate_id: int, value: str, *,
                note: str | None = None) -> FinalLabel:
     """Record a ruling (a label event of kind ``adjudication``); returns the final label.
 

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from triage import store
+from triage.base.errors import TriageError
 from triage.project.final import final_labels
+
+if TYPE_CHECKING:
+    from triage.project.core import Project
+    from triage.stats.stopping import Advice, AdviceInputs
 
 # Agreement gates the advice only when it rests on enough overlap items.
 MIN_OVERLAP_ITEMS = 30
 
 
-def advice_inputs(project, *, alpha: float | None = None, overlap_items: int | None = None):
+def advice_inputs(project: Project, *, alpha: float | None = None,
+                  overlap_items: int | None = None) -> AdviceInputs:
     """Everything the stopping rules need, from the project's labels and settings."""
     from triage.stats.stopping import AdviceInputs
 
@@ -26,6 +35,8 @@ def advice_inputs(project, *, alpha: float | None = None, overlap_items: int | N
         positive.append(final.value is not None and s.is_positive(final.value))
     audit_ranks, audit_positive = project.audit_sample()
     model = project.active_model()
+    if model is None:
+        raise TriageError(f"{project.path} has no candidates yet; import a file first")
     raw = store.scores_in_rank_order(project.db, model.id)
     if s.price_model == "per_item":
         price = s.price_per_item
@@ -44,7 +55,7 @@ def advice_inputs(project, *, alpha: float | None = None, overlap_items: int | N
     )
 
 
-def project_advice(project):
+def project_advice(project: Project) -> Advice:
     """The combined advice (continue / stop / pause) with every rule's numbers."""
     from triage.project.agreement import agreement_for_project
     from triage.stats.stopping import advise
@@ -54,7 +65,7 @@ def project_advice(project):
     return advise(advice_inputs(project, alpha=alpha, overlap_items=report.pairable_items))
 
 
-def advice_job(project):
+def advice_job(project: Project) -> Callable[..., dict[str, Any]]:
     """Read what the advice needs now; return ``work()`` that computes it without the file.
 
     The desk calls this on the GUI thread (reading is quick) and runs ``work`` on a worker
@@ -67,7 +78,7 @@ def advice_job(project):
     inputs = advice_inputs(project, alpha=report.krippendorff_alpha.value,
                            overlap_items=report.pairable_items)
 
-    def work(_progress=None) -> dict:
+    def work(_progress: object = None) -> dict[str, Any]:
         return advice_to_json(advise(inputs))
 
     return work

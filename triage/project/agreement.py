@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from triage import store
 from triage.serving.queue import decile_of
+
+if TYPE_CHECKING:
+    from triage.project.core import Project
+    from triage.stats.agreement.report import AgreementReport
 
 RATING_KINDS = ("triage", "overlap", "audit")
 
@@ -29,43 +36,45 @@ class ProjectRatings:
     retest_sessions: list[str]
 
 
-def project_ratings(project) -> ProjectRatings:
+def project_ratings(project: Project) -> ProjectRatings:
     """Current labels of every annotator (skips and undone events left out)."""
     rows = store.active_labels(project.db)
     versions = store.label_guideline_versions(project.db)
     keys = store.candidate_rows(project.db, sorted({r.candidate_id for r in rows}))
-    current: dict[tuple[int, str], store.LabelRow] = {}
-    retest: list[store.LabelRow] = []
+    # Each label event with its value, which is never None here (skips are left out).
+    current: dict[tuple[int, str], tuple[store.LabelRow, str]] = {}
+    retest: list[tuple[store.LabelRow, str]] = []
     for row in rows:
         if row.value is None:
             continue
         if row.kind in RATING_KINDS:
-            current[(row.candidate_id, row.annotator)] = row
+            current[(row.candidate_id, row.annotator)] = (row, row.value)
         elif row.kind == "retest":
-            retest.append(row)
-    ordered = sorted(current.values(), key=lambda r: r.id)
+            retest.append((row, row.value))
+    ordered = sorted(current.values(), key=lambda rv: rv[0].id)
     pool = project.pool
     out = ProjectRatings(
-        items=[keys[r.candidate_id][0] for r in ordered],
-        annotators=[r.annotator for r in ordered],
-        labels=[r.value for r in ordered],
-        sessions=[str(r.session_id) for r in ordered],
-        deciles=[str(decile_of(project.rank_of(r.candidate_id), pool)) for r in ordered],
-        times=[r.created_at for r in ordered],
-        guideline_versions=[_version(versions.get(r.id)) for r in ordered],
+        items=[keys[r.candidate_id][0] for r, _ in ordered],
+        annotators=[r.annotator for r, _ in ordered],
+        labels=[value for _, value in ordered],
+        sessions=[str(r.session_id) for r, _ in ordered],
+        deciles=[str(decile_of(project.rank_of(r.candidate_id), pool)) for r, _ in ordered],
+        times=[r.created_at for r, _ in ordered],
+        guideline_versions=[_version(versions.get(r.id)) for r, _ in ordered],
         categories=[o.value for o in project.settings.labels],
         retest_items=[], retest_annotators=[], retest_labels=[], retest_sessions=[],
     )
     # Each re-test is paired with that annotator's original label of the candidate.
-    for r in retest:
+    for again in retest:
+        r = again[0]
         original = current.get((r.candidate_id, r.annotator))
         if original is None:
             continue
         key = keys[r.candidate_id][0]
-        for event in (original, r):
+        for event, value in (original, again):
             out.retest_items.append(key)
             out.retest_annotators.append(event.annotator)
-            out.retest_labels.append(event.value)
+            out.retest_labels.append(value)
             out.retest_sessions.append(str(event.session_id))
     return out
 
@@ -74,8 +83,9 @@ def _version(version: int | None) -> str:
     return "none" if version is None else f"v{version}"
 
 
-def agreement_for_project(project, *, level: str = "nominal", seed: int = 0,
-                          bootstrap: int = 1000, breakdowns=("pair", "annotator")):
+def agreement_for_project(project: Project, *, level: str = "nominal", seed: int = 0,
+                          bootstrap: int = 1000,
+                          breakdowns: Sequence[str] = ("pair", "annotator")) -> AgreementReport:
     """The full :class:`~triage.stats.agreement.report.AgreementReport` for an open project."""
     from triage.stats.agreement.breakdown import retest_agreement
     from triage.stats.agreement.report import agreement_report
@@ -93,7 +103,7 @@ def agreement_for_project(project, *, level: str = "nominal", seed: int = 0,
     return report
 
 
-def project_report(path, args: argparse.Namespace):
+def project_report(path: str | Path, args: argparse.Namespace) -> AgreementReport:
     """``triage agree PROJECT``."""
     from triage.project.files import open_project
 

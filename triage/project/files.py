@@ -43,6 +43,7 @@ def open_project(path: str | Path) -> Project:
 
 @contextmanager
 def opened(path: str | Path) -> Iterator[Project]:
+    """Open a project for a ``with`` block; it is closed when the block ends."""
     project = open_project(path)
     try:
         yield project

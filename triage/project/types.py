@@ -6,13 +6,17 @@ import functools
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from triage.base.errors import BusyError
 from triage.stats.live import LiveSnapshot
 from triage.store.settings import Settings
 
 Progress = Callable[[int, int], bool | None]
+
+_Self = TypeVar("_Self")
+_Params = ParamSpec("_Params")
+_Result = TypeVar("_Result")
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,8 @@ class Candidate:
 
 @dataclass(frozen=True)
 class ProjectStatus:
+    """What ``triage status`` reports; ``snapshot`` is None before any candidate is imported."""
+
     path: str
     pool: int
     models: list[dict[str, Any]]
@@ -54,14 +60,16 @@ class ProjectStatus:
     annotators: int
     sessions: dict[str, int]
     settings: Settings
-    snapshot: LiveSnapshot
+    snapshot: LiveSnapshot | None
 
 
-def busy_guard(method):
+def busy_guard(
+    method: Callable[Concatenate[_Self, _Params], _Result],
+) -> Callable[Concatenate[_Self, _Params], _Result]:
     """Turn SQLite's 'database is locked' into BusyError: nothing written, safe to retry."""
 
     @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
+    def wrapper(self: _Self, *args: _Params.args, **kwargs: _Params.kwargs) -> _Result:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.OperationalError as error:

@@ -13,6 +13,7 @@ rebuilds the same belief from the file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import sqlite_utils
@@ -43,10 +44,10 @@ class BanditQueue:
     """Serves fresh candidates from the arm the allocator chooses."""
 
     def __init__(self, db: sqlite_utils.Database, models: list[ModelInfo], settings: Settings,
-                 is_handled):
+                 is_handled: Callable[[int], bool]) -> None:
         self.mode = settings.queue_mode
         self.settings = settings
-        self.queues = {}
+        self.queues: dict[str, RankedQueue] = {}
         for m in models:
             order, scores = ranking(db, m.id)
             self.queues[m.name] = RankedQueue(order, scores, is_handled)
@@ -69,6 +70,7 @@ class BanditQueue:
         self.fold(sorted(rows, key=lambda r: r.id))
 
     def rewind(self, ranks_by_model: dict[str, int]) -> None:
+        """Let each named model's queue scan again from the given rank (a candidate was undone)."""
         for name, rank in ranks_by_model.items():
             self.queues[name].rewind(rank)
 
@@ -85,6 +87,7 @@ class BanditQueue:
         return arm, heads[arm]
 
     def belief(self) -> BanditBelief:
+        """What the allocator believes now, for the lead's view."""
         post = self.allocator.posterior()
         return BanditBelief(
             mode=self.mode, p_best=self.allocator.p_best(), pulls=self.allocator.pulls(),

@@ -17,8 +17,11 @@ from triage.store.settings import Settings
 def build_dispatcher(db: sqlite_utils.Database, order: np.ndarray, ordered_scores: np.ndarray,
                      ranks: np.ndarray, tracker: LabelTracker, settings: Settings,
                      models: list[ModelInfo], resync: Callable[[], None]) -> Dispatcher:
-    """The dispatcher over the active ranking, with its overlap plan and, when the queue
-    mode asks for one and there are several models, the bandit over their rankings."""
+    """The dispatcher over the active ranking, with its overlap plan.
+
+    When the queue mode asks for one and there are several models, it also gets the bandit
+    over their rankings.
+    """
     queue = RankedQueue(order, ordered_scores, tracker.is_handled)
     dispatcher = Dispatcher(db, queue, ranks, order, tracker, settings)
     dispatcher.resync = resync
@@ -27,6 +30,7 @@ def build_dispatcher(db: sqlite_utils.Database, order: np.ndarray, ordered_score
     if settings.queue_mode != "follow" and len(models) > 1:
         from triage.serving.bandit import BanditQueue
 
-        dispatcher.bandit = BanditQueue(db, models, settings, tracker.is_handled)
-        dispatcher.bandit.fold(sorted(tracker.rows.values(), key=lambda r: r.id))
+        bandit = BanditQueue(db, models, settings, tracker.is_handled)
+        bandit.fold(sorted(tracker.rows.values(), key=lambda r: r.id))
+        dispatcher.bandit = bandit
     return dispatcher

@@ -21,6 +21,8 @@ SEEN_KINDS = ("triage", "overlap", "audit")     # kinds (skips too) that mean "h
 
 @dataclass
 class SyncResult:
+    """What one :meth:`LabelTracker.sync` brought in: new events, and events undone."""
+
     added: list[LabelRow] = field(default_factory=list)
     removed: list[LabelRow] = field(default_factory=list)
 
@@ -45,10 +47,10 @@ class LabelTracker:
                 result.added.append(row)
         for seq, label_id in store.undone_after(db, self.seen_undo):
             self.seen_undo = seq
-            row = self.rows.get(label_id)
-            if row is not None:
-                self._remove(row)
-                result.removed.append(row)
+            undone = self.rows.get(label_id)
+            if undone is not None:
+                self._remove(undone)
+                result.removed.append(undone)
         return result
 
     def _add(self, row: LabelRow) -> None:
@@ -65,6 +67,7 @@ class LabelTracker:
         self.kind_counts[row.kind] -= 1
 
     def events_of(self, candidate_id: int) -> list[LabelRow]:
+        """The candidate's active events, oldest first."""
         return [self.rows[i] for i in self.by_candidate.get(candidate_id, ())]
 
     def seen_by(self, candidate_id: int) -> set[str]:
@@ -72,8 +75,10 @@ class LabelTracker:
         return {r.annotator for r in self.events_of(candidate_id) if r.kind in SEEN_KINDS}
 
     def is_handled(self, candidate_id: int) -> bool:
+        """True when the candidate has any active event (a label or a skip)."""
         return candidate_id in self.by_candidate
 
     @property
     def total_events(self) -> int:
+        """Number of active events."""
         return len(self.rows)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
+from typing import TypedDict, Unpack
 
 import numpy as np
 
@@ -36,6 +37,18 @@ PRICE_MODELS = frozenset({"per_item", "per_hour"})
 _SETTINGS = frozenset({"price_model", "price_per_item", "hourly_rates", "budget",
                        "value_per_positive", "currency", "total_positives_hint"})
 _EVENTS, _LABELS, _SKIPS, _POSITIVES, _MICROS = range(5)
+
+
+class PriceSettings(TypedDict, total=False):
+    """The cost settings :meth:`LiveState.reprice` (and :func:`rebuild`) take by keyword."""
+
+    price_model: str
+    price_per_item: float
+    hourly_rates: dict[str, float] | None
+    budget: float | None
+    value_per_positive: float | None
+    currency: str
+    total_positives_hint: int | None
 
 
 @dataclass(frozen=True)
@@ -104,6 +117,7 @@ class LiveSnapshot:
                 return False
         return True
 
+    # Unhashable, the way Python documents it; typeshed types object.__hash__ as a method only.
     __hash__ = None  # type: ignore[assignment]
 
 
@@ -153,7 +167,7 @@ class LiveState:
 
     def _rank_state(self, rank: int) -> tuple[bool, bool, bool]:
         """(annotated, positive, visited) of the candidate at ``rank``."""
-        stack = self._labels.get(rank)
+        stack = self._labels.get(rank, [])
         annotated = bool(stack)
         positive = annotated and max(stack)[1]
         return annotated, positive, annotated or rank in self._skips
@@ -256,7 +270,7 @@ class LiveState:
         self._curve_n = n + 1
 
     # -- settings and money ----------------------------------------------------------
-    def reprice(self, **settings: object) -> None:
+    def reprice(self, **settings: Unpack[PriceSettings]) -> None:
         """Change cost settings; spend is recomputed from the kept per-annotator sums."""
         unknown = set(settings) - _SETTINGS
         if unknown:
@@ -343,9 +357,10 @@ class LiveState:
         return DecileLive(d + 1, items, annotated, positives, yield_, marginal, share)
 
 
-def rebuild(pool_size: int, events: Iterable[LabelEvent], **settings: object) -> LiveState:
+def rebuild(pool_size: int, events: Iterable[LabelEvent],
+            **settings: Unpack[PriceSettings]) -> LiveState:
     """A fresh state with ``events`` applied in order (used when a project is opened)."""
-    state = LiveState(pool_size, **settings)  # type: ignore[arg-type]
+    state = LiveState(pool_size, **settings)
     for event in events:
         state.apply(event)
     return state

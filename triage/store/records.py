@@ -9,6 +9,7 @@ import datetime as dt
 import json
 import secrets
 import socket
+import sqlite3
 import time
 from dataclasses import dataclass
 
@@ -34,8 +35,18 @@ def now_iso() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
 
 
+def _new_row_id(cursor: sqlite3.Cursor) -> int:
+    """The rowid an INSERT just made (``lastrowid`` is only None when nothing was inserted)."""
+    row_id = cursor.lastrowid
+    if row_id is None:
+        raise TriageError("the database did not report the new row's id")
+    return row_id
+
+
 @dataclass(frozen=True)
 class ModelInfo:
+    """One imported model: its id, name, source column and how many items it ties."""
+
     id: int
     name: str
     source_column: str | None
@@ -60,11 +71,13 @@ class LabelRow:
 
 
 def load_settings(db: sqlite_utils.Database) -> Settings:
+    """The project's settings as stored."""
     rows = db.execute("SELECT key, value FROM settings").fetchall()
     return Settings.from_rows(rows)
 
 
 def save_settings(db: sqlite_utils.Database, settings: Settings) -> None:
+    """Store every setting (one transaction), replacing the stored values."""
     with db.atomic():
         db.conn.executemany(
             "INSERT INTO settings(key, value) VALUES (?, ?) "
@@ -74,6 +87,7 @@ def save_settings(db: sqlite_utils.Database, settings: Settings) -> None:
 
 
 def set_project_info(db: sqlite_utils.Database, key: str, value: str) -> None:
+    """Set one fact about the file (application, created_at, ...)."""
     db.conn.execute(
         "INSERT INTO project(key, value) VALUES (?, ?) "
         "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -82,15 +96,18 @@ def set_project_info(db: sqlite_utils.Database, key: str, value: str) -> None:
 
 
 def project_info(db: sqlite_utils.Database) -> dict[str, str]:
+    """Every fact about the file, key to value."""
     return dict(db.execute("SELECT key, value FROM project").fetchall())
 
 
 def models(db: sqlite_utils.Database) -> list[ModelInfo]:
+    """The imported models in import order."""
     rows = db.execute("SELECT id, name, source_column, tied_items FROM models ORDER BY id")
     return [ModelInfo(*row) for row in rows.fetchall()]
 
 
 def pool_size(db: sqlite_utils.Database) -> int:
+    """Number of candidates in the pool."""
     row = db.execute("SELECT max(id), count(*) FROM candidates").fetchone()
     return int(row[1])
 
@@ -122,6 +139,7 @@ def rank_order(db: sqlite_utils.Database, model_id: int) -> np.ndarray:
 
 
 def scores_in_rank_order(db: sqlite_utils.Database, model_id: int) -> np.ndarray:
+    """One model's scores in its rank order (index 0 = rank 1)."""
     return ranking(db, model_id)[1]
 
 
@@ -156,17 +174,18 @@ def ensure_annotator(db: sqlite_utils.Database, name: str) -> int:
         cur = db.conn.execute(
             "INSERT INTO annotators(name, created_at) VALUES (?, ?)", [name, now_iso()]
         )
-    return int(cur.lastrowid)
+    return _new_row_id(cur)
 
 
 def start_session(db: sqlite_utils.Database, annotator_id: int) -> int:
+    """Open a session for the annotator (recording host and app version); returns its id."""
     with db.atomic():
         cur = db.conn.execute(
             "INSERT INTO sessions(uid, annotator_id, started_at, host, app_version) "
             "VALUES (?, ?, ?, ?, ?)",
             [new_uid(), annotator_id, now_iso(), socket.gethostname(), __version__],
         )
-    return int(cur.lastrowid)
+    return _new_row_id(cur)
 
 
 def end_session(db: sqlite_utils.Database, session_id: int) -> None:
@@ -204,7 +223,7 @@ def insert_label(
             [new_uid(), candidate_id, annotator_id, session_id, value, kind,
              now_iso(), float(seconds), note, served_by],
         )
-    return int(cur.lastrowid)
+    return _new_row_id(cur)
 
 
 def last_active_label(db: sqlite_utils.Database, annotator_id: int) -> LabelRow | None:
@@ -248,6 +267,7 @@ def undone_after(db: sqlite_utils.Database, undo_seq: int) -> list[tuple[int, in
 
 
 def set_note(db: sqlite_utils.Database, label_id: int, note: str) -> None:
+    """Replace the note kept with a label event."""
     with db.atomic():
         db.conn.execute("UPDATE labels SET note = ? WHERE id = ?", [note, label_id])
 
@@ -266,6 +286,7 @@ def active_labels(db: sqlite_utils.Database) -> list[LabelRow]:
 
 
 def max_undo_seq(db: sqlite_utils.Database) -> int:
+    """The sequence number of the latest undo mark (0 before any undo)."""
     return int(db.execute("SELECT coalesce(max(undo_seq), 0) FROM labels").fetchone()[0])
 
 
@@ -283,20 +304,24 @@ def candidate_rows(db: sqlite_utils.Database, ids: list[int]) -> dict[int, tuple
 
 
 def candidate_id_by_key(db: sqlite_utils.Database, key: str) -> int | None:
+    """The id of the candidate with external key ``key``, or None."""
     row = db.execute("SELECT id FROM candidates WHERE key = ?", [key]).fetchone()
     return int(row[0]) if row else None
 
 
 def annotator_names(db: sqlite_utils.Database) -> dict[int, str]:
+    """Annotator id to name."""
     return dict(db.execute("SELECT id, name FROM annotators").fetchall())
 
 
 def hourly_rates(db: sqlite_utils.Database, default: float) -> dict[str, float]:
+    """Each annotator's hourly rate; ``default`` for those without one."""
     rows = db.execute("SELECT name, hourly_rate FROM annotators").fetchall()
     return {name: (rate if rate is not None else default) for name, rate in rows}
 
 
 def set_hourly_rate(db: sqlite_utils.Database, name: str, rate: float | None) -> None:
+    """Set (or with None clear) an annotator's own hourly rate, creating them if new."""
     if rate is not None and rate < 0:
         raise TriageError("hourly rate must not be negative")
     annotator_id = ensure_annotator(db, name)
@@ -305,6 +330,7 @@ def set_hourly_rate(db: sqlite_utils.Database, name: str, rate: float | None) ->
 
 
 def session_counts(db: sqlite_utils.Database) -> dict[str, int]:
+    """Number of sessions per annotator name (0 for annotators without one)."""
     rows = db.execute(
         "SELECT a.name, count(s.id) FROM annotators a LEFT JOIN sessions s "
         "ON s.annotator_id = a.id GROUP BY a.id"

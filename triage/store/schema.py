@@ -17,6 +17,7 @@ Design choices worth knowing:
 
 from __future__ import annotations
 
+import sqlite_utils
 from sqlite_utils import Migrations
 
 # "TRIA" as a big-endian int: lets us recognise our files with PRAGMA application_id.
@@ -28,7 +29,9 @@ MIGRATIONS = Migrations("triage")
 
 
 @MIGRATIONS(name="0001_initial")
-def m0001_initial(db) -> None:
+def m0001_initial(db: sqlite_utils.Database) -> None:
+    """Version 1: every table and index of the project file."""
+    # long: one DDL script, so the tables and the references between them read together
     kinds = ", ".join(f"'{k}'" for k in LABEL_KINDS)
     db.executescript(
         f"""

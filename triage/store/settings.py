@@ -25,6 +25,7 @@ class LabelOption:
 
 
 def default_scheme() -> tuple[LabelOption, ...]:
+    """The label scheme of a new project: positive (key 1) and negative (key 2)."""
     return (LabelOption("positive", "1"), LabelOption("negative", "2"))
 
 
@@ -97,6 +98,7 @@ class Settings:
         return self
 
     def is_positive(self, value: str | None) -> bool:
+        """True when ``value`` is one of the labels that count as a positive."""
         return value is not None and value in self.positive_labels
 
     def with_changes(self, **changes: Any) -> Settings:

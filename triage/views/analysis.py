@@ -5,12 +5,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from triage import store
 from triage.base.errors import TriageError
+
+if TYPE_CHECKING:
+    from triage.project.core import Project
 
 Progress = Callable[[int, int], bool]
 
@@ -43,6 +46,8 @@ class Series:
 
 @dataclass(frozen=True)
 class AgreementViewData:
+    """What the agreement view draws: α and its reading, κ per pair, α per session and decile."""
+
     alpha: float | None
     ci95: tuple[float, float] | None
     reading: str
@@ -59,6 +64,7 @@ class AgreementViewData:
     guidelines: Series       # α of the ratings given under each guideline version
 
     def as_dict(self) -> dict[str, Any]:
+        """Plain data for JSON and tests (NaN as None)."""
         def series(s: Series) -> dict[str, Any]:
             return {"groups": list(s.groups), "labels": list(s.labels),
                     "alpha": [None if math.isnan(v) else float(v) for v in s.values],
@@ -142,11 +148,13 @@ def agreement_view_data(report: Mapping[str, Any],
 AGREEMENT_BREAKDOWNS = ("pair", "annotator", "session", "decile", "guideline_version")
 
 
-def agreement_job(project, *, level: str = "nominal", seed: int = 0, bootstrap: int = 1000,
+def agreement_job(project: Project, *, level: str = "nominal", seed: int = 0, bootstrap: int = 1000,
                   breakdowns: Sequence[str] = AGREEMENT_BREAKDOWNS
                   ) -> Callable[[Progress | None], dict[str, Any]]:
-    """Read the ratings now (caller's thread); return ``work(progress)`` that computes the
-    report's JSON from those arrays alone, so a worker thread never touches the database.
+    """Read the ratings now (caller's thread); return ``work(progress)`` to run elsewhere.
+
+    ``work`` computes the report's JSON from those arrays alone, so a worker thread never
+    touches the database.
 
     Mirrors :func:`triage.project.agreement.agreement_for_project` (a test holds them equal).
     """
@@ -177,7 +185,7 @@ def agreement_job(project, *, level: str = "nominal", seed: int = 0, bootstrap: 
     return work
 
 
-def session_labels(project) -> dict[str, str]:
+def session_labels(project: Project) -> dict[str, str]:
     """Session id -> "ada · 3" (annotator and their n-th session) for the trend's axis."""
     seen: dict[int, str] = {}
     for row in store.active_labels(project.db):

@@ -73,6 +73,7 @@ class SessionStats:
     history: list[tuple[int, bool]] = field(default_factory=list)  # (label_id, skipped)
 
     def record(self, label_id: int, skipped: bool) -> None:
+        """Count one decision of this session (a label, or a skip)."""
         self.history.append((label_id, skipped))
         if skipped:
             self.skips += 1
@@ -80,8 +81,10 @@ class SessionStats:
             self.labels += 1
 
     def undo(self) -> None:
-        """Forget the newest decision of this session (undo of an older session's label
-        changes nothing here)."""
+        """Forget the newest decision of this session.
+
+        Undo of an older session's label changes nothing here.
+        """
         if not self.history:
             return
         _, skipped = self.history.pop()
@@ -92,14 +95,18 @@ class SessionStats:
 
     @property
     def last_label_id(self) -> int | None:
+        """The id of this session's newest decision, or None before the first."""
         return self.history[-1][0] if self.history else None
 
     def elapsed(self, now: float) -> float:
+        """Seconds since the session started (never negative)."""
         return max(0.0, now - self.started_at)
 
     def pace(self, now: float) -> float | None:
-        """Labels (skips excluded) per hour so far; None before a minute has passed,
-        when the figure would be noise."""
+        """Labels (skips excluded) per hour so far.
+
+        None before a minute has passed, when the figure would be noise.
+        """
         elapsed = self.elapsed(now)
         if elapsed < 60.0:
             return None
@@ -148,4 +155,5 @@ def meta_text(meta: dict[str, Any], *, skip: tuple[str, ...] = ()) -> str:
 
 
 def score_text(score: float, model: str) -> str:
+    """The model's score of the candidate, e.g. ``score 0.8312  (model bert)``."""
     return f"score {score:.4g}  (model {model})"

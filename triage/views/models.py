@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,6 +20,12 @@ from triage import store
 from triage.base.errors import TriageError
 from triage.project.final import final_labels
 from triage.stats.models.metrics import model_curves
+
+if TYPE_CHECKING:
+    from triage.project.core import Project
+    from triage.serving.bandit import BanditBelief
+    from triage.stats.models.calibration import Reliability
+    from triage.stats.models.report import Advice
 
 Progress = Callable[[int, int], bool]
 
@@ -48,7 +54,7 @@ class ModelsInputs:
     warnings: tuple[str, ...] = ()
 
 
-def _bandit_dict(belief) -> dict[str, Any] | None:
+def _bandit_dict(belief: BanditBelief | None) -> dict[str, Any] | None:
     if belief is None:
         return None
     return {"mode": belief.mode, "p_best": dict(belief.p_best), "pulls": dict(belief.pulls),
@@ -56,7 +62,7 @@ def _bandit_dict(belief) -> dict[str, Any] | None:
             "delta": belief.delta}
 
 
-def models_inputs(project) -> ModelsInputs:
+def models_inputs(project: Project) -> ModelsInputs:
     """Read scores, positives (gold, else the final labels so far) and settings."""
     from triage.project.gain import project_positives, project_scores
     from triage.stats.models.report import followed_warning
@@ -121,6 +127,8 @@ class Acceptance:
 
 @dataclass(frozen=True)
 class ModelsViewData:
+    """Everything the model view draws; ``unavailable`` says why it is empty, if it is."""
+
     models: tuple[str, ...]
     labels_from: str
     n: int
@@ -151,11 +159,13 @@ class ModelsViewData:
     curves: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
 
     def metric_cell(self, model: str, metric: str) -> str:
+        """One cell of the metrics table: the value to three places, or "undef."."""
         v = self.metrics[model][metric]
         return "undef." if v is None else f"{v:.3f}"
 
     def as_dict(self) -> dict[str, Any]:
-        def arr(a: np.ndarray) -> list:
+        """Plain data for JSON and tests (arrays as lists, NaN as None)."""
+        def arr(a: np.ndarray) -> list[float | None]:
             return [None if math.isnan(x) else float(x) for x in np.asarray(a, dtype=float)]
         return {
             "models": list(self.models), "labels_from": self.labels_from, "n": self.n,
@@ -177,7 +187,7 @@ def _money(x: float, currency: str) -> str:
     return f"${x:,.2f}" if currency == "USD" else f"{x:,.2f} {currency}"
 
 
-def _acceptance(model: str, k: float, advice, inputs: ModelsInputs) -> Acceptance:
+def _acceptance(model: str, k: float, advice: Advice, inputs: ModelsInputs) -> Acceptance:
     raw = inputs.unlabeled_scores[model]
     hi, lo = advice.accept_positive_at_or_above, advice.accept_negative_at_or_below
     n = int(raw.size)
@@ -194,7 +204,7 @@ def _acceptance(model: str, k: float, advice, inputs: ModelsInputs) -> Acceptanc
     return Acceptance(model, k, hi, lo, reviewed, n, saving, text)
 
 
-def _reliability(r) -> dict[str, Any]:
+def _reliability(r: Reliability) -> dict[str, Any]:
     return {"ece": r.ece, "confidence": list(r.confidence), "accuracy": list(r.accuracy),
             "counts": [int(c) for c in r.counts], "edges": [float(e) for e in r.edges]}
 
@@ -204,69 +214,96 @@ def _tick(progress: Progress | None, done: int, total: int) -> None:
         raise TriageError("the model comparison was cancelled")
 
 
-def build_models_view_data(
-    source, *, threshold: float = 0.5, k_ndcg: int = 10, trials: int = 1000, seed: int = 0,
-    calibrate: str = "platt", validation_share: float = 0.5, progress: Progress | None = None,
-) -> ModelsViewData:
-    """Every number of the model view. ``source`` is a :class:`ModelsInputs` (safe in a
-    worker thread) or an open project (read first with :func:`models_inputs`)."""
-    from triage.stats.models.report import compare_report, k_key, model_value
+@dataclass
+class _ValueTables:
+    """Per model: value curves, reliability and acceptance advice, or why there are none."""
 
-    inputs = source if isinstance(source, ModelsInputs) else models_inputs(source)
-    names, g = inputs.models, inputs.positive.astype(bool)
-    total = 2 + len(names)
-    _tick(progress, 0, total)
-    gain = dict(inputs.offline_curves)
-    budget_items = (inputs.budget / inputs.price
-                    if inputs.budget is not None and inputs.price > 0 else None)
-    base = dict(models=names, labels_from=inputs.labels_from, n=int(g.size),
-                positives=int(g.sum()), warnings=inputs.warnings, gain=gain,
-                budget_items=budget_items, threshold=threshold, trials=trials,
-                value_ks=VALUE_KS, bandit=inputs.bandit, currency=inputs.currency)
-    if g.size < 2:
-        return ModelsViewData(
-            **base, unavailable="fewer than two labeled candidates: nothing to compare yet",
-            metric_names=(), metrics={}, undefined={}, pvalues={}, value_tuned={},
-            value_rule={}, value_reasons={}, reliability={}, acceptance={})
-    report = compare_report(inputs.scores, g, threshold=threshold, k_ndcg=k_ndcg,
-                            trials=trials if len(names) > 1 else 1, seed=seed)
-    _tick(progress, 2, total)
-    metric_names = tuple(next(iter(report.models.values())).metrics)
-    metrics = {m: {k: v.value for k, v in r.metrics.items()} for m, r in report.models.items()}
-    undefined = {m: {k: v.reason for k, v in r.metrics.items() if v.reason}
-                 for m, r in report.models.items()}
-    pvalues = {pair: {metric: {"difference": r.difference, "p": r.p_value, "exact": r.exact,
-                               "reason": r.reason} for metric, r in row.items()}
-               for pair, row in report.pairs.items()}
-    value_tuned, value_rule, reasons, reliability = {}, {}, {}, {}
-    acceptance: dict[float, dict[str, Acceptance]] = {k: {} for k in ACCEPT_KS}
-    for done, name in enumerate(names, start=3):
+    tuned: dict[str, np.ndarray] = field(default_factory=dict)
+    rule: dict[str, np.ndarray] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
+    reliability: dict[str, dict[str, Any]] = field(default_factory=dict)
+    acceptance: dict[float, dict[str, Acceptance]] = field(
+        default_factory=lambda: {k: {} for k in ACCEPT_KS})
+
+
+def _value_tables(inputs: ModelsInputs, g: np.ndarray, *, calibrate: str,
+                  validation_share: float, seed: int, progress: Progress | None,
+                  total: int) -> _ValueTables:
+    """Value with a reject option, calibration and what to accept, model by model."""
+    from triage.stats.models.report import k_key, model_value
+
+    out = _ValueTables()
+    for done, name in enumerate(inputs.models, start=3):
         s = inputs.scores[name]
         if np.any(s < -1e-4) or np.any(s > 1 + 1e-4):
-            reasons[name] = ("its scores are not probabilities in [0, 1], so value with a "
-                             "reject option and calibration do not apply")
+            out.reasons[name] = ("its scores are not probabilities in [0, 1], so value with a "
+                                 "reject option and calibration do not apply")
         else:
             try:
                 mv = model_value(name, s, g, ks=VALUE_KS, calibrate=calibrate,
                                  validation_share=validation_share, seed=seed)
             except ValueError as error:  # e.g. a one-class validation split
-                reasons[name] = str(error)
+                out.reasons[name] = str(error)
             else:
                 by = [mv.by_k[k_key(k)] for k in VALUE_KS]
-                value_tuned[name] = np.array([_num(r.heldout_value) for r in by])
-                value_rule[name] = np.array([r.value for r in by])
-                reliability[name] = {"before": _reliability(mv.reliability_before),
-                                     "after": _reliability(mv.reliability_after),
-                                     "calibration": mv.calibration}
+                out.tuned[name] = np.array([_num(r.heldout_value) for r in by])
+                out.rule[name] = np.array([r.value for r in by])
+                out.reliability[name] = {"before": _reliability(mv.reliability_before),
+                                         "after": _reliability(mv.reliability_after),
+                                         "calibration": mv.calibration}
                 for k in ACCEPT_KS:
-                    acceptance[k][name] = _acceptance(name, k, mv.by_k[k_key(k)].advice, inputs)
+                    out.acceptance[k][name] = _acceptance(name, k, mv.by_k[k_key(k)].advice,
+                                                          inputs)
         _tick(progress, done, total)
-    return ModelsViewData(
-        **base, unavailable=None, metric_names=metric_names, metrics=metrics,
-        undefined=undefined, pvalues=pvalues, value_tuned=value_tuned, value_rule=value_rule,
-        value_reasons=reasons, reliability=reliability, acceptance=acceptance,
-        curves={name: model_curves(inputs.scores[name], g) for name in names})
+    return out
 
+
+def build_models_view_data(
+    source: ModelsInputs | Project, *, threshold: float = 0.5, k_ndcg: int = 10,
+    trials: int = 1000, seed: int = 0, calibrate: str = "platt", validation_share: float = 0.5,
+    progress: Progress | None = None,
+) -> ModelsViewData:
+    """Every number of the model view.
+
+    ``source`` is a :class:`ModelsInputs` (safe in a worker thread) or an open project (read
+    first with :func:`models_inputs`).
+    """
+    from triage.stats.models.report import compare_report
+
+    inputs = source if isinstance(source, ModelsInputs) else models_inputs(source)
+    names, g = inputs.models, inputs.positive.astype(bool)
+    total = 2 + len(names)
+    _tick(progress, 0, total)
+    budget_items = (inputs.budget / inputs.price
+                    if inputs.budget is not None and inputs.price > 0 else None)
+    empty = ModelsViewData(
+        models=names, labels_from=inputs.labels_from, n=int(g.size), positives=int(g.sum()),
+        warnings=inputs.warnings,
+        unavailable="fewer than two labeled candidates: nothing to compare yet",
+        gain=dict(inputs.offline_curves), budget_items=budget_items, threshold=threshold,
+        metric_names=(), metrics={}, undefined={}, pvalues={}, trials=trials,
+        value_ks=VALUE_KS, value_tuned={}, value_rule={}, value_reasons={}, reliability={},
+        acceptance={}, bandit=inputs.bandit, currency=inputs.currency)
+    if g.size < 2:
+        return empty
+    report = compare_report(inputs.scores, g, threshold=threshold, k_ndcg=k_ndcg,
+                            trials=trials if len(names) > 1 else 1, seed=seed)
+    _tick(progress, 2, total)
+    metrics = {m: {k: v.value for k, v in r.metrics.items()} for m, r in report.models.items()}
+    undefined = {m: {k: v.reason for k, v in r.metrics.items() if v.reason}
+                 for m, r in report.models.items()}
+    pvalues: dict[str, dict[str, dict[str, Any]]] = {
+        pair: {metric: {"difference": r.difference, "p": r.p_value, "exact": r.exact,
+                        "reason": r.reason} for metric, r in row.items()}
+        for pair, row in report.pairs.items()}
+    tables = _value_tables(inputs, g, calibrate=calibrate, validation_share=validation_share,
+                           seed=seed, progress=progress, total=total)
+    return replace(
+        empty, unavailable=None, metric_names=tuple(next(iter(report.models.values())).metrics),
+        metrics=metrics, undefined=undefined, pvalues=pvalues, value_tuned=tables.tuned,
+        value_rule=tables.rule, value_reasons=tables.reasons, reliability=tables.reliability,
+        acceptance=tables.acceptance,
+        curves={name: model_curves(inputs.scores[name], g) for name in names})
 
 
 def _num(x: float | None) -> float:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from triage.base.errors import TriageError
@@ -151,7 +151,8 @@ def target_for(source: str | Path) -> Path:
     return target
 
 
-def _numeric(values) -> bool:
+def _numeric(values: Iterable[str]) -> bool:
+    """True when there is at least one value and every value reads as a number."""
     seen = False
     for value in values:
         try:

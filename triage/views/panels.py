@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from triage.stats.gain.ranking import decile_sizes
+from triage.stats.live import DecileLive
 from triage.stats.live import LiveSnapshot as LiveSnapshot  # ui/ takes the type from here
+from triage.views.formatting import format_money as format_money  # ui/ takes it from here
+from triage.views.formatting import format_share as format_share
 
 MAX_POINTS = 2000  # a curve never needs more points than a panel has pixels
-_SYMBOLS = {"USD": "$"}
 
 
 @dataclass(frozen=True)
@@ -33,30 +36,7 @@ class PanelInfo:
     price_per_item: float = 0.0
     offline_curves: dict[str, np.ndarray] = field(default_factory=dict)
     active_model: str | None = None
-    annotator_rows: list[dict] = field(default_factory=list)
-
-
-# -- formatting ------------------------------------------------------------------------
-
-def format_money(amount: float | None, currency: str) -> str:
-    """``$12.40`` for USD, ``12.40 EUR`` otherwise; ``—`` for unknown, ``∞`` for infinite."""
-    if amount is None or (isinstance(amount, float) and math.isnan(amount)):
-        return "—"
-    if math.isinf(amount):
-        return "∞" if amount > 0 else "-∞"
-    sign = "-" if amount < 0 else ""
-    digits = f"{abs(amount):,.2f}"
-    symbol = _SYMBOLS.get(currency.upper())
-    if symbol:
-        return f"{sign}{symbol}{digits}"
-    return f"{sign}{digits} {currency}".rstrip()
-
-
-def format_share(share: float | None, digits: int = 1) -> str:
-    """``12.5%``; ``—`` when undefined."""
-    if share is None or not math.isfinite(share):
-        return "—"
-    return f"{100 * share:.{digits}f}%"
+    annotator_rows: list[dict[str, Any]] = field(default_factory=list)
 
 
 # -- shared arithmetic -----------------------------------------------------------------
@@ -123,19 +103,21 @@ class RecallBand:
 
     @property
     def label(self) -> str:
+        """The band as one line of text for the chart's legend."""
         recall = "" if self.recall is None else f"; recall ≈ {format_share(self.recall)}"
         if self.recall_lower is not None:
             recall += f" (≥ {format_share(self.recall_lower)})"
         return (f"estimated positives in the pool: {self.total:,.0f} "
                 f"[{self.lower:,.0f}–{self.upper:,.0f}]{recall}")
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
+        """Plain data for JSON and tests."""
         return {"total": self.total, "lower": self.lower, "upper": self.upper,
                 "recall": self.recall, "recall_lower": self.recall_lower,
                 "method": self.method, "label": self.label}
 
 
-def recall_band(advice: dict | None) -> RecallBand | None:
+def recall_band(advice: dict[str, Any] | None) -> RecallBand | None:
     """The band to draw from ``advice_to_json`` output; None when there is no estimate."""
     if not advice:
         return None
@@ -165,7 +147,8 @@ class GainData:
     summary: str
     band: RecallBand | None = None  # the stopping advice's estimate of all positives
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
+        """Plain data for JSON and tests (curves as lists)."""
         return {
             "band": None if self.band is None else self.band.as_dict(),
             "annotated": self.annotated.tolist(), "positives": self.positives.tolist(),
@@ -253,7 +236,8 @@ class SpendData:
     headline: str  # share of the budget used, or why there is none
     warning: str
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
+        """Plain data for JSON and tests."""
         return {
             "currency": self.currency, "spent": self.spent, "budget": self.budget,
             "remaining": self.remaining, "spent_share": self.spent_share,
@@ -283,12 +267,13 @@ def spend_data(snap: LiveSnapshot, info: PanelInfo) -> SpendData:
         headline = f"{format_share(share, 0)} of the budget used"
     else:
         headline = "budget of zero"
-    if budget is None:
+    left = snap.budget_left  # None exactly when there is no budget
+    if budget is None or left is None:
         lines.append(("Budget", "no budget set"))
     else:
         lines.append(("Budget", money(budget)))
         lines.append(("Over budget by" if over else "Remaining",
-                      money(abs(snap.budget_left) if over else snap.budget_left)))
+                      money(abs(left) if over else left)))
     cpp = snap.cost_per_positive
     lines.append(("Cost per positive", money(cpp) if cpp is not None
                   else ("no positive yet" if snap.events else "—")))
@@ -322,13 +307,14 @@ class YieldData:
     current: int | None
     empty: bool
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
+        """Plain data for JSON and tests."""
         return {k: getattr(self, k) for k in (
             "deciles", "items", "annotated", "positives", "yields", "shares", "marginal",
             "bar_labels", "current", "empty")}
 
 
-def _bar_label(d, currency: str) -> str:
+def _bar_label(d: DecileLive, currency: str) -> str:
     if d.items == 0:
         return "empty"
     if d.marginal_cost_per_positive is None:
@@ -376,7 +362,8 @@ class ComparisonData:
     pool: int
     active_model: str | None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
+        """Plain data for JSON and tests (each model's curve as a list)."""
         return {"curves": {m: y.tolist() for m, (_x, y) in self.curves.items()},
                 "at_budget": dict(self.at_budget), "budget_items": self.budget_items,
                 "total": self.total, "pool": self.pool, "active_model": self.active_model}

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TextIO
 
 
 class ProgressBar:
     """Callable as a core progress callback: ``bar(done, total)``; never cancels."""
 
-    def __init__(self, label: str, stream=None, width: int = 30):
+    def __init__(self, label: str, stream: TextIO | None = None, width: int = 30) -> None:
         self.label = label
         self.stream = stream or sys.stderr
         self.width = width
@@ -32,6 +33,7 @@ class ProgressBar:
         return True
 
     def finish(self) -> None:
+        """End the bar's line (call once the work is done or failed)."""
         if self.enabled:
             self.stream.write("\n")
             self.stream.flush()

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from triage.cli.commands._common import parse_score_option
 from triage.store.settings import scheme_from_text
 
+if TYPE_CHECKING:
+    from triage.ingest.importer import ColumnMapping
+
 
 def add_mapping_args(parser: argparse.ArgumentParser, *, text_required: bool = True) -> None:
+    """Options naming the input columns: --text, --key, --score, --gold, --skip-invalid."""
     g = parser.add_argument_group("column mapping")
     g.add_argument("--text", required=text_required, metavar="COL",
                    help="column holding the candidate text")
@@ -22,13 +26,15 @@ def add_mapping_args(parser: argparse.ArgumentParser, *, text_required: bool = T
                    help="import the valid rows; write rejected rows with reasons beside the input")
 
 
-def mapping_from_args(args: argparse.Namespace):
+def mapping_from_args(args: argparse.Namespace) -> ColumnMapping:
+    """The column mapping the user gave (see :func:`add_mapping_args`)."""
     from triage.ingest.importer import ColumnMapping
 
     return ColumnMapping(text=args.text, key=args.key, scores=tuple(args.score), gold=args.gold)
 
 
 def add_settings_args(parser: argparse.ArgumentParser) -> None:
+    """Options for the project settings a lead can give on the command line."""
     g = parser.add_argument_group("project settings")
     g.add_argument("--labels", metavar="A:KEY,B:KEY",
                    help="label scheme, e.g. idiom:i,literal:l (keys default to 1, 2, ...)")

@@ -11,7 +11,8 @@ from triage.base.errors import TriageError
 from triage.cli.commands._common import add_json_flag, emit
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``triage adjudicate`` to the command line."""
     p = sub.add_parser("adjudicate",
                        help="list candidates whose annotators disagree, or rule on one")
     p.add_argument("project", type=Path)
@@ -31,6 +32,7 @@ def _plain(text: str) -> str:
 
 
 def render_queue(data: dict[str, Any]) -> str:
+    """The disagreements awaiting a ruling as a text table."""
     items = data["disagreements"]
     if not items:
         return "no disagreements await a ruling"
@@ -47,12 +49,14 @@ def render_queue(data: dict[str, Any]) -> str:
 
 
 def render_ruling(data: dict[str, Any]) -> str:
+    """One line saying what was ruled, by whom, and what the votes were."""
     votes = ", ".join(f"{name}: {label}" for name, label in data["votes"].items())
     return (f"{data['key']}: final label {data['final']!r} (ruled by {data['annotator']}; "
             f"votes were {votes})")
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``triage adjudicate`` with the parsed arguments; returns the exit code."""
     from triage.project import open_project
     from triage.project.adjudication import adjudicate, candidate_id_of, disagreements
 
@@ -64,8 +68,8 @@ def run(args: argparse.Namespace) -> int:
             raise TriageError("--list cannot be combined with a ruling")
     with open_project(args.project) as project:
         if args.key is None:
-            data = {"disagreements": [asdict(d) for d in disagreements(project)]}
-            return emit(args, data, render_queue)
+            queue = {"disagreements": [asdict(d) for d in disagreements(project)]}
+            return emit(args, queue, render_queue)
         candidate_id = candidate_id_of(project, args.key)
         session = project.start_session(args.annotator)
         try:

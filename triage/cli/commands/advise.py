@@ -9,7 +9,8 @@ from typing import Any
 from triage.cli.commands._common import add_json_flag, emit
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``triage advise`` to the command line."""
     p = sub.add_parser("advise", help="should annotation continue? budget, marginal value, "
                        "recall bound, knee and reliability rules")
     p.add_argument("project", type=Path)
@@ -18,6 +19,7 @@ def register(sub) -> None:
 
 
 def render(data: dict[str, Any]) -> str:
+    """The decision, every rule's verdict and the recall estimate as text."""
     lines = [data.get("headline") or data["decision"], ""]
     for reason in data["reasons"]:
         lines.append(f"{reason['rule']:<15} {reason['verdict']:<9} {reason['detail']}")
@@ -29,6 +31,7 @@ def render(data: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``triage advise`` with the parsed arguments; returns the exit code."""
     from triage.project import open_project
     from triage.project.advice import project_advice
     from triage.stats.stopping import advice_to_json

@@ -7,10 +7,17 @@ one row per item, one column per annotator, an empty cell = no rating.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from triage.base.errors import InputError, Problem, TriageError
 from triage.cli.commands._common import add_json_flag, emit
 from triage.stats.agreement.ratings import BREAKDOWNS, LEVELS, numeric_values
+
+if TYPE_CHECKING:
+    from triage.ingest.reader import Table
+
+# Items, annotators and labels in long form, and the optional session/decile/time columns.
+_LongForm = tuple[list[str], list[str], list[str], dict[str, list[str]]]
 
 
 def _csv_list(value: str) -> list[str]:
@@ -21,6 +28,7 @@ def _csv_list(value: str) -> list[str]:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``triage agree`` to the command line."""
     parser = subparsers.add_parser(
         "agree",
         help="inter-annotator agreement: Krippendorff's alpha, Cohen/Fleiss kappa, AC1",
@@ -71,17 +79,19 @@ def _categories(args: argparse.Namespace) -> list[str] | None:
     return args.order or args.categories
 
 
-def _check_labels(table, path: str, columns: list[str], args, cats: list[str] | None) -> None:
+def _check_labels(table: Table, path: str, columns: list[str], args: argparse.Namespace,
+                  cats: list[str] | None) -> None:
     """Every label is declared (when categories are given) and numeric where it must be."""
     problems = []
     allowed = set(cats) if cats else None
+    declared = ", ".join(cats or ())
     for col in columns:
-        for value, line in zip(table.column(col), table.lines.tolist()):
+        for value, line in zip(table.strings(col), table.lines.tolist()):
             if value == "":
                 continue
             if allowed is not None and value not in allowed:
                 problems.append(Problem(path, line, col, f"label {value!r} is not one of the "
-                                        f"declared categories ({', '.join(cats)})"))
+                                        f"declared categories ({declared})"))
             elif args.level in ("interval", "ratio") and numeric_values([value]) is None:
                 problems.append(Problem(path, line, col,
                                         f"{value!r} is not a number ({args.level} level)"))
@@ -91,7 +101,7 @@ def _check_labels(table, path: str, columns: list[str], args, cats: list[str] | 
         raise InputError(problems[:1000], total=len(problems))
 
 
-def _long_arrays(args, path: str, cats) -> tuple[list, list, list, dict]:
+def _long_arrays(args: argparse.Namespace, path: str, cats: list[str] | None) -> _LongForm:
     from triage.ingest.reader import read_table
 
     extra = {k: getattr(args, k) for k in ("session", "decile", "time", "guideline_version")
@@ -99,11 +109,12 @@ def _long_arrays(args, path: str, cats) -> tuple[list, list, list, dict]:
     table = read_table(path, required=[args.item, args.annotator, args.label, *extra.values()],
                        nonempty=[args.item, args.annotator])
     _check_labels(table, path, [args.label], args, cats)
-    columns = {k: table.column(col) for k, col in extra.items()}
-    return table.column(args.item), table.column(args.annotator), table.column(args.label), columns
+    columns = {k: table.strings(col) for k, col in extra.items()}
+    return (table.strings(args.item), table.strings(args.annotator), table.strings(args.label),
+            columns)
 
 
-def _wide_arrays(args, path: str, cats) -> tuple[list, list, list, dict]:
+def _wide_arrays(args: argparse.Namespace, path: str, cats: list[str] | None) -> _LongForm:
     from triage.ingest.reader import read_table
 
     table = read_table(path)
@@ -112,16 +123,19 @@ def _wide_arrays(args, path: str, cats) -> tuple[list, list, list, dict]:
     if not raters:
         raise TriageError(f"{path}: no annotator columns (every column except {args.item!r})")
     _check_labels(table, path, raters, args, cats)
-    item_names = table.column(args.item) if has_item else [str(n) for n in table.lines.tolist()]
-    items, annotators, labels = [], [], []
+    item_names = table.strings(args.item) if has_item else [str(n) for n in table.lines.tolist()]
+    items: list[str] = []
+    annotators: list[str] = []
+    labels: list[str] = []
     for rater in raters:
         items.extend(item_names)
         annotators.extend([rater] * len(table))
-        labels.extend(table.column(rater))
+        labels.extend(table.strings(rater))
     return items, annotators, labels, {}
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``triage agree`` with the parsed arguments; returns the exit code."""
     if args.bootstrap < 0:
         raise TriageError("--bootstrap must be 0 or more")
     if args.block is not None and args.block < 1:

@@ -11,6 +11,7 @@ from triage.cli.commands.value import add_common_arguments
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``triage compare`` to the command line."""
     parser = subparsers.add_parser(
         "compare",
         help="precision, recall, F1, MCC, SBA, ROC-AUC, AP, NDCG per model, with significance",
@@ -31,6 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def compare_data(args: argparse.Namespace) -> dict[str, Any]:
+    """Read the file and compute metrics and paired tests as JSON-ready data."""
     from triage.ingest.scored import load_scored_file
     from triage.stats.models.report import compare_report
 
@@ -73,6 +75,7 @@ def compare_data(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``triage compare`` with the parsed arguments; returns the exit code."""
     return emit(args, compare_data(args), render_text)
 
 
@@ -81,6 +84,7 @@ def _f(x: float | None) -> str:
 
 
 def render_text(data: dict[str, Any]) -> str:
+    """The metrics table and each pair's tests as text."""
     out = [f"{data['file']}: {data['n']} labeled items, {data['positives']} positive; "
            f"threshold {data['threshold']}"]
     out += [f"WARNING: {w}" for w in data["warnings"]]

@@ -11,7 +11,8 @@ from triage.cli.commands._common import add_json_flag, emit
 from triage.cli.commands._project_args import add_settings_args, settings_changes
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``triage config`` to the command line."""
     p = sub.add_parser("config", help="show or change project settings (label scheme, prices, ...)")
     p.add_argument("project", type=Path)
     add_settings_args(p)
@@ -21,6 +22,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``triage config`` with the parsed arguments; returns the exit code."""
     from triage.project import open_project
 
     changes = settings_changes(args)

@@ -8,7 +8,8 @@ from pathlib import Path
 from triage.cli.commands._progress import ProgressBar
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``triage export`` to the command line."""
     p = sub.add_parser("export", help="write candidates and their final labels to CSV or JSONL")
     p.add_argument("project", type=Path)
     p.add_argument("out", type=Path, help="output file (.csv or .jsonl); replaced atomically")
@@ -19,6 +20,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``triage export`` with the parsed arguments; returns the exit code."""
     from triage.project.export import export_project
 
     bar = ProgressBar("exporting")

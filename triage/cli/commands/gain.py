@@ -17,6 +17,7 @@ from triage.stats.gain.report import build_report
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``triage gain`` to the command line."""
     parser = subparsers.add_parser(
         "gain",
         help="gain and cumulative gain by decile, and what a budget buys, per model",
@@ -42,6 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``triage gain`` with the parsed arguments; returns the exit code."""
     from triage.store.connection import is_sqlite_file
 
     if is_sqlite_file(args.file):
@@ -79,7 +81,7 @@ def gain_data(args: argparse.Namespace) -> dict[str, Any]:
     wanted = {v.strip() for v in args.positive}
     gold = [str(g).strip() for g in table.column(args.gold)]
     positive = np.fromiter((g in wanted for g in gold), dtype=bool, count=len(gold))
-    scores = {name: (col, table.column(col)) for name, col in args.score}
+    scores = {name: (col, table.numbers(col)) for name, col in args.score}
     data = build_report(scores, positive, cost_per_item=args.cost, budget=args.budget,
                         after_deciles=args.after_deciles, currency=args.currency)
     if data["undefined_reason"]:

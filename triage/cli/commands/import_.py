@@ -10,7 +10,8 @@ from triage.cli.commands._progress import ProgressBar
 from triage.cli.commands._project_args import add_mapping_args, mapping_from_args
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``triage import`` to the command line."""
     p = sub.add_parser("import", help="import candidates, or --add-scores of a later model")
     p.add_argument("project", type=Path)
     p.add_argument("file", type=Path)
@@ -21,6 +22,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``triage import`` with the parsed arguments; returns the exit code."""
     from triage.project import open_project
 
     if not args.score:
@@ -31,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
             if args.add_scores:
                 if not args.key:
                     raise TriageError("--add-scores matches rows by key: give --key COLUMN")
-                result = project.add_scores(args.file, key=args.key, scores=tuple(args.score),
+                result = project.add_scores(args.file, key=args.key, scores=list(args.score),
                                             progress=bar)
             else:
                 if not args.text:

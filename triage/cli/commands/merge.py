@@ -10,7 +10,8 @@ from typing import Any
 from triage.cli.commands._common import add_json_flag, emit
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``triage merge`` to the command line."""
     p = sub.add_parser(
         "merge", help="merge the labels of copies of a project into TARGET (idempotent)")
     p.add_argument("target", type=Path, help="the project that receives the labels")
@@ -21,6 +22,7 @@ def register(sub) -> None:
 
 
 def render(data: dict[str, Any]) -> str:
+    """What each copy added, and the totals, as a text table."""
     lines = [f"merged {len(data['sources'])} cop{'y' if len(data['sources']) == 1 else 'ies'} "
              f"into {data['target']}",
              f"{'source':<32} {'annotators':>10} {'sessions':>9} {'labels':>8} {'undo marks':>10}"]
@@ -38,6 +40,7 @@ def render(data: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``triage merge`` with the parsed arguments; returns the exit code."""
     from triage.project.merge import merge_projects
 
     report = merge_projects(args.target, args.sources)

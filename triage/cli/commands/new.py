@@ -15,7 +15,8 @@ from triage.cli.commands._project_args import (
 )
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``triage new`` to the command line."""
     p = sub.add_parser("new", help="create a project from a CSV/TSV/JSONL file of scored candidates",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("project", type=Path, help="the new project file (e.g. idioms.triage)")
@@ -26,6 +27,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``triage new`` with the parsed arguments; returns the exit code."""
     from triage.project import create_project
     from triage.store.settings import Settings
 

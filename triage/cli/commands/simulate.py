@@ -20,6 +20,7 @@ RULE_ORDER = ("budget", "marginal_value", "recall", "recall_hypergeometric", "kn
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``triage simulate`` to the command line."""
     parser = subparsers.add_parser(
         "simulate",
         help="backtest the stopping rules on labeled data",
@@ -102,13 +103,14 @@ def labeling_orders(scores: dict[str, np.ndarray], gold: np.ndarray, strategy: s
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``triage simulate`` with the parsed arguments; returns the exit code."""
     from triage.stats.stopping.simulate import backtest
 
     _validate(args)
     columns = [col for _, col in args.score]
     table = read_table(args.file, numeric=columns, required=[args.gold])
     require(len(table) > 0, f"{args.file}: no rows")
-    scores = {name: table.column(col) for name, col in args.score}
+    scores = {name: table.numbers(col) for name, col in args.score}
     wanted = {v.strip() for v in args.positive}
     gold = np.array([str(g).strip() in wanted for g in table.column(args.gold)], dtype=bool)
     require(bool(gold.any()), f"no row of {args.gold!r} equals a --positive value "

@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from triage.cli.commands._common import add_json_flag, emit
 
+if TYPE_CHECKING:
+    from triage.project.core import Project
 
-def register(sub) -> None:
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``triage status`` to the command line."""
     p = sub.add_parser("status", help="spend, positives found and yield per decile of a project")
     p.add_argument("project", type=Path)
     p.add_argument("--curve", action="store_true", help="include the positives-found curve in JSON")
@@ -18,7 +22,7 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def status_data(project, *, curve: bool = False) -> dict[str, Any]:
+def status_data(project: Project, *, curve: bool = False) -> dict[str, Any]:
     """The status of an open project as plain data (the JSON of ``triage status``)."""
     st = project.status()
     settings = asdict(st.settings)
@@ -42,6 +46,7 @@ def status_data(project, *, curve: bool = False) -> dict[str, Any]:
 
 
 def render(data: dict[str, Any]) -> str:
+    """Spend, positives and the per-decile and per-annotator tables as text."""
     cur = data["settings"]["currency"]
     lines = [
         f"{data['project']}: {data['pool']:,} candidates; active model {data['active_model']}",
@@ -76,6 +81,7 @@ def render(data: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``triage status`` with the parsed arguments; returns the exit code."""
     from triage.project import open_project
 
     with open_project(args.project) as project:

@@ -46,6 +46,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``triage value`` to the command line."""
     parser = subparsers.add_parser(
         "value",
         help="model value with a reject option per error cost k, and what to auto-accept",
@@ -106,6 +107,7 @@ def value_data(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``triage value`` with the parsed arguments; returns the exit code."""
     return emit(args, value_data(args), render_text)
 
 
@@ -132,6 +134,7 @@ def _advice_line(k: str, r: dict[str, Any]) -> str:
 
 
 def render_text(data: dict[str, Any]) -> str:
+    """Each model's value table and acceptance advice, and the best model per k, as text."""
     out = [f"{data['file']}: {data['n']} labeled items, {data['positives']} positive; "
            f"validation share {data['validation_share']}, seed {data['seed']}"]
     for warning in data["warnings"]:

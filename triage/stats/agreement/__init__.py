@@ -16,6 +16,7 @@ modules' names.)
 """
 
 import importlib
+from typing import Any
 
 _EXPORTS = {
     "AlphaAccumulator": "accumulator", "BootstrapResult": "bootstrap", "Interval": "bootstrap",
@@ -30,7 +31,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     # Lazy, so that listing the command line's subcommands does not load scipy.
     if name in _EXPORTS:
         module = importlib.import_module(f"{__name__}.{_EXPORTS[name]}")

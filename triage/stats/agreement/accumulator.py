@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from triage.stats.agreement.krippendorff import NO_PAIRABLE, NO_VARIATION, alpha_from_totals
 from triage.stats.agreement.ratings import LEVELS, Coefficient
@@ -20,7 +21,8 @@ from triage.stats.agreement.ratings import LEVELS, Coefficient
 class AlphaAccumulator:
     """Incremental α for one category set and level (all four levels)."""
 
-    def __init__(self, n_categories: int, level: str = "nominal", values=None) -> None:
+    def __init__(self, n_categories: int, level: str = "nominal",
+                 values: ArrayLike | None = None) -> None:
         if level not in LEVELS:
             raise ValueError(f"unknown level {level!r}")
         self.n_categories = int(n_categories)

@@ -30,7 +30,8 @@ class Interval:
     reason: str | None = None
 
     def as_list(self) -> list[float] | None:
-        return None if self.low is None else [self.low, self.high]
+        """``[low, high]`` for JSON, or None when the interval is undefined."""
+        return None if self.low is None or self.high is None else [self.low, self.high]
 
 
 @dataclass(frozen=True)

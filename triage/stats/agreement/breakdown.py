@@ -115,8 +115,11 @@ def _natural(value: object) -> tuple[int, float, str]:
 
 
 def time_groups(times: Sequence[str] | None, n: int, block: int | None) -> np.ndarray:
-    """Per rating: its day (first 10 characters of an ISO time) or its block of ``block``
-    consecutive ratings (in time order when times are given, else input order)."""
+    """Per rating: its day, or its block of ``block`` consecutive ratings.
+
+    The day is the first 10 characters of an ISO time; blocks follow time order when times
+    are given, else input order.
+    """
     if block:
         order = np.argsort(np.asarray(times, dtype=str), kind="stable") if times else np.arange(n)
         position = np.empty(n, dtype=np.int64)
@@ -158,6 +161,7 @@ def breakdown(
     if by == "time":
         groups = time_groups(time, len(time) if time is not None else _rows(ratings), block)
     else:
+        assert column is not None  # checked above: only the time breakdown may go without
         groups = np.asarray([str(x) for x in column], dtype=object)
     per_rating = groups[ratings.source]
     if by in ("decile", "guideline_version"):

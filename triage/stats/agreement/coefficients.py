@@ -123,33 +123,34 @@ def counts_table(ratings: Ratings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _chance_terms(
     u: np.ndarray, c: np.ndarray, n: np.ndarray, n_categories: int
-) -> tuple[float | None, np.ndarray | None, str | None]:
-    """p_a (over items with ≥ 2 ratings) and π_c (over rated items), or a reason."""
+) -> tuple[float, np.ndarray] | str:
+    """p_a (over items with ≥ 2 ratings) and π_c (over rated items), or the reason for none."""
     n = np.asarray(n, dtype=float)
     if n.size == 0 or n.sum() == 0:
-        return None, None, NO_RATINGS
+        return NO_RATINGS
     _, u = np.unique(u, return_inverse=True)
     m = np.bincount(u, weights=n)
     agree = np.bincount(u, weights=n * (n - 1), minlength=m.size)
     two = m >= 2
     pi = np.bincount(c, weights=n / m[u], minlength=n_categories) / np.count_nonzero(m > 0)
     if not two.any():
-        return None, pi, NO_PAIRABLE
+        return NO_PAIRABLE
     pa = float(np.mean(agree[two] / (m[two] * (m[two] - 1))))
-    return pa, pi, None
+    return pa, pi
 
 
 def percent_agreement_counts(u: np.ndarray, c: np.ndarray, n: np.ndarray) -> Coefficient:
     """Share of agreeing rating pairs within an item, averaged over pairable items."""
-    pa, _, reason = _chance_terms(u, c, n, int(np.max(c, initial=0)) + 1)
-    return Coefficient.undefined(reason) if pa is None else Coefficient.of(pa)
+    terms = _chance_terms(u, c, n, int(np.max(c, initial=0)) + 1)
+    return Coefficient.undefined(terms) if isinstance(terms, str) else Coefficient.of(terms[0])
 
 
 def fleiss_counts(u: np.ndarray, c: np.ndarray, n: np.ndarray, n_categories: int) -> Coefficient:
     """Fleiss' κ (Gwet's generalisation) from (item, category, count) triples."""
-    pa, pi, reason = _chance_terms(u, c, n, n_categories)
-    if pa is None:
-        return Coefficient.undefined(reason)
+    terms = _chance_terms(u, c, n, n_categories)
+    if isinstance(terms, str):
+        return Coefficient.undefined(terms)
+    pa, pi = terms
     pe = float(np.sum(pi * pi))
     if pe >= 1 - 1e-15:
         return Coefficient.undefined(ONE_CATEGORY)
@@ -160,9 +161,10 @@ def gwet_counts(u: np.ndarray, c: np.ndarray, n: np.ndarray, n_categories: int) 
     """Gwet's AC1 with q = ``n_categories`` declared categories (unused ones count)."""
     if n_categories < 2:
         return Coefficient.undefined("AC1 needs at least two declared categories")
-    pa, pi, reason = _chance_terms(u, c, n, n_categories)
-    if pa is None:
-        return Coefficient.undefined(reason)
+    terms = _chance_terms(u, c, n, n_categories)
+    if isinstance(terms, str):
+        return Coefficient.undefined(terms)
+    pa, pi = terms
     pe = float(np.sum(pi * (1 - pi)) / (n_categories - 1))
     return Coefficient.of((pa - pe) / (1 - pe))
 
@@ -171,9 +173,10 @@ def randolph_counts(u: np.ndarray, c: np.ndarray, n: np.ndarray, n_categories: i
     """Randolph's free-marginal κ: chance agreement 1/q."""
     if n_categories < 2:
         return Coefficient.undefined("free-marginal κ needs at least two categories")
-    pa, _, reason = _chance_terms(u, c, n, n_categories)
-    if pa is None:
-        return Coefficient.undefined(reason)
+    terms = _chance_terms(u, c, n, n_categories)
+    if isinstance(terms, str):
+        return Coefficient.undefined(terms)
+    pa = terms[0]
     return Coefficient.of((pa - 1 / n_categories) / (1 - 1 / n_categories))
 
 

@@ -28,14 +28,17 @@ class Coefficient:
 
     @property
     def defined(self) -> bool:
+        """True when the coefficient has a value."""
         return self.value is not None
 
     @classmethod
     def of(cls, value: float) -> Coefficient:
+        """A defined coefficient."""
         return cls(float(value), None)
 
     @classmethod
     def undefined(cls, reason: str) -> Coefficient:
+        """An undefined coefficient and the plain sentence saying why."""
         return cls(None, reason)
 
 
@@ -63,14 +66,17 @@ class Ratings:
 
     @property
     def n_items(self) -> int:
+        """Number of distinct items."""
         return len(self.item_names)
 
     @property
     def n_annotators(self) -> int:
+        """Number of distinct annotators."""
         return len(self.annotator_names)
 
     @property
     def n_categories(self) -> int:
+        """Number of categories (declared, or seen in the labels)."""
         return len(self.categories)
 
     def subset(self, mask: np.ndarray) -> Ratings:
@@ -188,7 +194,8 @@ def _level_values(cats: Sequence[str], level: str) -> np.ndarray:
 
 
 def from_wide(
-    rows: Sequence[Sequence[object]], annotator_names: Sequence[str] | None = None, **kw
+    rows: Sequence[Sequence[object]], annotator_names: Sequence[str] | None = None, *,
+    level: str = "nominal", categories: Sequence[str] | None = None,
 ) -> Ratings:
     """Code a units × raters table (``None`` or ``""`` = no rating); item names are row numbers."""
     n_cols = max((len(r) for r in rows), default=0)
@@ -200,4 +207,4 @@ def from_wide(
             items.append(str(i + 1))
             anns.append(names[j])
             labels.append(v)
-    return encode(items, anns, labels, **kw)
+    return encode(items, anns, labels, level=level, categories=categories)

@@ -66,6 +66,7 @@ class AgreementReport:
 
     @property
     def reading(self) -> str:
+        """Krippendorff's reading of α: reliable, tentative, unreliable or undefined."""
         return reading(self.krippendorff_alpha)
 
     def to_json(self) -> dict[str, Any]:
@@ -154,12 +155,9 @@ def agreement_report(
         bootstrap_intervals(ratings, level, resamples=bootstrap, seed=seed)
         if bootstrap > 0 else None
     )
-    rows: list[BreakdownRow] = []
-    for by in breakdowns:
-        rows.extend(breakdown(
-            ratings, by, level, session=session, decile=decile, time=time, block=block,
-            guideline_version=guideline_version,
-        ))
+    rows = [row for by in breakdowns for row in breakdown(
+        ratings, by, level, session=session, decile=decile, time=time, block=block,
+        guideline_version=guideline_version)]
     retest_rows = None
     if retest:
         if session is None:
@@ -244,9 +242,9 @@ def render_text(report: AgreementReport) -> str:
     if report.retest:
         lines.append("")
         lines.append(f"  {'test-retest':<30} {'items':>6} {'alpha':>9} {'agree':>9} {'kappa':>9}")
-        for r in report.retest:
-            lines.append(f"  {r.annotator:<30} {r.items:>6} {_fmt(r.alpha):>9} "
-                         f"{_fmt(r.percent_agreement):>9} {_fmt(r.kappa):>9}")
+        for t in report.retest:
+            lines.append(f"  {t.annotator:<30} {t.items:>6} {_fmt(t.alpha):>9} "
+                         f"{_fmt(t.percent_agreement):>9} {_fmt(t.kappa):>9}")
     if notes:
         lines.append("")
         lines.extend(f"{name} is undefined: {reason}" for name, reason in notes)

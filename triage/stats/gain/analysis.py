@@ -94,6 +94,7 @@ def _decile_rows(
 ) -> tuple[tuple[DecileRow, ...], np.ndarray]:
     n = ranking.pool
     sizes = decile_sizes(n, bins)
+    found: np.ndarray
     if n:
         deciles = decile_of_rank(np.arange(1, n + 1), n, bins)
         found = np.bincount(deciles - 1, weights=ranking.expected_positive, minlength=bins)
@@ -105,12 +106,13 @@ def _decile_rows(
         items = int(sizes[d])
         positives = float(found[d])
         cost = float(price) * items
+        gain: float | None = None
+        cum: float | None = None
+        lift: float | None = None
         if total:
             gain = positives / total
             cum = float(cumulative[d]) / total
             lift = gain / (items / n) if items else None
-        else:
-            gain = cum = lift = None
         marginal = cost / positives if positives > 0 else None
         rows.append(DecileRow(d + 1, items, positives, gain, cum, lift, cost, marginal))
     return tuple(rows), cumulative
@@ -122,7 +124,10 @@ def _deciles_to_all(ranking: Ranking, bins: int) -> tuple[float, float]:
     The decile of the last positive, averaged over the random order of its tie group; a
     whole number when that group is a single item.
     """
-    ranks, prob = last_positive_distribution(ranking)  # type: ignore[misc]
+    distribution = last_positive_distribution(ranking)
+    if distribution is None:
+        raise ValueError("the ranking holds no positive")
+    ranks, prob = distribution
     n = ranking.pool
     deciles = decile_of_rank(ranks, n, bins)
     cum_items = np.cumsum(decile_sizes(n, bins))
@@ -133,6 +138,19 @@ def _deciles_to_all(ranking: Ranking, bins: int) -> tuple[float, float]:
         whole = int(round(expected))
         return whole, float(cum_items[whole - 1])
     return expected, candidates
+
+
+def _reach(ranking: Ranking, bins: int, per_decile: float, price: float
+           ) -> tuple[float, float, float, float, float]:
+    """Deciles, candidates and cost (whole deciles) to every positive; rank and cost of the last.
+
+    Only for a ranking that holds a positive.
+    """
+    to_all, cand_all = _deciles_to_all(ranking, bins)
+    last_rank = expected_last_positive_rank(ranking)
+    if last_rank is None:
+        raise ValueError("the ranking holds no positive")
+    return to_all, cand_all, to_all * per_decile, last_rank, last_rank * price
 
 
 def analyse_model(
@@ -154,13 +172,11 @@ def analyse_model(
     rows, cumulative = _decile_rows(ranking, total, cost_per_item, bins)
     per_decile = cost_per_item * n / bins
 
-    to_all = cand_all = cost_to_all = last_rank = cost_last = None
     reason = None if total else NO_POSITIVES
+    reach: tuple[float | None, ...] = (None,) * 5
     if total:
-        to_all, cand_all = _deciles_to_all(ranking, bins)
-        cost_to_all = to_all * per_decile
-        last_rank = expected_last_positive_rank(ranking)
-        cost_last = last_rank * cost_per_item
+        reach = _reach(ranking, bins, per_decile, cost_per_item)
+    to_all, cand_all, cost_to_all, last_rank, cost_last = reach
 
     cand = pos_budget = dec_budget = pos_budget_dec = None
     if budget is not None:

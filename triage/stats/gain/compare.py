@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from triage.stats.gain.analysis import ModelGain
 
@@ -63,6 +64,16 @@ class Comparison:
     next_decile: tuple[NextDecile, ...]
 
 
+_T = TypeVar("_T")
+
+
+def _known(value: _T | None) -> _T:
+    """A figure the caller knows is set: budget figures with a budget, reach with positives."""
+    if value is None:
+        raise ValueError("a figure the comparison needs is missing")
+    return value
+
+
 def _winners(values: Mapping[str, float], *, highest: bool) -> tuple[str, ...]:
     best = max(values.values()) if highest else min(values.values())
     return tuple(m for m, v in values.items() if abs(v - best) <= _TIE_TOL * max(1.0, abs(best)))
@@ -73,14 +84,15 @@ def _best_within(results: Mapping[str, ModelGain], whole_deciles: bool) -> Choic
     if first.budget is None:
         return None
     if whole_deciles:
-        found = {m: r.positives_within_budget_whole_deciles for m, r in results.items()}
-        deciles = first.deciles_within_budget
-        candidates = float(sum(row.items for row in first.deciles[:deciles]))
-        cost = deciles * first.cost_per_decile_whole
+        found = {m: _known(r.positives_within_budget_whole_deciles) for m, r in results.items()}
+        bought = _known(first.deciles_within_budget)
+        deciles: int | None = bought
+        candidates = float(sum(row.items for row in first.deciles[:bought]))
+        cost = bought * first.cost_per_decile_whole
         convention = WITHIN_DECILES
     else:
-        found = {m: r.positives_within_budget for m, r in results.items()}
-        candidates = float(first.candidates_within_budget)
+        found = {m: _known(r.positives_within_budget) for m, r in results.items()}
+        candidates = float(_known(first.candidates_within_budget))
         deciles = None
         cost = candidates * first.cost_per_item
         convention = WITHIN_CANDIDATES
@@ -103,9 +115,9 @@ def _earliest(results: Mapping[str, ModelGain], whole_deciles: bool) -> Choice:
         reason = next(iter(results.values())).undefined_reason
         return Choice((), False, None, None, None, None, convention, reason)
     if whole_deciles:
-        reach = {m: float(r.deciles_to_all_positives) for m, r in defined.items()}
+        reach = {m: float(_known(r.deciles_to_all_positives)) for m, r in defined.items()}
     else:
-        reach = {m: float(r.rank_of_last_positive) for m, r in defined.items()}
+        reach = {m: float(_known(r.rank_of_last_positive)) for m, r in defined.items()}
     winners = _winners(reach, highest=False)
     best = defined[winners[0]]
     if whole_deciles:
@@ -155,7 +167,7 @@ def compare_models(
         raise ValueError("all models must rank the same pool")
     first = next(iter(results.values()))
     if after_deciles is None:
-        after_deciles = first.deciles_within_budget if first.budget is not None else 1
+        after_deciles = _known(first.deciles_within_budget) if first.budget is not None else 1
     return Comparison(
         best_model_within_budget=_best_within(results, whole_deciles=False),
         best_model_within_budget_whole_deciles=_best_within(results, whole_deciles=True),

@@ -89,6 +89,7 @@ class BanditAllocator:
         return {arm: (float(a), float(b)) for arm, a, b in zip(self.arms, self._a, self._b)}
 
     def pulls(self) -> dict[str, int]:
+        """Labels obtained per arm."""
         return {arm: int(n) for arm, n in zip(self.arms, self._pulls)}
 
     def p_best(self) -> dict[str, float]:

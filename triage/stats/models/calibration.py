@@ -41,9 +41,11 @@ class Calibrator:
 
     @property
     def temperature(self) -> float | None:
+        """T of temperature scaling (``a = 1/T``); None for the other methods."""
         return 1.0 / self.a if self.method == "temperature" else None
 
     def apply(self, p: np.ndarray) -> np.ndarray:
+        """The calibrated probabilities of raw scores ``p``."""
         if self.method == "none":
             return np.asarray(p, dtype=np.float64)
         return expit(self.a * logit(p) + self.b)

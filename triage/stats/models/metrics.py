@@ -23,6 +23,7 @@ class Metric:
 
     @property
     def defined(self) -> bool:
+        """True when the metric has a value."""
         return self.value is not None
 
 
@@ -41,6 +42,7 @@ class Confusion:
 
     @property
     def n(self) -> int:
+        """Number of items counted."""
         return self.tp + self.fp + self.fn + self.tn
 
 
@@ -70,14 +72,17 @@ def _ratio(num: float, den: float, reason: str) -> Metric:
 
 
 def precision(c: Confusion) -> Metric:
+    """TP / (TP + FP); undefined when nothing is predicted positive."""
     return _ratio(c.tp, c.tp + c.fp, "no item is predicted positive (TP + FP = 0)")
 
 
 def recall(c: Confusion) -> Metric:
+    """TP / (TP + FN); undefined when the gold labels hold no positive."""
     return _ratio(c.tp, c.tp + c.fn, "no positive items in the gold labels (TP + FN = 0)")
 
 
 def f1(c: Confusion) -> Metric:
+    """2TP / (2TP + FP + FN); undefined when nothing is positive, predicted or gold."""
     # 2TP / (2TP + FP + FN) equals the harmonic mean when both P and R exist, and is 0
     # (not undefined) when positives exist but none is predicted, as in scikit-learn.
     return _ratio(2 * c.tp, 2 * c.tp + c.fp + c.fn, "no positives predicted or in the gold labels")
@@ -179,7 +184,10 @@ def ndcg_at_k(scores: np.ndarray, gold: np.ndarray, k: int | None = 10, *, form:
     return Metric(dcg / ideal)
 
 
-def _sorted_rows(rows: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+_SortedRows = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _sorted_rows(rows: np.ndarray, g: np.ndarray) -> _SortedRows:
     """Per row: gold sorted by descending score, and each position's tie-group start and end."""
     order = np.argsort(-rows, axis=1, kind="stable")
     s_sorted = np.take_along_axis(rows, order, axis=1)
@@ -194,7 +202,8 @@ def _sorted_rows(rows: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return rel, start, end, pos
 
 
-def average_precision_rows(rows: np.ndarray, gold: np.ndarray, _sorted=None) -> np.ndarray:
+def average_precision_rows(rows: np.ndarray, gold: np.ndarray,
+                           _sorted: _SortedRows | None = None) -> np.ndarray:
     """:func:`average_precision` of every row of ``rows`` at once (NaN when undefined).
 
     Each positive contributes 1/P × the precision at the end of its tie group, which is
@@ -210,7 +219,8 @@ def average_precision_rows(rows: np.ndarray, gold: np.ndarray, _sorted=None) -> 
     return np.sum(np.where(rel, prec_end, 0.0), axis=1) / p
 
 
-def ndcg_rows(rows: np.ndarray, gold: np.ndarray, k: int = 10, _sorted=None) -> np.ndarray:
+def ndcg_rows(rows: np.ndarray, gold: np.ndarray, k: int = 10,
+              _sorted: _SortedRows | None = None) -> np.ndarray:
     """:func:`ndcg_at_k` (sklearn form) of every row at once (NaN when undefined)."""
     g = np.asarray(gold).astype(bool)
     n = g.size
@@ -226,7 +236,8 @@ def ndcg_rows(rows: np.ndarray, gold: np.ndarray, k: int = 10, _sorted=None) -> 
     return np.sum(np.where(rel, mean_disc, 0.0), axis=1) / ideal
 
 
-def roc_auc_rows(rows: np.ndarray, gold: np.ndarray, _sorted=None) -> np.ndarray:
+def roc_auc_rows(rows: np.ndarray, gold: np.ndarray,
+                 _sorted: _SortedRows | None = None) -> np.ndarray:
     """:func:`roc_auc` of every row at once (NaN when undefined).
 
     A positive scores 1 for each negative below it and 1/2 for each negative tied with it.
@@ -245,8 +256,10 @@ def roc_auc_rows(rows: np.ndarray, gold: np.ndarray, _sorted=None) -> np.ndarray
 
 def all_metrics_rows(rows: np.ndarray, gold: np.ndarray, *, threshold: float = 0.5,
                      k_ndcg: int = 10) -> dict[str, np.ndarray]:
-    """Every metric of :func:`binary_report` for every row of scores (NaN when undefined),
-    sorting each row once for all the ranking metrics."""
+    """Every metric of :func:`binary_report` for every row of scores (NaN when undefined).
+
+    Each row is sorted once for all the ranking metrics.
+    """
     rows = np.asarray(rows, dtype=np.float64)
     g = np.asarray(gold).astype(bool)
     pos, neg = int(g.sum()), int(g.size - g.sum())

@@ -8,6 +8,7 @@ is measured, so no figure is scored on the data that chose it.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -115,8 +116,9 @@ def _best(models: dict[str, ModelValue], key: str, attr: str) -> str | None:
 
 
 def model_value(
-    name: str, p: np.ndarray, gold: np.ndarray, *, ks=DEFAULT_KS, calibrate: str = "none",
-    validation_share: float = 0.5, seed: int = 0, ktp: float = 1.0, kfp: float = 1.0, bins: int = 10,
+    name: str, p: np.ndarray, gold: np.ndarray, *, ks: Sequence[float] = DEFAULT_KS,
+    calibrate: str = "none", validation_share: float = 0.5, seed: int = 0, ktp: float = 1.0,
+    kfp: float = 1.0, bins: int = 10,
 ) -> ModelValue:
     """Value table of one model over the cost factors ``ks``."""
     s, g = mt.as_arrays(p, gold)
@@ -161,9 +163,9 @@ def model_value(
 
 
 def value_report(
-    scores: dict[str, np.ndarray], gold: np.ndarray, *, ks=DEFAULT_KS, calibrate: str = "none",
-    validation_share: float = 0.5, seed: int = 0, ktp: float = 1.0, kfp: float = 1.0,
-    warnings: list[str] | None = None,
+    scores: dict[str, np.ndarray], gold: np.ndarray, *, ks: Sequence[float] = DEFAULT_KS,
+    calibrate: str = "none", validation_share: float = 0.5, seed: int = 0, ktp: float = 1.0,
+    kfp: float = 1.0, warnings: list[str] | None = None,
 ) -> ValueReport:
     """Value tables of several models on the same labeled items, and the best model per k."""
     models = {

@@ -82,6 +82,35 @@ def permutation_test(
 MultiStatistic = Callable[[np.ndarray], dict[str, np.ndarray]]
 
 
+def _reach_counts(a: np.ndarray, b: np.ndarray, uncommon: np.ndarray,
+                  statistics: MultiStatistic, observed: dict[str, float], total: int,
+                  patterns: np.ndarray | None, rng: np.random.Generator) -> dict[str, int]:
+    """Per statistic, how many of ``total`` swap patterns reach its observed difference.
+
+    The patterns are ``patterns`` (exact enumeration) or drawn from ``rng``, in batches.
+    """
+    m = uncommon.size
+    reached = dict.fromkeys(observed, 0)
+    sub_a, sub_b = a[uncommon], b[uncommon]
+    batch = max(1, min(256, _CELLS // a.size))
+    for start in range(0, total, batch):
+        size = min(batch, total - start)
+        swap = patterns[start : start + size] if patterns is not None else rng.random((size, m)) < 0.5
+        rows = np.empty((2 * size, a.size))
+        rows[:size], rows[size:] = a, b
+        rows[:size, uncommon] = np.where(swap, sub_b, sub_a)
+        rows[size:, uncommon] = np.where(swap, sub_a, sub_b)
+        values = statistics(rows)
+        for name, obs in observed.items():
+            v = values[name]
+            diff = np.abs(v[:size] - v[size:])
+            # Within float rounding of the observed difference counts as reaching it; an
+            # undefined permuted statistic cannot count as "at least as extreme".
+            tol = 1e-12 * max(1.0, obs)
+            reached[name] += int(np.count_nonzero(np.nan_to_num(diff, nan=-np.inf) >= obs - tol))
+    return reached
+
+
 def permutation_tests(
     a: np.ndarray,
     b: np.ndarray,
@@ -125,25 +154,8 @@ def permutation_tests(
     exact = fits if exact is None else exact
     rng = np.random.default_rng(seed)
     total = 2**m if exact else trials
-    reached = dict.fromkeys(observed, 0)
     patterns = _all_patterns(m) if exact else None
-    sub_a, sub_b = a[uncommon], b[uncommon]
-    batch = max(1, min(256, _CELLS // a.size))
-    for start in range(0, total, batch):
-        size = min(batch, total - start)
-        swap = patterns[start : start + size] if patterns is not None else rng.random((size, m)) < 0.5
-        rows = np.empty((2 * size, a.size))
-        rows[:size], rows[size:] = a, b
-        rows[:size, uncommon] = np.where(swap, sub_b, sub_a)
-        rows[size:, uncommon] = np.where(swap, sub_a, sub_b)
-        values = statistics(rows)
-        for name, obs in observed.items():
-            v = values[name]
-            diff = np.abs(v[:size] - v[size:])
-            # Within float rounding of the observed difference counts as reaching it; an
-            # undefined permuted statistic cannot count as "at least as extreme".
-            tol = 1e-12 * max(1.0, obs)
-            reached[name] += int(np.count_nonzero(np.nan_to_num(diff, nan=-np.inf) >= obs - tol))
+    reached = _reach_counts(a, b, uncommon, statistics, observed, total, patterns, rng)
     for name in observed:
         fa, fb = both[name]
         p = reached[name] / total if exact else (reached[name] + 1) / (total + 1)

@@ -26,7 +26,7 @@ from triage.stats.stopping.rules import (
     reliability_rule,
 )
 from triage.stats.stopping.state import build_state
-from triage.stats.stopping.types import Advice, AdviceInputs, NextBatch, RuleResult
+from triage.stats.stopping.types import Advice, AdviceInputs, Estimate, NextBatch, RuleResult
 
 DECIDING = ("reliability", "budget", "recall", "marginal_value")
 
@@ -81,7 +81,7 @@ def _headline(decision: str, deciding: RuleResult | None, marginal: RuleResult,
 
 def advice_to_json(advice: Advice) -> dict[str, Any]:
     """Stable JSON shape of an :class:`Advice`; NaN/inf become None, numpy values plain."""
-    def est(e) -> dict[str, Any]:
+    def est(e: Estimate) -> dict[str, Any]:
         return {"point": e.point, "lower": e.lower, "upper": e.upper, "method": e.method}
 
     return jsonable({

@@ -7,10 +7,12 @@ every checkpoint of every repeat in one call and the advice uses the very same f
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 
-def jeffreys_bounds(x, n, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+def jeffreys_bounds(x: ArrayLike, n: ArrayLike,
+                    confidence: float) -> tuple[np.ndarray, np.ndarray]:
     """One-sided Jeffreys bounds (lower, upper) of a binomial rate x/n at ``confidence``.
 
     Jeffreys (Beta(x+½, n−x+½)) behaves well for small counts; by convention the lower bound
@@ -25,7 +27,7 @@ def jeffreys_bounds(x, n, confidence: float) -> tuple[np.ndarray, np.ndarray]:
     return lower, upper
 
 
-def clopper_pearson_lower(k, r, confidence: float) -> np.ndarray:
+def clopper_pearson_lower(k: ArrayLike, r: ArrayLike, confidence: float) -> np.ndarray:
     """One-sided Clopper–Pearson lower bound of k/r (0 when k = 0; NaN when r = 0)."""
     k = np.asarray(k, dtype=float)
     r = np.asarray(r, dtype=float)
@@ -34,7 +36,7 @@ def clopper_pearson_lower(k, r, confidence: float) -> np.ndarray:
     return np.where(r <= 0, np.nan, np.where(k <= 0, 0.0, low))
 
 
-def clopper_pearson_upper(k, r, confidence: float) -> np.ndarray:
+def clopper_pearson_upper(k: ArrayLike, r: ArrayLike, confidence: float) -> np.ndarray:
     """One-sided Clopper–Pearson upper bound of k/r (1 when k = r; NaN when r = 0)."""
     k = np.asarray(k, dtype=float)
     r = np.asarray(r, dtype=float)
@@ -44,11 +46,12 @@ def clopper_pearson_upper(k, r, confidence: float) -> np.ndarray:
 
 
 def qbcb_required(r: int, target: float, confidence: float) -> int | None:
-    """QBCB (Lewis, Yang & Frieder 2021): how many of the r audit positives must lie above
-    the stopping point to certify recall ≥ ``target`` with probability ≥ ``confidence``.
+    """QBCB (Lewis, Yang & Frieder 2021): audit positives needed above the stopping point.
 
-    j is the smallest integer with P(Binomial(r, target) ≥ j) ≤ 1 − confidence; None when no
-    j works (the sample holds too few positives for this target and confidence).
+    How many of the r audit positives must lie above the stopping point to certify recall
+    ≥ ``target`` with probability ≥ ``confidence``: the smallest integer j with
+    P(Binomial(r, target) ≥ j) ≤ 1 − confidence; None when no j works (the sample holds too
+    few positives for this target and confidence).
     """
     if r <= 0:
         return None
@@ -65,7 +68,8 @@ def qbcb_min_positives(target: float, confidence: float) -> int:
     return int(np.ceil(np.log(1 - confidence) / np.log(target) - 1e-12))
 
 
-def hypergeometric_pvalue(found, remaining, sample_n, sample_k, target: float) -> np.ndarray:
+def hypergeometric_pvalue(found: ArrayLike, remaining: ArrayLike, sample_n: ArrayLike,
+                          sample_k: ArrayLike, target: float) -> np.ndarray:
     """Callaghan & Müller-Hansen (2020): p-value of H0 "recall < target".
 
     ``found`` positives were found in the reviewed part; ``remaining`` items lie outside it;
@@ -89,7 +93,8 @@ def hypergeometric_pvalue(found, remaining, sample_n, sample_k, target: float) -
 
 def hypergeometric_recall_lower(found: int, remaining: int, sample_n: int, sample_k: int,
                                 confidence: float) -> float:
-    """Lower confidence bound on recall found/(found + K) by inverting the hypergeometric test:
+    """Lower confidence bound on recall found/(found + K), inverting the hypergeometric test.
+
     K_up = the largest number of unreviewed positives with P(X ≤ sample_k | K) > 1 − confidence.
     """
     if remaining <= 0:

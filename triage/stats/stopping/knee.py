@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 MIN_REVIEWED = 150
 BASE_RATIO = 6.0
@@ -28,7 +29,7 @@ class KneeResult:
     met: np.ndarray
 
 
-def knee_threshold(found) -> np.ndarray:
+def knee_threshold(found: ArrayLike) -> np.ndarray:
     """156 − min(found, 150): the slope ratio the method demands."""
     return BASE_RATIO + ADJUSTMENT - np.minimum(np.asarray(found, dtype=float), ADJUSTMENT)
 

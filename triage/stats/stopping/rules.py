@@ -17,6 +17,7 @@ from triage.stats.stopping.bounds import (
 from triage.stats.stopping.knee import MIN_REVIEWED, knee_at
 from triage.stats.stopping.state import (
     State,
+    YieldEstimate,
     calibration_consistent,
     primary_source,
     slice_index,
@@ -61,10 +62,11 @@ def budget_rule(inp: AdviceInputs, st: State) -> RuleResult:
                       f"{money(left)} left buys {buys} more annotations.", nums)
 
 
-def _slice_expectation(inp: AdviceInputs, st: State, source, size: float) -> tuple[float, float, float]:
+def _slice_expectation(inp: AdviceInputs, st: State, source: YieldEstimate,
+                       size: float) -> tuple[float, float, float]:
     """Expected positives (point, lower, upper) in the next ``size`` items from ``source``."""
     cal = st.calibration
-    if source.source == (cal.method if cal else None):
+    if cal is not None and source.source == cal.method:
         idx = slice_index(inp.pool, st.depth, size)
         point, se = cal.masked_sum(idx, st.z) if idx.size else (0.0, 0.0)
         return point, max(point - st.z * se, 0.0), point + st.z * se
@@ -134,8 +136,9 @@ def marginal_rule(inp: AdviceInputs, st: State) -> tuple[RuleResult, NextBatch]:
 
 
 def recall_rule(inp: AdviceInputs, st: State) -> tuple[RuleResult, Estimate, Estimate]:
-    """Recall against the target: QBCB on the audit sample decides; hypergeometric and
-    model-based estimates are reported alongside."""
+    """Recall against the target: QBCB on the audit sample decides.
+
+    Hypergeometric and model-based estimates are reported alongside."""
     conf, t = inp.confidence, inp.target_recall
     r, k = st.audit_r, st.audit_k_above
     nums: dict = {"target": t, "confidence": conf, "audit_positives": r,

@@ -196,7 +196,8 @@ def _knee_stops(gain: np.ndarray, d: np.ndarray) -> np.ndarray:
     return out
 
 
-def _outcome(at, found, spend, net, positives, target, is_recall, never) -> RuleOutcome:
+def _outcome(at: np.ndarray, found: np.ndarray, spend: np.ndarray, net: np.ndarray | None,
+             positives: int, target: float, is_recall: bool, never: float) -> RuleOutcome:
     recall = found / positives
     return RuleOutcome(
         stopped_at_mean=float(np.mean(at)),

@@ -31,6 +31,7 @@ class State:
 
     @property
     def annotated(self) -> int:
+        """Items of the pool with a label so far."""
         return int((self.label >= 0).sum())
 
 
