@@ -8,11 +8,16 @@ versions: annotate, compare, revise the guidelines, annotate again.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from triage import store
 from triage.base.errors import TriageError
 
 MAX_GUIDELINES = 200_000  # characters
+
+
+if TYPE_CHECKING:
+    from triage.project.core import Project
 
 
 @dataclass(frozen=True)
@@ -25,7 +30,7 @@ class Guidelines:
     saved_at: str | None
 
 
-def current_guidelines(project) -> Guidelines:
+def current_guidelines(project: Project) -> Guidelines:
     """The guidelines in force (version 0, empty, when none were written yet)."""
     row = store.latest_guidelines(project.db)
     if row is None:
@@ -33,13 +38,13 @@ def current_guidelines(project) -> Guidelines:
     return Guidelines(row.version, row.text, row.author, row.created_at)
 
 
-def guideline_history(project) -> list[Guidelines]:
+def guideline_history(project: Project) -> list[Guidelines]:
     """Every saved version, oldest first."""
     return [Guidelines(r.version, r.text, r.author, r.created_at)
             for r in store.guideline_versions(project.db)]
 
 
-def save_guidelines(project, text: str, author: str | None = None) -> Guidelines:
+def save_guidelines(project: Project, text: str, author: str | None = None) -> Guidelines:
     """Save ``text`` as a new version (unchanged text keeps the current version)."""
     text = text.replace("\r\n", "\n").rstrip()
     if len(text) > MAX_GUIDELINES:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from triage import store
 from triage.base.errors import TriageError
 from triage.project.types import Session
+
+if TYPE_CHECKING:
+    from triage.project.core import Project
 
 HISTORY_SIZE = 50
 
@@ -25,7 +29,7 @@ class Decision:
     note: str | None
 
 
-def recent_decisions(project, session: Session, limit: int = HISTORY_SIZE) -> list[Decision]:
+def recent_decisions(project: Project, session: Session, limit: int = HISTORY_SIZE) -> list[Decision]:
     """The annotator's last ``limit`` decisions (any session), newest first."""
     rows = store.recent_labels(project.db, session.annotator_id, limit)
     texts = store.candidate_rows(project.db, [r.candidate_id for r in rows])
@@ -33,7 +37,7 @@ def recent_decisions(project, session: Session, limit: int = HISTORY_SIZE) -> li
                      r.value, r.kind, r.created_at, r.note) for r in rows]
 
 
-def change_decision(project, session: Session, decision: Decision, value: str | None) -> int:
+def change_decision(project: Project, session: Session, decision: Decision, value: str | None) -> int:
     """Record ``value`` for the candidate of an earlier decision; returns the new event id.
 
     The earlier event stays in the file; the new one is the annotator's current label of

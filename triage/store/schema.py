@@ -118,7 +118,7 @@ def m0001_initial(db: sqlite_utils.Database) -> None:
 
 
 @MIGRATIONS(name="0002_guidelines")
-def m0002_guidelines(db) -> None:
+def m0002_guidelines(db: sqlite_utils.Database) -> None:
     """Versioned labelling guidelines; every label records the version in force."""
     db.executescript(
         """

@@ -120,8 +120,10 @@ def value_counts(rows: list[list[str]], column: int) -> list[tuple[str, int]]:
 
 
 def guess_positive(counts: list[tuple[str, int]]) -> str | None:
-    """The value that most likely marks a find: a yes-like name, else the rarest value
-    (positives are what the ranking is for, and they are the minority)."""
+    """The value that most likely marks a find: a yes-like name, else the rarest value.
+
+    Positives are what the ranking is for, and they are the minority.
+    """
     if not counts:
         return None
     for value, _n in counts:
@@ -140,8 +142,7 @@ def check_positives(chosen: tuple[str, ...], counts: list[tuple[str, int]]) -> N
 
 
 def target_for(source: str | Path) -> Path:
-    """Where a new project from ``source`` goes: beside it, ``name.triage`` (``name-2``... if
-    taken)."""
+    """Where a new project from ``source`` goes: ``name.triage`` beside it (``name-2``... if taken)."""
     source = Path(source)
     target = source.with_suffix(".triage")
     n = 2
