@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint bench screenshot screenshots clean
+.PHONY: run test lint docs bench screenshot screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,13 @@ lint: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
+	$(BIN)/mkdocs build --strict --quiet --site-dir .site
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --site-dir .site
 
 bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python bench/run_all.py

@@ -92,7 +92,7 @@ def preview(path: str | Path, rows: int = 20) -> tuple[list[str], list[list[str]
         data = data[: data.rindex(b"\n") + 1]  # never cut a character or a line in half
     text = decode_utf8(path, data)
     if kind == "jsonl":
-        objects = []
+        objects: list[dict[str, object]] = []
         for line in text.split("\n"):
             if line.strip() and len(objects) < rows:
                 try:
@@ -269,7 +269,7 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
         raise TriageError(f"{path}: no candidates to import"
                           + (f" ({len(table.rejected)} rows rejected)" if table.rejected else ""))
     ticker.start_writing(n)
-    keys = table.column(mapping.key) if mapping.key else [str(i) for i in range(1, n + 1)]
+    keys = table.strings(mapping.key) if mapping.key else [str(i) for i in range(1, n + 1)]
     meta_names = (list(mapping.metadata) if mapping.metadata is not None
                   else [c for c in table.columns if c not in used])
     metas = _metadata(table, meta_names)
@@ -281,7 +281,7 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     # Rank the models on a second thread while SQLite writes the candidates: sorting and
     # hashing in numpy/pandas release the GIL, so the two overlap on a two-core machine.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        rankings = {model: pool.submit(rank_scores, table.column(column), keys, seed, model)
+        rankings = {model: pool.submit(rank_scores, table.numbers(column), keys, seed, model)
                     for model, column in mapping.scores}
         _write_pool(db, path, mapping, n, keys, table, metas, golds, ids, rankings, tied,
                     ticker)
@@ -337,7 +337,7 @@ def add_scores(db: sqlite_utils.Database, path: str | Path, *, key: str,
     ticker = _Ticker(progress, len(scores) - 1)
     table = read_table(path, numeric=columns, required=[key], nonempty=[key], unique=[key],
                        progress=ticker.read)
-    keys = table.column(key)
+    keys = table.strings(key)
     ids_list = [pool.get(k) for k in keys]
     unknown = [i for i, cid in enumerate(ids_list) if cid is None]
     if unknown:
@@ -354,7 +354,7 @@ def add_scores(db: sqlite_utils.Database, path: str | Path, *, key: str,
     tied: dict[str, int] = {}
     with bulk.import_cache(db, IMPORT_CACHE_KIB), db.atomic():
         for model, column in scores:
-            values = table.column(column)
+            values = table.numbers(column)
             tied[model] = _insert_scores(db, path, column, model, values, ids,
                                          rank_scores(values, keys, seed, model), ticker)
     return ImportResult(str(path), len(keys), 0, None, tuple(m for m, _ in scores), tied,

@@ -19,7 +19,8 @@ import triage.project.summary as summary
 from triage import store
 from triage.base.errors import TriageError
 from triage.project.final import final_labels
-from triage.project.types import Candidate, Progress, ProjectStatus, Session, busy_guard
+from triage.project.types import Candidate, Progress, Session, busy_guard
+from triage.serving.bandit import BanditBelief
 from triage.serving.compose import build_dispatcher
 from triage.serving.dispatcher import Dispatcher, Pick
 from triage.serving.queue import decile_of
@@ -60,6 +61,7 @@ class Project:
         connection.set_busy_timeout(self.db, seconds)
 
     def close(self) -> None:
+        """Close the project file."""
         self.db.close()
 
     def __enter__(self) -> Project:
@@ -122,7 +124,7 @@ class Project:
                                                 self._sync)
         return self._dispatcher
 
-    def bandit_belief(self):
+    def bandit_belief(self) -> BanditBelief | None:
         """The bandit's belief about which model's ranking is best (None in follow mode)."""
         self._sync()
         bandit = self.dispatcher.bandit
@@ -150,6 +152,7 @@ class Project:
         return new
 
     def set_hourly_rate(self, annotator: str, rate: float | None) -> None:
+        """Set (or with None clear) an annotator's hourly rate; spend follows."""
         store.set_hourly_rate(self.db, annotator, rate)
         self._live = None
 
@@ -164,6 +167,7 @@ class Project:
 
     @busy_guard
     def end_session(self, session: Session) -> None:
+        """Record the end of an annotator's session."""
         store.end_session(self.db, session.session_id)
 
     # -- keeping in step with other desks ----------------------------------------------
@@ -334,6 +338,7 @@ class Project:
 
     @busy_guard
     def add_note(self, label_id: int, note: str) -> None:
+        """Attach (or replace) the note on a label event."""
         store.set_note(self.db, label_id, note)
 
     # -- live numbers ----------------------------------------------------------------
@@ -355,31 +360,16 @@ class Project:
         return self._live
 
     def snapshot(self) -> LiveSnapshot:
+        """The live figures now: spend, positives found, yield per decile."""
         return self.live.snapshot()
 
-    def audit_sample(self) -> tuple[np.ndarray, np.ndarray]:
-        """(ranks, is-positive) of the random audit sample handled so far (skips left out)."""
-        return summary.audit_sample(self)
-
-    def status(self) -> ProjectStatus:
-        """Pool, models, annotators, sessions, settings and the live snapshot."""
-        return summary.status(self)
-
-    def has_gold(self) -> bool:
-        """Does any candidate carry a gold label?"""
-        return summary.has_gold(self)
-
-    def gold_positive_in_rank_order(self, model: store.ModelInfo) -> np.ndarray:
-        """Bool array: is the candidate at rank r+1 of ``model`` a gold positive?"""
-        return summary.gold_positive_in_rank_order(self, model)
-
-    def offline_curves(self) -> dict[str, np.ndarray]:
-        """Per model, gold positives found after annotating the top r (empty without gold)."""
-        return summary.offline_curves(self)
-
-    def annotator_table(self) -> list[dict[str, Any]]:
-        """Per annotator: labels, skips, positives, seconds per label, sessions, spend."""
-        return summary.annotator_table(self)
+    # Read-only summaries: functions of the project in summary.py, bound here as methods.
+    audit_sample = summary.audit_sample
+    status = summary.status
+    has_gold = summary.has_gold
+    gold_positive_in_rank_order = summary.gold_positive_in_rank_order
+    offline_curves = summary.offline_curves
+    annotator_table = summary.annotator_table
 
     # -- import ------------------------------------------------------------------------
 

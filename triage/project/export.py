@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -13,6 +14,10 @@ from triage.project.adjudication import rulings_by
 from triage.project.final import final_labels
 from triage.serving.queue import decile_of
 from triage.store import candidates
+
+if TYPE_CHECKING:
+    from triage.project.core import Project
+    from triage.project.types import Progress
 
 
 def _in_rank_order(db, order: np.ndarray, chunk: int = 2000):
@@ -25,14 +30,15 @@ def _in_rank_order(db, order: np.ndarray, chunk: int = 2000):
             yield start + offset + 1, cid, key, text, gold, meta
 
 
-def export_fields(project) -> list[str]:
+def export_fields(project: Project) -> list[str]:
+    """The export's column names, one ``score_<model>`` per model."""
     models = [m.name for m in project.models]
     return (["key", "text", "rank", "decile"] + [f"score_{m}" for m in models]
             + ["gold", "label", "label_status", "adjudicated", "adjudicated_by", "labels",
                "annotators", "notes", "meta"])
 
 
-def export_rows(project) -> Iterator[dict[str, Any]]:
+def export_rows(project: Project) -> Iterator[dict[str, Any]]:
     """Yield one dict per candidate, best-ranked first under the active model."""
     model = project.active_model()
     if model is None:
@@ -67,16 +73,14 @@ def export_rows(project) -> Iterator[dict[str, Any]]:
         yield row
 
 
-def export_project(project_path, out, *, fmt: str | None = None, labeled_only: bool = False,
-                   progress=None) -> int:
+def export_project(project_path: str | Path, out: str | Path, *, fmt: str | None = None,
+                   labeled_only: bool = False, progress: Progress | None = None) -> int:
     """Write a project's candidates with final labels to ``out``; returns the row count.
 
     Opens its own connection, so it can run on a worker thread while the desk goes on.
     ``progress(done, total)`` may return False to cancel: the previous ``out`` (if any)
     is left untouched, since the file is replaced atomically only at the end.
     """
-    from pathlib import Path
-
     from triage.base.errors import TriageError
     from triage.ingest.writer import write_table
     from triage.project.files import open_project

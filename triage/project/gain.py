@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -11,14 +12,17 @@ from triage import store
 from triage.project.final import final_labels
 from triage.store import candidates
 
+if TYPE_CHECKING:
+    from triage.project.core import Project
 
-def project_scores(project) -> dict[str, tuple[str, np.ndarray]]:
+
+def project_scores(project: Project) -> dict[str, tuple[str, np.ndarray]]:
     """{model: (source column, scores in candidate-id order 1..N)}."""
     return {m.name: (m.source_column or m.name, store.scores_by_candidate(project.db, m.id)[1:])
             for m in project.models}
 
 
-def project_positives(project, positive_values: list[str] | None = None) -> tuple[np.ndarray, str]:
+def project_positives(project: Project, positive_values: list[str] | None = None) -> tuple[np.ndarray, str]:
     """Positive flags in candidate-id order, and where they come from (gold or labels)."""
     wanted = set(positive_values or project.settings.positive_labels)
     ids = candidates.ids(project.db)
@@ -29,7 +33,7 @@ def project_positives(project, positive_values: list[str] | None = None) -> tupl
     return np.array(flags, dtype=bool), "labels so far (unlabeled candidates count as negative)"
 
 
-def gain_report(path, args: argparse.Namespace) -> dict[str, Any]:
+def gain_report(path: str | Path, args: argparse.Namespace) -> dict[str, Any]:
     """``triage gain PROJECT``: the offline gain report from the project's own data."""
     from triage.project.files import open_project
     from triage.stats.gain.report import build_report

@@ -62,9 +62,11 @@ class PoolDifference:
 
     @property
     def count(self) -> int:
+        """How many keys differ in all."""
         return len(self.only_in_target) + len(self.only_in_source) + len(self.text_differs)
 
     def describe(self) -> str:
+        """The differences in words, with a few example keys of each kind."""
         parts = []
         for keys, what in ((self.only_in_source, "only in the source"),
                            (self.only_in_target, "only in the target"),

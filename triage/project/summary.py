@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 
 def status(project: Project) -> ProjectStatus:
+    """Pool, models, annotators, sessions, settings and the live snapshot."""
     active = project.active_model()
     return ProjectStatus(
         path=str(project.path), pool=project.pool,
@@ -33,6 +34,7 @@ def status(project: Project) -> ProjectStatus:
 
 
 def has_gold(project: Project) -> bool:
+    """Does any candidate carry a gold label?"""
     return candidates.has_gold(project.db)
 
 

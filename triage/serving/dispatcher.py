@@ -18,8 +18,9 @@ claims expire, so a desk that dies frees its candidate.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import sqlite_utils
@@ -28,6 +29,9 @@ from triage.serving.queue import RankedQueue
 from triage.serving.tracker import LabelTracker
 from triage.store import claims
 from triage.store.settings import Settings
+
+if TYPE_CHECKING:
+    from triage.serving.bandit import BanditQueue
 
 CLAIM_SECONDS = 15 * 60
 _AUDIT_SALT = 0xA0D17
@@ -85,7 +89,7 @@ class Dispatcher:
         self._open_for: dict[str, set[int]] = {}   # open items an annotator has not seen
         self._audit: np.ndarray | None = None
         self.audit_pointer = 0
-        self.bandit = None          # a BanditQueue in the bandit/pets queue modes
+        self.bandit: BanditQueue | None = None  # in the bandit/pets queue modes
         # Called after losing a race for a candidate; the project brings the tracker (and
         # everything that follows it, like the live numbers) up to date.
         self.resync: Callable[[], None] = lambda: None
@@ -110,7 +114,7 @@ class Dispatcher:
         self.settings = settings
         self._open, self._open_for = None, {}
 
-    def note_changes(self, candidate_ids) -> None:
+    def note_changes(self, candidate_ids: Iterable[int]) -> None:
         """Candidates whose labels changed: update which overlap items are still open."""
         if self._open is None:
             return  # built on first use
@@ -121,11 +125,13 @@ class Dispatcher:
 
     def _update_open(self, cid: int) -> None:
         seen = self.tracker.seen_by(cid)
+        open_items = self._open
+        assert open_items is not None  # callers build the open set first
         is_open = 0 < len(seen) < self.settings.labels_per_overlap_item
         if is_open:
-            self._open.add(cid)
+            open_items.add(cid)
         else:
-            self._open.discard(cid)
+            open_items.discard(cid)
         for annotator, items in self._open_for.items():
             if is_open and annotator not in seen:
                 items.add(cid)
@@ -133,6 +139,7 @@ class Dispatcher:
                 items.discard(cid)
 
     def open_overlap_items(self) -> set[int]:
+        """Overlap items that still want another annotator's label."""
         if self._open is None:
             self._open = set()
             for cid in self.tracker.by_candidate.keys() & self.overlap_items():
@@ -140,6 +147,7 @@ class Dispatcher:
         return self._open
 
     def audit_sequence(self) -> np.ndarray:
+        """The audit sample's order: a seeded uniform shuffle of the pool."""
         if self._audit is None:
             self._audit = audit_order(self.order, self.settings.seed)
         return self._audit
@@ -164,12 +172,14 @@ class Dispatcher:
                 frozenset(cid for cid, sid in rows if sid != session_id))
 
     def own_claim(self, own: int | None, annotator: str) -> Pick | None:
+        """This desk's still-valid claim as a pick (after a restart), else None."""
         if own is None or annotator in self.tracker.seen_by(own):
             return None
         return Pick(own, self._kind_for(own, annotator))
 
     def choose(self, session_id: int, annotator: str, now: float,
                taken: frozenset[int] | None = None) -> Pick | None:
+        """The next candidate for this annotator: re-test, audit, overlap, then the queue."""
         if taken is None:
             taken = self.live_claims(session_id, now)[1]
         for pick in (self._retest(session_id, annotator, taken), self._audit_pick(taken)):
