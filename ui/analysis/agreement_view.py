@@ -205,10 +205,12 @@ class AgreementView(QWidget):
                         linespacing=1.1)
 
     def _bands(self, ax) -> None:
-        for y, name in BANDS:
+        for y, name in BANDS:  # "reliable" above its line, "tentative" below: never stacked
+            above = name == "reliable"
             ax.axhline(y, color=GREY, linewidth=0.8, linestyle=(0, (4, 3)), zorder=1)
-            ax.annotate(name, (1.0, y), xycoords=("axes fraction", "data"), xytext=(-2, 2),
-                        textcoords="offset points", ha="right", va="bottom", fontsize=FS - 2,
+            ax.annotate(name, (1.0, y), xycoords=("axes fraction", "data"),
+                        xytext=(-2, 2 if above else -2), textcoords="offset points",
+                        ha="right", va="bottom" if above else "top", fontsize=FS - 2,
                         color=GREY)
 
     @staticmethod
@@ -224,7 +226,7 @@ class AgreementView(QWidget):
                 transform=ax.transAxes)
 
     def _trend(self, ax, s: Series) -> None:
-        title = "α across sessions (each session's ratings against the others')"
+        title = "α per session (against the other annotators)"
         if not s.groups:
             self._empty(ax, title, "No sessions with overlapping labels yet")
             return
