@@ -177,3 +177,26 @@ def test_empty_project_is_refused_with_a_reason(tmp_path):
     create_project(path, Settings()).close()
     with open_project(path) as project, pytest.raises(TriageError, match="no candidates"):
         build_report_data(project, bootstrap=0)
+
+
+def test_agreement_per_guideline_version_matches_agree(tmp_path, capsys):
+    from tests.helpers import make_project
+    from triage.project.guidelines import save_guidelines
+
+    project = make_project(tmp_path, n=80, overlap_rate=0.5)
+    for version_text in ("Idioms are figurative.", "Idioms are figurative; names are not."):
+        save_guidelines(project, version_text, "lead")
+        for who in ("ada", "bo"):
+            session = project.start_session(who)
+            for _ in range(12):
+                item = project.next_candidate(session)
+                project.record_label(session, item.candidate_id, "idiom")
+            project.end_session(session)
+    path = project.path
+    project.close()
+    data = _json(capsys, "report", str(path), "--json", "--bootstrap", "50")
+    agree = _json(capsys, "agree", str(path), "--json", "--bootstrap", "50",
+                  "--by", "guideline_version")
+    assert data["agreement"]["report"] == agree
+    groups = {r["group"] for r in data["agreement"]["guideline_versions"]}
+    assert len(groups) == 2

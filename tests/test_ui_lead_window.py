@@ -67,6 +67,7 @@ def test_lead_window_tabs_compute_off_the_gui_thread(window, qtbot):
     rows = lead.adjudication.panel_data()["rows"]
     assert rows, "bob's disagreements should wait for a ruling"
     first = rows[0]
+    lead.adjudication.curator.setText("cleo")
     lead._rule(first["candidate_id"], "idiom")
     with sqlite3.connect(window.project.path) as conn:
         kinds = conn.execute("SELECT count(*) FROM labels WHERE kind = 'adjudication'").fetchone()

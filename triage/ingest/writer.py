@@ -58,6 +58,20 @@ def _as_mapping(row: Mapping[str, Any] | Sequence[Any], fieldnames: list[str]) -
     return dict(zip(fieldnames, row))
 
 
+def current_umask() -> int:
+    """The process's umask, read without changing it (other threads may be creating files)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)  # elsewhere: read it the classic way, for an instant
+    os.umask(mask)
+    return mask
+
+
 def write_table(path: str | Path, fieldnames: Sequence[str],
                 rows: Iterable[Mapping[str, Any] | Sequence[Any]], fmt: str = "csv") -> int:
     """Write ``rows`` (dicts, or sequences in ``fieldnames`` order) to ``path`` atomically.
@@ -90,6 +104,8 @@ def write_table(path: str | Path, fieldnames: Sequence[str],
                     handle.write("\n")
                     count += 1
             handle.flush()
+            # A temporary file is created private (0600); the export is an ordinary file.
+            os.chmod(handle.name, 0o666 & ~current_umask())
             os.fsync(handle.fileno())
         os.replace(handle.name, path)
     except BaseException:

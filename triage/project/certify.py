@@ -17,7 +17,6 @@ import numpy as np
 from triage import store
 from triage.base.errors import TriageError
 from triage.project.final import final_labels
-from triage.stats.stopping.certify import sample_pvalue
 from triage.store import certification as cert_store
 
 if TYPE_CHECKING:
@@ -79,6 +78,8 @@ def after_certify_label(project: Project) -> None:
     if row is None or not row.running:
         return
     n, k = sample_counts(project, row)
+    from triage.stats.stopping.certify import sample_pvalue  # scipy: only when testing
+
     p = float(sample_pvalue(row.found, row.remaining, n, k, row.target))
     if p < 1 - row.confidence:
         cert_store.end_certification(project.db, row.id, outcome="certified", p_value=p,
@@ -94,6 +95,8 @@ def cancel_certification(project: Project) -> cert_store.CertificationRow | None
     if row is None or not row.running:
         return row
     n, k = sample_counts(project, row)
+    from triage.stats.stopping.certify import sample_pvalue  # scipy: only when testing
+
     p = float(sample_pvalue(row.found, row.remaining, n, k, row.target))
     cert_store.end_certification(project.db, row.id, outcome="cancelled", p_value=p,
                               sample_n=n, sample_k=k)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from triage import store
+from triage.project.adjudication import rulings_by
 from triage.project.final import final_labels
 from triage.serving.queue import decile_of
 from triage.store import candidates
@@ -33,7 +34,8 @@ def export_fields(project: Project) -> list[str]:
     """The export's column names, one ``score_<model>`` per model."""
     models = [m.name for m in project.models]
     return (["key", "text", "rank", "decile"] + [f"score_{m}" for m in models]
-            + ["gold", "label", "label_status", "labels", "annotators", "notes", "meta"])
+            + ["gold", "label", "label_status", "adjudicated", "adjudicated_by", "labels",
+               "annotators", "notes", "meta"])
 
 
 def export_rows(project: Project) -> Iterator[dict[str, Any]]:
@@ -45,6 +47,7 @@ def export_rows(project: Project) -> Iterator[dict[str, Any]]:
                       for m in project.models}
     rows = store.active_labels(project.db)
     finals = final_labels(rows)
+    curators = rulings_by(rows)
     notes: dict[int, list[str]] = {}
     for r in rows:
         if r.note:
@@ -61,6 +64,8 @@ def export_rows(project: Project) -> Iterator[dict[str, Any]]:
         row["gold"] = gold
         row["label"] = final.value if final else None
         row["label_status"] = final.status if final else "unlabeled"
+        row["adjudicated"] = bool(final and final.adjudicated)
+        row["adjudicated_by"] = curators.get(cid, "") if final and final.adjudicated else ""
         row["labels"] = len(final.votes) if final else 0
         row["annotators"] = ";".join(sorted(final.votes)) if final else ""
         row["notes"] = " | ".join(notes.get(cid, []))

@@ -13,6 +13,15 @@ The SQL of particular jobs lives in submodules that callers import by name
 :mod:`~triage.store.merging` (merging project copies).
 """
 
+from triage.store.curation import (
+    GuidelineRow,
+    add_guidelines,
+    guideline_versions,
+    label_guideline_versions,
+    last_active_ruling,
+    latest_guidelines,
+    recent_labels,
+)
 from triage.store.records import (
     LabelRow,
     ModelInfo,
@@ -50,6 +59,13 @@ from triage.store.records import (
 )
 
 __all__ = [
+    "GuidelineRow",
+    "add_guidelines",
+    "guideline_versions",
+    "label_guideline_versions",
+    "last_active_ruling",
+    "latest_guidelines",
+    "recent_labels",
     "new_uid",
     "now_iso",
     "ModelInfo",

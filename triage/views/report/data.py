@@ -109,13 +109,18 @@ def _yield_section(snap: LiveSnapshot, info: PanelInfo) -> dict[str, Any]:
 
 
 def _agreement_section(project: Project, bootstrap: int, seed: int) -> dict[str, Any]:
-    from triage.project.agreement import agreement_for_project
+    from triage.project.agreement import agreement_for_project, project_ratings
 
+    versions = {v for v in project_ratings(project).guideline_versions if v != "none"}
+    # With guideline versions this is ``agree PROJECT --by guideline_version --json``.
+    breakdowns = AGREEMENT_BREAKDOWNS + (("guideline_version",) if versions else ())
     report = agreement_for_project(project, seed=seed, bootstrap=bootstrap,
-                                   breakdowns=AGREEMENT_BREAKDOWNS).to_json()
-    data = {"report": report, "guideline_versions": None,
-            "guideline_note": "This project records no guideline versions, so agreement is "
-                              "not broken down by them."}
+                                   breakdowns=breakdowns).to_json()
+    rows = [r for r in report["breakdowns"] if r["by"] == "guideline_version"]
+    data = {"report": report, "guideline_versions": rows or None,
+            "guideline_note": "α per guideline version is in the breakdowns below." if rows
+            else "This project has no guideline versions yet, so agreement is not broken "
+                 "down by them."}
     data["reading"] = readings.agreement(report)
     return data
 
