@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint docs bench screenshot clean
+.PHONY: run test lint docs bench screenshot screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP)
 
 run: $(STAMP)
+	$(BIN)/python scripts/check_qt_libs.py
 	$(BIN)/python main.py
 
 lint: $(STAMP)
@@ -37,6 +38,11 @@ bench: $(STAMP)
 
 screenshot: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python main.py --demo --simulate 300 --screenshot docs/screenshot.png
+
+# The desk and every lead tab at 1366×768, at 100 % and 150 % scaling, into docs/screenshots/.
+screenshots: $(STAMP)
+	QT_SCALE_FACTOR=1.0 $(BIN)/python scripts/screenshots.py
+	QT_SCALE_FACTOR=1.5 $(BIN)/python scripts/screenshots.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

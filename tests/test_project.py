@@ -28,10 +28,10 @@ def test_new_project_file_has_marker_wal_and_schema(tmp_path):
     assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     names = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations")]
-    assert names == ["0001_initial", "0002_certification"]
+    assert names == ["0001_initial", "0002_certification", "0003_guidelines"]
     conn.close()
     with open_project(tmp_path / "a.triage") as again:
-        assert schema_version(again.db) == 2
+        assert schema_version(again.db) == 3
         assert again.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
         assert again.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
 
@@ -95,7 +95,7 @@ def test_older_file_is_backed_up_then_migrated(tmp_path, monkeypatch):
     with open_project(tmp_path / "o.triage") as project:
         assert calls == [1]
         assert project.backup is not None and project.backup.exists()
-        assert schema_version(project.db) == 3
+        assert schema_version(project.db) == len(migrations._migrations)
     backup_tables = rows(project.backup, "SELECT name FROM sqlite_master WHERE type='table'")
     assert ("extra",) not in backup_tables and ("labels",) in backup_tables
 

@@ -143,7 +143,8 @@ def test_models_view_tables_equal_the_core_numbers(qtbot, project, tmp_path):
     assert view.acceptance.text().splitlines()[0] == data.acceptance[2.0]["m1"].text
     view.k_combo.setCurrentIndex(view.k_combo.findData(8.0))
     assert view.acceptance.text().splitlines()[0] == data.acceptance[8.0]["m1"].text
-    assert not view.tabs.isTabEnabled(4)  # follow mode: no bandit
+    states = view.tab_states()  # by title: the index once pointed at Calibration
+    assert not states["Bandit"] and states["Calibration"]  # follow mode: no bandit
     qtbot.waitUntil(lambda: view.redraws == 1, timeout=2000)
     for chart in ("Gain", "Value", "Calibration"):
         assert view.save_figure(tmp_path / f"{chart}.png", chart).stat().st_size > 5_000

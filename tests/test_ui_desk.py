@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QPlainTextEdit
 
 from tests.qt_helpers import open_main_window
 from triage.ingest.importer import ColumnMapping
@@ -194,9 +194,11 @@ def test_candidate_text_is_never_html(qtbot, tmp_path):
     w = MainWindow(Prefs())
     qtbot.addWidget(w)
     w.open_project(path, "ada")
-    assert w.desk.text.textFormat() == Qt.TextFormat.PlainText
+    # A plain-text editor: no rich text at all, the markup shows literally.
+    assert isinstance(w.desk.text, QPlainTextEdit) and w.desk.text.isReadOnly()
     assert w.desk.meta.textFormat() == Qt.TextFormat.PlainText
     assert w.desk.text.text() == "<b>bold</b> &amp; <img src=x>"
+    assert w.desk.text.document().toPlainText() == "<b>bold</b> &amp; <img src=x>"
     w.close()
 
 

@@ -33,7 +33,17 @@ def build_parser() -> argparse.ArgumentParser:
                         "labels (demo data; annotator 'demo') before the window opens")
     p.add_argument("--screenshot", type=Path, metavar="FILE.png",
                    help="render the main window offscreen to FILE.png and exit")
+    p.add_argument("--size", type=_size, default=(1366, 768), metavar="WxH",
+                   help="window size for --screenshot, in logical pixels (1366x768)")
     return p
+
+
+def _size(text: str) -> tuple[int, int]:
+    width, _x, height = text.lower().partition("x")
+    try:
+        return max(320, int(width)), max(240, int(height))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT, got {text!r}") from None
 
 
 def choose_project(args: argparse.Namespace, prefs: Prefs) -> Path:
@@ -112,6 +122,7 @@ def run_gui(argv: Sequence[str]) -> int:
         holder["window"] = window
         window.show()
         if args.screenshot is not None:
+            window.resize(*args.size)  # whatever the (offscreen) screen's size
             return _screenshot(app, window, args.screenshot)
         return app.exec()
     finally:

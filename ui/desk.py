@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from triage.base.errors import BusyError, TriageError
 from triage.project import Candidate, Project, Session
+from triage.project.history import Decision, change_decision
 from triage.views.desk import (
     KeyAction,
     SessionStats,
@@ -37,22 +38,16 @@ from triage.views.desk import (
     spent_seconds,
     status_text,
 )
+from ui.candidate_text import CandidateText, plain_label
+from ui.palette import META, SCORE, SECONDARY
 
 RETRY_MS = 500
 BASE_POINT_SIZE = 26.0
 ZOOM_STEP = 1.15
 
+SCROLL_KEYS = {Qt.Key.Key_Down: 0.15, Qt.Key.Key_Up: -0.15, Qt.Key.Key_PageDown: 0.9,
+               Qt.Key.Key_PageUp: -0.9}
 Step = Callable[[], "Step | None"]
-
-
-def _plain_label(object_name: str, *, wrap: bool = True) -> QLabel:
-    """A QLabel that can never interpret its text as HTML (candidate text is untrusted)."""
-    label = QLabel()
-    label.setObjectName(object_name)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(wrap)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
-    return label
 
 
 class Desk(QWidget):
@@ -84,21 +79,20 @@ class Desk(QWidget):
 
     # -- layout ----------------------------------------------------------------------
     def _build(self) -> None:
-        self.position = _plain_label("position")
-        self.score = _plain_label("score")
+        self.position = plain_label("position")
+        self.score = plain_label("score")
         self.score.setVisible(False)
-        self.text = _plain_label("candidate")
-        self.text.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.text.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.text = CandidateText(self)
+        self.text.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.text.setMinimumHeight(80)
-        self.meta = _plain_label("meta")
+        self.meta = plain_label("meta")
         self.meta.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.message = _plain_label("message")
+        self.message = plain_label("message")
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.message.setStyleSheet("color: #555;")
-        self.meta.setStyleSheet("color: #333;")
-        self.position.setStyleSheet("color: #555;")
-        self.score.setStyleSheet("color: #8a5a00;")
+        self.message.setStyleSheet(f"color: {SECONDARY};")
+        self.meta.setStyleSheet(f"color: {META};")
+        self.position.setStyleSheet(f"color: {SECONDARY};")
+        self.score.setStyleSheet(f"color: {SCORE};")
 
         self.label_row = QHBoxLayout()
         self.label_buttons: dict[str, QPushButton] = {}
@@ -114,6 +108,7 @@ class Desk(QWidget):
         note_layout.setContentsMargins(0, 0, 0, 0)
         note_layout.addWidget(QLabel("Note on the last label:"))
         self.note_edit = QLineEdit()
+        self.note_edit.setAccessibleName("Note on the last label")
         self.note_edit.setPlaceholderText("type, Enter to save, Esc to cancel")
         self.note_edit.returnPressed.connect(self._save_note)
         note_layout.addWidget(self.note_edit)
@@ -123,11 +118,10 @@ class Desk(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.position)
         layout.addWidget(self.score)
-        layout.addStretch(2)
-        layout.addWidget(self.text)
-        layout.addSpacing(12)
+        layout.addWidget(self.text, 5)
+        layout.addSpacing(8)
         layout.addWidget(self.meta)
-        layout.addStretch(3)
+        layout.addStretch(1)
         layout.addLayout(self.label_row)
         layout.addLayout(tools)
         layout.addWidget(self.note_row)
@@ -182,6 +176,7 @@ class Desk(QWidget):
             return
         self._keys = key_map(self.project.settings)
         self._rebuild_label_buttons()
+        self.text.set_words(self.project.settings.highlight_words)
         self.set_show_score(self.project.settings.show_score)
 
     def set_show_score(self, show: bool) -> None:
@@ -246,6 +241,10 @@ class Desk(QWidget):
     def handle_key(self, event: QKeyEvent) -> bool:
         """Act on a key press (also forwarded by the main window); True when handled."""
         mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        scroll = SCROLL_KEYS.get(event.key())
+        if scroll is not None and not mods:
+            self.text.scroll_by(scroll)  # a long text reads on without the mouse
+            return True
         if event.key() == Qt.Key.Key_Z and mods == Qt.KeyboardModifier.ControlModifier:
             self._act(KeyAction("undo"))
             return True
@@ -331,6 +330,22 @@ class Desk(QWidget):
         self.stats.undo()
         self.message.setText("Undone: the candidate is back.")
         return self._after_commit
+
+    def change_from_history(self, decision: Decision, value: str | None) -> None:
+        """Record a new label for an earlier decision (undo takes it back like any other)."""
+        if self.project is None or self.session is None or self._pending is not None:
+            return
+
+        def step() -> None:
+            label_id = change_decision(self.project, self.session, decision, value)
+            self.stats.record(label_id, value is None)
+            self.message.setText(f"changed {decision.key}: {decision.value or 'skipped'} → "
+                                 f"{value or 'skipped'}")
+            self.changed.emit()
+            return None
+
+        self._pending = step
+        self._attempt()
 
     def _after_commit(self) -> None:
         self.show_next()

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from triage.views.panels import LiveSnapshot, PanelInfo, format_money
 from ui.panels import ComparisonPanel, GainPanel, SpendPanel, YieldPanel
 
+TWO_COLUMNS_WIDTH = 1100  # logical pixels
 COLUMNS = ("Annotator", "Labels", "Skips", "Positives", "Seconds / label", "Sessions", "Spend")
 
 
@@ -63,16 +64,14 @@ class LeadView(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.setMinimumHeight(150)
+        self.table.setAccessibleName("Annotators")
         self.no_gold = QLabel("No gold labels in this project: the offline model comparison "
                               "appears when the imported file has a gold column.", self)
         self.no_gold.setWordWrap(True)
 
-        grid = QGridLayout()
-        grid.addWidget(self.gain, 0, 0)
-        grid.addWidget(self.yield_panel, 0, 1)
-        grid.addWidget(self.spend, 1, 0)
-        grid.addWidget(self.comparison, 1, 1)
-        grid.addWidget(self.no_gold, 1, 1, Qt.AlignmentFlag.AlignCenter)
+        grid = self.grid = QGridLayout()
+        self.columns = 0
+        self._arrange(2)
         body = QWidget(self)
         inner = QVBoxLayout(body)
         inner.addLayout(grid, 3)
@@ -86,6 +85,22 @@ class LeadView(QWidget):
         layout.addWidget(toolbar)
         layout.addWidget(scroll)
         self.resize(1280, 980)
+
+    def _arrange(self, columns: int) -> None:
+        """Two columns of charts on a wide window, one on a narrow (or 150 %) screen."""
+        if columns == self.columns:
+            return
+        self.columns = columns
+        for widget in (self.gain, self.yield_panel, self.spend, self.comparison, self.no_gold):
+            self.grid.removeWidget(widget)
+        for i, widget in enumerate((self.gain, self.yield_panel, self.spend, self.comparison)):
+            self.grid.addWidget(widget, i // columns, i % columns)
+        self.grid.addWidget(self.no_gold, 3 // columns, 3 % columns,
+                            Qt.AlignmentFlag.AlignCenter)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._arrange(2 if event.size().width() >= TWO_COLUMNS_WIDTH else 1)
 
     def show_state(self, snapshot: LiveSnapshot, project_info: PanelInfo) -> None:
         """Pass the state to every chart (each redraws once, coalesced) and fill the table."""

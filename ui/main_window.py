@@ -7,10 +7,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -25,7 +24,12 @@ from triage.views.panels import PanelInfo
 from ui.advice_control import AdviceMixin
 from ui.annotator_dialog import ask_annotator
 from ui.desk import Desk
+from ui.desk_drawer import DeskDrawer
+from ui.file_dialogs import open_file, start_folder
+from ui.palette import FOCUS_STYLE, apply_app_palette, no_tab_traps
 from ui.prefs import Prefs
+from ui.reading_actions import ReadingActions
+from ui.window_state import restore_geometry, restore_splitter, size_window
 
 # Panels redraw when the annotator pauses (a chart redraw costs tens of milliseconds, and a
 # key pressed during one would wait for it), but at least every MAX_DEFER_S in a long burst.
@@ -34,7 +38,7 @@ CHECKPOINT_EVERY = 200  # label events between checkpoints taken while the annot
 MAX_DEFER_S = 2.0
 
 
-class MainWindow(AdviceMixin, QMainWindow):
+class MainWindow(AdviceMixin, ReadingActions, QMainWindow):
     """Owns the open project and the annotator's session; panels only draw snapshots."""
 
     def __init__(self, prefs: Prefs | None = None, parent: QWidget | None = None):
@@ -54,11 +58,19 @@ class MainWindow(AdviceMixin, QMainWindow):
 
         self.advice_banner = AdviceBanner()
         self.advice_feed = AdviceFeed(self._advice_arrived)
-        desk_side = QWidget()
-        desk_layout = QVBoxLayout(desk_side)
+        desk_top = QWidget()
+        desk_layout = QVBoxLayout(desk_top)
         desk_layout.setContentsMargins(0, 0, 0, 0)
         desk_layout.addWidget(self.advice_banner)
         desk_layout.addWidget(self.desk, 1)
+        self.drawer = DeskDrawer(on_show=self.refresh_drawer)
+        self.drawer.history.changeRequested.connect(self.desk.change_from_history)
+        self.drawer.history.leave.connect(self.desk.setFocus)
+        desk_side = self.desk_split = QSplitter(Qt.Orientation.Vertical)
+        desk_side.addWidget(desk_top)
+        desk_side.addWidget(self.drawer)
+        desk_side.setStretchFactor(0, 3)
+        desk_side.setStretchFactor(1, 1)
         self.panels: tuple = ()
         self.panel_split = QSplitter(Qt.Orientation.Vertical)
         self.panel_split.setMinimumWidth(420)
@@ -73,6 +85,7 @@ class MainWindow(AdviceMixin, QMainWindow):
         self.statusBar().addWidget(self.status_label, 1)
         self.desk.statusChanged.connect(self.status_label.setText)
         self.desk.changed.connect(self.schedule_refresh)
+        self.desk.changed.connect(self.refresh_drawer)
         self.desk.changed.connect(self.request_advice)   # label, undo, skip
         # Changes made by other programs (another desk, an import or merge from the command
         # line) are caught by a cheap look at the file's version now and then.
@@ -84,7 +97,9 @@ class MainWindow(AdviceMixin, QMainWindow):
         self._dirty_since: float | None = None
         self._build_menus()
         self.desk.set_zoom(self.prefs.font_zoom())
-        self.resize(1360, 820)
+        apply_app_palette()
+        self.setStyleSheet(FOCUS_STYLE)
+        size_window(self, QSize(1360, 820))  # less on a small or scaled-up screen
         self._restore_layout()
 
     # -- menus -----------------------------------------------------------------------
@@ -110,15 +125,22 @@ class MainWindow(AdviceMixin, QMainWindow):
         view = bar.addMenu("&View")
         self._action(view, "Lead view", self.show_lead_view, "Ctrl+L")
         view.addSeparator()
-        self._action(view, "Zoom in", lambda: self.zoom(+1), QKeySequence.StandardKey.ZoomIn)
-        self._action(view, "Zoom out", lambda: self.zoom(-1), QKeySequence.StandardKey.ZoomOut)
-        self._action(view, "Reset zoom", lambda: self.zoom(None), "Ctrl+0")
+        zoom_in = self._action(view, "Larger text", lambda: self.zoom(+1), "Ctrl+=")
+        zoom_in.setShortcuts([QKeySequence("Ctrl+="), QKeySequence("Ctrl++")])
+        self._action(view, "Smaller text", lambda: self.zoom(-1), "Ctrl+-")
+        self._action(view, "Reset text size", lambda: self.zoom(None), "Ctrl+0")
+        view.addSeparator()
+        self.drawer_action = self._action(view, "Guidelines and history", self.toggle_drawer,
+                                          "Ctrl+G", checkable=True)
+        self._action(view, "History", self.focus_history, "Ctrl+H")
         view.addSeparator()
         self.show_score_action = self._action(view, "Show score", self.toggle_score,
                                               checkable=True)
         project = bar.addMenu("&Project")
         self._action(project, "Settings…", self.open_settings, "Ctrl+,")
         self._action(project, "Switch annotator…", self.switch_annotator)
+        help_menu = bar.addMenu("&Help")
+        self._action(help_menu, "Guidelines and keyboard shortcuts", self.show_help, "F1")
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -142,6 +164,8 @@ class MainWindow(AdviceMixin, QMainWindow):
         self.desk.start(project, annotator)
         self.request_advice()
         self.show_score_action.setChecked(project.settings.show_score)
+        self.drawer.history.set_labels(project.settings.labels)
+        self.refresh_drawer(force=True)
         self.desk.setFocus()
         # Panels and offline curves (a scan of the whole pool) after the first candidate
         # is on screen.
@@ -167,9 +191,9 @@ class MainWindow(AdviceMixin, QMainWindow):
         for panel in self.panels:
             panel.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             self.panel_split.addWidget(panel)
-        saved = self.prefs.layout("panel_split")
-        if saved is not None:
-            self.panel_split.restoreState(saved)
+        no_tab_traps(self)
+        restore_splitter(self.panel_split, self.prefs.layout("panel_split"), weights=[1, 1, 1],
+                         minimum=80)
 
     def _load_panel_info(self) -> None:
         self.ensure_panels()
@@ -238,8 +262,9 @@ class MainWindow(AdviceMixin, QMainWindow):
         return True
 
     def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", "",
-                                              "Triage projects (*.triage);;All files (*)")
+        folder = start_folder(self.project.path if self.project else None,
+                              self.prefs.last_project())
+        path = open_file(self, "Open project", folder, "Triage projects (*.triage);;All files (*)")
         if path:
             self.open_interactive(path)
 
@@ -254,43 +279,21 @@ class MainWindow(AdviceMixin, QMainWindow):
         dialog.open()
 
     def export_dialog(self) -> None:
+        """Ask what to export and where (beside the project by default), then export."""
         if self.project is None:
             return
-        out, _ = QFileDialog.getSaveFileName(self, "Export labels", "",
-                                             "CSV (*.csv);;JSON lines (*.jsonl)")
-        if out:
-            self.export_to(Path(out))
+        from ui.export_dialog import ExportDialog
 
-    def export_to(self, out: Path) -> None:
+        dialog = ExportDialog(self.project.path, self)
+        dialog.accepted.connect(lambda: self.export_to(*dialog.choice()))
+        self.export_options = dialog
+        dialog.open()
+
+    def export_to(self, out: Path, labeled_only: bool = False) -> None:
         """Export in the background with progress and cancel; the desk stays usable."""
-        from PySide6.QtCore import QThreadPool
-        from PySide6.QtWidgets import QProgressDialog
+        from ui.export_dialog import run_export
 
-        from triage.project.export import export_project
-        from ui.workers import Worker
-
-        path = self.project.path
-        worker = Worker(lambda progress: export_project(path, out, progress=progress))
-        dialog = QProgressDialog("Exporting labels…", "Cancel", 0, 100, self)
-        dialog.setWindowTitle("Export")
-        dialog.setMinimumDuration(500)
-        dialog.canceled.connect(worker.cancel)
-        worker.signals.progress.connect(
-            lambda done, total: dialog.setValue(int(100 * done / max(1, total))))
-
-        def finished(count: int) -> None:
-            dialog.reset()
-            self.statusBar().showMessage(f"exported {count:,} candidates to {out}", 8000)
-
-        def failed(message: str) -> None:
-            dialog.reset()
-            QMessageBox.warning(self, "Export failed", message)
-
-        worker.signals.finished.connect(finished)
-        worker.signals.failed.connect(failed)
-        worker.signals.cancelled.connect(dialog.reset)
-        self.export_worker = worker      # keep it alive until it reports
-        QThreadPool.globalInstance().start(worker)
+        run_export(self, out, labeled_only)
 
     def open_settings(self) -> None:
         if self.project is None:
@@ -337,6 +340,7 @@ class MainWindow(AdviceMixin, QMainWindow):
         self.desk.stop()
         self.prefs.set_last_annotator(project.path, name)
         self.desk.start(project, name)
+        self.refresh_drawer(force=True)
         self.desk.setFocus()
         self.refresh_panels()
 
@@ -344,21 +348,16 @@ class MainWindow(AdviceMixin, QMainWindow):
         from ui.lead_window import LeadWindow
 
         if self.lead_view is None:
-            self.lead_view = LeadWindow(lambda: self.project, lambda: self.desk.session,
+            self.lead_view = LeadWindow(lambda: self.project, self.prefs,
                                         request_advice=self.request_advice,
                                         certify=self.certify)
-            self.lead_view.resize(1200, 800)
+            self.lead_view.guidelinesSaved.connect(self._guidelines_saved)
             if self.advice_feed.latest is not None:
                 self.lead_view.show_advice_state(self.advice_feed.latest)
         self.lead_view.show()
         self.lead_view.raise_()
         self.refresh_panels()
         self.lead_view.refresh_analysis()
-
-    def zoom(self, step: int | None) -> None:
-        steps = 0 if step is None else self.desk.zoom_steps + step
-        self.desk.set_zoom(steps)
-        self.prefs.set_font_zoom(self.desk.zoom_steps)
 
     # -- Qt overrides ----------------------------------------------------------------
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
@@ -367,16 +366,22 @@ class MainWindow(AdviceMixin, QMainWindow):
             super().keyPressEvent(event)
 
     def _restore_layout(self) -> None:
-        for name, restore in (("geometry", self.restoreGeometry), ("state", self.restoreState),
-                              ("split", self.split.restoreState)):
-            saved = self.prefs.layout(name)
-            if saved is not None:
-                restore(saved)
+        """Size, position and splitters as the user left them, if they fit this screen."""
+        restore_geometry(self, self.prefs.layout("geometry"))
+        saved = self.prefs.layout("state")
+        if saved is not None:
+            self.restoreState(saved)
+        restore_splitter(self.split, self.prefs.layout("split"), weights=[3, 2])
+        restore_splitter(self.desk_split, self.prefs.layout("desk_split"), weights=[3, 1])
+        self.drawer_action.setChecked(not self.prefs.drawer_hidden())
+        self.drawer.setVisible(self.drawer_action.isChecked())
 
     def save_layout(self) -> None:
         self.prefs.set_layout("geometry", self.saveGeometry())
         self.prefs.set_layout("state", self.saveState())
         self.prefs.set_layout("split", self.split.saveState())
+        self.prefs.set_layout("desk_split", self.desk_split.saveState())
+        self.prefs.set_drawer_hidden(not self.drawer_action.isChecked())
         if self.panels:
             self.prefs.set_layout("panel_split", self.panel_split.saveState())
 

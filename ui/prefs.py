@@ -92,6 +92,27 @@ class Prefs:
     def set_font_zoom(self, steps: int) -> None:
         self._set("font_zoom", int(steps))
 
+    def drawer_hidden(self) -> bool:
+        """Is the guidelines and history pane under the desk collapsed?"""
+        return bool(self._get("drawer_hidden", False))
+
+    def set_drawer_hidden(self, hidden: bool) -> None:
+        self._set("drawer_hidden", bool(hidden))
+
+    def lead_tab(self) -> str:
+        """The title of the lead window's tab that was open last."""
+        return str(self._get("lead_tab", "Overview"))
+
+    def set_lead_tab(self, title: str) -> None:
+        self._set("lead_tab", str(title))
+
+    def curator(self) -> str:
+        """The name the lead rules under in the adjudication tab ('' until given)."""
+        return str(self._get("curator", ""))
+
+    def set_curator(self, name: str) -> None:
+        self._set("curator", name.strip())
+
     def layout(self, name: str) -> QByteArray | None:
         value = self.qsettings.value(f"layout/{name}")
         return value if isinstance(value, QByteArray) and not value.isEmpty() else None

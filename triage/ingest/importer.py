@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 import gc
 import hashlib
-import itertools
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -41,16 +40,16 @@ from triage.base import arrow
 from triage.base.errors import InputError, Problem, TriageError
 from triage.ingest import fastread
 from triage.ingest.hashing import pandas_hash
-from triage.ingest.reader import Table, decode_utf8, format_of, read_table
+from triage.ingest.preview import preview as preview
+from triage.ingest.reader import Table, read_table
 from triage.ingest.writer import write_table
-from triage.store import bulk, candidates
+from triage.store import bulk, candidates, provenance
 from triage.store.poolwrite import NewModel, write_pool
 from triage.store.records import now_iso, save_ranking
 
 Progress = Callable[[int, int], "bool | None"]
 DEFAULT_SEED = 20181
 CHUNK = 50_000
-PREVIEW_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -79,50 +78,6 @@ class ImportResult:
     models: tuple[str, ...]
     tied_items: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
-
-
-def preview(path: str | Path, rows: int = 20) -> tuple[list[str], list[list[str]]]:
-    """Header and the first ``rows`` rows as text, for the new-project dialog.
-
-    Reads at most the first MiB, so it is instant on any file. Rows are not validated.
-    """
-    path = Path(path)
-    kind = format_of(path)
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(PREVIEW_BYTES)
-            more = bool(handle.read(1))
-    except OSError as error:
-        raise InputError([Problem(str(path), None, None, f"cannot be read ({error})")]) from error
-    if more and b"\n" in data:
-        data = data[: data.rindex(b"\n") + 1]  # never cut a character or a line in half
-    text = decode_utf8(path, data)
-    if kind == "jsonl":
-        objects: list[dict[str, object]] = []
-        for line in text.split("\n"):
-            if line.strip() and len(objects) < rows:
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if isinstance(obj, dict):
-                    objects.append(obj)
-        header = list(dict.fromkeys(k for obj in objects for k in obj))
-        return header, [[_cell(obj.get(k)) for k in header] for obj in objects]
-    import csv
-    import io
-
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t" if kind == "tsv" else ",")
-    records = [r for r in itertools.islice((r for r in reader if r), rows + 1)]
-    if not records:
-        return [], []
-    return [h.strip() for h in records[0]], records[1:]
-
-
-def _cell(value: object) -> str:
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _project_seed(db: sqlite_utils.Database) -> int:
@@ -226,6 +181,26 @@ def _now() -> str:
     return now_iso()
 
 
+def _source_entry(path: Path, kind: str, models: list[str], rows: int,
+                  digest: str | None = None) -> dict[str, Any]:
+    """The provenance entry of an imported file: its SHA-256, when, what it brought."""
+    if digest is None:
+        digest = _digest(path)
+    return {"file": str(path.resolve()), "sha256": digest, "imported_at": _now(),
+            "kind": kind, "models": models, "rows": rows}
+
+
+def _digest(path: Path) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _record_source(db: sqlite_utils.Database, path: Path, kind: str, models: list[str],
+                   rows: int) -> None:
+    """Note the imported file, its SHA-256 and when, for the report's provenance."""
+    provenance.record_source(db, _source_entry(path, kind, models, rows))
+
+
 def _metadata(table: Table, names: list[str]) -> list[str | None] | None:
     if not names:
         return None
@@ -282,12 +257,17 @@ def _without_gc(func):
 @_without_gc
 def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: ColumnMapping, *,
                       skip_invalid: bool = False, progress: Progress | None = None,
-                      seed: int | None = None) -> ImportResult:
+                      seed: int | None = None, table: Table | None = None,
+                      after: Callable[[sqlite_utils.Database], None] | None = None,
+                      kind: str = "pool") -> ImportResult:
     """Create the candidate pool from ``path`` with each mapped model's ranking.
 
     Only an empty project accepts a pool; later models come with :func:`add_scores`.
     ``seed`` None takes the project's ``seed`` setting. With ``skip_invalid`` the bad rows
     are left out and written with their line and reason to ``<stem>.rejected.csv``.
+    ``table`` is a table already read from ``path`` (the Prodigy and Label Studio readers
+    make one); ``after(db)`` runs inside the import's one transaction, after the pool is
+    written (it adds the labels those files carry), so they stand or fall together.
     """
     started = time.perf_counter()
     path = Path(path)
@@ -306,12 +286,17 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     # Keys are checked unique beside the write, on the ranking thread (a hash table over
     # a million strings takes a tenth of a second); duplicates roll the write back and the
     # file is read again with the check, which reports them (or drops them when skipping).
-    table = read()
+    given = table is not None
+    table = table if table is not None else read()
+    write = functools.partial(_import_table, db, path, mapping, used=used, ticker=ticker,
+                              seed=seed, after=after, kind=kind)
     try:
-        tied = _import_table(db, path, mapping, table, used, ticker, seed)
+        tied = write(table)
     except _DuplicateKeys:
+        if given:
+            raise TriageError(f"{path}: candidate keys are not unique") from None
         table = read(unique=[mapping.key] if mapping.key else [])
-        tied = _import_table(db, path, mapping, table, used, ticker, seed)
+        tied = write(table)
     rejects = _write_rejects(path, table)
     return ImportResult(str(path), len(table), len(table.rejected), rejects,
                         tuple(m for m, _ in mapping.scores), tied,
@@ -323,8 +308,15 @@ class _DuplicateKeys(Exception):
 
 
 def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
-                  table: Table, used: list[str], ticker: _Ticker, seed: int) -> dict[str, int]:
-    """Write a read table as the pool in one transaction; returns each model's tied items."""
+                  table: Table, *, used: list[str], ticker: _Ticker, seed: int,
+                  after: Callable[[sqlite_utils.Database], None] | None,
+                  kind: str) -> dict[str, int]:
+    """Write a read table as the pool in one transaction; returns each model's tied items.
+
+    The file's provenance entry goes in the same transaction (its SHA-256 is computed on
+    the ranking thread, beside the write); ``after(db)`` too, which needs our own
+    connection, so the rows then go in through it (see :mod:`triage.store.poolwrite`).
+    """
     n = len(table)
     if n == 0:
         raise TriageError(f"{path}: no candidates to import"
@@ -335,8 +327,10 @@ def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
     tied: dict[str, int] = {}
     # Rank the models on a second thread while SQLite writes the candidates: sorting and
     # hashing in numpy release the GIL, and so does the bulk insert.
+    sources = provenance.sources(db)
     with ThreadPoolExecutor(max_workers=1) as pool:
         unique = pool.submit(fastread.all_unique, keys) if mapping.key else None
+        digest = pool.submit(_digest, path)
         rankings = {model: pool.submit(rank_scores, table.numbers(column), keys, seed, model)
                     for model, column in mapping.scores}
 
@@ -348,8 +342,14 @@ def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
             tied.update((m.name, m.tied_items) for m in out)
             return out
 
-        write_pool(db, rows, models, source_file=str(path.resolve()), chunk=CHUNK,
-                   advance=ticker.advance)
+        def info() -> list[tuple[str, str]]:
+            entry = _source_entry(path, kind, [m for m, _ in mapping.scores], n,
+                                  digest.result())
+            return [("source_file", str(path.resolve())),
+                    provenance.sources_row(sources + [entry])]
+
+        write_pool(db, rows, models, info=info, chunk=CHUNK, advance=ticker.advance,
+                   after=after)
     return tied
 
 
@@ -393,5 +393,6 @@ def add_scores(db: sqlite_utils.Database, path: str | Path, *, key: str,
             values = table.numbers(column)
             tied[model] = _insert_scores(db, path, column, model, values, ids,
                                          rank_scores(values, keys, seed, model), ticker)
+        _record_source(db, path, "scores", [m for m, _ in scores], len(keys))
     return ImportResult(str(path), len(keys), 0, None, tuple(m for m, _ in scores), tied,
                         time.perf_counter() - started)

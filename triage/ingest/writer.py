@@ -60,8 +60,8 @@ def _as_mapping(row: Mapping[str, Any] | Sequence[Any], fieldnames: list[str]) -
     return dict(zip(fieldnames, row))
 
 
-def _umask() -> int:
-    """The process umask, read without changing it where the system says (Linux)."""
+def current_umask() -> int:
+    """The process's umask, read without changing it (other threads may be creating files)."""
     try:
         with open("/proc/self/status", encoding="ascii") as status:
             for line in status:
@@ -69,7 +69,7 @@ def _umask() -> int:
                     return int(line.split()[1], 8)
     except (OSError, ValueError):
         pass
-    mask = os.umask(0o022)  # elsewhere: read it by setting it, and put it straight back
+    mask = os.umask(0o022)  # elsewhere: read it the classic way, for an instant
     os.umask(mask)
     return mask
 
@@ -91,7 +91,7 @@ def atomic_file(path: str | Path, *, binary: bool = False) -> Iterator[IO[Any]]:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(handle.name, 0o666 & ~_umask())
+        os.chmod(handle.name, 0o666 & ~current_umask())
         os.replace(handle.name, path)
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)

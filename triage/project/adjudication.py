@@ -10,6 +10,7 @@ it makes the candidate's label final and takes it out of the queue.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -82,3 +83,25 @@ def adjudicate(project: Project, session: Session, candidate_id: int, value: str
                           "adjudicate")
     project.record_label(session, candidate_id, value, kind="adjudication", note=note)
     return final_labels(store.active_labels(project.db))[candidate_id]
+
+
+def undo_ruling(project: Project, session: Session) -> int | None:
+    """Take back the curator's last ruling (a mark, never a delete); its candidate or None.
+
+    The candidate goes back into the adjudication queue if its annotators still disagree.
+    """
+    last = store.last_active_ruling(project.db, session.annotator_id)
+    if last is None:
+        return None
+    store.mark_undone(project.db, last.id)
+    project.refresh()
+    return last.candidate_id
+
+
+def rulings_by(rows: Iterable[store.LabelRow]) -> dict[int, str]:
+    """candidate id -> the curator whose ruling is in force (latest active adjudication)."""
+    out: dict[int, str] = {}
+    for row in sorted(rows, key=lambda r: (r.created_at, r.id)):
+        if row.undone_at is None and row.kind == "adjudication" and row.value is not None:
+            out[row.candidate_id] = row.annotator
+    return out

@@ -29,6 +29,7 @@ class ProjectRatings:
     sessions: list[str]
     deciles: list[str]
     times: list[str]
+    guideline_versions: list[str]  # "v2" (or "none" before any guidelines) per rating
     categories: list[str]
     retest_items: list[str]
     retest_annotators: list[str]
@@ -39,6 +40,7 @@ class ProjectRatings:
 def project_ratings(project: Project) -> ProjectRatings:
     """Current labels of every annotator (skips and undone events left out)."""
     rows = store.active_labels(project.db)
+    versions = store.label_guideline_versions(project.db)
     keys = candidates.keys_by_id(project.db, sorted({r.candidate_id for r in rows}))
     # Each label event with its value, which is never None here (skips are left out).
     current: dict[tuple[int, str], tuple[store.LabelRow, str]] = {}
@@ -59,6 +61,7 @@ def project_ratings(project: Project) -> ProjectRatings:
         sessions=[str(r.session_id) for r, _ in ordered],
         deciles=[str(decile_of(project.rank_of(r.candidate_id), pool)) for r, _ in ordered],
         times=[r.created_at for r, _ in ordered],
+        guideline_versions=[_version(versions.get(r.id)) for r, _ in ordered],
         categories=[o.value for o in project.settings.labels],
         retest_items=[], retest_annotators=[], retest_labels=[], retest_sessions=[],
     )
@@ -77,6 +80,10 @@ def project_ratings(project: Project) -> ProjectRatings:
     return out
 
 
+def _version(version: int | None) -> str:
+    return "none" if version is None else f"v{version}"
+
+
 def agreement_for_project(project: Project, *, level: str = "nominal", seed: int = 0,
                           bootstrap: int = 1000,
                           breakdowns: Sequence[str] = ("pair", "annotator")) -> AgreementReport:
@@ -88,7 +95,7 @@ def agreement_for_project(project: Project, *, level: str = "nominal", seed: int
     report = agreement_report(
         r.items, r.annotators, r.labels, level=level, categories=r.categories, seed=seed,
         bootstrap=bootstrap, breakdowns=breakdowns, session=r.sessions, decile=r.deciles,
-        time=r.times,
+        time=r.times, guideline_version=r.guideline_versions,
     )
     if r.retest_items:
         rows = retest_agreement(r.retest_items, r.retest_annotators, r.retest_labels,

@@ -174,7 +174,8 @@ class Project:
     # -- keeping in step with other desks ----------------------------------------------
 
     def refresh(self) -> None:
-        """Follow label events and undo marks written since we last looked, by any desk."""
+        """Follow events and undo marks written since we last looked, by any desk or this one."""
+        self._wrote = True
         self._sync()
 
     def _sync(self) -> None:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from triage import store
+from triage.project.adjudication import rulings_by
 from triage.project.final import FinalLabel, final_labels
 from triage.serving.queue import decile_of
 from triage.store import candidates
@@ -47,7 +48,8 @@ def export_fields(project: Project) -> list[str]:
     """The export's column names, one ``score_<model>`` per model."""
     models = [m.name for m in project.models]
     return (["key", "text", "rank", "decile"] + [f"score_{m}" for m in models]
-            + ["gold", "label", "label_status", "labels", "annotators", "notes", "meta"])
+            + ["gold", "label", "label_status", "adjudicated", "adjudicated_by", "labels",
+               "annotators", "notes", "meta"])
 
 
 def _notes(rows: list[store.LabelRow]) -> dict[int, list[str]]:
@@ -67,6 +69,7 @@ def export_rows(project: Project) -> Iterator[dict[str, Any]]:
                       for m in project.models}
     rows = store.active_labels(project.db)
     finals = final_labels(rows)
+    curators = rulings_by(rows)
     notes = _notes(rows)
     pool = project.pool
     order = store.rank_order(project.db, model.id)
@@ -78,15 +81,17 @@ def export_rows(project: Project) -> Iterator[dict[str, Any]]:
             value = arr[cid] if cid < len(arr) else np.nan
             row[f"score_{name}"] = None if np.isnan(value) else float(value)
         row["gold"] = gold
-        row.update(_label_cells(final, notes.get(cid, [])))
+        row.update(_label_cells(final, notes.get(cid, []), curators.get(cid, "")))
         row["meta"] = json.loads(meta) if meta else None
         yield row
 
 
-def _label_cells(final: FinalLabel | None, notes: list[str]) -> dict[str, Any]:
-    """label, label_status, labels, annotators and notes of one candidate."""
+def _label_cells(final: FinalLabel | None, notes: list[str], curator: str) -> dict[str, Any]:
+    """The label fields of one candidate (see _LABEL_COLUMNS); ``curator`` made its ruling."""
     return {"label": final.value if final else None,
             "label_status": final.status if final else "unlabeled",
+            "adjudicated": bool(final and final.adjudicated),
+            "adjudicated_by": curator if final and final.adjudicated else "",
             "labels": len(final.votes) if final else 0,
             "annotators": ";".join(sorted(final.votes)) if final else "",
             "notes": " | ".join(notes)}
@@ -108,7 +113,8 @@ def _plan(project: Project) -> _Plan:
              else np.empty(0, dtype=np.int64))
     rows = store.active_labels(project.db)
     notes = _notes(rows)
-    labeled = {cid: _label_cells(final, notes.get(cid, []))
+    curators = rulings_by(rows)
+    labeled = {cid: _label_cells(final, notes.get(cid, []), curators.get(cid, ""))
                for cid, final in final_labels(rows).items()}
     return _Plan(export_fields(project), order,
                  [store.scores_by_candidate(project.db, m.id) for m in project.models],
@@ -151,13 +157,14 @@ def _indices(values: np.ndarray) -> Any:
     return from_numpy(np.ascontiguousarray(values, dtype=np.int64))
 
 
-_LABEL_COLUMNS = ("label", "label_status", "labels", "annotators", "notes")
-_UNLABELED = ",unlabeled,0,,"  # the five cells of a candidate nobody has labeled
+_LABEL_COLUMNS = ("label", "label_status", "adjudicated", "adjudicated_by", "labels",
+                  "annotators", "notes")
+_UNLABELED = ",unlabeled,False,,0,,"  # the label cells of a candidate nobody has labeled
 
 
 def _label_cells_by_id(plan: _Plan, text_cells, int_cells) -> tuple[np.ndarray, Any]:
-    """(row of each candidate id among the labeled or -1, the labeled candidates' five
-    label cells joined into one)."""
+    """(row of each candidate id among the labeled or -1, each labeled candidate's label
+    cells joined into one)."""
     from triage.base.arrow import strings
     from triage.ingest.arrowcsv import join_cells
 
@@ -165,15 +172,16 @@ def _label_cells_by_id(plan: _Plan, text_cells, int_cells) -> tuple[np.ndarray, 
     row_of = np.full(int(plan.order.max(initial=0)) + 1, -1, dtype=np.int64)
     row_of[ids] = np.arange(ids.size)
     cells = plan.labeled.values()
-    columns = [text_cells(strings([c[name] for c in cells])) if name != "labels" else
+    # csv writes a bool as str(bool): "True" / "False".
+    columns = [text_cells(strings([c[name] if name != "adjudicated" else str(c[name])
+                                   for c in cells])) if name != "labels" else
                int_cells(np.fromiter((c[name] for c in cells), np.int64, ids.size))
                for name in _LABEL_COLUMNS]
     return row_of, join_cells(*columns)
 
 
 def _label_batch(labels: tuple[np.ndarray, Any], ids: np.ndarray) -> Any:
-    """The five label cells (label, label_status, labels, annotators, notes), joined, of the
-    candidates ``ids``."""
+    """The label cells (see _LABEL_COLUMNS), joined into one, of the candidates ``ids``."""
     import pyarrow.compute as pc
 
     from triage.base.arrow import booleans, repeat

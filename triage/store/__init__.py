@@ -17,6 +17,15 @@ from triage.store._quiet_import import import_sqlite_utils
 
 import_sqlite_utils()  # before any module of ours imports it (see the module)
 
+from triage.store.curation import (  # noqa: E402
+    GuidelineRow,
+    add_guidelines,
+    guideline_versions,
+    label_guideline_versions,
+    last_active_ruling,
+    latest_guidelines,
+    recent_labels,
+)
 from triage.store.records import (  # noqa: E402
     LabelRow,
     ModelInfo,
@@ -54,6 +63,13 @@ from triage.store.records import (  # noqa: E402
 )
 
 __all__ = [
+    "GuidelineRow",
+    "add_guidelines",
+    "guideline_versions",
+    "label_guideline_versions",
+    "last_active_ruling",
+    "latest_guidelines",
+    "recent_labels",
     "new_uid",
     "now_iso",
     "ModelInfo",

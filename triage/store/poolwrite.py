@@ -42,8 +42,8 @@ _INSERT_MODEL = ("INSERT INTO models(name, source_column, source_file, imported_
                  "VALUES (?, ?, ?, ?, ?)")
 _INSERT_RANKING = ("INSERT INTO rankings(model_id, candidate_ids, scores) "
                    "VALUES ((SELECT id FROM models WHERE name = ?), ?, ?)")
-_SOURCE_FILE = ("INSERT INTO project(key, value) VALUES ('source_file', ?) "
-                "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+_PROJECT_INFO = ("INSERT INTO project(key, value) VALUES (?, ?) "
+                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
 _DROP_KEY_INDEX = "DROP INDEX IF EXISTS candidates_key"
 _ANY_CANDIDATE = "SELECT count(*) FROM (SELECT 1 FROM candidates LIMIT 1)"
 _ID_RANGE = "SELECT min(id), max(id) FROM candidates"
@@ -76,21 +76,28 @@ class NewModel:
 
 Models = Callable[[], list[NewModel]]
 Advance = Callable[[int], None]
+Info = Callable[[], list[tuple[str, str]]]
 
 
-def write_pool(db: sqlite_utils.Database, rows: Any, models: Models, *, source_file: str,
-               chunk: int, advance: Advance) -> None:
+def write_pool(db: sqlite_utils.Database, rows: Any, models: Models, *, info: Info,
+               chunk: int, advance: Advance,
+               after: Callable[[sqlite_utils.Database], None] | None = None) -> None:
     """Append ``rows`` (an Arrow table) as candidates 1..N and add ``models()``, atomically.
 
     ``models`` is called once the candidates are in (so rankings can be computed
-    meanwhile); ``advance(rows)`` reports progress and may raise to cancel.
+    meanwhile), then ``info()``, whose (key, value) pairs go to the ``project`` table;
+    ``advance(rows)`` reports progress and may raise to cancel. ``after(db)`` runs last,
+    inside the transaction, on ``db``'s own connection (so ADBC is not used then).
     """
-    with connection.released(db) as path:
-        if path is not None:
-            _write_adbc(path, rows, models, source_file, chunk, advance)
-            return
+    if after is None:
+        with connection.released(db) as path:
+            if path is not None:
+                _write_adbc(path, rows, models, info, chunk, advance)
+                return
     with db.atomic():
-        _write_sqlite(db, rows, models, source_file, chunk, advance)
+        _write_sqlite(db, rows, models, info, chunk, advance)
+        if after is not None:
+            after(db)
 
 
 def _batches(rows: Any, chunk: int, advance: Advance, failure: list[BaseException]
@@ -110,7 +117,7 @@ def _check_ids(first: int | None, last: int | None, n: int) -> None:
         raise TriageError(f"internal error: candidate ids {first}..{last}, expected 1..{n}")
 
 
-def _write_sqlite(db: sqlite_utils.Database, rows: Any, models: Models, source_file: str,
+def _write_sqlite(db: sqlite_utils.Database, rows: Any, models: Models, info: Info,
                   chunk: int, advance: Advance) -> None:
     conn = db.conn
     if conn.execute(_ANY_CANDIDATE).fetchone()[0]:  # someone imported while we were reading
@@ -130,10 +137,11 @@ def _write_sqlite(db: sqlite_utils.Database, rows: Any, models: Models, source_f
         conn.execute(_INSERT_MODEL, model.row())
         conn.execute(_INSERT_RANKING, [model.name, *model.blobs()])
         advance(len(model.candidate_ids))
-    conn.execute(_SOURCE_FILE, [source_file])
+    for key, value in info():
+        conn.execute(_PROJECT_INFO, [key, value])
 
 
-def _write_adbc(path: str, rows: Any, models: Models, source_file: str, chunk: int,
+def _write_adbc(path: str, rows: Any, models: Models, info: Info, chunk: int,
                 advance: Advance) -> None:
     import pyarrow as pa
 
@@ -161,7 +169,8 @@ def _write_adbc(path: str, rows: Any, models: Models, source_file: str, chunk: i
                 db.run(_INSERT_MODEL, model.row())
                 db.run(_INSERT_RANKING, [model.name, *model.blobs()])
                 advance(len(model.candidate_ids))
-            db.run(_SOURCE_FILE, [source_file])
+            for key, value in info():
+                db.run(_PROJECT_INFO, [key, value])
             db.run("COMMIT")
         except BaseException:
             _quietly(db.run, "ROLLBACK")

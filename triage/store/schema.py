@@ -165,3 +165,27 @@ def m0002_certification(db: sqlite_utils.Database) -> None:
         )
         """
     )
+
+
+@MIGRATIONS(name="0003_guidelines")
+def m0003_guidelines(db: sqlite_utils.Database) -> None:
+    """Versioned labelling guidelines; every label records the version in force."""
+    db.executescript(
+        """
+        CREATE TABLE guidelines (
+            version INTEGER PRIMARY KEY,     -- 1, 2, 3 ... one per saved change
+            text TEXT NOT NULL,              -- Markdown (or plain text) written by the lead
+            author TEXT,
+            created_at TEXT NOT NULL
+        );
+        ALTER TABLE labels ADD COLUMN guideline_version INTEGER;
+        -- Whatever writes a label (desk, command line, script), it records the guidelines
+        -- in force at that moment, unless the writer says otherwise (a merged copy).
+        CREATE TRIGGER labels_guideline_version AFTER INSERT ON labels
+        WHEN NEW.guideline_version IS NULL
+        BEGIN
+            UPDATE labels SET guideline_version = (SELECT max(version) FROM guidelines)
+            WHERE id = NEW.id;
+        END;
+        """
+    )

@@ -51,6 +51,7 @@ class Settings:
     confidence: float = 0.95
     queue_mode: str = "follow"
     seed: int = 20181
+    highlight_words: tuple[str, ...] = ()   # shown highlighted on the desk (whole words)
 
     def validate(self) -> Settings:
         """Raise TriageError naming the first setting that makes no sense; else return self."""
@@ -90,6 +91,10 @@ class Settings:
             raise TriageError("target recall must be in (0, 1]")
         if not 0.5 <= self.confidence < 1.0:
             raise TriageError("confidence must be in [0.5, 1)")
+        if len(self.highlight_words) > 500 or any(
+                not w.strip() or len(w) > 100 for w in self.highlight_words):
+            raise TriageError("highlight words must be non-empty, at most 100 characters "
+                              "each and 500 in all")
         return self
 
     def is_positive(self, value: str | None) -> bool:
@@ -102,6 +107,8 @@ class Settings:
             changes["labels"] = tuple(_as_option(o) for o in changes["labels"])
         if "positive_labels" in changes:
             changes["positive_labels"] = tuple(changes["positive_labels"])
+        if "highlight_words" in changes:
+            changes["highlight_words"] = tuple(changes["highlight_words"])
         return replace(self, **changes).validate()
 
     def to_rows(self) -> list[tuple[str, str]]:
@@ -118,6 +125,8 @@ class Settings:
             data["labels"] = tuple(_as_option(o) for o in data["labels"])
         if "positive_labels" in data:
             data["positive_labels"] = tuple(data["positive_labels"])
+        if "highlight_words" in data:
+            data["highlight_words"] = tuple(str(w) for w in data["highlight_words"])
         return cls(**data)
 
 

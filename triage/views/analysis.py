@@ -62,6 +62,7 @@ class AgreementViewData:
     kappa_reasons: dict[str, str]  # "A|B" -> why κ is undefined
     sessions: Series
     deciles: Series
+    guidelines: Series       # α of the ratings given under each guideline version
 
     def as_dict(self) -> dict[str, Any]:
         """Plain data for JSON and tests (NaN as None)."""
@@ -77,6 +78,7 @@ class AgreementViewData:
             "kappa": [[None if math.isnan(v) else float(v) for v in row] for row in self.kappa],
             "kappa_items": self.kappa_items.tolist(), "kappa_reasons": dict(self.kappa_reasons),
             "sessions": series(self.sessions), "deciles": series(self.deciles),
+            "guidelines": series(self.guidelines),
         }
 
 
@@ -140,10 +142,11 @@ def agreement_view_data(report: Mapping[str, Any],
         annotators=tuple(names), kappa=kappa, kappa_items=items, kappa_reasons=reasons,
         sessions=_series(rows, "session", session_labels or {}),
         deciles=_series(rows, "decile", {}),
+        guidelines=_series(rows, "guideline_version", {}),
     )
 
 
-AGREEMENT_BREAKDOWNS = ("pair", "annotator", "session", "decile")
+AGREEMENT_BREAKDOWNS = ("pair", "annotator", "session", "decile", "guideline_version")
 
 
 def agreement_job(project: Project, *, level: str = "nominal", seed: int = 0, bootstrap: int = 1000,
@@ -171,7 +174,7 @@ def agreement_job(project: Project, *, level: str = "nominal", seed: int = 0, bo
         report = agreement_report(
             r.items, r.annotators, r.labels, level=level, categories=r.categories, seed=seed,
             bootstrap=bootstrap, breakdowns=tuple(breakdowns), session=r.sessions,
-            decile=r.deciles, time=r.times)
+            decile=r.deciles, time=r.times, guideline_version=r.guideline_versions)
         if r.retest_items:
             rows = retest_agreement(r.retest_items, r.retest_annotators, r.retest_labels,
                                     r.retest_sessions, level=level, categories=r.categories)

@@ -106,6 +106,52 @@ def guess_scheme(values: list[str]) -> tuple[str, str]:
     return ",".join(f"{n}:{k}" for n, k in zip(names, keys)), names[0]
 
 
+_POSITIVE_NAMES = ("positive", "pos", "yes", "true", "1", "relevant", "include", "match")
+
+
+def value_counts(rows: list[list[str]], column: int) -> list[tuple[str, int]]:
+    """(value, rows) of a column's non-empty values, most frequent first."""
+    counts: dict[str, int] = {}
+    for row in rows:
+        value = row[column].strip() if column < len(row) else ""
+        if value:
+            counts[value] = counts.get(value, 0) + 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], list(counts).index(kv[0])))
+
+
+def guess_positive(counts: list[tuple[str, int]]) -> str | None:
+    """The value that most likely marks a find: a yes-like name, else the rarest value.
+
+    Positives are what the ranking is for, and they are the minority.
+    """
+    if not counts:
+        return None
+    for value, _n in counts:
+        if value.lower() in _POSITIVE_NAMES:
+            return value
+    return min(counts, key=lambda kv: kv[1])[0]
+
+
+def check_positives(chosen: tuple[str, ...], counts: list[tuple[str, int]]) -> None:
+    """Every positive label must occur in the gold column (else nothing would count)."""
+    present = {value for value, _n in counts}
+    missing = [p for p in chosen if p not in present]
+    if counts and missing:
+        raise TriageError(f"positive label {', '.join(map(repr, missing))} matches no row of "
+                          f"the gold column (its values: {', '.join(sorted(present))})")
+
+
+def target_for(source: str | Path) -> Path:
+    """Where a new project from ``source`` goes: ``name.triage`` beside it (``name-2``... if taken)."""
+    source = Path(source)
+    target = source.with_suffix(".triage")
+    n = 2
+    while any(f.exists() for f in project_files(target)):
+        target = source.with_name(f"{source.stem}-{n}.triage")
+        n += 1
+    return target
+
+
 def _numeric(values: Iterable[str]) -> bool:
     """True when there is at least one value and every value reads as a number."""
     seen = False

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
+from ui.palette import ROLE_TEXT
 from ui.save_chart import save_chart_dialog
 
 # Okabe–Ito: distinguishable with the common colour-vision deficiencies.
@@ -23,12 +24,10 @@ FS = 9.0  # base font size of the charts, in points
 
 # Background, border and text colour of a state ("role"); the word and symbol that go with
 # each state are always shown too, so colour is never the only cue.
-ROLE_COLOURS = {
-    "go": ("#E2F3EC", GREEN, "#004D38"),
-    "stop": ("#FBE5D9", VERMILLION, "#6E2C00"),
-    "pause": ("#FFF2CF", ORANGE, "#5C3D00"),
-    "none": ("#F0F0F0", GREY, "#333333"),
-}
+ROLE_COLOURS = {role: (bg, border, ROLE_TEXT[role][1]) for role, (bg, border) in {
+    "go": (ROLE_TEXT["go"][0], GREEN), "stop": (ROLE_TEXT["stop"][0], VERMILLION),
+    "pause": (ROLE_TEXT["pause"][0], ORANGE), "none": (ROLE_TEXT["none"][0], GREY),
+}.items()}
 
 
 def role_style(role: str) -> str:

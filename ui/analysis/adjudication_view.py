@@ -12,6 +12,8 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
+    QLineEdit,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -21,7 +23,8 @@ from PySide6.QtWidgets import (
 
 from triage.base.errors import TriageError
 from triage.views.analysis import AdjudicationData, adjudication_data
-from ui.analysis._common import GREY, VERMILLION, plain_label
+from ui.analysis._common import plain_label
+from ui.palette import CAPTION, ERROR
 
 RuleCallback = Callable[[int, str], Any]
 
@@ -43,9 +46,18 @@ class AdjudicationView(QWidget):
     ruled = Signal(int, str)
 
     def __init__(self, parent: QWidget | None = None, *,
-                 on_rule: RuleCallback | None = None) -> None:
+                 on_rule: RuleCallback | None = None,
+                 on_undo: Callable[[], Any] | None = None) -> None:
         super().__init__(parent)
         self.on_rule = on_rule
+        self.on_undo = on_undo
+        self.curator = QLineEdit(self)
+        self.curator.setMaxLength(80)
+        self.curator.setPlaceholderText("your name: each ruling records who made it")
+        self.curator.setAccessibleName("Curator name")
+        self.undo_button = QPushButton("&Undo last ruling", self)
+        self.undo_button.setToolTip("Take back your last ruling (Ctrl+Z in the table)")
+        self.undo_button.clicked.connect(self.undo)
         self.data: AdjudicationData = adjudication_data([], [])
         self.summary = plain_label()
         self.table = QTableWidget(0, 0, self)
@@ -53,6 +65,8 @@ class AdjudicationView(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setAlternatingRowColors(True)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table
+        self.table.setAccessibleName("Disagreements awaiting a ruling")
         self.table.setWordWrap(False)
         self.table.verticalHeader().setVisible(False)
         self.table.itemSelectionChanged.connect(self._update_buttons)
@@ -62,15 +76,22 @@ class AdjudicationView(QWidget):
         self._keys: dict[str, str] = {}
         self.hint = plain_label("Select a candidate, then press the label it should have "
                                 "(or its key).")
-        self.hint.setStyleSheet(f"color:{GREY};")
+        self.hint.setStyleSheet(f"color:{CAPTION};")
         self.message = plain_label()
-        self.message.setStyleSheet(f"color:{VERMILLION};")
+        self.message.setStyleSheet(f"color:{ERROR};")
         self.message.hide()
         self.button_row = QHBoxLayout()
         self.button_row.addWidget(plain_label("Rule:", wrap=False))
         self.button_row.addStretch(1)
         self.buttons: dict[str, QPushButton] = {}
+        who = QHBoxLayout()
+        curator_label = QLabel("&Curator:", self)
+        curator_label.setBuddy(self.curator)
+        who.addWidget(curator_label)
+        who.addWidget(self.curator, 1)
+        who.addWidget(self.undo_button)
         layout = QVBoxLayout(self)
+        layout.addLayout(who)
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
         layout.addLayout(self.button_row)
@@ -131,6 +152,23 @@ class AdjudicationView(QWidget):
         self.ruled.emit(candidate, value)
         return True
 
+    def curator_name(self) -> str:
+        return self.curator.text().strip()
+
+    def undo(self) -> bool:
+        """Take back the curator's last ruling through ``on_undo``; False if there was none."""
+        try:
+            candidate = self.on_undo() if self.on_undo is not None else None
+        except TriageError as error:
+            self.message.setText(f"Nothing was undone: {error}")
+            self.message.show()
+            return False
+        if candidate is None:
+            self.message.setText("No ruling of yours to undo.")
+            self.message.show()
+            return False
+        return True
+
     def panel_data(self) -> dict:
         """What the table shows (for tests)."""
         return {
@@ -160,6 +198,11 @@ class AdjudicationView(QWidget):
             self.buttons[value] = button
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if (watched is self.table and event.type() == QEvent.Type.KeyPress
+                and event.key() == Qt.Key.Key_Z
+                and event.modifiers() == Qt.KeyboardModifier.ControlModifier):
+            self.undo()
+            return True
         if (watched is self.table and event.type() == QEvent.Type.KeyPress
                 and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
                 and event.text() in self._keys):

@@ -12,7 +12,15 @@ import numpy as np
 from matplotlib import colormaps
 from matplotlib.patches import Rectangle
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from triage.views.analysis import AgreementViewData, Series, agreement_view_data
 from ui.analysis._common import (
@@ -29,9 +37,11 @@ from ui.analysis._common import (
     save_figure,
     style_axes,
 )
+from ui.palette import CAPTION
 
 READING_ROLE = {"reliable": "go", "tentative": "pause", "unreliable": "stop"}
 REDRAW_MS = 50
+VERSION_COLUMNS = ("Guidelines", "Items (2+ raters)", "Krippendorff's α", "Agreement")
 BANDS = ((0.800, "reliable"), (0.667, "tentative"))
 
 
@@ -52,8 +62,16 @@ class AgreementView(QWidget):
         self.verdict_label = plain_label(wrap=True)
         self.verdict_label.setObjectName("reliabilityVerdict")
         self.caption = plain_label()
-        self.caption.setStyleSheet(f"color:{GREY};")
+        self.caption.setStyleSheet(f"color:{CAPTION};")
         self.chart = ChartCanvas("Agreement", figsize=(9.5, 4.6), parent=self)
+        self.versions = QTableWidget(0, len(VERSION_COLUMNS), self)
+        self.versions.setHorizontalHeaderLabels(VERSION_COLUMNS)
+        self.versions.setAccessibleName("Agreement by guideline version")
+        self.versions.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.versions.setTabKeyNavigation(False)
+        self.versions.verticalHeader().setVisible(False)
+        self.versions.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.versions.setMaximumHeight(130)
         head = QHBoxLayout()
         head.addWidget(self.alpha_label)
         head.addSpacing(12)
@@ -63,6 +81,9 @@ class AgreementView(QWidget):
         layout.addWidget(self.summary_label)
         layout.addWidget(self.verdict_label)
         layout.addWidget(self.chart, 1)
+        layout.addWidget(plain_label("Agreement by guideline version (ratings given under "
+                                     "each version of the lead's guidelines)"))
+        layout.addWidget(self.versions)
         layout.addWidget(self.caption)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -96,10 +117,26 @@ class AgreementView(QWidget):
         self.reading_label.setStyleSheet(role_style(READING_ROLE.get(d.reading, "none")))
         self.reading_label.setVisible(bool(report_json))
         self.summary_label.setText(d.summary if report_json else "")
+        self._fill_versions(d.guidelines)
         self.caption.setText("\n".join(self._notes(d)))
         self.caption.setVisible(bool(self.caption.text()))
         if not self._timer.isActive():
             self._timer.start()
+
+    def _fill_versions(self, s: Series) -> None:
+        """One row per guideline version: items rated by two or more, α, agreement."""
+        self.versions.setRowCount(len(s.groups))
+        for r, (label, value, n, pct, why) in enumerate(
+                zip(s.labels, s.values, s.items, s.percent, s.reasons)):
+            alpha = f"{value:.3f}" if math.isfinite(value) else f"undefined ({why or '—'})"
+            share = f"{100 * pct:.1f}%" if math.isfinite(pct) else "—"
+            for c, text in enumerate((label, f"{n:,}", alpha, share)):
+                self.versions.setItem(r, c, QTableWidgetItem(text))
+
+    def version_rows(self) -> list[list[str]]:
+        """The guideline-version table as shown (tests)."""
+        return [[self.versions.item(r, c).text() for c in range(self.versions.columnCount())]
+                for r in range(self.versions.rowCount())]
 
     def panel_data(self) -> dict:
         """Exactly what is drawn, as plain values (for tests)."""
@@ -184,10 +221,12 @@ class AgreementView(QWidget):
                         linespacing=1.1)
 
     def _bands(self, ax) -> None:
-        for y, name in BANDS:
+        for y, name in BANDS:  # "reliable" above its line, "tentative" below: never stacked
+            above = name == "reliable"
             ax.axhline(y, color=GREY, linewidth=0.8, linestyle=(0, (4, 3)), zorder=1)
-            ax.annotate(name, (1.0, y), xycoords=("axes fraction", "data"), xytext=(-2, 2),
-                        textcoords="offset points", ha="right", va="bottom", fontsize=FS - 2,
+            ax.annotate(name, (1.0, y), xycoords=("axes fraction", "data"),
+                        xytext=(-2, 2 if above else -2), textcoords="offset points",
+                        ha="right", va="bottom" if above else "top", fontsize=FS - 2,
                         color=GREY)
 
     @staticmethod
@@ -203,7 +242,7 @@ class AgreementView(QWidget):
                 transform=ax.transAxes)
 
     def _trend(self, ax, s: Series) -> None:
-        title = "α across sessions (each session's ratings against the others')"
+        title = "α per session (against the other annotators)"
         if not s.groups:
             self._empty(ax, title, "No sessions with overlapping labels yet")
             return

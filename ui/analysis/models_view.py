@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
 
 from triage.views.models import ACCEPT_KS, DEFAULT_ACCEPT_K, ModelsViewData, bandit_lines
 from ui.analysis._common import (
-    GREY,
     ChartCanvas,
     plain_label,
     role_style,
@@ -34,13 +33,14 @@ from ui.analysis._models_charts import (
     draw_gain,
     draw_value,
 )
+from ui.palette import CAPTION
 
 METRIC_NAMES = {
     "precision": "Precision", "recall": "Recall", "f1": "F1", "mcc": "MCC",
     "sba": "Symmetric balanced accuracy", "roc_auc": "ROC-AUC",
     "average_precision": "Average precision",
 }
-TABS = ("Gain", "Metrics", "Value", "Calibration", "Bandit")
+TABS = ("Gain", "Metrics", "ROC / PR", "Value", "Calibration", "Bandit")
 REDRAW_MS = 50
 
 
@@ -103,14 +103,17 @@ class ModelsView(QWidget):
             "Bandit": ChartCanvas("Bandit belief", (7.5, 3.2)),
         }
         self.metrics_table, self.pvalue_table = _table(), _table()
+        self.metrics_table.setAccessibleName("Metrics per model")
+        self.pvalue_table.setAccessibleName("Paired permutation tests")
         self.tests_caption = plain_label()
-        self.tests_caption.setStyleSheet(f"color:{GREY};")
+        self.tests_caption.setStyleSheet(f"color:{CAPTION};")
         self.value_caption = plain_label()
-        self.value_caption.setStyleSheet(f"color:{GREY};")
+        self.value_caption.setStyleSheet(f"color:{CAPTION};")
         self.calibration_caption = plain_label()
-        self.calibration_caption.setStyleSheet(f"color:{GREY};")
+        self.calibration_caption.setStyleSheet(f"color:{CAPTION};")
         self.bandit_label = plain_label()
         self.k_combo = QComboBox()
+        self.k_combo.setAccessibleName("Cost of an error, k")
         for k in ACCEPT_KS:
             self.k_combo.addItem(f"k = {k:g}", k)
         self.k_combo.setCurrentIndex(ACCEPT_KS.index(DEFAULT_ACCEPT_K))
@@ -185,9 +188,21 @@ class ModelsView(QWidget):
         self.bandit_label.setText("\n".join(bandit_lines(data.bandit)) or
                                   "The queue follows one model's ranking (follow mode); the "
                                   "bandit's belief appears in bandit or pets mode.")
-        self.tabs.setTabEnabled(TABS.index("Bandit"), data.bandit is not None)
+        self.set_tab_enabled("Bandit", data.bandit is not None)
         if not self._timer.isActive():
             self._timer.start()
+
+    def tab_index(self, title: str) -> int:
+        """The index of the tab titled ``title`` (looked up, never assumed)."""
+        titles = [self.tabs.tabText(i) for i in range(self.tabs.count())]
+        return titles.index(title)
+
+    def set_tab_enabled(self, title: str, enabled: bool) -> None:
+        self.tabs.setTabEnabled(self.tab_index(title), enabled)
+
+    def tab_states(self) -> dict[str, bool]:
+        """{tab title: enabled} as shown (tests)."""
+        return {self.tabs.tabText(i): self.tabs.isTabEnabled(i) for i in range(self.tabs.count())}
 
     def panel_data(self) -> dict:
         """What is drawn (for tests): the data plus the table cells as shown."""

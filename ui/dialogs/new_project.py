@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -33,63 +32,25 @@ from triage.views.new_project import (
     ColumnMapping,
     Settings,
     build_project,
-    form_changes,
+    check_positives,
     guess_columns,
+    guess_positive,
     guess_scheme,
+    parse_positives,
     preview,
     remove_project,
+    target_for,
+    value_counts,
 )
+from ui.dialogs.money_form import money_form, read_money_form
+from ui.file_dialogs import open_file, save_file, start_folder
+from ui.palette import CAPTION, ERROR
 from ui.workers import Worker
 
 NO_KEY = "(row number)"
 NO_GOLD = "(none)"
-PRICE_MODELS = (("per item", "per_item"), ("per hour", "per_hour"))
-
-
-def money_form(parent: QWidget) -> tuple[QFormLayout, dict[str, QWidget]]:
-    """The label-scheme and money fields shared with the settings dialog."""
-    form = QFormLayout()
-    fields: dict[str, QWidget] = {
-        "scheme": QLineEdit("positive:1,negative:2", parent),
-        "positives": QLineEdit("positive", parent),
-        "price_model": QComboBox(parent),
-        "price": QLineEdit("0.04", parent),
-        "hourly_rate": QLineEdit("", parent),
-        "budget": QLineEdit("", parent),
-        "currency": QLineEdit("USD", parent),
-        "value": QLineEdit("", parent),
-    }
-    for text, data in PRICE_MODELS:
-        fields["price_model"].addItem(text, data)
-    fields["scheme"].setToolTip("label:key pairs, e.g. idiom:i,literal:l")
-    fields["positives"].setToolTip("the label(s) that count as a find, comma-separated")
-    fields["hourly_rate"].setPlaceholderText("per-hour pricing: default rate per annotator")
-    fields["budget"].setPlaceholderText("empty: no budget")
-    fields["value"].setPlaceholderText("optional")
-    for caption, name in (("Label scheme", "scheme"), ("Positive label(s)", "positives"),
-                          ("Price model", "price_model"), ("Price per item", "price"),
-                          ("Hourly rate", "hourly_rate"), ("Budget", "budget"),
-                          ("Currency", "currency"), ("Value per positive", "value")):
-        form.addRow(caption, fields[name])
-        fields[name].setObjectName(name)
-
-    def per_hour(_index: int) -> None:  # only the field the price model uses is editable
-        hourly = fields["price_model"].currentData() == "per_hour"
-        fields["hourly_rate"].setEnabled(hourly)
-        fields["price"].setEnabled(not hourly)
-
-    fields["price_model"].currentIndexChanged.connect(per_hour)
-    per_hour(0)
-    return form, fields
-
-
-def read_money_form(fields: dict[str, QWidget]) -> dict:
-    """Settings changes from the shared fields (TriageError names the bad one)."""
-    return form_changes(
-        scheme=fields["scheme"].text(), positives=fields["positives"].text(),
-        price_model=fields["price_model"].currentData(), price=fields["price"].text(),
-        hourly_rate=fields["hourly_rate"].text(), budget=fields["budget"].text(),
-        currency=fields["currency"].text(), value=fields["value"].text())
+PREVIEW_ROWS = 20        # shown in the table
+COUNT_ROWS = 100_000     # read to count the gold column's values
 
 
 class NewProjectDialog(QDialog):
@@ -104,12 +65,18 @@ class NewProjectDialog(QDialog):
         self.result_info = None
         self.worker: Worker | None = None
         self._target: Path | None = None
+        self._suggested_target = ""          # the target we filled in, not the user
+        self.counts: list[tuple[str, int]] = []   # gold values and their rows
+        self._rows: list[list[str]] = []
+        self._header: list[str] = []
         self._cancel_requested = False
         self._closing = False
         src_row = self._source_row()
         self.preview = QTableWidget(0, 0, self)
         self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.preview.setMinimumHeight(140)
+        self.preview.setTabKeyNavigation(False)
+        self.preview.setAccessibleName("Preview of the first rows")
         self.preview.horizontalHeader().setStretchLastSection(True)
         columns = QHBoxLayout()
         columns.addWidget(self._mapping_box(), 1)
@@ -131,6 +98,7 @@ class NewProjectDialog(QDialog):
 
     def _source_row(self) -> QHBoxLayout:
         self.source = QLineEdit(self)
+        self.source.setAccessibleName("Candidates file")
         self.source.setPlaceholderText("candidates file (.csv, .tsv, .jsonl)")
         self.source.editingFinished.connect(lambda: self.set_source(self.source.text()))
         browse = QPushButton("Browse…", self)
@@ -148,12 +116,24 @@ class NewProjectDialog(QDialog):
         self.score_list.setMaximumHeight(90)
         mform.addRow("Key", self.key_combo)
         mform.addRow("Text", self.text_combo)
+        self.positive_combo = QComboBox(self)
+        self.positive_combo.setToolTip("the gold value that counts as a find, with its rows")
+        self.positive_combo.currentIndexChanged.connect(self._positive_chosen)
+        self.gold_combo.currentIndexChanged.connect(self._gold_chosen)
+        self.score_list.setAccessibleName("Score columns")
         mform.addRow("Gold label", self.gold_combo)
+        mform.addRow("Positive value", self.positive_combo)
         mform.addRow("Scores (one model each)", self.score_list)
+        self.suggestion = QLabel("", self)
+        self.suggestion.setTextFormat(Qt.TextFormat.PlainText)
+        self.suggestion.setWordWrap(True)
+        self.suggestion.setStyleSheet(f"color:{CAPTION};")
+        mform.addRow(self.suggestion)
         return mapping
 
     def _target_row(self) -> QHBoxLayout:
         self.target = QLineEdit(self)
+        self.target.setAccessibleName("Project file")
         self.target.setPlaceholderText("where to save the project (.triage)")
         save_as = QPushButton("Save as…", self)
         save_as.clicked.connect(self._browse_target)
@@ -169,6 +149,8 @@ class NewProjectDialog(QDialog):
         self.errors = QPlainTextEdit(self)
         self.errors.setReadOnly(True)
         self.errors.setObjectName("errors")
+        self.errors.setAccessibleName("Problems")
+        self.errors.setStyleSheet(f"color:{ERROR};")
         self.errors.setMaximumHeight(110)
         self.errors.setVisible(False)
         self.buttons = QDialogButtonBox(self)
@@ -180,34 +162,42 @@ class NewProjectDialog(QDialog):
 
     # -- the source file ---------------------------------------------------------------
     def _browse_source(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Candidates file", "",
-                                              "Tables (*.csv *.tsv *.jsonl);;All files (*)")
+        path = open_file(self, "Candidates file", start_folder(self.source.text()),
+                         "Tables (*.csv *.tsv *.jsonl);;All files (*)")
         if path:
             self.set_source(path)
 
     def _browse_target(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Project file", self.target.text(),
-                                              "Triage project (*.triage)")
+        suggested = Path(self.target.text().strip() or start_folder(self.source.text()))
+        path = save_file(self, "Project file", suggested, "Triage project (*.triage)",
+                         (".triage",), ".triage")
         if path:
-            self.target.setText(path if path.endswith(".triage") else path + ".triage")
+            self.target.setText(str(path))
 
     def set_source(self, path: str | Path) -> bool:
         """Load the preview and guess the mapping; False (error shown) if unreadable."""
         path = Path(path)
         self.source.setText(str(path))
         try:
-            header, rows = preview(path, rows=20)
+            header, rows = preview(path, rows=COUNT_ROWS)  # the first MiB at most
         except (TriageError, OSError) as error:
             self.show_error(str(error))
             return False
         self.errors.setVisible(False)
         self.preview.clear()
         self.preview.setColumnCount(len(header))
-        self.preview.setRowCount(len(rows))
+        self.preview.setRowCount(min(len(rows), PREVIEW_ROWS))
         self.preview.setHorizontalHeaderLabels(header)
-        for r, row in enumerate(rows):
+        for r, row in enumerate(rows[:PREVIEW_ROWS]):
             for c, value in enumerate(row[: len(header)]):
                 self.preview.setItem(r, c, QTableWidgetItem(value))  # plain text item
+        self._header, self._rows = header, rows
+        self._fill_mapping(header, rows)
+        self._suggest_target(path)
+        return True
+
+    def _fill_mapping(self, header: list[str], rows: list[list[str]]) -> None:
+        """Offer every column in each role, the guess selected and named as a suggestion."""
         guess = guess_columns(header, rows)
         self.key_combo.clear()
         self.key_combo.addItems([NO_KEY, *header])
@@ -216,25 +206,52 @@ class NewProjectDialog(QDialog):
         self.text_combo.addItems(header)
         if guess["text"]:
             self.text_combo.setCurrentText(guess["text"])
-        self.gold_combo.clear()
-        self.gold_combo.addItems([NO_GOLD, *header])
-        self.gold_combo.setCurrentText(guess["gold"] or NO_GOLD)
-        if guess["gold"]:
-            at = header.index(guess["gold"])
-            scheme, positive = guess_scheme([r[at] for r in rows if at < len(r)])
-            self.fields["scheme"].setText(scheme)
-            self.fields["positives"].setText(positive)
         self.score_list.clear()
         for name in header:
             item = QListWidgetItem(name, self.score_list)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if name in guess["scores"]
                                else Qt.CheckState.Unchecked)
-        if not self.target.text():
-            suggestion = path.with_suffix(".triage")
-            if not suggestion.exists():
-                self.target.setText(str(suggestion))
-        return True
+        self.gold_combo.clear()
+        self.gold_combo.addItems([NO_GOLD, *header])
+        self.gold_combo.setCurrentText(guess["gold"] or NO_GOLD)
+        self._gold_chosen()
+        scores = ", ".join(guess["scores"]) or "none found"
+        self.suggestion.setText(
+            f"Suggested from the names and values: key {guess['key'] or NO_KEY}, text "
+            f"{guess['text'] or '?'}, gold {guess['gold'] or NO_GOLD}, scores {scores}. "
+            "Change any of them above.")
+
+    def _gold_chosen(self, _index: int = 0) -> None:
+        """The positive value is picked from the values in the gold column, with counts."""
+        gold = self.gold_combo.currentText()
+        self.positive_combo.clear()
+        self.counts = []
+        if gold and gold != NO_GOLD and gold in self._header:
+            self.counts = value_counts(self._rows, self._header.index(gold))
+        for value, n in self.counts:
+            self.positive_combo.addItem(f"{value}  ({n:,} rows)", value)
+        self.positive_combo.setEnabled(bool(self.counts))
+        if not self.counts:
+            return
+        at = self._header.index(gold)
+        scheme, _first = guess_scheme([r[at] for r in self._rows if at < len(r)])
+        self.fields["scheme"].setText(scheme)
+        positive = guess_positive(self.counts)
+        self.positive_combo.setCurrentIndex(max(0, self.positive_combo.findData(positive)))
+        self._positive_chosen()
+
+    def _positive_chosen(self, _index: int = 0) -> None:
+        value = self.positive_combo.currentData()
+        if value is not None:
+            self.fields["positives"].setText(str(value))
+
+    def _suggest_target(self, source: Path) -> None:
+        """The project follows the source's name, unless the user typed a path of their own."""
+        current = self.target.text().strip()
+        if not current or current == self._suggested_target:
+            self._suggested_target = str(target_for(source))
+            self.target.setText(self._suggested_target)
 
     def set_scores(self, columns: list[str]) -> None:
         """Check exactly these score columns (tests and scripted use)."""
@@ -277,6 +294,8 @@ class NewProjectDialog(QDialog):
             if target.exists():
                 raise TriageError(f"{target} already exists; choose another name")
             settings = Settings().with_changes(**read_money_form(self.fields))
+            if mapping.gold:
+                check_positives(parse_positives(self.fields["positives"].text()), self.counts)
         except TriageError as error:
             self.show_error(str(error))
             return

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from triage.base.errors import TriageError
 from triage.views.new_project import Settings, settings_changes
-from ui.dialogs.new_project import money_form, read_money_form
+from ui.dialogs.money_form import money_form, read_money_form
 
 
 def _amount(value: float | None) -> str:

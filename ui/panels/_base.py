@@ -48,7 +48,7 @@ class ChartPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.canvas)
-        self.setMinimumSize(520, 320) if large else self.setMinimumSize(300, 190)
+        self.setMinimumSize(520, 320) if large else self.setMinimumSize(260, 110)
         self.save_action = QAction("Save chart…", self)
         self.save_action.triggered.connect(self.save_dialog)
         self.canvas.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)

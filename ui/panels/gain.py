@@ -44,19 +44,40 @@ class GainPanel(ChartPanel):
                                   va="center", fontsize=self.fs + 0.5, color=GREY, zorder=6,
                                   bbox={"facecolor": "white", "edgecolor": "#DDDDDD",
                                         "boxstyle": "round,pad=0.4"})
-        ax.set_ylabel("positives found", fontsize=self.fs)
+        ax.set_ylabel("positives found (items)", fontsize=self.fs)
         ax.xaxis.set_major_locator(MaxNLocator(nbins=6 if self.large else 4, integer=True))
         ax.yaxis.set_major_locator(MaxNLocator(nbins=6 if self.large else 4, integer=True))
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:,.0f}"))
         if self.large:
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:,.0f}"))
-            ax.set_xlabel("candidates annotated", fontsize=self.fs)
+            ax.set_xlabel("candidates annotated (items)", fontsize=self.fs)
             top = ax.secondary_xaxis("top", functions=(self._to_share, self._from_share))
             top.set_xlabel("share of the pool (%)", fontsize=self.fs - 1)
             top.tick_params(labelsize=self.fs - 1.5, length=2)
         else:  # one axis, two-line ticks: count above its share of the pool
             ax.xaxis.set_major_formatter(FuncFormatter(self._tick))
+            ax.set_xlabel("candidates annotated (items / % of pool)", fontsize=self.fs - 0.5,
+                          labelpad=1)
         self.title_text = ax.set_title("", fontsize=self.fs + 1, loc="left", pad=3)
+
+    def _legend(self, ax) -> None:
+        """Never over the curves: below the chart when large, else in a light box at the
+        lower right (where the curves are flattest)."""
+        entries = len([h for h in ax.get_legend_handles_labels()[1]])
+        height_pt = ax.get_window_extent().height * 72 / self.figure.dpi
+        if not self.large and entries * (self.fs + 2) > 0.45 * height_pt:
+            return  # too short to hold a legend without hiding the curves (the lead view has it)
+        if self.large:
+            width_pt = ax.get_window_extent().width * 72 / self.figure.dpi
+            self._layout_key = None  # the layout makes room for the legend below the axes
+            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2),
+                      ncols=2 if width_pt > 360 else 1,
+                      fontsize=self.fs - 1, frameon=False, handlelength=1.6,
+                      columnspacing=1.2, labelspacing=0.25)
+        else:
+            ax.legend(loc="lower right", fontsize=self.fs - 1, frameon=True, framealpha=0.85,
+                      edgecolor="#DDDDDD", handlelength=1.4, borderaxespad=0.3,
+                      labelspacing=0.2)
 
     def _to_share(self, x):
         return x * 100.0 / self._pool
@@ -125,8 +146,7 @@ class GainPanel(ChartPanel):
         if legend is not None:
             legend.remove()
         if not data.empty or data.offline:
-            ax.legend(loc="best", fontsize=self.fs - 1, frameon=False, handlelength=1.6,
-                      borderaxespad=0.2, labelspacing=0.25)
+            self._legend(ax)
         if not self.large and not data.empty:
             found = int(data.positives[-1])
             self.title_text.set_text(f"Cumulative gain · {found:,} positive"

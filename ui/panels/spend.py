@@ -37,6 +37,8 @@ class SpendPanel(ChartPanel):
         bar.xaxis.set_major_formatter(FuncFormatter(
             lambda v, _p: format_money(v, self._currency).replace(".00", "")))
         self.title_text = bar.set_title(self.title, fontsize=self.fs + 1, loc="left", pad=3)
+        self.bar_axis_title = bar.set_xlabel("spent, projected and budget (USD)",
+                                             fontsize=self.fs - 0.5, labelpad=1)
 
         text = self.text_ax = self.figure.add_subplot(grid[1, 0])
         text.set_axis_off()
@@ -70,8 +72,18 @@ class SpendPanel(ChartPanel):
     def _prepare(self, snapshot, info) -> SpendData:
         return spend_data(snapshot, info)
 
+    def _fit_text(self) -> None:
+        """Shrink the figures' font when the panel is short (a scaled-up screen), so the
+        lines never run into each other."""
+        height_pt = self.text_ax.get_window_extent().height * 72 / self.figure.dpi
+        size = max(5.0, min(self.fs, 0.62 * height_pt / (LINES + 0.6)))
+        for label in (*self.captions, *self.figures):
+            label.set_fontsize(size)
+
     def _draw(self, data: SpendData) -> None:
+        self._fit_text()
         self._currency = data.currency
+        self.bar_axis_title.set_text(f"spent, projected and budget ({data.currency})")
         projected = data.projected or 0.0
         budget = data.budget or 0.0
         right = max(budget, data.spent + projected, 1e-9) * 1.04

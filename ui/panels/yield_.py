@@ -42,6 +42,7 @@ class YieldPanel(ChartPanel):
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
         ax.set_xticks(xs)
         ax.set_xlabel("score decile (1 = top of the ranking)", fontsize=self.fs, labelpad=1)
+        ax.set_ylabel("% of the decile", fontsize=self.fs - (0 if self.large else 0.5))
         ax.set_title(self.title, fontsize=self.fs + 1, loc="left", pad=3)
         ax.legend(handles=[Patch(color=BLUE, label="yield (positives / annotated)"),
                            Patch(color=ORANGE, alpha=0.55, label="annotated share"),

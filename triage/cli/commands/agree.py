@@ -58,6 +58,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="add a breakdown (repeatable); session/decile/time need the column")
     parser.add_argument("--session", metavar="COL", help="session column for --by session")
     parser.add_argument("--decile", metavar="COL", help="score-decile column for --by decile")
+    parser.add_argument("--guideline-version", metavar="COL",
+                        help="guideline-version column for --by guideline_version (a project "
+                             "file knows it)")
     parser.add_argument("--time", metavar="COL",
                         help="time column (ISO) for --by time: per day, or per --block")
     parser.add_argument("--block", type=int, metavar="N",
@@ -101,7 +104,8 @@ def _check_labels(table: Table, path: str, columns: list[str], args: argparse.Na
 def _long_arrays(args: argparse.Namespace, path: str, cats: list[str] | None) -> _LongForm:
     from triage.ingest.reader import read_table
 
-    extra = {k: getattr(args, k) for k in ("session", "decile", "time") if getattr(args, k)}
+    extra = {k: getattr(args, k) for k in ("session", "decile", "time", "guideline_version")
+             if getattr(args, k)}
     table = read_table(path, required=[args.item, args.annotator, args.label, *extra.values()],
                        nonempty=[args.item, args.annotator])
     _check_labels(table, path, [args.label], args, cats)
@@ -136,20 +140,25 @@ def run(args: argparse.Namespace) -> int:
         raise TriageError("--bootstrap must be 0 or more")
     if args.block is not None and args.block < 1:
         raise TriageError("--block must be 1 or more")
+    from triage.store.connection import is_sqlite_file
+
+    project_file = is_sqlite_file(args.file)
     for by in args.by:
-        needs = {"session": args.session, "decile": args.decile}.get(by, True)
+        if project_file and by == "guideline_version":
+            continue  # a project knows the guideline version of every label
+        needs = {"session": args.session, "decile": args.decile,
+                 "guideline_version": args.guideline_version}.get(by, True)
         if by == "time" and not (args.time or args.block):
             needs = None
         if not needs or (args.wide and by in ("session", "decile", "time")):
-            raise TriageError(f"--by {by} needs the long format and its column (--{by} COL"
+            raise TriageError(f"--by {by} needs the long format and its column (--{by.replace('_', '-')} COL"
                               + (" or --block N" if by == "time" else "") + ")")
     if args.retest and not args.session:
         raise TriageError("--retest needs the session column (--session COL)")
     from triage.project.agreement import project_report
     from triage.stats.agreement.report import agreement_report, render_text
-    from triage.store.connection import is_sqlite_file
 
-    if is_sqlite_file(args.file):
+    if project_file:
         report = project_report(args.file, args)
     else:
         cats = _categories(args)

@@ -140,6 +140,7 @@ def breakdown(
     decile: Sequence[str] | None = None,
     time: Sequence[str] | None = None,
     block: int | None = None,
+    guideline_version: Sequence[str] | None = None,
 ) -> list[BreakdownRow]:
     """Rows of (group, items, α, percent agreement) for one breakdown.
 
@@ -151,7 +152,8 @@ def breakdown(
     if by == "annotator":
         return by_rating_group(ratings, np.asarray(ratings.annotator_names, dtype=object)[
             ratings.annotator], "annotator", level)
-    column = {"session": session, "decile": decile, "time": time}.get(by)
+    column = {"session": session, "decile": decile, "time": time,
+              "guideline_version": guideline_version}.get(by)
     if by not in BREAKDOWNS:
         raise ValueError(f"unknown breakdown {by!r}")
     if column is None and not (by == "time" and block):
@@ -162,7 +164,8 @@ def breakdown(
         assert column is not None  # checked above: only the time breakdown may go without
         groups = np.asarray([str(x) for x in column], dtype=object)
     per_rating = groups[ratings.source]
-    if by == "decile":
+    if by in ("decile", "guideline_version"):
+        # Per guideline version: how well the ratings given under that version agree.
         return by_item_group(ratings, per_rating, by, level)
     return by_rating_group(ratings, per_rating, by, level)
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from triage.base.errors import TriageError
 
-BREAKDOWNS = ("pair", "annotator", "session", "decile", "time")
+BREAKDOWNS = ("pair", "annotator", "session", "decile", "time", "guideline_version")
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 

@@ -139,6 +139,7 @@ def agreement_report(
     time: Sequence[str] | None = None,
     block: int | None = None,
     retest: bool = False,
+    guideline_version: Sequence[str] | None = None,
 ) -> AgreementReport:
     """Code long-form ratings (empty label = no rating) and compute every coefficient.
 
@@ -155,7 +156,8 @@ def agreement_report(
         if bootstrap > 0 else None
     )
     rows = [row for by in breakdowns for row in breakdown(
-        ratings, by, level, session=session, decile=decile, time=time, block=block)]
+        ratings, by, level, session=session, decile=decile, time=time, block=block,
+        guideline_version=guideline_version)]
     retest_rows = None
     if retest:
         if session is None:

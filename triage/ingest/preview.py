@@ -1,0 +1,56 @@
+"""The first rows of a candidate file, unvalidated, for the new-project dialog."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+from triage.base.errors import InputError, Problem
+from triage.ingest.reader import decode_utf8, format_of
+
+PREVIEW_BYTES = 1 << 20
+
+
+def preview(path: str | Path, rows: int = 20) -> tuple[list[str], list[list[str]]]:
+    """Header and the first ``rows`` rows as text, for the new-project dialog.
+
+    Reads at most the first MiB, so it is instant on any file. Rows are not validated.
+    """
+    path = Path(path)
+    kind = format_of(path)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(PREVIEW_BYTES)
+            more = bool(handle.read(1))
+    except OSError as error:
+        raise InputError([Problem(str(path), None, None, f"cannot be read ({error})")]) from error
+    if more and b"\n" in data:
+        data = data[: data.rindex(b"\n") + 1]  # never cut a character or a line in half
+    text = decode_utf8(path, data)
+    if kind == "jsonl":
+        objects: list[dict[str, object]] = []
+        for line in text.split("\n"):
+            if line.strip() and len(objects) < rows:
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(obj, dict):
+                    objects.append(obj)
+        header = list(dict.fromkeys(k for obj in objects for k in obj))
+        return header, [[_cell(obj.get(k)) for k in header] for obj in objects]
+    import csv
+    import io
+
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t" if kind == "tsv" else ",")
+    records = [r for r in itertools.islice((r for r in reader if r), rows + 1)]
+    if not records:
+        return [], []
+    return [h.strip() for h in records[0]], records[1:]
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

@@ -1,0 +1,97 @@
+"""The candidate's text on the desk: plain, wrapping, scrollable, with optional highlights.
+
+Candidate text is untrusted. It goes into a read-only ``QPlainTextEdit`` as plain text and
+is never parsed as HTML; highlighted words are coloured by a ``QSyntaxHighlighter`` with
+character formats, so nothing is built from the text but positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextOption
+from PySide6.QtWidgets import QFrame, QLabel, QPlainTextEdit, QWidget
+
+from triage.views.reading import highlight_spans
+from ui.palette import HIGHLIGHT_BG, HIGHLIGHT_FG
+
+
+def plain_label(object_name: str, *, wrap: bool = True) -> QLabel:
+    """A QLabel that can never interpret its text as HTML (candidate text is untrusted)."""
+    label = QLabel()
+    label.setObjectName(object_name)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(wrap)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
+    return label
+
+
+class KeywordHighlighter(QSyntaxHighlighter):
+    """Marks the lead's keywords (whole words, any case) in the document it is attached to."""
+
+    def __init__(self, document) -> None:
+        super().__init__(document)
+        self.words: tuple[str, ...] = ()
+        self.format = QTextCharFormat()
+        self.format.setBackground(QColor(HIGHLIGHT_BG))
+        self.format.setForeground(QColor(HIGHLIGHT_FG))
+        self.format.setFontWeight(QFont.Weight.Bold)
+
+    def set_words(self, words: Iterable[str]) -> None:
+        """Highlight these words from now on (an empty list turns highlighting off)."""
+        words = tuple(words)
+        if words != self.words:
+            self.words = words
+            self.rehighlight()
+
+    def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt override
+        for start, length in highlight_spans(text, self.words):
+            self.setFormat(start, length, self.format)
+
+
+class CandidateText(QPlainTextEdit):
+    """Read-only, word-wrapped, scrollable plain text. ``text()`` as on a QLabel."""
+
+    def __init__(self, parent: QWidget | None = None, *, object_name: str = "candidate") -> None:
+        super().__init__(parent)
+        self.setObjectName(object_name)
+        self.setReadOnly(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        # The keys belong to the desk; the text scrolls with the wheel, the scroll bar and
+        # the desk's Up/Down/Page keys, and can be selected with the mouse to copy.
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setAccessibleName("Candidate text")
+        # Centred like a flash card; long texts wrap and scroll. The window's colour behind
+        # it, so a short candidate does not sit in an empty white box.
+        option = self.document().defaultTextOption()
+        option.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        self.document().setDefaultTextOption(option)
+        self.viewport().setAutoFillBackground(False)
+        self.setStyleSheet("QPlainTextEdit { background: transparent; }")
+        self.highlighter = KeywordHighlighter(self.document())
+
+    def setText(self, text: str) -> None:  # noqa: N802 - QLabel's name, for the callers
+        """Show ``text`` as plain text, scrolled to the top."""
+        self.setPlainText(text)
+        self.verticalScrollBar().setValue(0)
+
+    def text(self) -> str:
+        return self.toPlainText()
+
+    def set_words(self, words: Iterable[str]) -> None:
+        self.highlighter.set_words(words)
+
+    def scroll_by(self, pages: float) -> None:
+        """Scroll by a share of the visible height (1 = a page, 0.1 = a few lines)."""
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.value() + int(round(pages * max(1, bar.pageStep()))))
+
+    def highlighted_words(self) -> list[str]:
+        """The highlighted stretches of the text as shown (tests, accessibility)."""
+        text = self.toPlainText()
+        return [text[s:s + n] for s, n in highlight_spans(text, self.highlighter.words)]

@@ -1,0 +1,127 @@
+"""Export from the desk: all candidates or labelled only, CSV or JSON lines, in the background.
+
+The file goes where the user says, by default beside the project; the extension follows the
+format when the name has none; the file gets the permissions the user's umask gives.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QThreadPool
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QMessageBox,
+    QProgressDialog,
+    QPushButton,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ui.file_dialogs import save_file, with_extension
+
+FORMATS = (("CSV (spreadsheets)", ".csv"), ("JSON lines", ".jsonl"))
+FILTERS = "CSV (*.csv);;JSON lines (*.jsonl)"
+
+
+class ExportDialog(QDialog):
+    """Which rows, which format, where. ``choice()`` gives (path, labeled_only)."""
+
+    def __init__(self, project_path: Path, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Export labels")
+        self.all_rows = QRadioButton("All candidates", self)
+        self.labeled = QRadioButton("Labelled candidates only", self)
+        self.all_rows.setChecked(True)
+        group = QButtonGroup(self)
+        group.addButton(self.all_rows)
+        group.addButton(self.labeled)
+        self.format = QComboBox(self)
+        for text, ext in FORMATS:
+            self.format.addItem(text, ext)
+        self.format.setAccessibleName("Format")
+        self.path = QLineEdit(str(project_path.parent / f"{project_path.stem}-labels.csv"), self)
+        self.path.setAccessibleName("Export file")
+        browse = QPushButton("Browse…", self)
+        browse.setAccessibleName("Choose the export file")
+        browse.clicked.connect(self._browse)
+        self.format.currentIndexChanged.connect(self._format_changed)
+        where = QHBoxLayout()
+        where.addWidget(self.path, 1)
+        where.addWidget(browse)
+        form = QFormLayout()
+        rows = QVBoxLayout()
+        rows.addWidget(self.all_rows)
+        rows.addWidget(self.labeled)
+        form.addRow("Rows", rows)
+        form.addRow("Format", self.format)
+        form.addRow("File", where)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel, self)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Export")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+        self.setMinimumWidth(520)
+
+    def extension(self) -> str:
+        return str(self.format.currentData())
+
+    def choice(self) -> tuple[Path, bool]:
+        """The export file (extension added when missing) and whether labelled rows only."""
+        allowed = tuple(ext for _t, ext in FORMATS)
+        return (with_extension(self.path.text().strip(), allowed, self.extension()),
+                self.labeled.isChecked())
+
+    def _format_changed(self, _index: int) -> None:
+        path = Path(self.path.text().strip())
+        if path.suffix.lower() in (".csv", ".jsonl"):
+            self.path.setText(str(path.with_suffix(self.extension())))
+
+    def _browse(self) -> None:
+        allowed = tuple(ext for _t, ext in FORMATS)
+        chosen = save_file(self, "Export labels", Path(self.path.text().strip()), FILTERS,
+                           allowed, self.extension())
+        if chosen is not None:
+            self.path.setText(str(chosen))
+            self.format.setCurrentIndex(allowed.index(chosen.suffix.lower()))
+
+
+def run_export(window, out: Path, labeled_only: bool = False) -> None:
+    """Export in the background with progress and cancel; the desk stays usable."""
+    from triage.project.export import export_project
+    from ui.workers import Worker
+
+    path = window.project.path
+    worker = Worker(lambda progress: export_project(path, out, labeled_only=labeled_only,
+                                                    progress=progress))
+    dialog = QProgressDialog("Exporting labels…", "Cancel", 0, 100, window)
+    dialog.setWindowTitle("Export")
+    dialog.setMinimumDuration(500)
+    dialog.canceled.connect(worker.cancel)
+    worker.signals.progress.connect(
+        lambda done, total: dialog.setValue(int(100 * done / max(1, total))))
+
+    def finished(count: int) -> None:
+        dialog.reset()
+        window.last_export = out
+        window.statusBar().showMessage(f"exported {count:,} candidates to {out}", 8000)
+
+    def failed(message: str) -> None:
+        dialog.reset()
+        QMessageBox.warning(window, "Export failed", message)
+
+    worker.signals.finished.connect(finished)
+    worker.signals.failed.connect(failed)
+    worker.signals.cancelled.connect(dialog.reset)
+    window.export_worker = worker      # keep it alive until it reports
+    QThreadPool.globalInstance().start(worker)

@@ -1,0 +1,86 @@
+"""Window state that survives: size, position and splitters, restored only when they fit.
+
+A saved state is a hint, not an order. It is checked against the screen the window is
+about to appear on (a laptop unplugged from its monitor, a display scaled to 150 %), and a
+splitter never comes back with a pane squeezed to nothing.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QRect, QSize, Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QSplitter, QWidget
+
+SCREEN_SHARE = 0.92   # a new window takes at most this share of the available screen
+MIN_PANE = 120        # a restored splitter pane is at least this many pixels
+
+
+def available_rect(widget: QWidget | None = None) -> QRect:
+    """The usable area (without task bars) of the widget's screen, else the primary one."""
+    screen = widget.screen() if widget is not None else None
+    screen = screen or QGuiApplication.primaryScreen()
+    return screen.availableGeometry() if screen is not None else QRect(0, 0, 1366, 768)
+
+
+def fitting_size(preferred: QSize, area: QRect, share: float = SCREEN_SHARE) -> QSize:
+    """``preferred``, shrunk to ``share`` of ``area`` where it would not fit."""
+    return QSize(min(preferred.width(), int(area.width() * share)),
+                 min(preferred.height(), int(area.height() * share)))
+
+
+def clamp_rect(rect: QRect, area: QRect) -> QRect:
+    """``rect`` made no larger than ``area`` and moved inside it."""
+    width, height = min(rect.width(), area.width()), min(rect.height(), area.height())
+    x = min(max(rect.x(), area.x()), area.x() + area.width() - width)
+    y = min(max(rect.y(), area.y()), area.y() + area.height() - height)
+    return QRect(x, y, width, height)
+
+
+def size_window(window: QWidget, preferred: QSize) -> None:
+    """Give a window its preferred size, or less on a small (or scaled-up) screen."""
+    area = available_rect(window)
+    size = fitting_size(preferred, area)
+    minimum = window.minimumSize()
+    window.setMinimumSize(min(minimum.width(), size.width()),
+                          min(minimum.height(), size.height()))
+    window.resize(size)
+
+
+def restore_geometry(window: QWidget, saved: QByteArray | None) -> bool:
+    """Restore a saved geometry, then pull the window back onto the available screen."""
+    if saved is None or not window.restoreGeometry(saved):
+        return False
+    area = available_rect(window)
+    frame = window.geometry()
+    fitted = clamp_rect(frame, area)
+    if fitted != frame:
+        window.setGeometry(fitted)
+    return True
+
+
+def pane_sizes(sizes: list[int], total: int, minimum: int = MIN_PANE,
+               weights: list[int] | None = None) -> list[int]:
+    """The saved sizes when every pane is at least ``minimum``; else ``total`` shared out by
+    ``weights`` (a pane saved at 0 px, the bug that made the live panels vanish)."""
+    count = len(sizes)
+    if count == 0 or all(s >= minimum for s in sizes):
+        return list(sizes)
+    weights = list(weights or [1] * count)[:count] + [1] * max(0, count - len(weights or []))
+    total = max(total, sum(sizes), minimum * count)
+    return [max(minimum, int(total * w / sum(weights))) for w in weights]
+
+
+def restore_splitter(splitter: QSplitter, saved: QByteArray | None,
+                     weights: list[int] | None = None, minimum: int = MIN_PANE) -> list[int]:
+    """Restore a splitter's state, but never with a pane collapsed; returns the sizes set."""
+    splitter.setChildrenCollapsible(False)
+    if saved is not None:
+        splitter.restoreState(saved)
+        splitter.setChildrenCollapsible(False)  # restoreState brings the saved flag back
+    sizes = splitter.sizes()
+    horizontal = splitter.orientation() == Qt.Orientation.Horizontal
+    extent = splitter.width() if horizontal else splitter.height()
+    fixed = pane_sizes(sizes, extent, minimum, weights)
+    if fixed != sizes:
+        splitter.setSizes(fixed)
+    return fixed
