@@ -54,34 +54,37 @@ class PanelMixin:
 
         project, path = self.project, self.project.path
         inputs = live_inputs(project)
-        self._background = {}
         if inputs is not None:
-            self._start_read("live", lambda _p: build_live(inputs),
-                             lambda built: self._live_arrived(project, built))
+            self._live_building = project
+            worker = self._start_read(lambda _p: build_live(inputs),
+                                      lambda built: self._live_arrived(project, built))
+            worker.signals.failed.connect(lambda _m: self._live_arrived(project, None))
         else:
             self.refresh_panels()
-        self._start_read("curves", lambda _p: offline_curves_at(path),
+        self._start_read(lambda _p: offline_curves_at(path),
                          lambda curves: self._curves_arrived(project, curves))
 
-    def _start_read(self, name: str, work, done) -> None:
+    def _start_read(self, work, done) -> Worker:
         worker = Worker(work)
         worker.signals.finished.connect(done)
-        worker.signals.finished.connect(lambda _r: self._background.pop(name, None))
-        worker.signals.failed.connect(lambda _m: self._background.pop(name, None))
-        self._background[name] = worker  # kept alive until it reports
+        worker.signals.finished.connect(lambda _r: self._background.discard(worker))
+        worker.signals.failed.connect(lambda _m: self._background.discard(worker))
+        self._background.add(worker)  # kept alive until it reports
         QThreadPool.globalInstance().start(worker)
+        return worker
 
     def live_pending(self) -> bool:
-        """Is the live state still being built off the GUI thread?"""
-        return "live" in getattr(self, "_background", {})
+        """Is the open project's live state still being built off the GUI thread?"""
+        return self._live_building is not None and self._live_building is self.project
 
     def _live_arrived(self, project, built) -> None:
-        self._background.pop("live", None)
         if project is not self.project:
             return
+        self._live_building = None
         from triage.project.live_build import adopt_live
 
-        adopt_live(project, built)  # when stale, the project rebuilds on first use
+        if built is not None:  # None: the build failed; the project rebuilds on first use
+            adopt_live(project, built)  # when stale, likewise
         self.refresh_panels()
 
     def _curves_arrived(self, project, curves: dict) -> None:
@@ -128,8 +131,20 @@ class PanelMixin:
         if self.lead_view is not None and self.lead_view.isVisible():
             info = dataclasses.replace(self.info, annotator_rows=self.project.annotator_table())
             self.lead_view.show_state(snapshot, info)
-        if snapshot.events - self._checkpointed_at >= CHECKPOINT_EVERY:
-            # The annotator has paused: a good moment to fold the log into the file.
+        if self._checkpointed_at is None:
+            self._checkpointed_at = snapshot.events  # counted from the opening
+        elif (snapshot.events - self._checkpointed_at >= CHECKPOINT_EVERY
+              and not self._checkpointing):
+            # The annotator has paused: a good moment to fold the log into the file, on a
+            # worker with its own connection (it waits for the disk).
+            from triage.project.live_build import checkpoint_at
+
             self._checkpointed_at = snapshot.events
-            self.project.checkpoint()
+            path = self.project.path
+            self._checkpointing = True
+            worker = self._start_read(lambda _p: checkpoint_at(path), self._checkpointed)
+            worker.signals.failed.connect(self._checkpointed)
+
+    def _checkpointed(self, _result=None) -> None:
+        self._checkpointing = False
 

@@ -1,5 +1,5 @@
-"""Reads the desk runs on other threads: the live state (built here, then handed to the
-project) and the offline curves.
+"""Work the desk runs on other threads: the live state (built here, then handed to the
+project), the offline curves and checkpoints.
 
 Rebuilding the live gain and spend state replays every label event (a few hundred
 milliseconds at 10,000 labels), which the desk must not wait for. :func:`live_inputs`
@@ -116,3 +116,14 @@ def offline_curves_at(path: str | Path) -> dict[str, np.ndarray]:
 
     with open_project(path) as project:
         return project.offline_curves()
+
+
+def checkpoint_at(path: str | Path) -> None:
+    """Fold the project's write-ahead log into the file from a connection of this thread."""
+    from triage.store import connection
+
+    database, _backup = connection.open_database(path)
+    try:
+        connection.checkpoint(database)
+    finally:
+        database.close()
