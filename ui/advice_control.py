@@ -11,10 +11,12 @@ from PySide6.QtWidgets import QMessageBox
 from triage.base.errors import TriageError
 
 ADVICE_POLL_MS = 5000  # how often to look for changes made by other programs
-# After labels, the advice is recomputed when the annotator pauses (a computation takes
-# seconds of CPU beside the desk), and at least every ADVICE_MAX_DEFER_S in a long burst.
-ADVICE_PAUSE_MS = 600
-ADVICE_MAX_DEFER_S = 5.0
+# After labels, the advice is recomputed when the annotator pauses: a computation takes
+# seconds of CPU beside the desk, and the Python work in it competes with the desk for the
+# interpreter. In an unbroken burst it is recomputed at least every ADVICE_MAX_DEFER_S; the
+# banner always says at how many labels it was computed.
+ADVICE_PAUSE_MS = 1000
+ADVICE_MAX_DEFER_S = 30.0
 
 
 class AdviceMixin:

@@ -43,10 +43,7 @@ class MainWindow(PanelMixin, AdviceMixin, ReadingActions, QMainWindow):
         self.settings_dialog = None
         self.new_project_dialog = None
         self.refreshes = 0
-        self._checkpointed_at: int | None = None  # label events at the last checkpoint
-        self._background: set = set()  # workers for the panels, kept until they report
-        self._live_building = None  # the project whose live state a worker builds
-        self._checkpointing = False
+        self._init_panel_state()
         self.setWindowTitle("Triage")
         self.desk = Desk()
         from ui.advice_feed import AdviceFeed

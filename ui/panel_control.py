@@ -29,6 +29,12 @@ MAX_DEFER_S = 2.0
 class PanelMixin:
     """Mixed into :class:`ui.main_window.MainWindow` (uses its project, prefs, splitter)."""
 
+    def _init_panel_state(self) -> None:
+        self._checkpointed_at: int | None = None  # label events at the last checkpoint
+        self._background: set = set()  # workers for the panels, kept until they report
+        self._live_building = None  # the project whose live state a worker builds
+        self._checkpointing = False
+
     def ensure_panels(self) -> None:
         """Create the live panels (cheap: their figures are built on the chart thread)."""
         if self.panels:
