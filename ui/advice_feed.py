@@ -1,8 +1,9 @@
 """The one advice state, recomputed off the GUI thread after every change, coalesced.
 
 :meth:`AdviceFeed.request` is called after every label, undo, skip, settings change,
-import, merge, adjudication and certification step. The worker opens its own connection to
-the project file (SQLite's WAL lets it read while the desk writes) and computes the whole
+import, merge, adjudication and certification step. The worker hands the project's path to
+the advice helper process (:mod:`ui.advice_process`), which opens its own connection to the
+project file (SQLite's WAL lets it read while the desk writes) and computes the whole
 :class:`~triage.project.advice.AdviceState` there; the GUI thread only receives the frozen
 result and hands the same object to every surface. A request made while one computation
 runs is remembered, and exactly one more runs after it: never one per label.
@@ -42,12 +43,12 @@ class AdviceFeed:
         self._start()
 
     def _start(self) -> None:
-        from triage.project.advice import advice_state_at
+        from ui.advice_process import compute_advice
 
         path = self.path
         self.pending = False
         self.runs += 1
-        worker = Worker(lambda _progress: advice_state_at(path))
+        worker = Worker(lambda _progress: compute_advice(path))
         worker.signals.finished.connect(self._arrived)
         worker.signals.failed.connect(self._failed)
         worker.signals.cancelled.connect(self._next)
