@@ -31,6 +31,10 @@ class AdviceFeed:
         self.pending = False
         self.latest = None          # the last AdviceState delivered
         self.runs = 0               # computations started (tests check the coalescing)
+        # Its own thread: it mostly waits for the helper process, and must not keep the
+        # panels' reads waiting for a slot in the global pool.
+        self.pool = QThreadPool()
+        self.pool.setMaxThreadCount(1)
 
     def request(self, path: str | Path | None) -> None:
         """Ask for a fresh state of the project at ``path`` (None: nothing open)."""
@@ -53,7 +57,7 @@ class AdviceFeed:
         worker.signals.failed.connect(self._failed)
         worker.signals.cancelled.connect(self._next)
         self.worker = worker
-        QThreadPool.globalInstance().start(worker)
+        self.pool.start(worker)
 
     def _arrived(self, state) -> None:
         self.worker = None

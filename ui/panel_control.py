@@ -2,9 +2,11 @@
 screen, read what they need off the GUI thread, and hand them snapshots, coalesced.
 
 Two reads would stall the desk if they ran here: the offline curves (a scan of the whole
-pool) and the first build of the live state (a replay of every label event). Both run on
-worker threads; the curves with their own connection, the live state from a copy of the
-project's label events (:mod:`triage.project.live_build`). The panels draw when they arrive.
+pool) and the first build of the live state (a replay of every label event). The live state
+is built on a worker thread from a copy of the project's label events
+(:mod:`triage.project.live_build`); the curves, like the checkpoints taken while the
+annotator pauses, come from the helper process (:mod:`ui.advice_process`), which has its own
+connection. The panels draw when they arrive.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ class PanelMixin:
         self._background: set = set()  # workers for the panels, kept until they report
         self._live_building = None  # the project whose live state a worker builds
         self._checkpointing = False
+        self._panel_pool = QThreadPool()  # its own threads: two of them wait on the helper
+        self._panel_pool.setMaxThreadCount(3)
 
     def ensure_panels(self) -> None:
         """Create the live panels (cheap: their figures are built on the chart thread)."""
@@ -56,7 +60,8 @@ class PanelMixin:
         if self.project is None:
             return
         self.info = self._panel_info(self.info.offline_curves if self.info else {})
-        from triage.project.live_build import build_live, live_inputs, offline_curves_at
+        from triage.project.live_build import build_live, live_inputs
+        from ui.advice_process import helper_call
 
         project, path = self.project, self.project.path
         inputs = live_inputs(project)
@@ -67,16 +72,17 @@ class PanelMixin:
             worker.signals.failed.connect(lambda _m: self._live_arrived(project, None))
         else:
             self.refresh_panels()
-        self._start_read(lambda _p: offline_curves_at(path),
+        self._start_read(lambda _p: helper_call("curves", path),
                          lambda curves: self._curves_arrived(project, curves))
 
     def _start_read(self, work, done) -> Worker:
+        """Run ``work`` on a worker thread (``done`` gets its result on this thread)."""
         worker = Worker(work)
         worker.signals.finished.connect(done)
         worker.signals.finished.connect(lambda _r: self._background.discard(worker))
         worker.signals.failed.connect(lambda _m: self._background.discard(worker))
         self._background.add(worker)  # kept alive until it reports
-        QThreadPool.globalInstance().start(worker)
+        self._panel_pool.start(worker)
         return worker
 
     def live_pending(self) -> bool:
@@ -143,12 +149,13 @@ class PanelMixin:
               and not self._checkpointing):
             # The annotator has paused: a good moment to fold the log into the file, on a
             # worker with its own connection (it waits for the disk).
-            from triage.project.live_build import checkpoint_at
+            from ui.advice_process import helper_call
 
             self._checkpointed_at = snapshot.events
             path = self.project.path
             self._checkpointing = True
-            worker = self._start_read(lambda _p: checkpoint_at(path), self._checkpointed)
+            worker = self._start_read(lambda _p: helper_call("checkpoint", path),
+                                      self._checkpointed)
             worker.signals.failed.connect(self._checkpointed)
 
     def _checkpointed(self, _result=None) -> None:

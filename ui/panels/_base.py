@@ -15,6 +15,7 @@ runs is remembered, and exactly one more runs after it.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from pathlib import Path
 
@@ -66,7 +67,8 @@ class RenderJob(QRunnable):
 
             traceback.print_exc()
             image, key = None, None
-        self.signals.done.emit(image, key)
+        with contextlib.suppress(RuntimeError):  # the panel was closed meanwhile
+            self.signals.done.emit(image, key)
 
 
 class ChartPanel(QWidget):
