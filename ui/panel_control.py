@@ -60,10 +60,12 @@ class PanelMixin:
         if self.project is None:
             return
         self.info = self._panel_info(self.info.offline_curves if self.info else {})
-        from triage.project.live_build import build_live, live_inputs
+        from triage.project.live_build import build_live, live_inputs, serving_warmup
         from ui.advice_process import helper_call
 
         project, path = self.project, self.project.path
+        warmup = serving_warmup(project)
+        self._start_read(lambda _p: warmup(), lambda _r: None)
         inputs = live_inputs(project)
         if inputs is not None:
             self._live_building = project

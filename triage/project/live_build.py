@@ -13,6 +13,7 @@ as before.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -127,3 +128,9 @@ def checkpoint_at(path: str | Path) -> None:
         connection.checkpoint(database)
     finally:
         database.close()
+
+
+def serving_warmup(project: Project) -> Callable[[], None]:
+    """Work for another thread that prepares what serving builds on first use (the audit
+    order of the whole pool), so that no key press waits for it."""
+    return project.dispatcher.audit_job()
