@@ -131,6 +131,7 @@ def checkpoint_at(path: str | Path) -> None:
 
 
 def serving_warmup(project: Project) -> Callable[[], None]:
-    """Work for another thread that prepares what serving builds on first use (the audit
-    order of the whole pool), so that no key press waits for it."""
+    """Work for another thread: what serving builds on first use, prepared in advance.
+
+    That is the audit order of the whole pool, so that no key press waits for it."""
     return project.dispatcher.audit_job()
