@@ -53,7 +53,10 @@ def serve(connection) -> None:
             reply = ("error", str(error))
         except Exception as error:  # noqa: BLE001 - the desk reports it; the helper lives on
             reply = ("error", f"unexpected error: {type(error).__name__}: {error}")
-        connection.send(reply)
+        try:
+            connection.send(reply)
+        except OSError:  # the desk has gone
+            return
 
 
 def _connection():
