@@ -88,3 +88,27 @@ def test_advice_banner_is_plain_text(window):
     label = window.advice_banner.text
     assert label.text() == "<b>stop</b> now"
     assert label.textFormat() == Qt.TextFormat.PlainText
+
+
+def test_export_report_writes_the_file_in_the_background(window, qtbot, tmp_path):
+    window.show_lead_view()
+    lead = window.lead_view
+    out = tmp_path / "lead-report.html"
+    lead.export_report_to(out)
+    # The window's own slots were connected before the worker started: wait on what they show.
+    qtbot.waitUntil(lambda: "report written" in lead.status.text(), timeout=120000)
+    text = out.read_text(encoding="utf-8")
+    assert '<section id="advice">' in text and "<svg" in text
+    assert lead.report_button.isEnabled()
+    assert str(out) in lead.status.text()
+
+
+def test_cancelled_report_writes_nothing(window, qtbot, tmp_path):
+    window.show_lead_view()
+    lead = window.lead_view
+    out = tmp_path / "never.pdf"
+    worker = lead.export_report_to(out)
+    worker.cancel()
+    qtbot.waitUntil(lambda: "cancelled" in lead.status.text(), timeout=120000)
+    assert not out.exists()
+    assert lead.report_button.isEnabled()

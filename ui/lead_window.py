@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QThreadPool, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QFileDialog,
     QHBoxLayout,
     QLabel,
+    QMessageBox,
+    QProgressDialog,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -132,8 +136,13 @@ class LeadWindow(QWidget):
         recompute = QPushButton("&Recompute", self)
         recompute.setToolTip("Compute the advice and the open tab again (F5)")
         recompute.clicked.connect(self.refresh_analysis)
+        self.report_button = QPushButton("Export report…", self)
+        self.report_button.setToolTip("The lead's report as one HTML page or a PDF")
+        self.report_button.clicked.connect(self.export_report_dialog)
+        self.report_worker: Worker | None = None
         bar = QHBoxLayout()
         bar.addWidget(self.status, 1)
+        bar.addWidget(self.report_button)
         bar.addWidget(recompute)
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
@@ -295,6 +304,59 @@ class LeadWindow(QWidget):
         self.guidelinesSaved.emit()
         self._request_advice()
         return f"Saved: guidelines v{saved.version}, {len(words)} highlight words."
+
+    # -- the report ------------------------------------------------------------------------
+    def export_report_dialog(self) -> None:
+        """Ask where to write the report (HTML or PDF), then write it in the background."""
+        project = self._project_of()
+        if project is None:
+            return
+        out, _ = QFileDialog.getSaveFileName(
+            self, "Export report", f"{project.path.stem}-report.html",
+            "Web page (*.html);;PDF (*.pdf)")
+        if out:
+            if Path(out).suffix.lower() not in (".html", ".htm", ".pdf"):
+                out += ".html"
+            self.export_report_to(Path(out))
+
+    def export_report_to(self, out: Path) -> Worker | None:
+        """Write the report off the GUI thread, with progress and cancel."""
+        from triage.views.report import write_report
+
+        project = self._project_of()
+        if project is None:
+            return None
+        path = project.path
+        worker = Worker(lambda progress: write_report(path, out, progress=progress))
+        dialog = QProgressDialog("Writing the report…", "Cancel", 0, 100, self)
+        dialog.setWindowTitle("Export report")
+        dialog.setMinimumDuration(300)
+        dialog.canceled.connect(worker.cancel)
+        worker.signals.progress.connect(
+            lambda done, total: dialog.setValue(int(100 * done / max(1, total))))
+
+        def finished(_data) -> None:
+            dialog.reset()
+            self.report_button.setEnabled(True)
+            self.status.setText(f"report written to {out}")
+
+        def failed(message: str) -> None:
+            dialog.reset()
+            self.report_button.setEnabled(True)
+            QMessageBox.warning(self, "Report failed", message)
+
+        def cancelled() -> None:
+            dialog.reset()
+            self.report_button.setEnabled(True)
+            self.status.setText("report cancelled; nothing was written")
+
+        worker.signals.finished.connect(finished)
+        worker.signals.failed.connect(failed)
+        worker.signals.cancelled.connect(cancelled)
+        self.report_button.setEnabled(False)
+        self.report_worker = worker   # keep it alive until it reports
+        QThreadPool.globalInstance().start(worker)
+        return worker
 
 
 class Rulings:

@@ -37,7 +37,7 @@ import sqlite_utils
 from triage.base.errors import InputError, Problem, TriageError
 from triage.ingest.reader import Table, decode_utf8, format_of, read_table
 from triage.ingest.writer import write_table
-from triage.store import bulk, candidates
+from triage.store import bulk, candidates, provenance
 from triage.store.records import now_iso, save_ranking, set_project_info
 
 Progress = Callable[[int, int], "bool | None"]
@@ -206,6 +206,16 @@ def _now() -> str:
     return now_iso()
 
 
+def _record_source(db: sqlite_utils.Database, path: Path, kind: str, models: list[str],
+                   rows: int) -> None:
+    """Note the imported file, its SHA-256 and when, for the report's provenance."""
+    with open(path, "rb") as handle:
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
+    provenance.record_source(db, {"file": str(path.resolve()), "sha256": digest,
+                                  "imported_at": _now(), "kind": kind, "models": models,
+                                  "rows": rows})
+
+
 def _metadata(table: Table, names: list[str]) -> list[str | None] | None:
     if not names:
         return None
@@ -242,12 +252,17 @@ def _without_gc(func):
 @_without_gc
 def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: ColumnMapping, *,
                       skip_invalid: bool = False, progress: Progress | None = None,
-                      seed: int | None = None) -> ImportResult:
+                      seed: int | None = None, table: Table | None = None,
+                      after: Callable[[sqlite_utils.Database], None] | None = None,
+                      kind: str = "pool") -> ImportResult:
     """Create the candidate pool from ``path`` with each mapped model's ranking.
 
     Only an empty project accepts a pool; later models come with :func:`add_scores`.
     ``seed`` None takes the project's ``seed`` setting. With ``skip_invalid`` the bad rows
     are left out and written with their line and reason to ``<stem>.rejected.csv``.
+    ``table`` is a table already read from ``path`` (the Prodigy and Label Studio readers
+    make one); ``after(db)`` runs inside the import's one transaction, after the pool is
+    written (it adds the labels those files carry), so they stand or fall together.
     """
     started = time.perf_counter()
     path = Path(path)
@@ -260,10 +275,11 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     used = [c for c in (mapping.key, mapping.text, mapping.gold) if c] + score_columns
     required = list(dict.fromkeys(used + list(mapping.metadata or ())))
     ticker = _Ticker(progress, len(mapping.scores))
-    table = read_table(path, numeric=score_columns, required=required,
-                       nonempty=[c for c in (mapping.text, mapping.key) if c],
-                       unique=[mapping.key] if mapping.key else [],
-                       skip_invalid=skip_invalid, progress=ticker.read)
+    if table is None:
+        table = read_table(path, numeric=score_columns, required=required,
+                           nonempty=[c for c in (mapping.text, mapping.key) if c],
+                           unique=[mapping.key] if mapping.key else [],
+                           skip_invalid=skip_invalid, progress=ticker.read)
     n = len(table)
     if n == 0:
         raise TriageError(f"{path}: no candidates to import"
@@ -284,7 +300,7 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
         rankings = {model: pool.submit(rank_scores, table.numbers(column), keys, seed, model)
                     for model, column in mapping.scores}
         _write_pool(db, path, mapping, n, keys, table, metas, golds, ids, rankings, tied,
-                    ticker)
+                    ticker, after=after, kind=kind)
     rejects = _write_rejects(path, table)
     return ImportResult(str(path), n, len(table.rejected), rejects,
                         tuple(m for m, _ in mapping.scores), tied,
@@ -292,7 +308,7 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
 
 
 def _write_pool(db, path, mapping, n, keys, table, metas, golds, ids, rankings, tied,
-                ticker) -> None:
+                ticker, *, after=None, kind: str = "pool") -> None:
     """The one transaction of an import: candidates, then each model's ranking."""
     # A larger page cache (fewer b-tree page reloads) and the key index's sort kept in
     # memory rather than in temporary files while importing; both restored after.
@@ -315,6 +331,9 @@ def _write_pool(db, path, mapping, n, keys, table, metas, golds, ids, rankings, 
             tied[model] = _insert_scores(db, path, column, model, table.column(column), ids,
                                          rankings[model].result(), ticker)
         set_project_info(db, "source_file", str(path.resolve()))
+        _record_source(db, path, kind, [m for m, _ in mapping.scores], n)
+        if after is not None:
+            after(db)
 
 
 @_without_gc
@@ -357,5 +376,6 @@ def add_scores(db: sqlite_utils.Database, path: str | Path, *, key: str,
             values = table.numbers(column)
             tied[model] = _insert_scores(db, path, column, model, values, ids,
                                          rank_scores(values, keys, seed, model), ticker)
+        _record_source(db, path, "scores", [m for m, _ in scores], len(keys))
     return ImportResult(str(path), len(keys), 0, None, tuple(m for m, _ in scores), tied,
                         time.perf_counter() - started)

@@ -36,17 +36,27 @@ def project_positives(project: Project, positive_values: list[str] | None = None
 def gain_report(path: str | Path, args: argparse.Namespace) -> dict[str, Any]:
     """``triage gain PROJECT``: the offline gain report from the project's own data."""
     from triage.project.files import open_project
-    from triage.stats.gain.report import build_report
 
     with open_project(path) as project:
-        s = project.settings
-        scores = project_scores(project)
-        if args.score:
-            wanted = {name for name, _ in args.score}
-            scores = {k: v for k, v in scores.items() if k in wanted}
-        positive, source = project_positives(project, args.positive or None)
-        cost = args.cost if args.cost is not None else s.price_per_item
-        budget = args.budget if args.budget is not None else s.budget
-        data = build_report(scores, positive, cost_per_item=cost, budget=budget,
-                            after_deciles=args.after_deciles, currency=s.currency)
-    return {"file": str(path), "labels_from": source, **data}
+        return project_gain_report(
+            project, models=[name for name, _ in args.score] or None,
+            positive=args.positive or None, cost=args.cost, budget=args.budget,
+            after_deciles=args.after_deciles, file=str(path))
+
+
+def project_gain_report(project: Project, *, models: list[str] | None = None,
+                        positive: list[str] | None = None, cost: float | None = None,
+                        budget: float | None = None, after_deciles: int | None = None,
+                        file: str | None = None) -> dict[str, Any]:
+    """The ``gain --json`` report of an open project (defaults: the project's settings)."""
+    from triage.stats.gain.report import build_report
+
+    s = project.settings
+    scores = project_scores(project)
+    if models:
+        scores = {k: v for k, v in scores.items() if k in set(models)}
+    flags, source = project_positives(project, positive)
+    data = build_report(scores, flags, cost_per_item=s.price_per_item if cost is None else cost,
+                        budget=s.budget if budget is None else budget,
+                        after_deciles=after_deciles, currency=s.currency)
+    return {"file": file or str(project.path), "labels_from": source, **data}

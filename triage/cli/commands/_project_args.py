@@ -79,3 +79,23 @@ def settings_changes(args: argparse.Namespace) -> dict[str, Any]:
         if value is not None:
             changes[field] = value
     return changes
+
+
+def add_interchange_args(parser: argparse.ArgumentParser) -> None:
+    """``--from prodigy|labelstudio`` and the options of reading another tool's export."""
+    g = parser.add_argument_group("from another annotation tool")
+    g.add_argument("--from", dest="source_format", choices=["prodigy", "labelstudio"],
+                   help="FILE is a Prodigy JSONL or Label Studio JSON export: candidates, "
+                   "scores and labels with their annotators (see the formats page)")
+    g.add_argument("--reject-label", metavar="LABEL",
+                   help="Prodigy: the label a rejected binary task gets (default: the "
+                   "scheme's other label)")
+    g.add_argument("--annotator", metavar="NAME", default="prodigy",
+                   help="Prodigy: annotator of lines without _annotator_id/_session_id")
+
+
+def interchange_summary(target: object, counts: tuple[int, int, tuple[str, ...]]) -> str:
+    """What an interchange import did, in one line."""
+    candidates, labels, models = counts
+    text = f"{target}: {candidates:,} candidates, {labels:,} label events"
+    return text + (f"; models {', '.join(models)}" if models else "")

@@ -16,12 +16,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=["csv", "jsonl"],
                    help="output format (default: from the file extension)")
     p.add_argument("--labeled-only", action="store_true", help="only candidates with a label event")
+    p.add_argument("--to", choices=["prodigy", "labelstudio"],
+                   help="write for another tool: Prodigy JSONL (label events, for db-in) or "
+                   "Label Studio JSON (tasks with predictions and annotations)")
+    p.add_argument("--dataset", metavar="NAME",
+                   help="Prodigy: dataset name in _session_id (default: the project's name)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``triage export`` with the parsed arguments; returns the exit code."""
     from triage.project.export import export_project
+
+    if args.to:
+        from triage.project.exchange import export_interchange
+
+        count = export_interchange(args.project, args.out, args.to, dataset=args.dataset)
+        what = "label events" if args.to == "prodigy" else "tasks"
+        print(f"wrote {count:,} {what} to {args.out}")
+        return 0
 
     bar = ProgressBar("exporting")
     try:

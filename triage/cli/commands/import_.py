@@ -7,7 +7,12 @@ from pathlib import Path
 
 from triage.base.errors import TriageError
 from triage.cli.commands._progress import ProgressBar
-from triage.cli.commands._project_args import add_mapping_args, mapping_from_args
+from triage.cli.commands._project_args import (
+    add_interchange_args,
+    add_mapping_args,
+    interchange_summary,
+    mapping_from_args,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,13 +23,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_mapping_args(p, text_required=False)
     p.add_argument("--add-scores", action="store_true",
                    help="add the --score columns to existing candidates, matched by --key")
+    add_interchange_args(p)
     p.set_defaults(func=run)
+
+
+def run_interchange(args: argparse.Namespace) -> int:
+    """``--from prodigy|labelstudio``: the pool (into an empty project) or labels only."""
+    from triage.project import open_project
+    from triage.project.exchange import import_interchange, read_interchange
+
+    with open_project(args.project) as project:
+        ex = read_interchange(args.file, args.source_format,
+                              positive=set(project.settings.positive_labels),
+                              default_annotator=args.annotator)
+        counts = import_interchange(project, ex, reject_label=args.reject_label)
+    print("imported into " + interchange_summary(args.project, counts))
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``triage import`` with the parsed arguments; returns the exit code."""
     from triage.project import open_project
 
+    if args.source_format:
+        return run_interchange(args)
     if not args.score:
         raise TriageError("give at least one model score column with --score NAME=COLUMN")
     bar = ProgressBar("importing")

@@ -8,8 +8,10 @@ from pathlib import Path
 from triage.base.errors import TriageError
 from triage.cli.commands._progress import ProgressBar
 from triage.cli.commands._project_args import (
+    add_interchange_args,
     add_mapping_args,
     add_settings_args,
+    interchange_summary,
     mapping_from_args,
     settings_changes,
 )
@@ -21,9 +23,47 @@ def register(sub: argparse._SubParsersAction) -> None:
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("project", type=Path, help="the new project file (e.g. idioms.triage)")
     p.add_argument("file", type=Path, help="CSV, TSV or JSONL with one candidate per row")
-    add_mapping_args(p)
+    add_mapping_args(p, text_required=False)
+    add_interchange_args(p)
     add_settings_args(p)
     p.set_defaults(func=run)
+
+
+def _cleanup(path: Path) -> None:
+    for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        leftover.unlink(missing_ok=True)
+
+
+def run_interchange(args: argparse.Namespace) -> int:
+    """``triage new PROJECT FILE --from prodigy|labelstudio``: pool, scores and labels."""
+    from triage.project import create_project
+    from triage.project.exchange import import_interchange, read_interchange, scheme_for
+    from triage.store.settings import Settings
+
+    if Path(args.project).exists():
+        raise TriageError(f"{args.project} already exists")
+    changes = settings_changes(args)
+    # Without --labels the scheme comes from the file: --positive is applied after it.
+    positive = () if args.labels else changes.pop("positive_labels", ())
+    active = changes.pop("active_model", None)
+    settings = Settings().with_changes(**changes)
+    ex = read_interchange(args.file, args.source_format,
+                          positive=set(positive or settings.positive_labels),
+                          default_annotator=args.annotator)
+    settings = scheme_for(ex, settings, args.reject_label, bool(args.labels), positive)
+    project = create_project(args.project, settings)
+    ok = False
+    try:
+        counts = import_interchange(project, ex, reject_label=args.reject_label)
+        if active:
+            project.update_settings(active_model=active)
+        ok = True
+    finally:
+        project.close()
+        if not ok:  # a failed import leaves nothing behind
+            _cleanup(args.project)
+    print("created " + interchange_summary(args.project, counts))
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,6 +71,10 @@ def run(args: argparse.Namespace) -> int:
     from triage.project import create_project
     from triage.store.settings import Settings
 
+    if args.source_format:
+        return run_interchange(args)
+    if not args.text:
+        raise TriageError("give the text column with --text COLUMN")
     if not args.score:
         raise TriageError("give at least one model score column with --score NAME=COLUMN")
     settings = Settings().with_changes(**settings_changes(args))
@@ -47,8 +91,7 @@ def run(args: argparse.Namespace) -> int:
         bar.finish()
         project.close()
         if not ok:  # a failed import leaves nothing behind
-            for leftover in (args.project, Path(f"{args.project}-wal"), Path(f"{args.project}-shm")):
-                leftover.unlink(missing_ok=True)
+            _cleanup(args.project)
     print(f"created {args.project}: {result.rows_imported:,} candidates, "
           f"models {', '.join(result.models)}")
     if result.rows_rejected:

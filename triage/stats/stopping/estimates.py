@@ -4,7 +4,8 @@ The headline is chosen in this order, and the reason is stated with it:
 
 1. **exact** — nothing is unlabelled: recall is known, no estimate is needed;
 2. **combined** — some random audit items lie below the depth: the audit's stratified
-   posterior (rescaled within strata by the calibrated scores), its upper end capped by the
+   posterior (rescaled within strata by the calibrated scores; the point shrunk towards the
+   calibrated rate, see ``remainder.PRIOR_ITEMS``), its upper end capped by the
    ranked-order bound. The audit carries a sampling guarantee; the cap assumes only that the
    ranking beats random order below the depth;
 3. **ranked** — no audit item below the depth: the calibrated sum as the point, inside the

@@ -144,6 +144,9 @@ def collapse(counts: StratumCounts, min_audit: int = MIN_AUDIT_PER_STRATUM) -> S
     return StratumCounts(*out)  # type: ignore[arg-type]
 
 
+PRIOR_ITEMS = 20.0  # the calibrated scores weigh as much as this many audit items
+
+
 def _posterior_draws(counts: StratumCounts, use_model: bool, rng: np.random.Generator,
                      draws: int, side: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Draws (runs × draws) of positives in the unlabelled part; plus the point estimate
@@ -167,6 +170,14 @@ def _posterior_draws(counts: StratumCounts, use_model: bool, rng: np.random.Gene
             ratio = (counts.model_mean / np.maximum(u, 1)) / (counts.audit_model / np.maximum(n, 1))
         factor = np.where((n > 0) & (u > 0) & np.isfinite(ratio), np.clip(ratio, 0.5, 2.0), 1.0)
     point = (u * np.minimum(rate * factor, 1.0)).sum(axis=1)
+    if use_model and counts.model_mean is not None:
+        # The combined point shrinks each stratum's audit rate towards the calibrated rate
+        # of its unlabelled items, the model counting as PRIOR_ITEMS audit items: a stratum
+        # whose few audit items held no positive is not declared empty while the scores
+        # say otherwise. Only the point moves; the interval stays the audit's.
+        prior = np.where(u > 0, counts.model_mean / np.maximum(u, 1), 0.0)
+        shrunk = (k + PRIOR_ITEMS * prior) / (n + PRIOR_ITEMS)
+        point = (u * np.clip(shrunk, 0.0, 1.0)).sum(axis=1)
     missing = ((u > 0) & (n == 0)).any(axis=1)
     shape = (u.shape[0], draws, u.shape[1])
     p = rng.beta(np.broadcast_to(a[:, None, :], shape), np.broadcast_to(b[:, None, :], shape))

@@ -1,0 +1,64 @@
+"""``triage report PROJECT -o report.html|report.pdf``: the lead's report, and its data.
+
+HTML is one self-contained page (charts inline as SVG); PDF is the same contents on A4,
+made in pure Python. ``--json`` prints the report's data: every number behind every
+section and chart (the advice is ``advise --json``, the agreement ``agree --json`` and
+the model gain ``gain --json`` of the same project).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from triage.base.errors import TriageError
+from triage.cli.commands._common import add_json_flag, emit
+from triage.cli.commands._progress import ProgressBar
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``triage report`` to the command line."""
+    p = sub.add_parser("report", help="the lead's report as self-contained HTML or PDF")
+    p.add_argument("project", type=Path)
+    p.add_argument("-o", "--out", type=Path, metavar="OUT.html|OUT.pdf",
+                   help="write the report here (format from the extension; atomic)")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples for agreement intervals (1000, as agree)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of model "
+                   "comparisons (0)")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def _text(data: dict[str, Any]) -> str:
+    sections = ("project", "spend", "gain", "yield", "advice", "agreement", "models",
+                "samples", "provenance")
+    return "\n".join(f"{name}: {data[name]['reading']}" for name in sections)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the report (``-o``) and/or print its data (``--json``)."""
+    if args.out is None and not args.json:
+        raise TriageError("give the output file with -o OUT.html or -o OUT.pdf (or --json)")
+    if args.bootstrap < 0:
+        raise TriageError("--bootstrap must be 0 or more")
+    bar = ProgressBar("report")
+    try:
+        if args.out is not None:
+            from triage.views.report import write_report
+
+            data = write_report(args.project, args.out, bootstrap=args.bootstrap,
+                                seed=args.seed, progress=bar)
+        else:
+            from triage.project import open_project
+            from triage.views.report import build_report_data
+
+            with open_project(args.project) as project:
+                data = build_report_data(project, bootstrap=args.bootstrap, seed=args.seed)
+    finally:
+        bar.finish()
+    if args.out is not None and not args.json:
+        print(f"wrote the report of {args.project} to {args.out}")
+        return 0
+    return emit(args, data, _text)

@@ -1,0 +1,233 @@
+"""What the Prodigy and Label Studio readers produce, and its all-or-nothing import.
+
+A reader turns a file into an :class:`Exchange`: candidates (key, text, where they were
+read), model scores per candidate and label events (annotator, value, session, time,
+seconds, note). :func:`import_exchange` checks it against the project's label scheme and
+pool, then writes candidates, rankings, annotators, sessions and labels in ONE
+transaction: a bad file, or any error while writing, leaves the project as it was.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import sqlite_utils
+
+from triage.base.errors import InputError, Problem, TriageError
+from triage.ingest.reader import Table
+from triage.store import candidates as store_candidates
+from triage.store import exchange as store_exchange
+from triage.store import provenance
+from triage.store.records import ensure_annotator, now_iso
+from triage.store.schema import LABEL_KINDS
+
+Progress = Callable[[int, int], "bool | None"]
+FILE_ORDER_MODEL = "file_order"
+
+
+@dataclass
+class ExchangeLabel:
+    """One label event read from another tool's file. ``value`` None is a skip."""
+
+    key: str
+    annotator: str
+    value: str | None
+    session: str
+    where: str
+    created_at: str | None = None
+    seconds: float = 0.0
+    note: str | None = None
+    kind: str | None = None
+    rejected: str | None = None  # a binary "reject" of this label: resolved by the scheme
+
+
+@dataclass
+class Exchange:
+    """Candidates, scores and labels read from a Prodigy or Label Studio file."""
+
+    path: Path
+    fmt: str
+    keys: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    wheres: list[str] = field(default_factory=list)
+    scores: dict[str, dict[str, float]] = field(default_factory=dict)  # model -> key -> score
+    labels: list[ExchangeLabel] = field(default_factory=list)
+    index: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def add_candidate(self, key: str, text: str, where: str, problems: list[Problem]) -> None:
+        """Record a candidate once; the same key with another text is a problem."""
+        index = self.index.get(key)
+        if index is None:
+            self.index[key] = len(self.keys)
+            self.keys.append(key)
+            self.texts.append(text)
+            self.wheres.append(where)
+        elif self.texts[index] != text:
+            problems.append(self.problem(where, f"key {key!r} was first read at "
+                                                f"{self.wheres[index]} with a different text"))
+
+    def problem(self, where: str, reason: str) -> Problem:
+        """A problem at ``where`` (a line number, or a JSON path)."""
+        if where.isdigit():
+            return Problem(str(self.path), int(where), None, reason)
+        return Problem(str(self.path), None, None, f"{where}: {reason}")
+
+    def label_values(self) -> list[str]:
+        """Label values in the order first seen (rejected labels' names included)."""
+        seen = [x.value or x.rejected for x in self.labels]
+        return list(dict.fromkeys(v for v in seen if v))
+
+
+def fail(problems: list[Problem]) -> None:
+    """Raise an :class:`InputError` when there are problems (nothing written)."""
+    if problems:
+        raise InputError(problems[:1000], total=len(problems))
+
+
+def iso_time(value: Any) -> str | None:
+    """An ISO timestamp from a unix time or an ISO string; None when absent or unreadable."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return dt.datetime.fromtimestamp(float(value), dt.UTC).isoformat(timespec="microseconds")
+    if isinstance(value, str):
+        try:
+            return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).isoformat()
+        except ValueError:
+            return None
+    return None
+
+
+def resolve_labels(ex: Exchange, scheme: list[str], reject_label: str | None) -> None:
+    """Turn binary rejects into a label of ``scheme``; every value must be in the scheme."""
+    problems: list[Problem] = []
+    for lab in ex.labels:
+        if lab.rejected is not None:
+            others = [v for v in scheme if v != lab.rejected]
+            target = reject_label or (others[0] if len(scheme) == 2 and len(others) == 1
+                                      else None)
+            if target is None:
+                problems.append(ex.problem(lab.where, f"a reject of {lab.rejected!r} names no "
+                                           "label here: give --reject-label LABEL"))
+                continue
+            lab.value, lab.rejected = target, None
+        if lab.value is not None and lab.value not in scheme:
+            problems.append(ex.problem(lab.where, f"label {lab.value!r} is not in the project's "
+                                       f"scheme ({', '.join(scheme)})"))
+        if lab.kind is not None and lab.kind not in LABEL_KINDS:
+            problems.append(ex.problem(lab.where, f"unknown label kind {lab.kind!r}"))
+    fail(problems)
+
+
+def _table(ex: Exchange) -> tuple[Table, tuple[tuple[str, str], ...]]:
+    """The candidates as the importer's table: key, text and one column per model."""
+    problems: list[Problem] = []
+    data: dict[str, Any] = {"key": ex.keys, "text": ex.texts}
+    models = []
+    scores = ex.scores or {FILE_ORDER_MODEL: {k: float(len(ex.keys) - i)
+                                              for i, k in enumerate(ex.keys)}}
+    for model, by_key in scores.items():
+        missing = [i for i, k in enumerate(ex.keys) if k not in by_key]
+        for i in missing[:20]:
+            problems.append(ex.problem(ex.wheres[i], f"candidate {ex.keys[i]!r} has no score "
+                                       f"of model {model!r}; every candidate needs one"))
+        column = f"score:{model}"
+        data[column] = np.array([by_key.get(k, np.nan) for k in ex.keys], dtype=np.float64)
+        models.append((model, column))
+    fail(problems)
+    lines = np.array([int(w) if w.isdigit() else i + 1 for i, w in enumerate(ex.wheres)],
+                     dtype=np.int64)
+    table = Table(ex.path, "jsonl", list(data), lines, data)
+    return table, tuple(models)
+
+
+def write_labels(db: sqlite_utils.Database, ex: Exchange, origin: str) -> int:
+    """Annotators, one session per (annotator, source session), and the label events."""
+    ids = store_candidates.ids_by_key(db)
+    problems = [ex.problem(lab.where, f"key {lab.key!r} is not a candidate of this project")
+                for lab in ex.labels if lab.key not in ids]
+    fail(problems)
+    stamp = now_iso()
+    times = [lab.created_at or stamp for lab in ex.labels]
+    sessions: dict[tuple[str, str], int] = {}
+    seen: set[int] = set(store_exchange.labelled_candidates(db))
+    rows = []
+    for lab, when in sorted(zip(ex.labels, times), key=lambda t: t[1]):
+        annotator_id = ensure_annotator(db, lab.annotator)
+        group = (lab.annotator, lab.session)
+        if group not in sessions:
+            mine = [t for x, t in zip(ex.labels, times) if (x.annotator, x.session) == group]
+            sessions[group] = store_exchange.insert_session(
+                db, annotator_id, min(mine), max(mine), f"{origin}:{lab.session}"[:200])
+        cid = ids[lab.key]
+        kind = lab.kind or ("overlap" if cid in seen else "triage")
+        seen.add(cid)
+        rows.append((cid, annotator_id, sessions[group], lab.value, kind, when,
+                     max(0.0, float(lab.seconds)), lab.note))
+    store_exchange.insert_labels(db, rows)
+    return len(rows)
+
+
+def import_exchange(db: sqlite_utils.Database, ex: Exchange, *, seed: int,
+                    progress: Progress | None = None) -> tuple[int, int, tuple[str, ...]]:
+    """Import ``ex`` in one transaction: the pool (into an empty project) and the labels.
+
+    Into a project that has its pool already, only the labels are added (their keys must
+    be candidates). Returns (candidates imported, labels imported, models imported).
+    """
+    from triage.ingest.importer import ColumnMapping, import_candidates
+
+    written = [0]
+
+    def labels(conn: sqlite_utils.Database) -> None:
+        """The labels, inside the import's transaction."""
+        written[0] = write_labels(conn, ex, ex.fmt)
+
+    if store_candidates.exist(db):
+        with db.atomic():
+            labels(db)
+            provenance.record_source(db, {"file": str(ex.path.resolve()),
+                                          "sha256": _digest(ex.path), "imported_at": now_iso(),
+                                          "kind": f"{ex.fmt} labels", "models": [],
+                                          "rows": written[0]})
+        return 0, written[0], ()
+    if not ex.keys:
+        raise TriageError(f"{ex.path}: no candidates to import")
+    table, models = _table(ex)
+    result = import_candidates(db, ex.path, ColumnMapping(text="text", key="key", scores=models),
+                               progress=progress, seed=seed, table=table, after=labels,
+                               kind=ex.fmt)
+    return result.rows_imported, written[0], result.models
+
+
+def _digest(path: Path) -> str:
+    import hashlib
+
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def write_text_atomically(path: str | Path, chunks: Iterable[str]) -> None:
+    """Write ``chunks`` to ``path`` through a temporary file, fsync'ed, then renamed."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
+            handle.flush()
+            os.fsync(handle.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

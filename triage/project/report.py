@@ -1,0 +1,77 @@
+"""What the lead's report reads from a project besides the figures other commands print.
+
+Spend over time (the live state keeps totals, not their history) and data provenance.
+Everything else in the report comes from the functions behind ``advise``, ``gain``,
+``agree`` and ``status`` (see :mod:`triage.views.report.data`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from triage import __version__, store
+from triage.store import provenance
+
+if TYPE_CHECKING:
+    from triage.project.core import Project
+
+
+def spend_timeline(project: Project) -> dict[str, list[Any]]:
+    """Cumulative spend after each label event (skips included), with its time.
+
+    Priced as the live state prices them, so the last point is the snapshot's spend.
+    """
+    s = project.settings
+    rates = store.hourly_rates(project.db, s.default_hourly_rate)
+    times: list[str] = []
+    spend: list[float] = []
+    total = 0.0
+    for row in store.active_labels(project.db):
+        if s.price_model == "per_item":
+            total += s.price_per_item
+        else:
+            total += row.seconds * rates.get(row.annotator, s.default_hourly_rate) / 3600.0
+        times.append(row.created_at)
+        spend.append(total)
+    return {"times": times, "spend": spend, "events": list(range(1, len(times) + 1))}
+
+
+def project_provenance(project: Project) -> dict[str, Any]:
+    """Source files (with SHA-256 and import time), models, creation date, Triage version."""
+    info = store.project_info(project.db)
+    return {
+        "file": str(project.path),
+        "created_at": info.get("created_at"),
+        "source_file": info.get("source_file"),
+        "sources": provenance.sources(project.db),
+        "models": provenance.model_sources(project.db),
+        "triage_version": __version__,
+    }
+
+
+def audit_items(project: Project) -> list[dict[str, Any]]:
+    """The random audit sample handled so far (skips left out), best-ranked first.
+
+    The same items as :meth:`Project.audit_sample`, with key, text and final label.
+    """
+    from triage.project.final import final_labels
+
+    project.refresh()
+    ids = project.dispatcher.audit_sample().tolist()
+    finals = final_labels(store.active_labels(project.db))
+    kept = [cid for cid in ids if cid in finals and finals[cid].status != "skipped"]
+    rows = store.candidate_rows(project.db, kept)
+    out = [{"rank": project.rank_of(cid), "key": rows[cid][0], "text": rows[cid][1],
+            "label": finals[cid].value,
+            "positive": finals[cid].value is not None
+            and project.settings.is_positive(finals[cid].value)} for cid in kept]
+    return sorted(out, key=lambda r: r["rank"])
+
+
+def label_notes(project: Project, limit: int = 200) -> list[dict[str, Any]]:
+    """Notes annotators left on labels (latest first, at most ``limit``)."""
+    noted = [r for r in store.active_labels(project.db) if r.note][::-1][:limit]
+    rows = store.candidate_rows(project.db, sorted({r.candidate_id for r in noted}))
+    return [{"key": rows[r.candidate_id][0], "text": rows[r.candidate_id][1],
+             "annotator": r.annotator, "label": r.value, "note": r.note,
+             "created_at": r.created_at} for r in noted]

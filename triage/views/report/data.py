@@ -1,0 +1,205 @@
+"""The report's data: one JSON-ready dict with every number behind every section and chart.
+
+Nothing is computed here that another command already computes: the advice is
+``advise --json``, the agreement ``agree --json``, the offline gain ``gain --json``, the
+spend, gain and yield panels' data come from :mod:`triage.views.panels` and the model
+comparison from :mod:`triage.views.models`. This module gathers them and adds one
+plain-language reading per section. HTML, PDF and ``report --json`` all render this dict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from triage.base.errors import TriageError
+from triage.base.jsonutil import jsonable
+from triage.views.panels import (
+    PanelInfo,
+    comparison_data,
+    format_money,
+    format_share,
+    gain_data,
+    recall_band,
+    spend_data,
+    yield_data,
+)
+from triage.views.report import readings
+
+if TYPE_CHECKING:
+    from triage.project.core import Project
+    from triage.stats.live import LiveSnapshot
+
+Progress = Callable[[int, int], "bool | None"]
+AGREEMENT_BREAKDOWNS = ("pair", "annotator", "session", "decile")
+STEPS = 6
+
+
+def report_advice(project: Project) -> dict[str, Any]:
+    """The stopping advice exactly as ``triage advise --json`` prints it (one call site)."""
+    from triage.project.advice import advice_state
+
+    return advice_state(project).to_json()
+
+
+def _tick(progress: Progress | None, done: int) -> None:
+    if progress is not None and progress(done, STEPS) is False:
+        raise TriageError("the report was cancelled; nothing was written")
+
+
+def _settings(settings: Any) -> dict[str, Any]:
+    data = dataclasses.asdict(settings)
+    data["labels"] = [{"value": o["value"], "key": o["key"]} for o in data["labels"]]
+    return data
+
+
+def _project_section(project: Project, snap: LiveSnapshot) -> dict[str, Any]:
+    st = project.status()
+    data = {"file": st.path, "name": project.path.stem, "pool": st.pool, "models": st.models,
+            "active_model": st.active_model, "annotators": st.annotators,
+            "sessions": st.sessions, "settings": _settings(project.settings),
+            "annotator_table": project.annotator_table(), "events": snap.events,
+            "annotated": snap.annotated, "positives_found": snap.positives_found}
+    data["reading"] = readings.project(data)
+    return data
+
+
+def _active_name(project: Project) -> str | None:
+    model = project.active_model()
+    return model.name if model is not None else None
+
+
+def _panel_info(project: Project) -> PanelInfo:
+    s = project.settings
+    return PanelInfo(pool=project.pool, currency=s.currency, budget=s.budget,
+                     value_per_positive=s.value_per_positive, price_per_item=s.price_per_item,
+                     offline_curves=project.offline_curves(),
+                     active_model=_active_name(project),
+                     annotator_rows=project.annotator_table())
+
+
+def _spend_section(project: Project, snap: LiveSnapshot, info: PanelInfo) -> dict[str, Any]:
+    from triage.project.report import spend_timeline
+
+    data = spend_data(snap, info).as_dict()
+    data["timeline"] = spend_timeline(project)
+    data["price_model"] = snap.price_model
+    data["reading"] = readings.spend(data)
+    return data
+
+
+def _gain_section(snap: LiveSnapshot, info: PanelInfo, advice: dict[str, Any]) -> dict[str, Any]:
+    gain = dataclasses.replace(gain_data(snap, info), band=recall_band(advice))
+    data = gain.as_dict()
+    data["estimated_recall"] = advice.get("estimated_recall")
+    data["estimated_total_positives"] = advice.get("estimated_total_positives")
+    data["positives_found"] = snap.positives_found
+    data["reading"] = readings.gain(data)
+    return data
+
+
+def _yield_section(snap: LiveSnapshot, info: PanelInfo) -> dict[str, Any]:
+    data = yield_data(snap, info).as_dict()
+    data["currency"] = info.currency
+    data["price_model"] = snap.price_model
+    data["reading"] = readings.yield_(data)
+    return data
+
+
+def _agreement_section(project: Project, bootstrap: int, seed: int) -> dict[str, Any]:
+    from triage.project.agreement import agreement_for_project, project_ratings
+
+    versions = {v for v in project_ratings(project).guideline_versions if v != "none"}
+    # With guideline versions this is ``agree PROJECT --by guideline_version --json``.
+    breakdowns = AGREEMENT_BREAKDOWNS + (("guideline_version",) if versions else ())
+    report = agreement_for_project(project, seed=seed, bootstrap=bootstrap,
+                                   breakdowns=breakdowns).to_json()
+    rows = [r for r in report["breakdowns"] if r["by"] == "guideline_version"]
+    data = {"report": report, "guideline_versions": rows or None,
+            "guideline_note": "α per guideline version is in the breakdowns below." if rows
+            else "This project has no guideline versions yet, so agreement is not broken "
+                 "down by them."}
+    data["reading"] = readings.agreement(report)
+    return data
+
+
+def _models_section(project: Project, snap: LiveSnapshot, info: PanelInfo,
+                    seed: int) -> dict[str, Any]:
+    from triage.project.gain import project_gain_report
+    from triage.views.models import build_models_view_data
+
+    gain = project_gain_report(project)
+    comparison = comparison_data(snap, info).as_dict()
+    comparison.pop("curves", None)  # the gain report holds the curves by decile
+    try:
+        view = build_models_view_data(project, seed=seed).as_dict()
+    except TriageError as error:
+        view = {"unavailable": str(error)}
+    view.pop("curves", None)  # ROC/PR points: not shown in the report
+    data: dict[str, Any] = {"gain_report": gain, "at_budget": comparison, "view": view}
+    data["reading"] = readings.models(data, info.currency)
+    return data
+
+
+def _samples_section(project: Project, advice: dict[str, Any]) -> dict[str, Any]:
+    from triage.project.adjudication import disagreements
+    from triage.project.report import audit_items, label_notes
+
+    items = audit_items(project)
+    recall = next((r for r in advice.get("reasons", []) if r["rule"] == "recall"), None)
+    pending = disagreements(project)
+    data: dict[str, Any] = {
+        "audit_rate": project.settings.audit_rate,
+        "audit": {"items": len(items), "positives": sum(1 for i in items if i["positive"]),
+                  "list": items},
+        "certification": None if recall is None else {
+            "verdict": recall["verdict"], "detail": recall["detail"],
+            "numbers": recall["numbers"],
+            "texts": [part["text"] for part in (advice.get("certification") or {}).values()
+                      if isinstance(part, dict) and part.get("text")],
+            "record": advice.get("certification_record")},
+        "disagreements": {"count": len(pending), "list": [
+            {"key": d.key, "text": d.text, "rank": d.rank, "votes": d.votes,
+             "status": d.status} for d in pending[:50]]},
+        "notes": label_notes(project),
+    }
+    data["reading"] = readings.samples(data)
+    return data
+
+
+def build_report_data(project: Project, *, bootstrap: int = 1000, seed: int = 0,
+                      progress: Progress | None = None) -> dict[str, Any]:
+    """Every section of the report for an open project, as plain JSON-ready data."""
+    from triage.project.report import project_provenance
+
+    if project.active_model() is None:
+        raise TriageError(f"{project.path} has no candidates yet; import a pool first")
+    _tick(progress, 0)
+    snap = project.snapshot()
+    info = _panel_info(project)
+    advice = report_advice(project)
+    _tick(progress, 1)
+    data: dict[str, Any] = {
+        "title": f"Triage report — {project.path.stem}",
+        "generated_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "project": _project_section(project, snap),
+        "spend": _spend_section(project, snap, info),
+        "gain": _gain_section(snap, info, advice),
+        "yield": _yield_section(snap, info),
+    }
+    data["advice"] = dict(advice, reading=readings.advice(advice))
+    _tick(progress, 2)
+    data["agreement"] = _agreement_section(project, bootstrap, seed)
+    _tick(progress, 3)
+    data["models"] = _models_section(project, snap, info, seed)
+    _tick(progress, 4)
+    data["samples"] = _samples_section(project, advice)
+    data["provenance"] = project_provenance(project)
+    data["provenance"]["reading"] = readings.provenance(data["provenance"])
+    _tick(progress, 5)
+    return jsonable(data)
+
+
+__all__ = ["build_report_data", "format_money", "format_share", "report_advice"]

@@ -1,0 +1,72 @@
+"""Writing the report to a file: HTML or PDF by the extension, atomically."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from triage.base.errors import TriageError
+
+Progress = Callable[[int, int], "bool | None"]
+FORMATS = {".html": "html", ".htm": "html", ".pdf": "pdf"}
+
+
+def report_format(out: str | Path) -> str:
+    """'html' or 'pdf' from the file name; a TriageError for anything else."""
+    fmt = FORMATS.get(Path(out).suffix.lower())
+    if fmt is None:
+        raise TriageError(f"{out}: unknown report format; use .html or .pdf")
+    return fmt
+
+
+def _write_atomically(out: Path, payload: bytes) -> None:
+    """Write to a temporary file beside ``out``, flush it to disk, then rename it over."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; a report is a normal file
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def render_report(data: dict[str, Any], fmt: str) -> bytes:
+    """The report's bytes in ``fmt`` ('html' or 'pdf') from :func:`build_report_data`."""
+    if fmt == "html":
+        from triage.views.report.html import render_html
+
+        return render_html(data).encode("utf-8")
+    from triage.views.report.pdf import render_pdf
+
+    return render_pdf(data)
+
+
+def write_report(project_path: str | Path, out: str | Path, *, bootstrap: int = 1000,
+                 seed: int = 0, progress: Progress | None = None) -> dict[str, Any]:
+    """Build the report of the project at ``project_path`` and write it to ``out``.
+
+    Opens its own connection, so it can run on a worker thread while the desk goes on.
+    ``progress(done, total)`` may return False to cancel; ``out`` is then left untouched.
+    Returns the report's data.
+    """
+    from triage.project.files import open_project
+    from triage.views.report.data import STEPS, build_report_data
+
+    out = Path(out)
+    fmt = report_format(out)
+    with open_project(project_path) as project:
+        data = build_report_data(project, bootstrap=bootstrap, seed=seed, progress=progress)
+    payload = render_report(data, fmt)
+    if progress is not None and progress(STEPS, STEPS) is False:
+        raise TriageError("the report was cancelled; nothing was written")
+    _write_atomically(out, payload)
+    return data

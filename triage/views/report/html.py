@@ -1,0 +1,47 @@
+"""The report as one self-contained HTML page: Jinja2 with autoescape on, charts inline.
+
+Every value from the project (candidate text and keys, annotator names, labels, notes,
+settings, model names) reaches the page through the template, which escapes it. The only
+markup not escaped is the charts' SVG, which matplotlib draws with text as paths and
+:func:`~triage.views.report.charts.to_svg` strips of comments and metadata.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from triage.views.panels import format_money, format_share
+from triage.views.report.charts import report_charts, to_svg
+
+
+def _num(x: Any, digits: int = 3) -> str:
+    if x is None:
+        return "—"
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return str(x)
+    if isinstance(x, float) and math.isinf(x):
+        return "∞"
+    if isinstance(x, int):
+        return f"{x:,}"
+    return f"{x:,.{digits}f}"
+
+
+def environment() -> Environment:
+    """The Jinja2 environment: autoescape always on, undefined names are errors."""
+    env = Environment(loader=PackageLoader("triage.views.report", "templates"),
+                      autoescape=True, undefined=StrictUndefined, trim_blocks=True,
+                      lstrip_blocks=True)
+    env.filters["num"] = _num
+    env.filters["share"] = format_share
+    env.filters["money"] = format_money
+    return env
+
+
+def render_html(data: dict[str, Any]) -> str:
+    """The whole page for report data from :func:`build_report_data`."""
+    charts = {name: Markup(to_svg(fig)) for name, fig in report_charts(data).items()}  # noqa: S704 - matplotlib's own SVG, sanitised
+    return environment().get_template("report.html.j2").render(d=data, charts=charts)

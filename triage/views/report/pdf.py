@@ -1,0 +1,323 @@
+"""The report as an A4 PDF, drawn with fpdf2 (pure Python) from the same data as the HTML.
+
+Why fpdf2: it installs from PyPI with no system libraries (unlike WeasyPrint's Pango or
+xhtml2pdf's Cairo), needs no Qt (so ``triage report -o x.pdf`` stays headless and the core
+stays Qt-free), and lays out flowing text, tables and page breaks itself. Text is set in
+DejaVu Sans, which ships with matplotlib, so Greek letters and most Latin, Cyrillic and
+symbol characters print; the charts are the HTML report's charts as PNG images.
+Nothing is interpreted as markup: candidate text and names are printed as plain text.
+"""
+
+from __future__ import annotations
+
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+from fpdf import FPDF
+
+from triage.views.report import html as _html
+from triage.views.report.charts import report_charts, to_png
+
+money = _html.format_money
+share = _html.format_share
+num = _html._num
+ACCENT = (31, 95, 168)
+MUTED = (91, 100, 112)
+
+
+def _font_dir() -> Path:
+    import matplotlib
+
+    return Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+
+
+class ReportPDF(FPDF):
+    """A4 pages with the report's title in the header and page numbers in the footer."""
+
+    def __init__(self, title: str) -> None:
+        super().__init__(format="A4")
+        self.report_title = title
+        fonts = _font_dir()
+        self.add_font("DejaVu", "", str(fonts / "DejaVuSans.ttf"))
+        self.add_font("DejaVu", "B", str(fonts / "DejaVuSans-Bold.ttf"))
+        self.add_font("DejaVu", "I", str(fonts / "DejaVuSans-Oblique.ttf"))
+        self.set_margins(15, 15, 15)
+        self.set_auto_page_break(True, margin=16)
+        self.set_title(title)
+        self.set_creator("Triage")
+
+    def footer(self) -> None:
+        """Title and page number at the foot of every page."""
+        self.set_y(-11)
+        self.set_font("DejaVu", "", 7)
+        self.set_text_color(*MUTED)
+        self.cell(0, 5, f"{self.report_title} — page {self.page_no()}/{{nb}}", align="C")
+        self.set_text_color(0, 0, 0)
+
+
+def _heading(pdf: ReportPDF, text: str) -> None:
+    if pdf.get_y() > pdf.h - 60:
+        pdf.add_page()
+    pdf.ln(3)
+    pdf.set_font("DejaVu", "B", 13)
+    pdf.set_text_color(*ACCENT)
+    pdf.multi_cell(0, 7, text, new_x="LMARGIN", new_y="NEXT")
+    pdf.set_text_color(0, 0, 0)
+    pdf.ln(1)
+
+
+def _sub(pdf: ReportPDF, text: str) -> None:
+    pdf.set_font("DejaVu", "B", 10)
+    pdf.multi_cell(0, 6, text, new_x="LMARGIN", new_y="NEXT")
+
+
+def _para(pdf: ReportPDF, text: str, *, reading: bool = False, small: bool = False) -> None:
+    pdf.set_font("DejaVu", "I" if reading else "", 8 if small else 9.5)
+    if small:
+        pdf.set_text_color(*MUTED)
+    pdf.set_fill_color(238, 243, 249)
+    pdf.multi_cell(0, 4.6 if small else 5.2, text, fill=reading, padding=2 if reading else 0,
+                   new_x="LMARGIN", new_y="NEXT")
+    pdf.set_text_color(0, 0, 0)
+    pdf.ln(1.5)
+
+
+def _chart(pdf: ReportPDF, png: bytes | None) -> None:
+    if png is None:
+        return
+    width = pdf.epw
+    height = width * 3.1 / 7.2
+    if pdf.get_y() + height > pdf.h - 18:
+        pdf.add_page()
+    pdf.image(BytesIO(png), w=width)
+    pdf.ln(1)
+
+
+def _table(pdf: ReportPDF, rows: list[list[Any]], widths: tuple[int, ...] | None = None,
+           size: float = 7.5, headings: bool = True) -> None:
+    if len(rows) < 1 + headings:
+        return
+    pdf.set_font("DejaVu", "", size)
+    with pdf.table(col_widths=widths, line_height=size * 0.5, padding=0.8, text_align="LEFT",
+                   headings_style=_headings(), first_row_as_headings=headings) as table:
+        for row in rows:
+            cells = table.row()
+            for value in row:
+                cells.cell("" if value is None else str(value))
+    pdf.ln(2)
+
+
+def _headings() -> Any:
+    from fpdf.fonts import FontFace
+
+    return FontFace(emphasis="BOLD", fill_color=(230, 235, 241))
+
+
+def _kv(pdf: ReportPDF, pairs: list[tuple[str, str]]) -> None:
+    _table(pdf, [[k, v] for k, v in pairs], widths=(1, 3), size=8, headings=False)
+
+
+def _project(pdf: ReportPDF, d: dict[str, Any]) -> None:
+    p, s = d["project"], d["project"]["settings"]
+    cur = s["currency"]
+    _heading(pdf, "1. Project and settings")
+    _para(pdf, p["reading"], reading=True)
+    price = (f"{money(s['price_per_item'], cur)} per annotation" if s["price_model"] == "per_item"
+             else f"per hour, default rate {money(s['default_hourly_rate'], cur)}")
+    _kv(pdf, [
+        ("Candidates", num(p["pool"])),
+        ("Models", "; ".join(f"{m['name']} (column {m['column']}, {num(m['tied_items'])} tied)"
+                             for m in p["models"])),
+        ("Queue follows", f"{p['active_model']} ({s['queue_mode']})"),
+        ("Labels", ", ".join(f"{o['value']} [{o['key']}]" for o in s["labels"])
+         + "; positive: " + ", ".join(s["positive_labels"])),
+        ("Price", price),
+        ("Budget", money(s["budget"], cur) if s["budget"] is not None else "none set"),
+        ("Value of a positive", money(s["value_per_positive"], cur)
+         if s["value_per_positive"] is not None else "not set"),
+        ("Target recall", f"{share(s['target_recall'], 0)} at {share(s['confidence'], 0)}"),
+        ("Overlap / audit / re-test", f"{share(s['overlap_rate'])} / {share(s['audit_rate'])} / "
+                                      f"{share(s['retest_rate'])}"),
+    ])
+    _sub(pdf, "Annotators")
+    _table(pdf, [["Annotator", "Labels", "Skips", "Positives", "s / label", "Sessions", "Spend"],
+                 *[[a["annotator"], num(a["labels"]), num(a["skips"]), num(a["positives"]),
+                    num(a["seconds_per_label"], 1), a["sessions"], money(a["spend"], cur)]
+                   for a in p["annotator_table"]]], widths=(3, 1, 1, 1, 1, 1, 1))
+
+
+def _spend_gain_yield(pdf: ReportPDF, d: dict[str, Any], charts: dict[str, bytes]) -> None:
+    cur = d["project"]["settings"]["currency"]
+    sp, g, y = d["spend"], d["gain"], d["yield"]
+    _heading(pdf, "2. Spend against budget")
+    _para(pdf, sp["reading"], reading=True)
+    _chart(pdf, charts.get("spend"))
+    _kv(pdf, [(c, f) for c, f in sp["lines"]])
+    _heading(pdf, "3. Cumulative gain and estimated recall")
+    _para(pdf, g["reading"], reading=True)
+    _chart(pdf, charts.get("gain"))
+    rec, tot = g["estimated_recall"], g["estimated_total_positives"]
+    _kv(pdf, [("Estimated recall", f"{share(rec['point'])} [{share(rec['lower'])}, "
+                                   f"{share(rec['upper'])}] — {rec['method']}"),
+              ("Positives in the pool", f"{num(tot['point'], 0)} [{num(tot['lower'], 0)}, "
+                                        f"{num(tot['upper'], 0)}] — {tot['method']}")])
+    _heading(pdf, "4. Yield per score decile")
+    _para(pdf, y["reading"], reading=True)
+    _chart(pdf, charts.get("yield"))
+    _table(pdf, [["Decile", "Items", "Annotated", "Positives", "Yield", "Cost per positive"],
+                 *[[f"{dec}{' ◀' if dec == y['current'] else ''}", num(y["items"][i]),
+                    num(y["annotated"][i]), num(y["positives"][i]), share(y["yields"][i]),
+                    money(y["marginal"][i], cur)] for i, dec in enumerate(y["deciles"])]])
+
+
+def _numbers(numbers: dict[str, Any]) -> str:
+    parts = []
+    for key, value in numbers.items():
+        if isinstance(value, dict):
+            inner = ", ".join(f"{k}: {num(v) if not isinstance(v, dict) else _numbers(v)}"
+                              for k, v in value.items())
+            parts.append(f"{key} ({inner})")
+        else:
+            parts.append(f"{key} {num(value)}")
+    return "; ".join(parts)
+
+
+def _advice(pdf: ReportPDF, d: dict[str, Any]) -> None:
+    a = d["advice"]
+    cur = d["project"]["settings"]["currency"]
+    _heading(pdf, "5. Stopping advice")
+    _para(pdf, a["reading"], reading=True)
+    _sub(pdf, f"{a['decision'].upper()}: {a['headline']}")
+    _table(pdf, [["Rule", "Verdict", "Why", "Numbers"],
+                 *[[r["rule"].replace("_", " "), r["verdict"], r["detail"],
+                    _numbers(r["numbers"])] for r in a["reasons"]]], widths=(2, 2, 6, 6))
+    nb = a["next_batch"]
+    _para(pdf, f"Next batch: {num(nb['items'], 0)} items, about {num(nb['expected_positives'], 1)}"
+               f" positives for {money(nb['cost'], cur)} ({money(nb['cost_per_positive'], cur)}"
+               " per positive).", small=True)
+
+
+def _agreement(pdf: ReportPDF, d: dict[str, Any]) -> None:
+    ag = d["agreement"]["report"]
+    why = ag["reasons"]
+    ci = ag["alpha_ci95"]
+    pci = ag["percent_agreement_ci95"]
+    _heading(pdf, "6. Agreement between annotators")
+    _para(pdf, d["agreement"]["reading"], reading=True)
+    _table(pdf, [["Coefficient", "Value", "95% interval", "Note"],
+                 [f"Krippendorff's α ({ag['level']})", num(ag["krippendorff_alpha"]),
+                  f"{num(ci[0])} – {num(ci[1])}" if ci else "—", why["krippendorff_alpha"]],
+                 ["Cohen's κ (mean over pairs)", num(ag["cohen_kappa_mean"]), "per pair below",
+                  why["cohen_kappa_mean"]],
+                 ["Fleiss' κ", num(ag["fleiss_kappa"]), "—", why["fleiss_kappa"]],
+                 ["Gwet's AC1", num(ag["gwet_ac1"]), "—", why["gwet_ac1"]],
+                 ["Percent agreement", share(ag["percent_agreement"]),
+                  f"{share(pci[0])} – {share(pci[1])}" if pci else "—",
+                  why["percent_agreement"]]], widths=(4, 2, 3, 5))
+    _sub(pdf, "Per annotator pair")
+    _table(pdf, [["Pair", "Items", "Cohen's κ", "Why undefined"],
+                 *[[pair.replace("|", " · "), row["items"], num(row["kappa"]), row["reason"]]
+                   for pair, row in ag["cohen_kappa_pairs"].items()]], widths=(4, 1, 2, 5))
+    _sub(pdf, "Breakdowns (α per group)")
+    _table(pdf, [["By", "Group", "Items", "α", "Agreement"],
+                 *[[b["by"], b["group"].replace("|", " · "), b["items"], num(b["alpha"]),
+                    share(b["percent_agreement"])] for b in ag["breakdowns"]]])
+    _para(pdf, d["agreement"]["guideline_note"], small=True)
+
+
+def _models(pdf: ReportPDF, d: dict[str, Any], charts: dict[str, bytes]) -> None:
+    mo, cur = d["models"], d["project"]["settings"]["currency"]
+    gr, v = mo["gain_report"], mo["view"]
+    _heading(pdf, "7. Model comparison")
+    _para(pdf, mo["reading"], reading=True)
+    _chart(pdf, charts.get("models_gain"))
+    _table(pdf, [["Model", "Positives within budget", "Candidates within budget",
+                  "Deciles to all positives", "Cost to all (whole deciles)", "Tied items"],
+                 *[[name, num(m["positives_within_budget"], 1),
+                    num(m["candidates_within_budget"]), num(m["deciles_to_all_positives"], 2),
+                    money(m["cost_to_all_positives_whole_deciles"], cur), num(m["tied_items"])]
+                   for name, m in gr["models"].items()]])
+    if v.get("unavailable"):
+        _para(pdf, f"Value and calibration: {v['unavailable']}", small=True)
+    if "value" in charts:
+        _sub(pdf, "Value with a reject option")
+        _chart(pdf, charts["value"])
+    if "calibration" in charts:
+        _sub(pdf, "Calibration")
+        _chart(pdf, charts["calibration"])
+    if v.get("metrics"):
+        names = list(next(iter(v["metrics"].values())))
+        _sub(pdf, f"Classic metrics (threshold 0.5, {num(v['n'])} candidates)")
+        _table(pdf, [["Model", *names],
+                     *[[m, *[num(v["metrics"][m][k]) for k in names]] for m in v["models"]]])
+    for warning in v.get("warnings") or []:
+        _para(pdf, warning, small=True)
+
+
+def _samples(pdf: ReportPDF, d: dict[str, Any]) -> None:
+    sa = d["samples"]
+    _heading(pdf, "8. Audit and certification samples")
+    _para(pdf, sa["reading"], reading=True)
+    cert = sa["certification"]
+    if cert:
+        _para(pdf, f"{cert['verdict']} — {cert['detail']}")
+        for text in cert.get("texts", []):
+            _para(pdf, text, small=True)
+        if cert.get("record"):
+            _para(pdf, "Certification sample on record: " + _numbers(
+                {k: v for k, v in cert["record"].items() if not isinstance(v, dict | list)}),
+                small=True)
+    _table(pdf, [["Rank", "Key", "Text", "Label"],
+                 *[[num(i["rank"]), i["key"], _cut(i["text"]), i["label"]]
+                   for i in sa["audit"]["list"]]], widths=(1, 2, 6, 2))
+    if sa["disagreements"]["count"]:
+        _sub(pdf, f"Disagreements awaiting a ruling ({sa['disagreements']['count']})")
+        _table(pdf, [["Rank", "Key", "Text", "Votes"],
+                     *[[num(x["rank"]), x["key"], _cut(x["text"]),
+                        "; ".join(f"{a}: {lab}" for a, lab in x["votes"].items())]
+                       for x in sa["disagreements"]["list"]]], widths=(1, 2, 5, 4))
+    if sa["notes"]:
+        _sub(pdf, "Annotators' notes")
+        _table(pdf, [["Key", "Annotator", "Label", "Note"],
+                     *[[n["key"], n["annotator"], n["label"] or "skip", n["note"]]
+                       for n in sa["notes"]]], widths=(2, 2, 2, 6))
+
+
+def _cut(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _provenance(pdf: ReportPDF, d: dict[str, Any]) -> None:
+    pv = d["provenance"]
+    _heading(pdf, "9. Data provenance")
+    _para(pdf, pv["reading"], reading=True)
+    rows = [[src["file"], src["imported_at"], f"{src['kind']}: {num(src['rows'])} rows; "
+             + ", ".join(src["models"]), src["sha256"]] for src in pv["sources"]]
+    if not rows:
+        rows = [[pv["source_file"] or "unknown", "—", "pool", "not recorded"]]
+    _table(pdf, [["File", "Imported", "What", "SHA-256"], *rows], widths=(4, 3, 3, 5))
+    _table(pdf, [["Model", "Score column", "From", "Imported"],
+                 *[[m["name"], m["column"], m["file"], m["imported_at"]] for m in pv["models"]]])
+    _para(pdf, f"Project file created {pv['created_at']}; report by Triage "
+               f"{pv['triage_version']}.", small=True)
+
+
+def render_pdf(data: dict[str, Any]) -> bytes:
+    """The whole report as PDF bytes, from :func:`build_report_data`."""
+    charts = {name: to_png(fig) for name, fig in report_charts(data).items()}
+    pdf = ReportPDF(data["title"])
+    pdf.add_page()
+    pdf.set_font("DejaVu", "B", 17)
+    pdf.multi_cell(0, 9, data["title"], new_x="LMARGIN", new_y="NEXT")
+    _para(pdf, f"Generated {data['generated_at']} by Triage "
+               f"{data['provenance']['triage_version']} from {data['project']['file']}.",
+          small=True)
+    _project(pdf, data)
+    _spend_gain_yield(pdf, data, charts)
+    _advice(pdf, data)
+    _agreement(pdf, data)
+    _models(pdf, data, charts)
+    _samples(pdf, data)
+    _provenance(pdf, data)
+    return bytes(pdf.output())

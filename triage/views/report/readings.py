@@ -1,0 +1,131 @@
+"""One plain-language sentence (or two) per report section, from that section's numbers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from triage.views.panels import format_money, format_share
+
+
+def _n(x: float | None, digits: int = 3) -> str:
+    return "undefined" if x is None else f"{x:.{digits}f}"
+
+
+def project(data: dict[str, Any]) -> str:
+    """How big the pool is, what has been looked at, and who did it."""
+    s = data["settings"]
+    positives = ", ".join(s["positive_labels"]) or "none"
+    return (f"{data['pool']:,} candidates ranked by {len(data['models'])} model(s); the queue "
+            f"follows {data['active_model']}. {data['annotated']:,} have been annotated by "
+            f"{data['annotators']} annotator(s), and {data['positives_found']:,} were positive "
+            f"(positive label: {positives}).")
+
+
+def spend(data: dict[str, Any]) -> str:
+    """What has been spent, against what budget."""
+    cur = data["currency"]
+    text = f"{format_money(data['spent'], cur)} spent"
+    if data["budget"] is None:
+        text += " (no budget is set)"
+    else:
+        text += (f" of a {format_money(data['budget'], cur)} budget "
+                 f"({format_share(data['spent_share'], 0)})")
+    cpp = data["cost_per_positive"]
+    if cpp is not None:
+        text += f"; each positive found so far cost {format_money(cpp, cur)} on average"
+    return text + ". The chart shows how the spend grew over time, every annotation counted."
+
+
+def gain(data: dict[str, Any]) -> str:
+    """Positives found, and the recall the advice estimates with its band."""
+    text = f"{data['positives_found']:,} positives found. "
+    band = data.get("band")
+    if band is None:
+        return text + ("There is no estimate of the positives still in the pool yet, so recall "
+                       "cannot be estimated (the audit sample is too small).")
+    text += (f"The pool is estimated to hold {band['total']:,.0f} positives "
+             f"(between {band['lower']:,.0f} and {band['upper']:,.0f})")
+    if band.get("recall") is not None:
+        text += f", so recall is about {format_share(band['recall'])}"
+        if band.get("recall_lower") is not None:
+            text += f" and at least {format_share(band['recall_lower'])} with the stated confidence"
+    return text + ". The shaded band is that range; dashed lines are gold-label curves."
+
+
+def yield_(data: dict[str, Any]) -> str:
+    """Where in the ranking the positives are, and what they cost there."""
+    if data["empty"]:
+        return "Nothing has been annotated yet, so no decile has a yield."
+    rows = [(d, y) for d, y in zip(data["deciles"], data["yields"]) if y is not None]
+    best = max(rows, key=lambda r: r[1])
+    text = (f"Yield is the share of annotated candidates that were positive; the best decile "
+            f"so far is decile {best[0]} at {format_share(best[1])}.")
+    if data.get("current") is not None:
+        text += f" Work is now in decile {data['current']}."
+    return text + " Cost per positive is the price of one annotation divided by the yield."
+
+
+def advice(data: dict[str, Any]) -> str:
+    """The decision, and that every rule is listed."""
+    return (f"Advice: {data['headline']}. Each rule below gives its own verdict and the "
+            "numbers it rests on; the desk shows this same advice.")
+
+
+_BANDS = {
+    "reliable": "reliable (α ≥ 0.800): the labels can be relied on",
+    "tentative": "tentative (0.667 ≤ α < 0.800): draw tentative conclusions only",
+    "unreliable": "unreliable (α < 0.667): fix the guidelines before labeling more",
+}
+
+
+def agreement(report: dict[str, Any]) -> str:
+    """Krippendorff's alpha with its reading, or why it is undefined."""
+    alpha = report.get("krippendorff_alpha")
+    if alpha is None:
+        return (f"Agreement cannot be measured yet: {report.get('undefined_reason')}. It needs "
+                "candidates labeled by two or more annotators (overlap).")
+    ci = report.get("alpha_ci95")
+    interval = f" (95% interval {ci[0]:.3f} to {ci[1]:.3f})" if ci and None not in ci else ""
+    return (f"On {report['pairable_items']} candidates labeled by two or more annotators, "
+            f"Krippendorff's α is {alpha:.3f}{interval}: "
+            f"{_BANDS.get(report.get('reading', ''), report.get('reading', ''))}.")
+
+
+def models(data: dict[str, Any], currency: str) -> str:
+    """Which model finds the most positives within the budget."""
+    gain = data["gain_report"]
+    best = gain.get("best_model_within_budget")
+    source = "gold labels" if gain.get("labels_from") == "gold" else "the labels so far"
+    if gain.get("undefined_reason"):
+        return f"Models cannot be compared yet: {gain['undefined_reason']}."
+    if best is None:
+        early = gain["earliest_to_all_positives_whole_deciles"]
+        return (f"Judged on {source}, {' and '.join(early['models'])} reaches all positives "
+                f"earliest ({format_money(early['cost'], currency)}). No budget is set.")
+    return (f"Judged on {source}, {' and '.join(best['models'])} finds the most positives "
+            f"within the budget: {best['positives']:,.1f} of {gain['positives']:,}. Value with "
+            "a reject option and calibration follow for models whose scores are probabilities.")
+
+
+def samples(data: dict[str, Any]) -> str:
+    """What the random audit sample holds, and where certification stands."""
+    audit = data["audit"]
+    text = (f"The random audit sample (rate {format_share(data['audit_rate'])}) has "
+            f"{audit['items']} labeled candidates, {audit['positives']} positive; it is what "
+            "recall estimates rest on.")
+    cert = data.get("certification")
+    if cert is not None:
+        text += f" Recall certification: {cert['verdict']}."
+    if data["disagreements"]["count"]:
+        text += f" {data['disagreements']['count']} disagreement(s) await a ruling."
+    return text
+
+
+def provenance(data: dict[str, Any]) -> str:
+    """Where the data came from."""
+    files = len(data["sources"])
+    if not files:
+        return ("This project's import predates the recording of file hashes; the source "
+                "file's name is shown without one.")
+    return (f"{files} file(s) were imported; each is listed with its SHA-256 hash, so the "
+            "exact input can be checked later.")
