@@ -12,6 +12,7 @@ would already rewrite the header).
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -25,8 +26,22 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_S = 10.0
 
 
+# Files this process has opened with SQLite. Closing ANY descriptor of a file drops every
+# POSIX lock the process holds on it, so once SQLite holds the file (a desk, a worker's
+# connection) we must never open and close it ourselves: another process could then take
+# the write lock or remove the log under our feet. SQLite's own descriptors are safe (it
+# defers closing them while locks are held).
+_OPENED: set[str] = set()
+
+
+def _key(path: str | Path) -> str:
+    return os.path.realpath(path)
+
+
 def is_sqlite_file(path: str | Path) -> bool:
     """True when ``path`` starts with the SQLite header (cheap, reads 16 bytes)."""
+    if _key(path) in _OPENED:
+        return True   # already open here: reading it ourselves would drop SQLite's locks
     try:
         with open(path, "rb") as handle:
             return handle.read(16) == SQLITE_MAGIC
@@ -47,6 +62,7 @@ def _connect(path: Path, page_size: int | None = None) -> sqlite_utils.Database:
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None,
                            check_same_thread=False)
     db = sqlite_utils.Database(conn)
+    _OPENED.add(_key(path))
     if page_size is not None:
         conn.execute(f"PRAGMA page_size={int(page_size)}")
     conn.execute("PRAGMA journal_mode=WAL")
