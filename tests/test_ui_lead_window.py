@@ -50,7 +50,9 @@ def test_lead_window_tabs_compute_off_the_gui_thread(window, qtbot):
     qtbot.waitUntil(lambda: lead.advice.table.rowCount() >= 5, timeout=15000)
     rules = {lead.advice.table.item(r, 0).text() for r in range(lead.advice.table.rowCount())}
     assert {"budget", "marginal_value", "recall", "knee", "reliability"} <= rules
-    # The same estimate is drawn as a band on the lead's cumulative-gain chart.
+    # The same estimate is drawn as a band on the lead's cumulative-gain chart (once the
+    # live state, built on a worker after the window opened, has reached the charts).
+    qtbot.waitUntil(lambda: not window.live_pending(), timeout=15000)
     lead.overview.gain.flush()
     band = lead.overview.gain.panel_data()["band"]
     assert band is not None and band["lower"] <= band["total"] <= band["upper"]

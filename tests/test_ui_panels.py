@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
+import matplotlib.backends.backend_agg  # noqa: F401 - the panels load it lazily, on their drawing
+import numpy as np  # thread; loaded here so that the timeouts below measure drawing only
 import pytest
 
 from tests.helpers import make_project, pool_rows, write_pool

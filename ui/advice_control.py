@@ -3,12 +3,20 @@ hand every result to every surface, and start or cancel a certification sample."
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QMessageBox
 
 from triage.base.errors import TriageError
 
 ADVICE_POLL_MS = 5000  # how often to look for changes made by other programs
+# After labels, the advice is recomputed when the annotator pauses: a computation takes
+# seconds of CPU beside the desk, and the Python work in it competes with the desk for the
+# interpreter. In an unbroken burst it is recomputed at least every ADVICE_MAX_DEFER_S; the
+# banner always says at how many labels it was computed.
+ADVICE_PAUSE_MS = 1000
+ADVICE_MAX_DEFER_S = 30.0
 
 
 class AdviceMixin:
@@ -22,9 +30,25 @@ class AdviceMixin:
         self._advice_poll.setInterval(ADVICE_POLL_MS)
         self._advice_poll.timeout.connect(self._poll_advice)
         self._advice_poll.start()
+        self._advice_timer = QTimer(self)  # type: ignore[arg-type]
+        self._advice_timer.setSingleShot(True)
+        self._advice_timer.setInterval(ADVICE_PAUSE_MS)
+        self._advice_timer.timeout.connect(self.request_advice)
+        self._advice_dirty_since: float | None = None
+
+    def schedule_advice(self) -> None:
+        """Recompute the advice once the annotator pauses (debounced; see request_advice)."""
+        now = time.monotonic()
+        if self._advice_dirty_since is None:
+            self._advice_dirty_since = now
+        if (now - self._advice_dirty_since < ADVICE_MAX_DEFER_S
+                or not self._advice_timer.isActive()):
+            self._advice_timer.start()
 
     def request_advice(self) -> None:
         """Recompute the advice state off the GUI thread (coalesced)."""
+        self._advice_dirty_since = None
+        self._advice_timer.stop()
         if self.project is not None and self.project.models:
             from triage.project.advice import state_version
 

@@ -1,8 +1,9 @@
 """The one advice state, recomputed off the GUI thread after every change, coalesced.
 
 :meth:`AdviceFeed.request` is called after every label, undo, skip, settings change,
-import, merge, adjudication and certification step. The worker opens its own connection to
-the project file (SQLite's WAL lets it read while the desk writes) and computes the whole
+import, merge, adjudication and certification step. The worker hands the project's path to
+the advice helper process (:mod:`ui.advice_process`), which opens its own connection to the
+project file (SQLite's WAL lets it read while the desk writes) and computes the whole
 :class:`~triage.project.advice.AdviceState` there; the GUI thread only receives the frozen
 result and hands the same object to every surface. A request made while one computation
 runs is remembered, and exactly one more runs after it: never one per label.
@@ -30,6 +31,10 @@ class AdviceFeed:
         self.pending = False
         self.latest = None          # the last AdviceState delivered
         self.runs = 0               # computations started (tests check the coalescing)
+        # Its own thread: it mostly waits for the helper process, and must not keep the
+        # panels' reads waiting for a slot in the global pool.
+        self.pool = QThreadPool()
+        self.pool.setMaxThreadCount(1)
 
     def request(self, path: str | Path | None) -> None:
         """Ask for a fresh state of the project at ``path`` (None: nothing open)."""
@@ -42,17 +47,17 @@ class AdviceFeed:
         self._start()
 
     def _start(self) -> None:
-        from triage.project.advice import advice_state_at
+        from ui.advice_process import compute_advice
 
         path = self.path
         self.pending = False
         self.runs += 1
-        worker = Worker(lambda _progress: advice_state_at(path))
+        worker = Worker(lambda _progress: compute_advice(path))
         worker.signals.finished.connect(self._arrived)
         worker.signals.failed.connect(self._failed)
         worker.signals.cancelled.connect(self._next)
         self.worker = worker
-        QThreadPool.globalInstance().start(worker)
+        self.pool.start(worker)
 
     def _arrived(self, state) -> None:
         self.worker = None

@@ -20,6 +20,7 @@ from ui.errors import ErrorHook
 from ui.prefs import Prefs, data_dir, log_path
 
 SETTLE_SECONDS = 0.8  # screenshot: time for the coalesced panel redraws to land
+GIL_SWITCH_S = 0.0005  # see run_gui
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -106,6 +107,10 @@ def _user_name() -> str:
 def run_gui(argv: Sequence[str]) -> int:
     """Entry point of the desk (``triage`` with no subcommand)."""
     args = build_parser().parse_args(list(argv))
+    # Panels draw and statistics run on worker threads. With Python's default 5 ms switch
+    # interval, every SQLite call the desk makes (which lets go of the GIL) could wait up to
+    # 5 ms to get it back from a busy worker; a key press makes a dozen such calls.
+    sys.setswitchinterval(GIL_SWITCH_S)
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "triage"])
     app.setApplicationName("Triage")
     prefs = Prefs()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-import time
 from pathlib import Path
 from typing import Any
 
@@ -26,19 +24,14 @@ from ui.annotator_dialog import ask_annotator
 from ui.desk import Desk
 from ui.desk_drawer import DeskDrawer
 from ui.file_dialogs import open_file, start_folder
-from ui.palette import FOCUS_STYLE, apply_app_palette, no_tab_traps
+from ui.palette import FOCUS_STYLE, apply_app_palette
+from ui.panel_control import REFRESH_MS, PanelMixin
 from ui.prefs import Prefs
 from ui.reading_actions import ReadingActions
 from ui.window_state import restore_geometry, restore_splitter, size_window
 
-# Panels redraw when the annotator pauses (a chart redraw costs tens of milliseconds, and a
-# key pressed during one would wait for it), but at least every MAX_DEFER_S in a long burst.
-REFRESH_MS = 250
-CHECKPOINT_EVERY = 200  # label events between checkpoints taken while the annotator pauses
-MAX_DEFER_S = 2.0
 
-
-class MainWindow(AdviceMixin, ReadingActions, QMainWindow):
+class MainWindow(PanelMixin, AdviceMixin, ReadingActions, QMainWindow):
     """Owns the open project and the annotator's session; panels only draw snapshots."""
 
     def __init__(self, prefs: Prefs | None = None, parent: QWidget | None = None):
@@ -50,11 +43,11 @@ class MainWindow(AdviceMixin, ReadingActions, QMainWindow):
         self.settings_dialog = None
         self.new_project_dialog = None
         self.refreshes = 0
-        self._checkpointed_at = 0
+        self._init_panel_state()
         self.setWindowTitle("Triage")
         self.desk = Desk()
         from ui.advice_feed import AdviceFeed
-        from ui.analysis import AdviceBanner
+        from ui.analysis.advice_banner import AdviceBanner
 
         self.advice_banner = AdviceBanner()
         self.advice_feed = AdviceFeed(self._advice_arrived)
@@ -86,7 +79,7 @@ class MainWindow(AdviceMixin, ReadingActions, QMainWindow):
         self.desk.statusChanged.connect(self.status_label.setText)
         self.desk.changed.connect(self.schedule_refresh)
         self.desk.changed.connect(self.refresh_drawer)
-        self.desk.changed.connect(self.request_advice)   # label, undo, skip
+        self.desk.changed.connect(self.schedule_advice)  # label, undo, skip
         # Changes made by other programs (another desk, an import or merge from the command
         # line) are caught by a cheap look at the file's version now and then.
         self._start_advice_poll()
@@ -178,73 +171,7 @@ class MainWindow(AdviceMixin, ReadingActions, QMainWindow):
             self.project.close()
         self.project = None
         self.info = None
-
-    def ensure_panels(self) -> None:
-        """Create the live panels (deferred: importing matplotlib takes a second, and the
-        first candidate should not wait for it)."""
-        if self.panels:
-            return
-        from ui.panels import GainPanel, SpendPanel, YieldPanel
-
-        self.gain, self.spend, self.yield_ = GainPanel(), SpendPanel(), YieldPanel()
-        self.panels = (self.gain, self.spend, self.yield_)
-        for panel in self.panels:
-            panel.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            self.panel_split.addWidget(panel)
-        no_tab_traps(self)
-        restore_splitter(self.panel_split, self.prefs.layout("panel_split"), weights=[1, 1, 1],
-                         minimum=80)
-
-    def _load_panel_info(self) -> None:
-        self.ensure_panels()
-        if self.project is None:
-            return
-        settings = self.project.settings
-        model = self.project.active_model()
-        self.info = PanelInfo(
-            pool=self.project.pool, currency=settings.currency, budget=settings.budget,
-            value_per_positive=settings.value_per_positive,
-            price_per_item=settings.price_per_item,
-            offline_curves=self.project.offline_curves(),
-            active_model=model.name if model else None,
-        )
-        self.refresh_panels()
-
-    def _settings_info(self) -> None:
-        """Refresh the settings-derived fields of the panel info (curves are kept)."""
-        if self.project is None or self.info is None:
-            return
-        s = self.project.settings
-        model = self.project.active_model()
-        self.info = dataclasses.replace(
-            self.info, currency=s.currency, budget=s.budget,
-            value_per_positive=s.value_per_positive, price_per_item=s.price_per_item,
-            active_model=model.name if model else None)
-
-    def schedule_refresh(self) -> None:
-        """Refresh the panels once the annotator pauses (debounced, coalesced)."""
-        now = time.monotonic()
-        if self._dirty_since is None:
-            self._dirty_since = now
-        if now - self._dirty_since < MAX_DEFER_S or not self._refresh_timer.isActive():
-            self._refresh_timer.start()
-
-    def refresh_panels(self) -> None:
-        """Hand the current snapshot to the panels (each schedules its own redraw)."""
-        self._dirty_since = None
-        if self.project is None or self.info is None or not self.project.models:
-            return
-        self.refreshes += 1
-        snapshot = self.project.snapshot()
-        for panel in self.panels:
-            panel.show_state(snapshot, self.info)
-        if self.lead_view is not None and self.lead_view.isVisible():
-            info = dataclasses.replace(self.info, annotator_rows=self.project.annotator_table())
-            self.lead_view.show_state(snapshot, info)
-        if snapshot.events - self._checkpointed_at >= CHECKPOINT_EVERY:
-            # The annotator has paused: a good moment to fold the log into the file.
-            self._checkpointed_at = snapshot.events
-            self.project.checkpoint()
+        self._checkpointed_at = None
 
     # -- user actions ----------------------------------------------------------------
     def open_interactive(self, path: str | Path) -> bool:

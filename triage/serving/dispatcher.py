@@ -159,6 +159,19 @@ class Dispatcher:
         self._advance_audit()
         return self.audit_sequence()[: self.audit_pointer]
 
+    def audit_job(self) -> Callable[[], None]:
+        """Work for another thread: the audit order, ready before a key press needs it.
+
+        The order is a permutation of the whole pool (half a second at 5,000,000)."""
+        order, seed = self.order, self.settings.seed
+
+        def work() -> None:
+            audit = audit_order(order, seed)
+            if self._audit is None and self.order is order and self.settings.seed == seed:
+                self._audit = audit
+
+        return work
+
     def _advance_audit(self) -> None:
         seq = self.audit_sequence()
         while self.audit_pointer < seq.size and self.tracker.is_handled(int(seq[self.audit_pointer])):

@@ -28,8 +28,22 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_S = 10.0
 
 
+# Files this process has opened with SQLite. Closing ANY descriptor of a file drops every
+# POSIX lock the process holds on it, so once SQLite holds the file (a desk, a worker's
+# connection) we must never open and close it ourselves: another process could then take
+# the write lock or remove the log under our feet. SQLite's own descriptors are safe (it
+# defers closing them while locks are held).
+_OPENED: set[str] = set()
+
+
+def _key(path: str | Path) -> str:
+    return os.path.realpath(path)
+
+
 def is_sqlite_file(path: str | Path) -> bool:
     """True when ``path`` starts with the SQLite header (cheap, reads 16 bytes)."""
+    if _key(path) in _OPENED:
+        return True   # already open here: reading it ourselves would drop SQLite's locks
     try:
         with open(path, "rb") as handle:
             return handle.read(16) == SQLITE_MAGIC
@@ -61,6 +75,7 @@ def _raw_connect(path: Path, page_size: int | None = None) -> sqlite3.Connection
     # must not open implicit ones behind our back.
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None,
                            check_same_thread=False)
+    _OPENED.add(_key(path))
     if page_size is not None:
         conn.execute(f"PRAGMA page_size={int(page_size)}")
     conn.execute("PRAGMA journal_mode=WAL")

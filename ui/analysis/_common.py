@@ -9,40 +9,27 @@ from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from ui.palette import ROLE_TEXT
+from ui.analysis._text import (  # noqa: F401 - the colours and labels, re-exported
+    BLUE,
+    GREEN,
+    GREY,
+    LIGHT,
+    MODEL_COLOURS,
+    ORANGE,
+    PURPLE,
+    ROLE_COLOURS,
+    SKY,
+    VERMILLION,
+    YELLOW,
+    plain_label,
+    role_style,
+)
 from ui.save_chart import save_chart_dialog
 
-# Okabe–Ito: distinguishable with the common colour-vision deficiencies.
-BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW = (
-    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
-GREY, LIGHT = "#777777", "#E6E6E6"
-MODEL_COLOURS = (BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, "#000000")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 FS = 9.0  # base font size of the charts, in points
-
-# Background, border and text colour of a state ("role"); the word and symbol that go with
-# each state are always shown too, so colour is never the only cue.
-ROLE_COLOURS = {role: (bg, border, ROLE_TEXT[role][1]) for role, (bg, border) in {
-    "go": (ROLE_TEXT["go"][0], GREEN), "stop": (ROLE_TEXT["stop"][0], VERMILLION),
-    "pause": (ROLE_TEXT["pause"][0], ORANGE), "none": (ROLE_TEXT["none"][0], GREY),
-}.items()}
-
-
-def role_style(role: str) -> str:
-    bg, border, fg = ROLE_COLOURS.get(role, ROLE_COLOURS["none"])
-    return f"background:{bg}; border:1px solid {border}; border-radius:4px; color:{fg};"
-
-
-def plain_label(text: str = "", *, wrap: bool = True, parent: QWidget | None = None) -> QLabel:
-    """A QLabel that never interprets its text as rich text."""
-    label = QLabel(parent)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(wrap)
-    label.setText(text)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label
 
 
 def chart_text(text: str) -> str:

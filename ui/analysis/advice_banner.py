@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QWidget
 
 from triage.views.analysis import BannerData, banner_data
-from ui.analysis._common import ROLE_COLOURS, plain_label
+from ui.analysis._text import ROLE_COLOURS, plain_label
 
 
 class AdviceBanner(QFrame):

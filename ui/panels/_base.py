@@ -1,20 +1,27 @@
-"""The shared machinery of a chart panel: a matplotlib Figure in a Qt canvas, coalesced
-redraws, "Save chart…" and the data-for-tests hook.
+"""The shared machinery of a chart panel: a matplotlib Figure drawn off the GUI thread into
+an image, coalesced redraws, "Save chart…" and the data-for-tests hook.
 
 Subclasses implement ``_prepare(snapshot, info)`` (Qt-free data from ``triage.views.panels``)
 and ``_draw(data)`` (update the kept artists), and build their artists in ``_build()``.
+
+Drawing a chart costs tens to hundreds of milliseconds (and importing matplotlib about a
+second), so none of it happens on the GUI thread: ``show_state`` only remembers the state,
+and a :class:`RenderJob` on the one chart thread (:func:`render_pool`) builds the Figure on
+first use, prepares the view data, updates the artists, lays them out and renders them with
+the Agg backend into an RGBA buffer; the widget only paints the finished ``QImage``. A
+Figure is touched by one thread at a time (``_figure_lock``); a redraw asked for while one
+runs is remembered, and exactly one more runs after it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from pathlib import Path
 
-from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
-from matplotlib.figure import Figure
-from matplotlib.layout_engine import ConstrainedLayoutEngine
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtCore import QObject, QRectF, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtGui import QAction, QColor, QImage, QPainter
+from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from triage.views.panels import LiveSnapshot, PanelInfo
 from ui.save_chart import save_chart_dialog
@@ -25,10 +32,48 @@ BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW = (
 GREY, LIGHT, HIGHLIGHT = "#666666", "#E6E6E6", "#FFF6D5"
 MODEL_COLOURS = (ORANGE, GREEN, PURPLE, VERMILLION, SKY, "#000000")
 REDRAW_MS = 50
+DPI = 100  # figure dots per logical inch; the device pixel ratio multiplies it
+
+_POOL: QThreadPool | None = None
+
+
+def render_pool() -> QThreadPool:
+    """The one thread every chart is drawn on (matplotlib shares caches between figures)."""
+    global _POOL
+    if _POOL is None:
+        _POOL = QThreadPool()
+        _POOL.setMaxThreadCount(1)
+    return _POOL
+
+
+class _RenderSignals(QObject):
+    done = Signal(object, object)  # (QImage or None, the render's key)
+
+
+class RenderJob(QRunnable):
+    """Draws one panel's figure into a QImage on the chart thread and hands it back."""
+
+    def __init__(self, panel: ChartPanel, size: tuple[int, int, float]) -> None:
+        super().__init__()
+        self.panel, self.size = panel, size
+        self.signals = _RenderSignals()
+        self.setAutoDelete(False)  # the panel keeps it until it reports
+
+    def run(self) -> None:
+        try:
+            image, key = self.panel._render(self.size)
+        except Exception:  # noqa: BLE001 - report back so the panel can draw again
+            import traceback
+
+            traceback.print_exc()
+            image, key = None, None
+        with contextlib.suppress(RuntimeError):  # the panel was closed meanwhile
+            self.signals.done.emit(image, key)
 
 
 class ChartPanel(QWidget):
-    """Base for the live panels: ``show_state`` is cheap, drawing happens ≤ once per 50 ms."""
+    """Base for the live panels: ``show_state`` is cheap, drawing happens off the GUI thread,
+    at most one draw per panel at a time and ≤ once per 50 ms."""
 
     title = "Chart"
 
@@ -36,50 +81,57 @@ class ChartPanel(QWidget):
         super().__init__(parent)
         self.large = large
         self.fs = 10.0 if large else 7.0  # base font size in points
-        self.figure = Figure(figsize=(7.0, 4.4) if large else (3.6, 2.3), dpi=100)
+        self.figsize = (7.0, 4.4) if large else (3.6, 2.3)
+        self.figure = None  # built on the chart thread on first use (see _ensure_figure)
+        self._figure_lock = threading.RLock()  # held while anyone touches the figure
+        self._state_lock = threading.Lock()    # guards the state below (never held long)
+        self._engine = None
         # Constrained layout costs about as much as drawing; run it only when the size or
         # the width of the axis labels changes, not on every redraw.
-        self._engine = ConstrainedLayoutEngine(w_pad=0.02, h_pad=0.02, hspace=0.04,
-                                               wspace=0.04)
         self._layout_key: tuple | None = None
-        self.canvas = FigureCanvasQTAgg(self.figure)
-        self.canvas.mpl_connect("resize_event", lambda _e: self._layout(force=True))
-        self.canvas.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.canvas)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.setMinimumSize(520, 320) if large else self.setMinimumSize(260, 110)
         self.save_action = QAction("Save chart…", self)
         self.save_action.triggered.connect(self.save_dialog)
-        self.canvas.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        self.canvas.addAction(self.save_action)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.addAction(self.save_action)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REDRAW_MS)
         self._timer.timeout.connect(self._redraw)
         self._snap: LiveSnapshot | None = None
         self._info: PanelInfo | None = None
-        self._data = None
-        self._dirty = False
+        self._state = 0           # bumped by every new state (show_state, show_estimate)
+        self._data, self._data_state = None, -1
+        self._drawn_state = -1    # the state the figure's artists show
+        self._image: QImage | None = None
+        self._image_key: tuple | None = None  # (state, width, height, ratio) of _image
+        self._job: RenderJob | None = None
+        self._again = False
         self.redraws = 0  # how many times the figure was actually updated (tests, bench)
-        self._build()
+        self.renders = 0  # images produced (any thread)
+        self.render_threads: set[str] = set()  # names of the threads that drew (tests)
 
     # -- the interface -----------------------------------------------------------------
     def show_state(self, snapshot: LiveSnapshot, project_info: PanelInfo) -> None:
         """Remember the state and schedule one redraw; calls within 50 ms coalesce."""
-        self._snap, self._info, self._dirty = snapshot, project_info, True
+        with self._state_lock:
+            self._snap, self._info = snapshot, project_info
+            self._state += 1
         if not self._timer.isActive():
             self._timer.start()
 
     def panel_data(self) -> dict:
         """Exactly what is (or on the pending redraw will be) drawn, as plain values."""
-        data = self._current()
+        data, _state = self._current()
         return {} if data is None else data.as_dict()
 
     def flush(self) -> None:
-        """Draw a pending state now (tests, saving, screenshots)."""
+        """Draw a pending state now, on this thread (tests, saving, screenshots)."""
         self._timer.stop()
-        self._redraw(force=True)
+        image, key = self._render(self._target_size())
+        self._take(image, key)
 
     def save_figure(self, path: str | Path) -> Path:
         """Save the chart as PNG or SVG, chosen by the file extension."""
@@ -88,48 +140,147 @@ class ChartPanel(QWidget):
         if fmt not in ("png", "svg"):
             raise ValueError(f"save a chart as .png or .svg, not {path.suffix or 'no extension'}")
         self.flush()
-        self._layout(force=True)
-        self.figure.savefig(path, format=fmt, dpi=150 if fmt == "png" else 100,
-                            facecolor="white")
+        with self._figure_lock:
+            self._ensure_figure()
+            self._layout(force=True)
+            self.figure.savefig(path, format=fmt, dpi=150 if fmt == "png" else 100,
+                                facecolor="white")
         return path
 
     def save_dialog(self) -> None:
         """Ask where to save the chart (PNG or SVG)."""
         save_chart_dialog(self, self.title, self.save_figure)
 
-    # -- internals ---------------------------------------------------------------------
-    def _current(self):
-        if self._dirty and self._snap is not None and self._info is not None:
-            self._data = self._prepare(self._snap, self._info)
-            self._dirty = False
-            self._drawn = False
-        return self._data
+    def drawing(self) -> bool:
+        """Is a draw of this panel under way on the chart thread?"""
+        return self._job is not None
 
-    def _redraw(self, force: bool = False) -> None:
-        if not (force or self.isVisible()):
-            return  # a hidden panel (closed lead view) costs nothing; showEvent catches up
-        data = self._current()
-        if data is None or getattr(self, "_drawn", False):
+    # -- drawing (any thread, under the figure lock) -------------------------------------
+    def _ensure_figure(self) -> None:
+        if self.figure is not None:
             return
-        self._draw(data)
-        self._layout()
-        self._drawn = True
-        self.redraws += 1
-        self.canvas.draw_idle()
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+        from matplotlib.layout_engine import ConstrainedLayoutEngine
 
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
-        super().showEvent(event)
-        if self._data is not None or self._dirty:
-            self._timer.start()
+        figure = Figure(figsize=self.figsize, dpi=DPI)
+        FigureCanvasAgg(figure)
+        self._engine = ConstrainedLayoutEngine(w_pad=0.02, h_pad=0.02, hspace=0.04,
+                                               wspace=0.04)
+        self.figure = figure
+        self._build()
+
+    def _current(self):
+        """(view data, state it was prepared from), prepared now if the state moved on."""
+        with self._state_lock:
+            snap, info, state = self._snap, self._info, self._state
+            if self._data_state == state or snap is None or info is None:
+                return self._data, self._data_state
+        data = self._prepare(snap, info)
+        with self._state_lock:
+            if state >= self._data_state:
+                self._data, self._data_state = data, state
+        return data, state
+
+    def _render(self, size: tuple[int, int, float]) -> tuple[QImage | None, tuple | None]:
+        """Update the artists to the current state and render them at ``size``."""
+        width, height, ratio = size
+        with self._figure_lock:
+            data, state = self._current()
+            if data is None:
+                return None, None
+            self._ensure_figure()
+            figure = self.figure
+            if figure.dpi != DPI * ratio:
+                figure.set_dpi(DPI * ratio)
+            w_in, h_in = width / DPI, height / DPI
+            if tuple(figure.get_size_inches()) != (w_in, h_in):
+                figure.set_size_inches(w_in, h_in, forward=False)
+                self._layout_key = None
+            new = state != self._drawn_state
+            if new:
+                self._draw(data)
+            self._layout()
+            figure.canvas.draw()
+            self._drawn_state = state
+            buffer = figure.canvas.buffer_rgba()
+            rows, cols = buffer.shape[:2]
+            image = QImage(bytes(buffer), cols, rows, cols * 4,
+                           QImage.Format.Format_RGBA8888).copy()
+            image.setDevicePixelRatio(ratio)
+            self.renders += 1
+            self.render_threads.add(threading.current_thread().name)
+        return image, (state, width, height, ratio, new)
 
     def _layout(self, force: bool = False) -> None:
         """Re-run the layout when the canvas size or the axis-label widths changed."""
         w, h = self.figure.get_size_inches()
-        key = (round(w, 3), round(h, 3), *(
+        key = (round(w, 3), round(h, 3), self.figure.dpi, *(
             len(f"{v:,.0f}") for ax in self.figure.axes for v in (*ax.get_xlim(), *ax.get_ylim())))
         if force or key != self._layout_key:
             self._engine.execute(self.figure)
             self._layout_key = key
+
+    # -- scheduling (GUI thread) ---------------------------------------------------------
+    def _target_size(self) -> tuple[int, int, float]:
+        ratio = float(self.devicePixelRatioF()) or 1.0
+        return (max(self.width(), self.minimumWidth()),
+                max(self.height(), self.minimumHeight()), ratio)
+
+    def _up_to_date(self) -> bool:
+        key = self._image_key
+        return key is not None and key[:4] == (self._state, *self._target_size())
+
+    def _redraw(self) -> None:
+        if not self.isVisible():
+            return  # a hidden panel (closed lead view) costs nothing; showEvent catches up
+        if self._job is not None:
+            self._again = True  # exactly one more draw after the one under way
+            return
+        if self._up_to_date() or self._snap is None:
+            return
+        job = RenderJob(self, self._target_size())
+        job.signals.done.connect(self._job_done)
+        self._job = job
+        render_pool().start(job)
+
+    def _job_done(self, image: QImage | None, key: tuple | None) -> None:
+        self._job = None
+        self._take(image, key)
+        if self._again:
+            self._again = False
+            self._redraw()
+
+    def _take(self, image: QImage | None, key: tuple | None) -> None:
+        """Show a finished image unless a newer one is already shown."""
+        if image is None or key is None:
+            return
+        if key[-1]:
+            self.redraws += 1
+        if self._image_key is not None and key[0] < self._image_key[0]:
+            return
+        self._image, self._image_key = image, key[:4]
+        self.update()
+
+    # -- Qt overrides ----------------------------------------------------------------------
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+        painter = QPainter(self)
+        painter.fillRect(self.rect(), QColor("white"))
+        if self._image is not None:
+            # While a resize is being redrawn the last image stretches to fit.
+            painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+            painter.drawImage(QRectF(self.rect()), self._image)
+        painter.end()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if self._snap is not None and not self._timer.isActive():
+            self._timer.start()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if self._snap is not None:
+            self._timer.start()
 
     def _build(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError

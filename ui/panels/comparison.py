@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from matplotlib.ticker import FuncFormatter, MaxNLocator
-
 from triage.views.panels import ComparisonData, comparison_data
 from ui.panels._base import GREY, MODEL_COLOURS, ChartPanel
 
@@ -14,6 +12,8 @@ class ComparisonPanel(ChartPanel):
     title = "Offline model comparison"
 
     def _build(self) -> None:
+        from matplotlib.ticker import FuncFormatter, MaxNLocator
+
         ax = self.ax = self.figure.add_subplot()
         self._style(ax)
         self.lines: dict[str, object] = {}

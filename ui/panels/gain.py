@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from matplotlib.collections import LineCollection
-from matplotlib.ticker import FuncFormatter, MaxNLocator
-
 from triage.views.panels import GainData, RecallBand, gain_data
 from ui.panels._base import BLUE, GREY, HIGHLIGHT, MODEL_COLOURS, ChartPanel
 
@@ -21,8 +18,12 @@ class GainPanel(ChartPanel):
     """Positives found so far (count and share of the pool) against the random order."""
 
     title = "Cumulative gain"
+    _band: RecallBand | None = None  # the estimate band (lead view), set by show_estimate
 
     def _build(self) -> None:
+        from matplotlib.collections import LineCollection
+        from matplotlib.ticker import FuncFormatter, MaxNLocator
+
         ax = self.ax = self.figure.add_subplot()
         self._style(ax)
         ax.grid(True, axis="x", color="#F2F2F2", linewidth=0.5)
@@ -36,7 +37,6 @@ class GainPanel(ChartPanel):
         (self.live,) = ax.plot([], [], color=BLUE, linewidth=2.2 if self.large else 1.6,
                                zorder=4, label="labels so far (live)")
         self.offline: dict[str, object] = {}
-        self._band: RecallBand | None = None
         self.band_span = None
         (self.band_line,) = ax.plot([], [], color="#CC79A7", linewidth=1.0, linestyle="-.",
                                     zorder=2)
@@ -90,9 +90,10 @@ class GainPanel(ChartPanel):
 
     def show_estimate(self, band: RecallBand | None) -> None:
         """Draw the estimate of all positives in the pool as a band (the lead view)."""
-        self._band = band
-        self._dirty = self._snap is not None
-        if self._dirty and not self._timer.isActive():
+        with self._state_lock:
+            self._band = band
+            self._state += 1
+        if self._snap is not None and not self._timer.isActive():
             self._timer.start()
 
     def _prepare(self, snapshot, info) -> GainData:

@@ -3,8 +3,6 @@ to finish the current decile, and spend per annotator."""
 
 from __future__ import annotations
 
-from matplotlib.ticker import FuncFormatter, MaxNLocator
-
 from triage.views.panels import SpendData, format_money, spend_data
 from ui.panels._base import BLUE, GREY, LIGHT, SKY, VERMILLION, ChartPanel
 
@@ -17,6 +15,8 @@ class SpendPanel(ChartPanel):
     title = "Spend"
 
     def _build(self) -> None:
+        from matplotlib.ticker import FuncFormatter, MaxNLocator
+
         grid = self.figure.add_gridspec(2, 2, height_ratios=[1, 2.6], width_ratios=[1.25, 1])
         bar = self.bar_ax = self.figure.add_subplot(grid[0, :])
         self._style(bar)

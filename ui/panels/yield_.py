@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from matplotlib.patches import Patch
-from matplotlib.ticker import PercentFormatter
-
 from triage.views.panels import YieldData, yield_data
 from ui.panels._base import BLUE, GREY, HIGHLIGHT, ORANGE, ChartPanel
 
@@ -18,6 +15,9 @@ class YieldPanel(ChartPanel):
     title = "Marginal-decile yield"
 
     def _build(self) -> None:
+        from matplotlib.patches import Patch
+        from matplotlib.ticker import PercentFormatter
+
         ax = self.ax = self.figure.add_subplot()
         self._style(ax)
         xs = list(range(1, 11))

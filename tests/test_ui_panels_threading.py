@@ -1,0 +1,61 @@
+"""The live panels draw off the GUI thread: the desk answers keys while a chart is drawn."""
+
+from __future__ import annotations
+
+import threading
+
+import matplotlib.backends.backend_agg  # noqa: F401 - loaded lazily by the chart thread
+from PySide6.QtGui import QColor
+
+from tests.qt_helpers import open_main_window
+from tests.test_ui_desk import make_project
+from ui.panels import GainPanel
+
+
+def test_panels_are_drawn_on_the_chart_thread_and_painted_from_its_image(qtbot, tmp_path):
+    window = open_main_window(qtbot, make_project(tmp_path), "ada")
+    qtbot.keyClick(window.desk, "i")
+    window.refresh_panels()
+    gain = window.gain
+    qtbot.waitUntil(lambda: gain.redraws >= 1 and not gain.drawing(), timeout=10000)
+    assert gain.render_threads and threading.current_thread().name not in gain.render_threads
+    assert gain.panel_data()["annotated"][-1] == 1
+    assert gain.live.get_xdata().tolist() == gain.panel_data()["annotated"]  # drawn = data
+    image = gain.grab().toImage()  # what the widget paints: the chart, not a blank panel
+    colours = {image.pixelColor(x, y).name() for x in range(0, image.width(), 7)
+               for y in range(0, image.height(), 7)}
+    assert QColor("white").name() in colours and len(colours) > 3
+    window.close()
+
+
+def test_a_key_press_is_answered_while_a_panel_draw_is_in_progress(qtbot, tmp_path,
+                                                                     monkeypatch):
+    window = open_main_window(qtbot, make_project(tmp_path), "ada")
+    gain = window.gain
+    qtbot.waitUntil(lambda: gain.redraws >= 1 and not gain.drawing(), timeout=10000)
+    release, started = threading.Event(), threading.Event()
+    draw = GainPanel._draw
+
+    def slow_draw(self, data):  # a draw that lasts until the test lets it finish
+        started.set()
+        release.wait(10)
+        draw(self, data)
+
+    monkeypatch.setattr(GainPanel, "_draw", slow_draw)
+    qtbot.keyClick(window.desk, "i")
+    window.refresh_panels()
+    qtbot.waitUntil(started.is_set, timeout=5000)
+    assert gain.drawing()
+    before = window.desk.current.candidate_id
+    redraws = gain.redraws
+    for key in "lil":  # three labels, each answered with the next candidate at once
+        qtbot.keyClick(window.desk, key)
+    assert window.desk.current.candidate_id != before
+    assert window.desk.position.text().startswith("rank 5 of 20")
+    window.refresh_panels()  # asked for while drawing: exactly one more draw follows
+    assert gain.drawing() and gain.redraws == redraws
+    release.set()
+    qtbot.waitUntil(lambda: not gain.drawing() and gain.redraws == redraws + 2, timeout=10000)
+    assert gain.panel_data()["annotated"][-1] == 4
+    assert gain.live.get_xdata()[-1] == 4
+    window.close()

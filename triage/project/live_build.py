@@ -1,0 +1,137 @@
+"""Work the desk runs on other threads: the live state (built here, then handed to the
+project), the offline curves and checkpoints.
+
+Rebuilding the live gain and spend state replays every label event (a few hundred
+milliseconds at 10,000 labels), which the desk must not wait for. :func:`live_inputs`
+copies what the rebuild needs from the open project (quick, on the project's thread);
+:func:`build_live` replays it anywhere, touching neither the project nor its connection;
+:func:`adopt_live`, back on the project's thread, checks that nothing the build relied on
+has changed, folds in the labels recorded meanwhile and installs the state. When anything
+did change (an undo, new settings or prices) it declines, and the project rebuilds lazily
+as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from triage import store
+from triage.project.final import final_labels
+from triage.stats.live import LabelEvent, LiveState, rebuild
+from triage.store.settings import Settings
+
+if TYPE_CHECKING:
+    from triage.project.core import Project
+
+
+@dataclass(frozen=True)
+class LiveInputs:
+    """What a rebuild of the live state reads, copied from the open project."""
+
+    pool: int
+    rows: tuple[store.LabelRow, ...]  # the active label events, oldest first
+    ranks: np.ndarray                 # candidate id -> rank under the active model
+    settings: Settings
+    hourly_rates: dict[str, float]
+
+
+@dataclass(frozen=True)
+class BuiltLive:
+    """A live state built from :class:`LiveInputs`, waiting to be adopted."""
+
+    inputs: LiveInputs
+    state: LiveState
+    events: dict[int, LabelEvent]
+
+
+def live_inputs(project: Project) -> LiveInputs | None:
+    """Copy what the live state is built from (None: already built, or nothing to build)."""
+    if not project.models or project._live is not None:
+        return None
+    project.refresh()
+    rows = tuple(sorted(project.tracker.rows.values(), key=lambda r: r.id))
+    s = project.settings
+    return LiveInputs(project.pool, rows, project._ranks(), s,
+                      store.hourly_rates(project.db, s.default_hourly_rate))
+
+
+def build_live(inputs: LiveInputs) -> BuiltLive:
+    """Replay the events into a fresh live state (any thread; the project is not touched)."""
+    s = inputs.settings
+    seen: dict[int, list[store.LabelRow]] = {}
+    events = []
+    for row in inputs.rows:
+        earlier = seen.setdefault(row.candidate_id, [])
+        earlier.append(row)
+        if len(earlier) == 1:
+            positive = s.is_positive(row.value)
+        else:
+            final = final_labels(list(earlier)).get(row.candidate_id)
+            positive = final is not None and s.is_positive(final.value)
+        events.append(LabelEvent(
+            event_id=row.id, rank=int(inputs.ranks[row.candidate_id]),
+            annotator=row.annotator, positive=positive, skipped=row.value is None,
+            seconds=row.seconds, kind=row.kind))
+    state = rebuild(inputs.pool, events, price_model=s.price_model,
+                    price_per_item=s.price_per_item, hourly_rates=inputs.hourly_rates,
+                    budget=s.budget, value_per_positive=s.value_per_positive,
+                    currency=s.currency)
+    return BuiltLive(inputs, state, {e.event_id: e for e in events})
+
+
+def adopt_live(project: Project, built: BuiltLive) -> bool:
+    """Install a state built elsewhere, plus the labels recorded since; False if stale."""
+    project.refresh()
+    if project._live is not None:
+        return True
+    inputs = built.inputs
+    if (project.settings != inputs.settings or project.pool != inputs.pool
+            or project._ranks() is not inputs.ranks
+            or store.hourly_rates(project.db, project.settings.default_hourly_rate)
+            != inputs.hourly_rates):
+        return False
+    upto = inputs.rows[-1].id if inputs.rows else 0
+    rows = project.tracker.rows
+    if {i for i in rows if i <= upto} != set(built.events):
+        return False  # an undo (here or at another desk) since the copy: rebuild lazily
+    state, events = built.state, dict(built.events)
+    for label_id in sorted(i for i in rows if i > upto):
+        event = project._event(rows[label_id])
+        state.apply(event)
+        events[label_id] = event
+    project._live, project._live_events = state, events
+    return True
+
+
+def offline_curves_at(path: str | Path) -> dict[str, np.ndarray]:
+    """Open the project at ``path`` on this thread, read its offline curves, close it.
+
+    A scan of the whole pool: the desk runs it on a worker thread with its own connection.
+    """
+    from triage.project.files import open_project
+
+    with open_project(path) as project:
+        return project.offline_curves()
+
+
+def checkpoint_at(path: str | Path) -> None:
+    """Fold the project's write-ahead log into the file from a connection of this thread."""
+    from triage.store import connection
+
+    database, _backup = connection.open_database(path)
+    try:
+        connection.checkpoint(database)
+    finally:
+        database.close()
+
+
+def serving_warmup(project: Project) -> Callable[[], None]:
+    """Work for another thread: what serving builds on first use, prepared in advance.
+
+    That is the audit order of the whole pool, so that no key press waits for it."""
+    return project.dispatcher.audit_job()

@@ -1,0 +1,103 @@
+"""The advice (and the panels' whole-file reads) computed in a helper process, so that it
+never competes with the desk.
+
+An advice state takes seconds to compute, and much of that is Python code: on a thread of
+the desk's process it would hold the interpreter lock the desk needs to answer a key (every
+SQLite call the desk makes gives the lock up and must win it back). So the computation runs
+in one long-lived helper process (started on first use with ``spawn``; a daemon, ended with
+the desk). :func:`compute_advice` sends it a project path and waits for the result; it is
+called from the advice feed's worker thread. :func:`helper_call` does the same for the
+offline curves and checkpoints. Requests are served one at a time.
+
+The desk's process never opens the project file a second time either: closing any file
+descriptor of a file drops every POSIX lock the process holds on it, including the shared
+lock of the desk's own SQLite connection, and another process may then take the file's
+write-ahead log away from under the desk ("disk I/O error").
+
+This module imports no Qt: the helper process imports it to find :func:`serve`.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from pathlib import Path
+from typing import Any
+
+_lock = threading.Lock()
+_server: tuple[Any, Any] | None = None  # (process, connection) of the running helper
+
+
+def _task(name: str):
+    if name == "advice":
+        from triage.project.advice import advice_state_at
+
+        return advice_state_at
+    from triage.project import live_build
+
+    return {"curves": live_build.offline_curves_at, "checkpoint": live_build.checkpoint_at}[name]
+
+
+def serve(connection) -> None:
+    """The helper's loop: (task, path) in, ``("ok", result)`` or ``("error", message)`` out."""
+    from triage.base.errors import TriageError
+
+    while True:
+        try:
+            task, path = connection.recv()
+        except EOFError:
+            return
+        try:
+            reply: tuple[str, Any] = ("ok", _task(task)(path))
+        except TriageError as error:
+            reply = ("error", str(error))
+        except Exception as error:  # noqa: BLE001 - the desk reports it; the helper lives on
+            reply = ("error", f"unexpected error: {type(error).__name__}: {error}")
+        try:
+            connection.send(reply)
+        except OSError:  # the desk has gone
+            return
+
+
+def _connection():
+    global _server
+    if _server is None or not _server[0].is_alive():
+        context = multiprocessing.get_context("spawn")
+        ours, theirs = context.Pipe()
+        process = context.Process(target=serve, args=(theirs,), daemon=True,
+                                  name="triage-advice")
+        process.start()
+        theirs.close()
+        _server = (process, ours)
+    return _server[1]
+
+
+def compute_advice(path: str | Path):
+    """The project's advice state, computed by the helper process (blocks this thread)."""
+    return helper_call("advice", path)
+
+
+def helper_call(task: str, path: str | Path):
+    """Run ``task`` (advice, curves, checkpoint) on ``path`` in the helper; wait for it."""
+    from triage.base.errors import TriageError
+
+    with _lock:
+        connection = _connection()
+        try:
+            connection.send((task, str(path)))
+            status, value = connection.recv()
+        except (EOFError, OSError) as error:
+            global _server
+            _server = None
+            raise TriageError(f"the advice helper stopped: {error}") from error
+    if status != "ok":
+        raise TriageError(value)
+    return value
+
+
+def stop_helper() -> None:
+    """End the helper process (it is a daemon: the desk's exit ends it anyway)."""
+    global _server
+    server, _server = _server, None
+    if server is not None:
+        server[0].terminate()  # a request waiting on it fails with "the helper stopped"

@@ -1,0 +1,165 @@
+"""The main window's share of the live panels: create them once the first candidate is on
+screen, read what they need off the GUI thread, and hand them snapshots, coalesced.
+
+Two reads would stall the desk if they ran here: the offline curves (a scan of the whole
+pool) and the first build of the live state (a replay of every label event). The live state
+is built on a worker thread from a copy of the project's label events
+(:mod:`triage.project.live_build`); the curves, like the checkpoints taken while the
+annotator pauses, come from the helper process (:mod:`ui.advice_process`), which has its own
+connection. The panels draw when they arrive.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+from PySide6.QtCore import Qt, QThreadPool
+
+from triage.views.panels import PanelInfo
+from ui.palette import no_tab_traps
+from ui.window_state import restore_splitter
+from ui.workers import Worker
+
+# Panels redraw when the annotator pauses (a chart redraw costs tens of milliseconds of
+# the chart thread), but at least every MAX_DEFER_S in a long burst.
+REFRESH_MS = 250
+CHECKPOINT_EVERY = 200  # label events between checkpoints taken while the annotator pauses
+MAX_DEFER_S = 2.0
+
+
+class PanelMixin:
+    """Mixed into :class:`ui.main_window.MainWindow` (uses its project, prefs, splitter)."""
+
+    def _init_panel_state(self) -> None:
+        self._checkpointed_at: int | None = None  # label events at the last checkpoint
+        self._background: set = set()  # workers for the panels, kept until they report
+        self._live_building = None  # the project whose live state a worker builds
+        self._checkpointing = False
+        self._panel_pool = QThreadPool()  # its own threads: two of them wait on the helper
+        self._panel_pool.setMaxThreadCount(3)
+
+    def ensure_panels(self) -> None:
+        """Create the live panels (cheap: their figures are built on the chart thread)."""
+        if self.panels:
+            return
+        from ui.panels import GainPanel, SpendPanel, YieldPanel
+
+        self.gain, self.spend, self.yield_ = GainPanel(), SpendPanel(), YieldPanel()
+        self.panels = (self.gain, self.spend, self.yield_)
+        for panel in self.panels:
+            panel.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            self.panel_split.addWidget(panel)
+        no_tab_traps(self)
+        restore_splitter(self.panel_split, self.prefs.layout("panel_split"), weights=[1, 1, 1],
+                         minimum=80)
+
+    def _load_panel_info(self) -> None:
+        """Create the panels and start the background reads; they draw when these arrive."""
+        self.ensure_panels()
+        if self.project is None:
+            return
+        self.info = self._panel_info(self.info.offline_curves if self.info else {})
+        from triage.project.live_build import build_live, live_inputs, serving_warmup
+        from ui.advice_process import helper_call
+
+        project, path = self.project, self.project.path
+        warmup = serving_warmup(project)
+        self._start_read(lambda _p: warmup(), lambda _r: None)
+        inputs = live_inputs(project)
+        if inputs is not None:
+            self._live_building = project
+            worker = self._start_read(lambda _p: build_live(inputs),
+                                      lambda built: self._live_arrived(project, built))
+            worker.signals.failed.connect(lambda _m: self._live_arrived(project, None))
+        else:
+            self.refresh_panels()
+        self._start_read(lambda _p: helper_call("curves", path),
+                         lambda curves: self._curves_arrived(project, curves))
+
+    def _start_read(self, work, done) -> Worker:
+        """Run ``work`` on a worker thread (``done`` gets its result on this thread)."""
+        worker = Worker(work)
+        worker.signals.finished.connect(done)
+        worker.signals.finished.connect(lambda _r: self._background.discard(worker))
+        worker.signals.failed.connect(lambda _m: self._background.discard(worker))
+        self._background.add(worker)  # kept alive until it reports
+        self._panel_pool.start(worker)
+        return worker
+
+    def live_pending(self) -> bool:
+        """Is the open project's live state still being built off the GUI thread?"""
+        return self._live_building is not None and self._live_building is self.project
+
+    def _live_arrived(self, project, built) -> None:
+        if project is not self.project:
+            return
+        self._live_building = None
+        from triage.project.live_build import adopt_live
+
+        if built is not None:  # None: the build failed; the project rebuilds on first use
+            adopt_live(project, built)  # when stale, likewise
+        self.refresh_panels()
+
+    def _curves_arrived(self, project, curves: dict) -> None:
+        if project is not self.project or self.info is None:
+            return
+        self.info = dataclasses.replace(self.info, offline_curves=curves)
+        self.refresh_panels()
+
+    def _panel_info(self, offline_curves: dict) -> PanelInfo:
+        settings = self.project.settings
+        model = self.project.active_model()
+        return PanelInfo(
+            pool=self.project.pool, currency=settings.currency, budget=settings.budget,
+            value_per_positive=settings.value_per_positive,
+            price_per_item=settings.price_per_item, offline_curves=offline_curves,
+            active_model=model.name if model else None,
+        )
+
+    def _settings_info(self) -> None:
+        """Refresh the settings-derived fields of the panel info (curves are kept)."""
+        if self.project is None or self.info is None:
+            return
+        self.info = self._panel_info(self.info.offline_curves)
+
+    def schedule_refresh(self) -> None:
+        """Refresh the panels once the annotator pauses (debounced, coalesced)."""
+        now = time.monotonic()
+        if self._dirty_since is None:
+            self._dirty_since = now
+        if now - self._dirty_since < MAX_DEFER_S or not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
+    def refresh_panels(self) -> None:
+        """Hand the current snapshot to the panels (each schedules its own redraw)."""
+        self._dirty_since = None
+        if self.project is None or self.info is None or not self.project.models:
+            return
+        if self.live_pending():
+            return  # the live state arrives from its worker and refreshes then
+        self.refreshes += 1
+        snapshot = self.project.snapshot()
+        for panel in self.panels:
+            panel.show_state(snapshot, self.info)
+        if self.lead_view is not None and self.lead_view.isVisible():
+            info = dataclasses.replace(self.info, annotator_rows=self.project.annotator_table())
+            self.lead_view.show_state(snapshot, info)
+        if self._checkpointed_at is None:
+            self._checkpointed_at = snapshot.events  # counted from the opening
+        elif (snapshot.events - self._checkpointed_at >= CHECKPOINT_EVERY
+              and not self._checkpointing):
+            # The annotator has paused: a good moment to fold the log into the file, on a
+            # worker with its own connection (it waits for the disk).
+            from ui.advice_process import helper_call
+
+            self._checkpointed_at = snapshot.events
+            path = self.project.path
+            self._checkpointing = True
+            worker = self._start_read(lambda _p: helper_call("checkpoint", path),
+                                      self._checkpointed)
+            worker.signals.failed.connect(self._checkpointed)
+
+    def _checkpointed(self, _result=None) -> None:
+        self._checkpointing = False
+
