@@ -25,6 +25,32 @@ def parse_score_option(value: str) -> tuple[str, str]:
     return name, column
 
 
+def add_scored_file_arguments(parser: argparse.ArgumentParser, *, file_help: str,
+                               gold_required: bool) -> None:
+    """FILE, --score NAME=COLUMN (repeatable), --gold COLUMN, --positive VALUE (repeatable).
+
+    The arguments every command over a file of model scores and gold labels shares
+    (``gain``, ``simulate``, ``value``, ``compare``), spelt the same everywhere.
+    """
+    parser.add_argument("file", metavar="FILE", help=file_help)
+    parser.add_argument("--score", action="append", type=parse_score_option, default=[],
+                        metavar="NAME=COLUMN", help="a model's score column (repeatable)")
+    parser.add_argument("--gold", required=gold_required, metavar="COLUMN",
+                        help="column holding the gold label")
+    parser.add_argument("--positive", action="append", default=[], metavar="VALUE",
+                        help="gold value that counts as positive (repeatable)")
+
+
+def add_model_file_arguments(parser: argparse.ArgumentParser) -> None:
+    """The scored-file arguments plus --labels-followed and --seed (``value``, ``compare``)."""
+    add_scored_file_arguments(parser, file_help="CSV/TSV/JSONL file with scores and gold labels",
+                              gold_required=True)
+    parser.add_argument("--labels-followed", metavar="MODEL",
+                        help="say that the gold labels were gathered by following MODEL's "
+                        "ranking (adds the biased-sample warning)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+
+
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     """Every command that reports numbers takes ``--json``."""
     parser.add_argument(

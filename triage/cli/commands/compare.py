@@ -6,8 +6,13 @@ import argparse
 from typing import Any
 
 from triage.base.errors import TriageError
-from triage.cli.commands._common import add_json_flag, emit, jsonable, require
-from triage.cli.commands.value import add_common_arguments
+from triage.cli.commands._common import (
+    add_json_flag,
+    add_model_file_arguments,
+    emit,
+    jsonable,
+    require,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Classic metrics of each model against gold labels, and a paired "
         "approximate-randomisation test for every pair of models and metric.",
     )
-    add_common_arguments(parser)
+    add_model_file_arguments(parser)
     parser.add_argument("--threshold", type=float, default=0.5,
                         help="score at or above which a model predicts positive (default 0.5)")
     parser.add_argument("--k-ndcg", type=int, default=10, metavar="K", help="cut-off of NDCG@K (default 10)")

@@ -12,7 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from triage.cli.commands._common import add_json_flag, emit, parse_score_option, require
+from triage.cli.commands._common import (
+    add_json_flag,
+    add_scored_file_arguments,
+    emit,
+    require,
+)
 from triage.stats.gain.report import build_report
 
 
@@ -25,12 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "rankings: gain, cumulative gain and lift per decile, the cost to reach all "
         "positives, and the three budget situations of Klubička et al. (2018).",
     )
-    parser.add_argument("file", metavar="FILE", help="CSV/TSV/JSONL file, or a .triage project")
-    parser.add_argument("--score", action="append", type=parse_score_option, default=[],
-                        metavar="NAME=COLUMN", help="a model's score column (repeatable)")
-    parser.add_argument("--gold", metavar="COLUMN", help="column holding the gold label")
-    parser.add_argument("--positive", action="append", default=[], metavar="VALUE",
-                        help="gold value that counts as positive (repeatable)")
+    add_scored_file_arguments(parser, file_help="CSV/TSV/JSONL file, or a .triage project",
+                              gold_required=False)
     parser.add_argument("--cost", type=float, metavar="PRICE",
                         help="price of annotating one candidate, e.g. 0.04")
     parser.add_argument("--budget", type=float, metavar="AMOUNT", help="money available")

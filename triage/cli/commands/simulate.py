@@ -13,7 +13,13 @@ from typing import Any
 import numpy as np
 
 from triage.base.errors import TriageError
-from triage.cli.commands._common import add_json_flag, emit, jsonable, parse_score_option, require
+from triage.cli.commands._common import (
+    add_json_flag,
+    add_scored_file_arguments,
+    emit,
+    jsonable,
+    require,
+)
 
 RULE_ORDER = ("budget", "marginal_value", "recall", "recall_hypergeometric", "knee", "combined",
               "quant", "quant_ci")
@@ -29,12 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "sample; report where each stopping rule (budget, marginal value, recall with QBCB and "
         "hypergeometric bounds, knee) would have stopped, with recall, spend and net value.",
     )
-    parser.add_argument("file", metavar="FILE", help="CSV/TSV/JSONL with scores and gold labels")
-    parser.add_argument("--score", action="append", type=parse_score_option, default=[],
-                        metavar="M=COL", help="model name and score column (repeatable)")
-    parser.add_argument("--gold", required=True, metavar="COL", help="gold label column")
-    parser.add_argument("--positive", action="append", default=[], metavar="VALUE",
-                        help="gold value that counts as positive (repeatable)")
+    add_scored_file_arguments(parser, file_help="CSV/TSV/JSONL with scores and gold labels",
+                              gold_required=True)
     parser.add_argument("--cost", type=float, required=True, metavar="C",
                         help="price per annotation (audit items included)")
     parser.add_argument("--value-per-positive", type=float, metavar="V",

@@ -13,7 +13,13 @@ import math
 from typing import Any
 
 from triage.base.errors import TriageError
-from triage.cli.commands._common import add_json_flag, emit, jsonable, parse_score_option, require
+from triage.cli.commands._common import (
+    add_json_flag,
+    add_model_file_arguments,
+    emit,
+    jsonable,
+    require,
+)
 
 # Same as triage.stats.models.report.DEFAULT_KS; the models package (scipy) loads only when run,
 # so listing commands stays fast.
@@ -31,20 +37,6 @@ def parse_ks(text: str) -> tuple[float, ...]:
     return tuple(dict.fromkeys(ks))
 
 
-def add_common_arguments(parser: argparse.ArgumentParser) -> None:
-    """FILE, --score, --gold, --positive, --labels-followed, --seed (shared with compare)."""
-    parser.add_argument("file", metavar="FILE", help="CSV/TSV/JSONL file with scores and gold labels")
-    parser.add_argument("--score", action="append", type=parse_score_option, default=[],
-                        metavar="NAME=COLUMN", help="a model's score column (repeatable)")
-    parser.add_argument("--gold", required=True, metavar="COLUMN", help="column holding the gold label")
-    parser.add_argument("--positive", action="append", default=[], metavar="VALUE",
-                        help="gold value that counts as positive (repeatable)")
-    parser.add_argument("--labels-followed", metavar="MODEL",
-                        help="say that the gold labels were gathered by following MODEL's ranking "
-                        "(adds the biased-sample warning)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-
-
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``triage value`` to the command line."""
     parser = subparsers.add_parser(
@@ -53,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Value of each model when its confident predictions are used without review "
         "and the rest go to people (Sayin et al.): V = (1-ρ)(α - k(1-α)) for each cost factor k.",
     )
-    add_common_arguments(parser)
+    add_model_file_arguments(parser)
     parser.add_argument("--k", type=parse_ks, default=DEFAULT_KS, metavar="K,K,...",
                         help="cost of an error relative to a correct prediction (default 0,1,2,4,8,10)")
     parser.add_argument("--calibrate", choices=["none", "temperature", "platt"], default="none",
