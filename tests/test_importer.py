@@ -148,7 +148,19 @@ def test_bad_input_changes_nothing(tmp_path, case):
     assert str(src) in str(info.value)
     assert counts(database) == before
     database.close()
-    assert (tmp_path / "p.triage").read_bytes() == before_bytes
+    assert same_file(before_bytes, (tmp_path / "p.triage").read_bytes())
+
+
+# The import may switch the file to a rollback journal and back (see poolwrite), which
+# counts as a change in the header: its change counter, the counter's copy and the
+# version of SQLite that made it. Everything else must stay byte for byte.
+HEADER_COUNTERS = set(range(24, 28)) | set(range(92, 100))
+
+
+def same_file(before: bytes, after: bytes) -> bool:
+    """The same database file, byte for byte but for the header's change counters."""
+    return len(before) == len(after) and before[100:] == after[100:] and all(
+        before[i] == after[i] for i in range(100) if i not in HEADER_COUNTERS)
 
 
 def test_more_than_20_problems(db, tmp_path):

@@ -39,8 +39,8 @@ import sqlite_utils
 from triage.base import arrow
 from triage.base.errors import InputError, Problem, TriageError
 from triage.ingest import fastread
-from triage.ingest.hashing import pandas_hash
 from triage.ingest.preview import preview as preview
+from triage.ingest.ranking import rank_scores as rank_scores
 from triage.ingest.reader import Table, read_table
 from triage.ingest.writer import write_table
 from triage.store import bulk, candidates, provenance
@@ -100,39 +100,6 @@ def _check_models(db: sqlite_utils.Database, path: Path,
                           f"{', '.join(map(repr, clash))}; choose another name")
     if any(not name.strip() for name in names):
         raise TriageError("model names must not be empty")
-
-
-def rank_scores(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model: str
-                ) -> tuple[np.ndarray, int]:
-    """Row indexes in rank order (index 0 = rank 1) and the number of tied items.
-
-    Descending score; ties ordered by a seeded keyed hash of the key, never by file order.
-    ``keys`` is a list of strings or an Arrow string array.
-    """
-    # Any sort will do: equal scores are put in their seeded order just below.
-    order = np.argsort(-scores)
-    ordered = scores[order]
-    same = ordered[1:] == ordered[:-1]
-    if not same.any():
-        return order, 0
-    tied = np.zeros(len(scores), dtype=bool)
-    tied[1:] |= same
-    tied[:-1] |= same
-    # Re-order only the tied positions: by tie group (keeps groups in place), then hash.
-    positions = np.flatnonzero(tied)
-    group = np.cumsum(np.concatenate(([True], ~same)))[positions]
-    rows = order[positions]
-    hash_key = hashlib.sha256(f"{seed}:{model}".encode()).hexdigest()[:16]
-    tied_keys: Any
-    if isinstance(keys, list):
-        tied_keys = arrow.strings([keys[i] for i in rows.tolist()])
-    else:
-        tied_keys = cast(Any, keys).take(arrow.from_numpy(rows.astype(np.int64)))
-        if hasattr(tied_keys, "combine_chunks"):
-            tied_keys = tied_keys.combine_chunks()
-    hashes = pandas_hash(tied_keys, hash_key)  # = pandas.util.hash_array, as before
-    order[positions] = rows[np.lexsort((hashes, group))]
-    return order, len(positions)
 
 
 class _Ticker:
@@ -286,6 +253,12 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     # Keys are checked unique beside the write, on the ranking thread (a hash table over
     # a million strings takes a tenth of a second); duplicates roll the write back and the
     # file is read again with the check, which reports them (or drops them when skipping).
+    if table is None and after is None:
+        streamed = _stream(db, path, mapping, ticker=ticker, seed=seed, kind=kind)
+        if streamed is not None:
+            return ImportResult(str(path), streamed[0], 0, None,
+                                tuple(m for m, _ in mapping.scores), streamed[1],
+                                time.perf_counter() - started)
     given = table is not None
     table = table if table is not None else read()
     write = functools.partial(_import_table, db, path, mapping, used=used, ticker=ticker,
@@ -301,6 +274,28 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     return ImportResult(str(path), len(table), len(table.rejected), rejects,
                         tuple(m for m, _ in mapping.scores), tied,
                         time.perf_counter() - started)
+
+
+def _stream(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping, *,
+            ticker: _Ticker, seed: int, kind: str) -> tuple[int, dict[str, int]] | None:
+    """(rows, tied items) of a clean file imported as a stream; None when it is not
+    clean (nothing was written), for the careful path to read (see ``poolstream``)."""
+    from triage.ingest import poolstream, stream
+
+    shape = stream.Shape(mapping.text, mapping.key, mapping.gold,
+                         tuple(c for _, c in mapping.scores), mapping.metadata)
+    sources = provenance.sources(db)
+    models = [m for m, _ in mapping.scores]
+
+    def entry(rows: int, digest: str) -> list[tuple[str, str]]:
+        made = _source_entry(path, kind, models, rows, digest)
+        return [("source_file", str(path.resolve())), provenance.sources_row(sources + [made])]
+
+    try:
+        return poolstream.import_stream(db, path, shape, mapping.scores, seed=seed,
+                                        ticker=ticker, chunk=CHUNK, entry=entry)
+    except stream.NotClean:
+        return None
 
 
 class _DuplicateKeys(Exception):

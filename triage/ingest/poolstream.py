@@ -1,0 +1,120 @@
+"""The pool import of a clean file as one stream: read, check and store batch by batch.
+
+:func:`import_stream` is the importer's first try for a pool file (see
+:mod:`triage.ingest.stream` for the reading). A reader thread parses and checks the
+file and queues candidate batches, which :func:`triage.store.poolwrite.write_pool`
+stores as they come, in the import's one transaction. When the reader has seen every
+row it checks the keys are unique, ranks every model and hashes the file, still on its
+own thread, usually while SQLite is still writing; the writer then adds the models and
+the provenance entry and commits.
+
+Anything unclean (and duplicate keys) raises :class:`~triage.ingest.stream.NotClean`
+after the transaction is rolled back; the importer then takes the careful path, which
+names every problem. A cancel from the progress callback raises ``TriageError``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from triage.base.errors import TriageError
+from triage.ingest import fastread, stream
+from triage.ingest.ranking import rank_scores
+from triage.ingest.reader import format_of
+from triage.store.poolwrite import NewModel, write_pool
+from triage.store.records import now_iso
+
+Entry = Callable[[int, str], list[tuple[str, str]]]  # (rows, sha256) -> project rows
+
+
+def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
+                  models: Sequence[tuple[str, str]], *, seed: int, ticker: Any, chunk: int,
+                  entry: Entry) -> tuple[int, dict[str, int]]:
+    """Import a clean pool file; returns (rows, tied items per model). NotClean otherwise.
+
+    ``models`` are (name, column) pairs; ``ticker`` is the importer's progress
+    (``read``, ``start_writing``, ``advance``); ``entry(rows, sha256)`` gives the
+    ``project`` rows recording the file.
+    """
+    kind = format_of(path)
+    rows = stream.count_rows(path, kind)
+    if rows <= 0:
+        raise stream.NotClean()
+    names, reader = stream.open_batches(path, kind, shape.numeric)
+    needed = [shape.text, shape.key, shape.gold, *shape.numeric, *(shape.meta or ())]
+    if any(name and name not in names for name in needed):
+        reader.close()
+        raise stream.NotClean()
+    if ticker.read(rows, rows) is False:
+        reader.close()
+        raise TriageError("cancelled")
+    ticker.start_writing(rows)
+    kept = stream.Collected()
+    pipe = stream.Pipe()
+    ranked: Future = Future()
+
+    def read_then_rank() -> None:
+        try:
+            for batch in reader:
+                pipe.put(stream.candidate_batch(batch, shape, names, kept.rows, kept))
+            if kept.rows != rows:  # a blank line Arrow skipped, or a lone CR line end
+                raise stream.NotClean()
+        except BaseException as error:
+            pipe.fail(error)
+            ranked.set_exception(error)
+            return
+        finally:
+            reader.close()
+        pipe.finish()
+        stream.settle(ranked, lambda: _rank(path, shape, models, seed, kept))
+
+    thread = threading.Thread(target=read_then_rank, name="triage-import-read", daemon=True)
+    thread.start()
+    tied: dict[str, int] = {}
+    try:
+        batches = pipe.batches()
+        first = next(batches, None)
+        if first is None:
+            raise stream.NotClean()
+        import pyarrow as pa
+
+        source = pa.RecordBatchReader.from_batches(first.schema,
+                                                   itertools.chain([first], batches))
+
+        def new_models() -> list[NewModel]:
+            made = ranked.result()[0]
+            tied.update((m.name, m.tied_items) for m in made)
+            return made
+
+        write_pool(db, source, new_models, info=lambda: entry(kept.rows, ranked.result()[1]),
+                   chunk=chunk, advance=ticker.advance)
+    finally:
+        pipe.stop()
+        thread.join()
+    return kept.rows, tied
+
+
+def _rank(path: Path, shape: stream.Shape, models: Sequence[tuple[str, str]], seed: int,
+          kept: stream.Collected) -> tuple[list[NewModel], str]:
+    """Each model's ranking (candidate ids are row numbers) and the file's SHA-256;
+    NotClean when two rows share a key (the careful path reports them)."""
+    keys = kept.key_array()
+    if shape.key is not None and not fastread.all_unique(keys):
+        raise stream.NotClean()
+    made = []
+    for model, column in models:
+        values = kept.numbers(column)
+        order, tied = rank_scores(values, keys, seed, model)
+        made.append(NewModel(model, column, str(path), now_iso(), tied, order + 1,
+                             values[order]))
+    with open(path, "rb") as handle:
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
+    return made, digest

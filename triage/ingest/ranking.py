@@ -1,0 +1,51 @@
+"""The frozen ranking of a model: descending score, ties in a seeded order of their keys.
+
+Rank 1 is the highest score. Equal scores are never ordered by their position in the
+file: tied items are ordered by a keyed hash (SipHash) of their candidate key under a key
+derived from the project seed and the model name, a seeded pseudo-random permutation that
+is the same however the input rows are shuffled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any, cast
+
+import numpy as np
+
+from triage.base import arrow
+from triage.ingest.hashing import pandas_hash
+
+
+def rank_scores(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model: str
+                ) -> tuple[np.ndarray, int]:
+    """Row indexes in rank order (index 0 = rank 1) and the number of tied items.
+
+    Descending score; ties ordered by a seeded keyed hash of the key, never by file order.
+    ``keys`` is a list of strings or an Arrow string array.
+    """
+    # Any sort will do: equal scores are put in their seeded order just below.
+    order = np.argsort(-scores)
+    ordered = scores[order]
+    same = ordered[1:] == ordered[:-1]
+    if not same.any():
+        return order, 0
+    tied = np.zeros(len(scores), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    # Re-order only the tied positions: by tie group (keeps groups in place), then hash.
+    positions = np.flatnonzero(tied)
+    group = np.cumsum(np.concatenate(([True], ~same)))[positions]
+    rows = order[positions]
+    hash_key = hashlib.sha256(f"{seed}:{model}".encode()).hexdigest()[:16]
+    tied_keys: Any
+    if isinstance(keys, list):
+        tied_keys = arrow.strings([keys[i] for i in rows.tolist()])
+    else:
+        tied_keys = cast(Any, keys).take(arrow.from_numpy(rows.astype(np.int64)))
+        if hasattr(tied_keys, "combine_chunks"):
+            tied_keys = tied_keys.combine_chunks()
+    hashes = pandas_hash(tied_keys, hash_key)  # = pandas.util.hash_array, as before
+    order[positions] = rows[np.lexsort((hashes, group))]
+    return order, len(positions)
