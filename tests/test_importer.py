@@ -382,3 +382,21 @@ def test_key_index_is_built_on_the_first_lookup_by_key(db, tmp_path):
     assert store.candidate_id_by_key(db, "b") == 2
     assert db.execute(index).fetchone()[0] == 1
     assert store.candidate_id_by_key(db, "nope") is None
+
+
+def test_project_import_draws_the_overlap_plan_the_dispatcher_would(tmp_path):
+    from triage.project import create_project
+    from triage.serving.dispatcher import overlap_plan
+    from triage.store import claims
+    from triage.store.settings import Settings
+
+    rows = [(f"k{i}", f"text {i}", str(i % 7), str(i % 5), "", "x") for i in range(200)]
+    src = write_csv(tmp_path / "big.csv", ["key", "text", "s1", "s2", "gold", "src"], rows)
+    project = create_project(tmp_path / "o.triage", Settings(overlap_rate=0.2))
+    project.import_file(src, MAPPING)
+    stored = sorted(claims.overlap_items(project.db))
+    assert len(stored) == 40
+    order = ranking(project.db, project.active_model().id)[0]
+    assert stored == overlap_plan(order, 0.2, project.settings.seed).tolist()
+    assert project.dispatcher.overlap_items() == set(stored)  # found, not drawn again
+    project.close()

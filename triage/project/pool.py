@@ -27,8 +27,24 @@ def import_file(project: Project, path: str | Path, mapping: ColumnMapping, *,
                                progress=progress, seed=project.settings.seed)
     project.reload_models()
     if project.settings.overlap_rate > 0:
-        project.dispatcher.overlap_items()  # building the dispatcher draws the overlap plan
+        _draw_overlap(project)
     return result
+
+
+def _draw_overlap(project: Project) -> None:
+    """Draw the overlap plan now, as the dispatcher would when first built (it then finds
+    it stored); building the dispatcher itself (and the bandit over every ranking) is
+    left to the first desk, so an import does not pay for it."""
+    from triage import store
+    from triage.serving.dispatcher import overlap_plan
+    from triage.store import claims
+
+    model = project.active_model()
+    if model is None:
+        return
+    order = store.rank_order(project.db, model.id)
+    claims.replace_overlap_plan(project.db, overlap_plan(order, project.settings.overlap_rate,
+                                                         project.settings.seed))
 
 
 def add_scores(project: Project, path: str | Path, *, key: str, scores: list[tuple[str, str]],
