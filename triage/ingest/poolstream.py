@@ -27,7 +27,7 @@ import sqlite_utils
 
 from triage.base.errors import TriageError
 from triage.ingest import fastread, stream
-from triage.ingest.ranking import rank_scores
+from triage.ingest.ranking import rank_sorted
 from triage.ingest.reader import format_of
 from triage.store.poolwrite import NewModel, write_pool
 from triage.store.records import now_iso
@@ -57,7 +57,7 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
         reader.close()
         raise TriageError("cancelled")
     ticker.start_writing(rows)
-    kept = stream.Collected()
+    kept = stream.Collected(rows)
     pipe = stream.Pipe()
     ranked: Future = Future()
 
@@ -110,11 +110,13 @@ def _rank(path: Path, shape: stream.Shape, models: Sequence[tuple[str, str]], se
     if shape.key is not None and not fastread.all_unique(keys):
         raise stream.NotClean()
     made = []
-    for model, column in models:
-        values = kept.numbers(column)
-        order, tied = rank_scores(values, keys, seed, model)
-        made.append(NewModel(model, column, str(path), now_iso(), tied, order + 1,
-                             values[order]))
+    last_use = {column: i for i, (_model, column) in enumerate(models)}
+    for i, (model, column) in enumerate(models):
+        ids, ordered, tied = rank_sorted(kept.numbers(column), keys, seed, model)
+        if last_use[column] == i:
+            del kept.scores[column]  # the ranking holds these values now, in rank order
+        ids += 1  # candidate ids are row numbers; in place: no second array
+        made.append(NewModel(model, column, str(path), now_iso(), tied, ids, ordered))
     with open(path, "rb") as handle:
         digest = hashlib.file_digest(handle, "sha256").hexdigest()
     return made, digest

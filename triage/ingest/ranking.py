@@ -25,18 +25,32 @@ def rank_scores(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model:
     Descending score; ties ordered by a seeded keyed hash of the key, never by file order.
     ``keys`` is a list of strings or an Arrow string array.
     """
+    order, _ordered, tied = rank_sorted(scores, keys, seed, model)
+    return order, tied
+
+
+def rank_sorted(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model: str
+                ) -> tuple[np.ndarray, np.ndarray, int]:
+    """:func:`rank_scores` with the scores in rank order too (``scores[order]``, which
+    the sort has made anyway: at five million rows a second copy is 40 MB)."""
     # Any sort will do: equal scores are put in their seeded order just below.
     order = np.argsort(-scores)
     ordered = scores[order]
     same = ordered[1:] == ordered[:-1]
     if not same.any():
-        return order, 0
+        return order, ordered, 0
     tied = np.zeros(len(scores), dtype=bool)
     tied[1:] |= same
     tied[:-1] |= same
     # Re-order only the tied positions: by tie group (keeps groups in place), then hash.
+    # A group starts at a tied position whose predecessor holds another score; numbering
+    # the groups among the tied positions only keeps this small (no array per row).
     positions = np.flatnonzero(tied)
-    group = np.cumsum(np.concatenate(([True], ~same)))[positions]
+    starts = np.ones(len(positions), dtype=bool)
+    inner = positions > 0
+    starts[inner] = ~same[positions[inner] - 1]
+    group = np.cumsum(starts)
+    del tied, same, starts
     rows = order[positions]
     hash_key = hashlib.sha256(f"{seed}:{model}".encode()).hexdigest()[:16]
     tied_keys: Any
@@ -48,4 +62,4 @@ def rank_scores(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model:
             tied_keys = tied_keys.combine_chunks()
     hashes = pandas_hash(tied_keys, hash_key)  # = pandas.util.hash_array, as before
     order[positions] = rows[np.lexsort((hashes, group))]
-    return order, len(positions)
+    return order, ordered, len(positions)

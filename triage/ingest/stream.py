@@ -33,7 +33,8 @@ from triage.base import arrow
 from triage.ingest import fastread
 
 READ_BLOCK = 4 << 20  # bytes of file per parsed batch
-AHEAD_BYTES = 192 << 20  # parsed batches held ahead of the writer, at most
+AHEAD_BYTES = 96 << 20  # parsed batches held ahead of the writer, at most (a million
+# rows of the benchmark take about 60 MB: all of them, so reading ends early)
 
 
 class NotClean(Exception):
@@ -53,15 +54,28 @@ class Shape:
 
 @dataclass
 class Collected:
-    """What the reader keeps of every row: the scores, the keys, and the row count."""
+    """What the reader keeps of every row: the scores, the keys, and the row count.
 
+    Score arrays are allocated once for the rows the line count promises (``expect``), so
+    no per-batch pieces are joined (a copy of each) at the end.
+    """
+
+    expect: int
     rows: int = 0
-    scores: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    scores: dict[str, np.ndarray] = field(default_factory=dict)
     keys: list[Any] = field(default_factory=list)
+
+    def add_scores(self, name: str, values: np.ndarray) -> None:
+        """Store one batch's values of a numeric column (rows from ``self.rows`` on)."""
+        if self.rows + len(values) > self.expect:
+            raise NotClean()  # more rows than lines: Arrow and the line count disagree
+        if name not in self.scores:
+            self.scores[name] = np.empty(self.expect, dtype=np.float64)
+        self.scores[name][self.rows:self.rows + len(values)] = values
 
     def numbers(self, name: str) -> np.ndarray:
         """Every row's value of a numeric column, in file order."""
-        return np.concatenate(self.scores[name] or [np.zeros(0)])
+        return self.scores[name][:self.rows]
 
     def key_array(self) -> Any:
         """Every row's key, as one chunked Arrow string array."""
@@ -159,7 +173,7 @@ def candidate_batch(batch: Any, shape: Shape, names: list[str], first_row: int,
         values = arrow.to_numpy(batch.column(name))
         if not np.isfinite(values).all():
             raise NotClean()
-        kept.scores.setdefault(name, []).append(values)
+        kept.add_scores(name, values)
     text = batch.column(shape.text)
     if fastread.any_blank(text):
         raise NotClean()
