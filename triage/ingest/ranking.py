@@ -18,6 +18,17 @@ from triage.base import arrow
 from triage.ingest.hashing import pandas_hash
 
 
+HASH_SLICE = 1 << 18
+
+
+def _keys_of(keys: Sequence[str] | Any, rows: np.ndarray) -> Any:
+    """The keys of ``rows`` as one Arrow string array."""
+    if isinstance(keys, list):
+        return arrow.strings([keys[i] for i in rows.tolist()])
+    taken = cast(Any, keys).take(arrow.from_numpy(rows.astype(np.int64)))
+    return taken.combine_chunks() if hasattr(taken, "combine_chunks") else taken
+
+
 def rank_scores(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model: str
                 ) -> tuple[np.ndarray, int]:
     """Row indexes in rank order (index 0 = rank 1) and the number of tied items.
@@ -53,13 +64,11 @@ def rank_sorted(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model:
     del tied, same, starts
     rows = order[positions]
     hash_key = hashlib.sha256(f"{seed}:{model}".encode()).hexdigest()[:16]
-    tied_keys: Any
-    if isinstance(keys, list):
-        tied_keys = arrow.strings([keys[i] for i in rows.tolist()])
-    else:
-        tied_keys = cast(Any, keys).take(arrow.from_numpy(rows.astype(np.int64)))
-        if hasattr(tied_keys, "combine_chunks"):
-            tied_keys = tied_keys.combine_chunks()
-    hashes = pandas_hash(tied_keys, hash_key)  # = pandas.util.hash_array, as before
+    # In slices: SipHash in numpy makes a dozen temporaries per key hashed, and at five
+    # million rows millions of them are tied.
+    hashes = np.empty(len(rows), dtype=np.uint64)
+    for start in range(0, len(rows), HASH_SLICE):
+        part = rows[start:start + HASH_SLICE]
+        hashes[start:start + len(part)] = pandas_hash(_keys_of(keys, part), hash_key)
     order[positions] = rows[np.lexsort((hashes, group))]
     return order, ordered, len(positions)
