@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,58 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
     (``read``, ``start_writing``, ``advance``); ``entry(rows, sha256)`` gives the
     ``project`` rows recording the file.
     """
+    rows, names, reader = _open(path, shape)
+    if ticker.read(rows, rows) is False:
+        reader.close()
+        raise TriageError("cancelled")
+    ticker.start_writing(rows)
+    kept = stream.Collected(rows)
+    pipe = stream.Pipe()
+    checked: Future = Future()  # (rankings made on the reader thread or None, sha256)
+
+    def read() -> None:
+        try:
+            for batch in reader:
+                pipe.put(stream.candidate_batch(batch, shape, names, kept.rows, kept))
+            if kept.rows != rows:  # a blank line Arrow skipped, or a lone CR line end
+                raise stream.NotClean()
+        except BaseException as error:
+            pipe.fail(error)
+            checked.set_exception(error)
+            return
+        finally:
+            reader.close()
+        # Reading ended early when the whole file fitted in the queue: rank here, while
+        # SQLite writes. Otherwise the writer ranks after the rows are in, one model at a
+        # time, each stored and freed before the next is made (bounded memory).
+        early = not pipe.waited
+        pipe.finish()
+        stream.settle(checked, lambda: _check(path, shape, models, seed, kept, early))
+
+    thread = threading.Thread(target=read, name="triage-import-read", daemon=True)
+    thread.start()
+    tied: dict[str, int] = {}
+
+    def new_models() -> Iterator[NewModel]:
+        made = checked.result()[0]
+        for model in made if made is not None else _rankings(path, models, seed, kept):
+            tied[model.name] = model.tied_items
+            yield model
+            del model  # stored by now: free it before the next ranking is made
+
+    try:
+        write_pool(db, _source(pipe), new_models,
+                   info=lambda: entry(kept.rows, checked.result()[1]),
+                   chunk=chunk, advance=ticker.advance)
+    finally:
+        pipe.stop()
+        thread.join()
+    return kept.rows, tied
+
+
+def _open(path: Path, shape: stream.Shape) -> tuple[int, list[str], Any]:
+    """Rows (from the line count), column names and the batch reader of a file that may
+    be clean and has every column the import needs; NotClean otherwise."""
     kind = format_of(path)
     rows = stream.count_rows(path, kind)
     if rows <= 0:
@@ -53,70 +105,40 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
     if any(name and name not in names for name in needed):
         reader.close()
         raise stream.NotClean()
-    if ticker.read(rows, rows) is False:
-        reader.close()
-        raise TriageError("cancelled")
-    ticker.start_writing(rows)
-    kept = stream.Collected(rows)
-    pipe = stream.Pipe()
-    ranked: Future = Future()
-
-    def read_then_rank() -> None:
-        try:
-            for batch in reader:
-                pipe.put(stream.candidate_batch(batch, shape, names, kept.rows, kept))
-            if kept.rows != rows:  # a blank line Arrow skipped, or a lone CR line end
-                raise stream.NotClean()
-        except BaseException as error:
-            pipe.fail(error)
-            ranked.set_exception(error)
-            return
-        finally:
-            reader.close()
-        pipe.finish()
-        stream.settle(ranked, lambda: _rank(path, shape, models, seed, kept))
-
-    thread = threading.Thread(target=read_then_rank, name="triage-import-read", daemon=True)
-    thread.start()
-    tied: dict[str, int] = {}
-    try:
-        batches = pipe.batches()
-        first = next(batches, None)
-        if first is None:
-            raise stream.NotClean()
-        import pyarrow as pa
-
-        source = pa.RecordBatchReader.from_batches(first.schema,
-                                                   itertools.chain([first], batches))
-
-        def new_models() -> list[NewModel]:
-            made = ranked.result()[0]
-            tied.update((m.name, m.tied_items) for m in made)
-            return made
-
-        write_pool(db, source, new_models, info=lambda: entry(kept.rows, ranked.result()[1]),
-                   chunk=chunk, advance=ticker.advance)
-    finally:
-        pipe.stop()
-        thread.join()
-    return kept.rows, tied
+    return rows, names, reader
 
 
-def _rank(path: Path, shape: stream.Shape, models: Sequence[tuple[str, str]], seed: int,
-          kept: stream.Collected) -> tuple[list[NewModel], str]:
-    """Each model's ranking (candidate ids are row numbers) and the file's SHA-256;
-    NotClean when two rows share a key (the careful path reports them)."""
-    keys = kept.key_array()
-    if shape.key is not None and not fastread.all_unique(keys):
+def _source(pipe: stream.Pipe) -> Any:
+    """The pipe's batches as an Arrow record batch reader (its schema from the first)."""
+    import pyarrow as pa
+
+    batches = pipe.batches()
+    first = next(batches, None)
+    if first is None:
         raise stream.NotClean()
-    made = []
+    return pa.RecordBatchReader.from_batches(first.schema, itertools.chain([first], batches))
+
+
+def _check(path: Path, shape: stream.Shape, models: Sequence[tuple[str, str]], seed: int,
+           kept: stream.Collected, rank: bool) -> tuple[list[NewModel] | None, str]:
+    """After reading: NotClean when two rows share a key (the careful path reports them);
+    else the rankings when ``rank`` (else None) and the file's SHA-256."""
+    if shape.key is not None and not fastread.all_unique(kept.key_array()):
+        raise stream.NotClean()
+    made = list(_rankings(path, models, seed, kept)) if rank else None
+    with open(path, "rb") as handle:
+        return made, hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _rankings(path: Path, models: Sequence[tuple[str, str]], seed: int,
+              kept: stream.Collected) -> Iterator[NewModel]:
+    """Each model's ranking, one at a time (candidate ids are row numbers)."""
+    keys = kept.key_array()
     last_use = {column: i for i, (_model, column) in enumerate(models)}
     for i, (model, column) in enumerate(models):
         ids, ordered, tied = rank_sorted(kept.numbers(column), keys, seed, model)
         if last_use[column] == i:
             del kept.scores[column]  # the ranking holds these values now, in rank order
         ids += 1  # candidate ids are row numbers; in place: no second array
-        made.append(NewModel(model, column, str(path), now_iso(), tied, ids, ordered))
-    with open(path, "rb") as handle:
-        digest = hashlib.file_digest(handle, "sha256").hexdigest()
-    return made, digest
+        yield NewModel(model, column, str(path), now_iso(), tied, ids, ordered)
+        del ids, ordered  # stored by now: free them before the next ranking is made

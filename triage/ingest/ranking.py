@@ -17,7 +17,6 @@ import numpy as np
 from triage.base import arrow
 from triage.ingest.hashing import pandas_hash
 
-
 HASH_SLICE = 1 << 18
 
 

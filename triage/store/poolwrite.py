@@ -27,7 +27,7 @@ unique before writing, and only look-ups by key need it, so
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,11 +73,12 @@ class NewModel:
     def blobs(self) -> tuple[memoryview, memoryview]:
         """The ranking as little-endian int64 ids and float64 scores (see records.ranking),
         as views of the arrays' bytes: no copy of them (tens of MB at five million)."""
-        return (memoryview(np.ascontiguousarray(self.candidate_ids, dtype="<i8")).cast("B"),
-                memoryview(np.ascontiguousarray(self.scores, dtype="<f8")).cast("B"))
+        ids = np.ascontiguousarray(self.candidate_ids, dtype="<i8")
+        scores = np.ascontiguousarray(self.scores, dtype="<f8")
+        return memoryview(ids.data).cast("B"), memoryview(scores.data).cast("B")
 
 
-Models = Callable[[], list[NewModel]]
+Models = Callable[[], Iterable[NewModel]]
 Advance = Callable[[int], None]
 Info = Callable[[], list[tuple[str, str]]]
 
@@ -90,7 +91,7 @@ def write_pool(db: sqlite_utils.Database, rows: Any, models: Models, *, info: In
     ``rows`` is an Arrow table, or a record batch reader (a stream, read once: its batches
     may still be arriving while earlier ones are written).
     ``models`` is called once the candidates are in (so rankings can be computed
-    meanwhile), then ``info()``, whose (key, value) pairs go to the ``project`` table;
+    meanwhile; it may yield them one at a time), then ``info()``, whose (key, value) pairs go to the ``project`` table;
     ``advance(rows)`` reports progress and may raise to cancel. ``after(db)`` runs last,
     inside the transaction, on ``db``'s own connection (so ADBC is not used then).
     """
@@ -156,6 +157,7 @@ def _write_sqlite(db: sqlite_utils.Database, rows: Any, models: Models, info: In
         conn.execute(_INSERT_MODEL, model.row())
         conn.execute(_INSERT_RANKING, [model.name, *model.blobs()])
         advance(len(model.candidate_ids))
+        del model  # tens of MB at five million: gone before the next ranking is made
     for key, value in info():
         conn.execute(_PROJECT_INFO, [key, value])
 
@@ -191,6 +193,7 @@ def _write_adbc(path: str, rows: Any, models: Models, info: Info, chunk: int,
                 db.run(_INSERT_MODEL, model.row())
                 db.run(_INSERT_RANKING, [model.name, *model.blobs()])
                 advance(len(model.candidate_ids))
+                del model  # tens of MB at five million: gone before the next is made
             for key, value in info():
                 db.run(_PROJECT_INFO, [key, value])
             db.run("COMMIT")
