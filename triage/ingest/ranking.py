@@ -41,8 +41,10 @@ def rank_scores(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model:
 
 def rank_sorted(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model: str
                 ) -> tuple[np.ndarray, np.ndarray, int]:
-    """:func:`rank_scores` with the scores in rank order too (``scores[order]``, which
-    the sort has made anyway: at five million rows a second copy is 40 MB)."""
+    """:func:`rank_scores` with the scores in rank order too (``scores[order]``).
+
+    The sort makes them anyway: at five million rows a second copy would be 40 MB.
+    """
     # Any sort will do: equal scores are put in their seeded order just below.
     order = np.argsort(-scores)
     ordered = scores[order]

@@ -85,9 +85,9 @@ class Collected:
 
 
 def count_rows(path: Path, kind: str) -> int:
-    """Rows of a clean file from its line count (CSV/TSV: less the header); NotClean for a
-    CSV/TSV with a quote character, or a file that cannot be read.
+    """Rows of a clean file from its line count (CSV/TSV: less the header).
 
+    NotClean for a CSV/TSV with a quote character, or a file that cannot be read.
     A blank line is not found here: Arrow skips it in JSONL and makes a short row of it
     in CSV, and either way the rows read then differ from this count (see
     :func:`triage.ingest.poolstream.import_stream`), or the batch is refused.
@@ -174,8 +174,11 @@ def _open_json(path: Path, types: dict[str, Any]) -> Any:
 
 def candidate_batch(batch: Any, shape: Shape, names: list[str], first_row: int,
                     kept: Collected) -> Any:
-    """The candidate rows of one parsed batch (key, text, [meta], [gold]); NotClean when a
-    value is null, a number not finite or a key or text blank. Keeps scores and keys."""
+    """The candidate rows of one parsed batch (key, text, [meta], [gold]).
+
+    NotClean when a value is null, a number not finite or a key or text blank. The
+    scores and keys go into ``kept``.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 

@@ -71,8 +71,10 @@ class NewModel:
                 self.tied_items]
 
     def blobs(self) -> tuple[memoryview, memoryview]:
-        """The ranking as little-endian int64 ids and float64 scores (see records.ranking),
-        as views of the arrays' bytes: no copy of them (tens of MB at five million)."""
+        """The ranking as little-endian int64 ids and float64 scores (see records.ranking).
+
+        Views of the arrays' bytes: no copy of them (tens of MB at five million).
+        """
         ids = np.ascontiguousarray(self.candidate_ids, dtype="<i8")
         scores = np.ascontiguousarray(self.scores, dtype="<f8")
         return memoryview(ids.data).cast("B"), memoryview(scores.data).cast("B")
