@@ -1,9 +1,9 @@
 """Importing the candidate pool and model scores into a project: validate, then one transaction.
 
-Everything is checked before a byte is written (the file through :func:`read_table`, the
-column mapping against the file and the project). The writes then run in a single
-transaction, so an error, a cancel from the progress callback or a crash leaves the
-project exactly as it was.
+Everything is checked before anything is committed (the file through :func:`read_table`,
+or batch by batch as it streams in; the column mapping against the file and the
+project). The writes run in a single transaction, so an error, a cancel from the
+progress callback or a crash leaves the project's content exactly as it was.
 
 Ranks are frozen at import: rank 1 is the highest score. Equal scores are never ordered
 by their position in the file. Tied items are ordered by a keyed hash (SipHash) of their
@@ -12,12 +12,15 @@ pseudo-random permutation that is the same however the input rows are shuffled.
 ``models.tied_items`` records how many items share their score with another.
 
 Speed (a million rows must import about as fast as the ``sqlite3`` shell's ``.import``):
-clean files are parsed by Arrow's C++ reader and validated with Arrow compute kernels
-(:mod:`triage.ingest.fastread`), so no Python object is made per value; candidate ids are
-1..N in file order so rows append to the table b-tree; the rows go to SQLite as Arrow
-batches (:mod:`triage.store.poolwrite`) while a second thread ranks the models (sorting
-and hashing in numpy release the GIL); and the unique key index is left for the first
-look-up by key to build (keys were checked unique while reading).
+a clean file is streamed (:mod:`triage.ingest.poolstream`): Arrow's C++ readers parse it
+batch by batch on a reader thread while SQLite stores the batches (ADBC bulk ingest, no
+Python object per value, in a rollback journal so each page is written once); the models
+are ranked when the reader is done, on its thread while SQLite is still busy when the
+file fitted in the read-ahead queue, else after the rows, one model at a time, so memory
+stays bounded. Anything unclean goes the careful way (:func:`read_table`), which reports
+file, line and column. Candidate ids are 1..N in file order so rows append to the table
+b-tree, and the unique key index is left for the first look-up by key to build (keys
+were checked unique while reading).
 """
 
 from __future__ import annotations
