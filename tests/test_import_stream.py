@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import triage.ingest.importer as importer
@@ -69,6 +69,7 @@ ROW = st.tuples(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h", "é"]),
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(ROW, min_size=1, max_size=8), st.sampled_from([".csv", ".tsv", ".jsonl"]))
+@example([("a", "0", 0.0, 0.5, "", ""), ("b", "0", -0.0, 0.5, "", "")], ".csv")  # tied zeros
 def test_streamed_import_equals_the_careful_path(monkeypatch, rows, suffix):
     used = []
     original = poolstream.import_stream

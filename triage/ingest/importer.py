@@ -47,7 +47,7 @@ from triage.ingest.ranking import rank_scores as rank_scores
 from triage.ingest.reader import Table, read_table
 from triage.ingest.writer import write_table
 from triage.store import bulk, candidates, provenance
-from triage.store.poolwrite import NewModel, write_pool
+from triage.store.poolwrite import NewModel, Plan, write_pool
 from triage.store.records import now_iso, save_ranking
 
 Progress = Callable[[int, int], "bool | None"]
@@ -134,7 +134,7 @@ def _insert_scores(db: sqlite_utils.Database, path: Path, column: str, model: st
                    ticker: _Ticker) -> int:
     """Add one model and its ranking (from :func:`rank_scores`); returns its tied items."""
     order, tied = ranked
-    model_id = bulk.insert_model(db, model, column, str(path), _now(), tied)
+    model_id = bulk.insert_model(db, model, column, str(path), now_iso(), tied)
     save_ranking(db, model_id, ids[order], values[order])
     ticker.advance(len(order))
     return tied
@@ -144,11 +144,7 @@ def _new_model(path: Path, column: str, model: str, values: np.ndarray,
                ranked: tuple[np.ndarray, int]) -> NewModel:
     """A pool model for :func:`write_pool`: candidate ids are row indexes + 1."""
     order, tied = ranked
-    return NewModel(model, column, str(path), _now(), tied, order + 1, values[order])
-
-
-def _now() -> str:
-    return now_iso()
+    return NewModel(model, column, str(path), now_iso(), tied, order + 1, values[order])
 
 
 def _source_entry(path: Path, kind: str, models: list[str], rows: int,
@@ -156,7 +152,7 @@ def _source_entry(path: Path, kind: str, models: list[str], rows: int,
     """The provenance entry of an imported file: its SHA-256, when, what it brought."""
     if digest is None:
         digest = _digest(path)
-    return {"file": str(path.resolve()), "sha256": digest, "imported_at": _now(),
+    return {"file": str(path.resolve()), "sha256": digest, "imported_at": now_iso(),
             "kind": kind, "models": models, "rows": rows}
 
 
@@ -229,7 +225,7 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
                       skip_invalid: bool = False, progress: Progress | None = None,
                       seed: int | None = None, table: Table | None = None,
                       after: Callable[[sqlite_utils.Database], None] | None = None,
-                      kind: str = "pool") -> ImportResult:
+                      kind: str = "pool", plan: Plan | None = None) -> ImportResult:
     """Create the candidate pool from ``path`` with each mapped model's ranking.
 
     Only an empty project accepts a pool; later models come with :func:`add_scores`.
@@ -238,6 +234,7 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     ``table`` is a table already read from ``path`` (the Prodigy and Label Studio readers
     make one); ``after(db)`` runs inside the import's one transaction, after the pool is
     written (it adds the labels those files carry), so they stand or fall together.
+    ``plan(model)`` may give the overlap plan to store with a model (see ``write_pool``).
     """
     started = time.perf_counter()
     path = Path(path)
@@ -257,7 +254,7 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     # a million strings takes a tenth of a second); duplicates roll the write back and the
     # file is read again with the check, which reports them (or drops them when skipping).
     if table is None and after is None:
-        streamed = _stream(db, path, mapping, ticker=ticker, seed=seed, kind=kind)
+        streamed = _stream(db, path, mapping, ticker=ticker, seed=seed, kind=kind, plan=plan)
         if streamed is not None:
             return ImportResult(str(path), streamed[0], 0, None,
                                 tuple(m for m, _ in mapping.scores), streamed[1],
@@ -265,7 +262,7 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     given = table is not None
     table = table if table is not None else read()
     write = functools.partial(_import_table, db, path, mapping, used=used, ticker=ticker,
-                              seed=seed, after=after, kind=kind)
+                              seed=seed, after=after, kind=kind, plan=plan)
     try:
         tied = write(table)
     except _DuplicateKeys:
@@ -279,8 +276,8 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
                         time.perf_counter() - started)
 
 
-def _stream(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping, *,
-            ticker: _Ticker, seed: int, kind: str) -> tuple[int, dict[str, int]] | None:
+def _stream(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping, *, ticker: _Ticker,
+            seed: int, kind: str, plan: Plan | None) -> tuple[int, dict[str, int]] | None:
     """(rows, tied items) of a clean file imported as a stream; None when it is not
     clean (nothing was written), for the careful path to read (see ``poolstream``)."""
     from triage.ingest import poolstream, stream
@@ -296,7 +293,7 @@ def _stream(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping, *,
 
     try:
         return poolstream.import_stream(db, path, shape, mapping.scores, seed=seed,
-                                        ticker=ticker, chunk=CHUNK, entry=entry)
+                                        ticker=ticker, chunk=CHUNK, entry=entry, plan=plan)
     except stream.NotClean:
         return None
 
@@ -308,7 +305,7 @@ class _DuplicateKeys(Exception):
 def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
                   table: Table, *, used: list[str], ticker: _Ticker, seed: int,
                   after: Callable[[sqlite_utils.Database], None] | None,
-                  kind: str) -> dict[str, int]:
+                  kind: str, plan: Plan | None) -> dict[str, int]:
     """Write a read table as the pool in one transaction; returns each model's tied items.
 
     The file's provenance entry goes in the same transaction (its SHA-256 is computed on
@@ -347,7 +344,7 @@ def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
                     provenance.sources_row(sources + [entry])]
 
         write_pool(db, rows, models, info=info, chunk=CHUNK, advance=ticker.advance,
-                   after=after)
+                   after=after, plan=plan)
     return tied
 
 

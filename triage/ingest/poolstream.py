@@ -29,7 +29,7 @@ from triage.base.errors import TriageError
 from triage.ingest import fastread, stream
 from triage.ingest.ranking import rank_sorted
 from triage.ingest.reader import format_of
-from triage.store.poolwrite import NewModel, write_pool
+from triage.store.poolwrite import NewModel, Plan, write_pool
 from triage.store.records import now_iso
 
 Entry = Callable[[int, str], list[tuple[str, str]]]  # (rows, sha256) -> project rows
@@ -37,12 +37,12 @@ Entry = Callable[[int, str], list[tuple[str, str]]]  # (rows, sha256) -> project
 
 def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
                   models: Sequence[tuple[str, str]], *, seed: int, ticker: Any, chunk: int,
-                  entry: Entry) -> tuple[int, dict[str, int]]:
+                  entry: Entry, plan: Plan | None = None) -> tuple[int, dict[str, int]]:
     """Import a clean pool file; returns (rows, tied items per model). NotClean otherwise.
 
     ``models`` are (name, column) pairs; ``ticker`` is the importer's progress
     (``read``, ``start_writing``, ``advance``); ``entry(rows, sha256)`` gives the
-    ``project`` rows recording the file.
+    ``project`` rows recording the file; ``plan`` see ``write_pool``.
     """
     rows, names, reader = _open(path, shape)
     if ticker.read(rows, rows) is False:
@@ -86,7 +86,7 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
     try:
         write_pool(db, _source(pipe), new_models,
                    info=lambda: entry(kept.rows, checked.result()[1]),
-                   chunk=chunk, advance=ticker.advance)
+                   chunk=chunk, advance=ticker.advance, plan=plan)
     finally:
         pipe.stop()
         thread.join()

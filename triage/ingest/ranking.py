@@ -72,4 +72,5 @@ def rank_sorted(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model:
         part = rows[start:start + HASH_SLICE]
         hashes[start:start + len(part)] = pandas_hash(_keys_of(keys, part), hash_key)
     order[positions] = rows[np.lexsort((hashes, group))]
+    ordered[positions] = scores[order[positions]]  # equal, but 0.0 and -0.0 are two values
     return order, ordered, len(positions)

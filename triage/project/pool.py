@@ -1,15 +1,16 @@
 """Bringing candidates into a project: the pool from a file, and later models' scores.
 
-Both run as one transaction in :mod:`triage.ingest.importer` (all or nothing); the open
-project then reloads its models and, when overlap is on, re-plans the overlap sample.
-The importer (and pandas with it) is imported on first use, so opening a project for the
-desk stays cheap.
+Both run as one transaction in :mod:`triage.ingest.importer` (all or nothing); a pool
+import stores the overlap plan in that transaction too, when overlap is on, and the open
+project then reloads its models. The importer is imported on first use, so opening a
+project for the desk stays cheap.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from triage.project.types import Progress
 
@@ -24,27 +25,27 @@ def import_file(project: Project, path: str | Path, mapping: ColumnMapping, *,
     from triage.ingest.importer import import_candidates
 
     result = import_candidates(project.db, path, mapping, skip_invalid=skip_invalid,
-                               progress=progress, seed=project.settings.seed)
+                               progress=progress, seed=project.settings.seed,
+                               plan=_overlap(project, [m for m, _ in mapping.scores]))
     project.reload_models()
-    if project.settings.overlap_rate > 0:
-        _draw_overlap(project)
     return result
 
 
-def _draw_overlap(project: Project) -> None:
-    """Draw the overlap plan now, as the dispatcher would when first built (it then finds
-    it stored); building the dispatcher itself (and the bandit over every ranking) is
-    left to the first desk, so an import does not pay for it."""
-    from triage import store
-    from triage.serving.dispatcher import overlap_plan
-    from triage.store import claims
+def _overlap(project: Project, models: list[str]) -> Callable[[Any], Any] | None:
+    """The overlap plan for the import to store with the active model's ranking.
 
-    model = project.active_model()
-    if model is None:
-        return
-    order = store.rank_order(project.db, model.id)
-    claims.replace_overlap_plan(project.db, overlap_plan(order, project.settings.overlap_rate,
-                                                         project.settings.seed))
+    It is the plan the dispatcher would draw when first built (it then finds it stored),
+    drawn from the ranking in hand and stored in the import's own transaction: no
+    second commit, no ranking read back, no dispatcher built for a command that exits.
+    """
+    settings = project.settings
+    if settings.overlap_rate <= 0 or not models:
+        return None
+    from triage.serving.dispatcher import overlap_plan
+
+    active = settings.active_model if settings.active_model in models else models[0]
+    return lambda model: (overlap_plan(model.candidate_ids, settings.overlap_rate,
+                                       settings.seed) if model.name == active else None)
 
 
 def add_scores(project: Project, path: str | Path, *, key: str, scores: list[tuple[str, str]],

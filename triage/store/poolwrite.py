@@ -27,6 +27,7 @@ unique before writing, and only look-ups by key need it, so
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,9 @@ _INSERT_RANKING = ("INSERT INTO rankings(model_id, candidate_ids, scores) "
 _PROJECT_INFO = ("INSERT INTO project(key, value) VALUES (?, ?) "
                  "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
 _DROP_KEY_INDEX = "DROP INDEX IF EXISTS candidates_key"
+_DROP_OVERLAP = "DELETE FROM plan WHERE kind = 'overlap'"
+_INSERT_OVERLAP = ("INSERT INTO plan(candidate_id, kind) "
+                   "SELECT value, 'overlap' FROM json_each(?)")
 _ANY_CANDIDATE = "SELECT count(*) FROM (SELECT 1 FROM candidates LIMIT 1)"
 # Two subqueries: SQLite answers a lone min() or max() of the rowid from the b-tree's
 # ends, but min() and max() in one SELECT scan the whole table.
@@ -81,13 +85,15 @@ class NewModel:
 
 
 Models = Callable[[], Iterable[NewModel]]
+Plan = Callable[[NewModel], "np.ndarray | None"]  # the overlap plan drawn from a ranking
 Advance = Callable[[int], None]
 Info = Callable[[], list[tuple[str, str]]]
 
 
 def write_pool(db: sqlite_utils.Database, rows: Any, models: Models, *, info: Info,
                chunk: int, advance: Advance,
-               after: Callable[[sqlite_utils.Database], None] | None = None) -> None:
+               after: Callable[[sqlite_utils.Database], None] | None = None,
+               plan: Plan | None = None) -> None:
     """Append ``rows`` as candidates 1..N and add ``models()``, atomically.
 
     ``rows`` is an Arrow table, or a record batch reader (a stream, read once: its batches
@@ -96,14 +102,16 @@ def write_pool(db: sqlite_utils.Database, rows: Any, models: Models, *, info: In
     meanwhile; it may yield them one at a time), then ``info()``, whose (key, value) pairs go to the ``project`` table;
     ``advance(rows)`` reports progress and may raise to cancel. ``after(db)`` runs last,
     inside the transaction, on ``db``'s own connection (so ADBC is not used then).
+    ``plan(model)``, for each model, may give candidate ids to store as the overlap plan
+    (in place of any before), in the same transaction: no second commit for it.
     """
     if after is None:
         with connection.released(db) as path:
             if path is not None:
-                _write_adbc(path, rows, models, info, chunk, advance)
+                _write_adbc(path, rows, models, info, chunk, advance, plan)
                 return
     with db.atomic():
-        _write_sqlite(db, rows, models, info, chunk, advance)
+        _write_sqlite(db, rows, models, info, chunk, advance, plan)
         if after is not None:
             after(db)
 
@@ -137,7 +145,7 @@ def _check_ids(first: int | None, last: int | None, n: int) -> None:
 
 
 def _write_sqlite(db: sqlite_utils.Database, rows: Any, models: Models, info: Info,
-                  chunk: int, advance: Advance) -> None:
+                  chunk: int, advance: Advance, plan: Plan | None) -> None:
     conn = db.conn
     if conn.execute(_ANY_CANDIDATE).fetchone()[0]:  # someone imported while we were reading
         raise TriageError(ALREADY)
@@ -158,14 +166,22 @@ def _write_sqlite(db: sqlite_utils.Database, rows: Any, models: Models, info: In
     for model in models():
         conn.execute(_INSERT_MODEL, model.row())
         conn.execute(_INSERT_RANKING, [model.name, *model.blobs()])
+        _store_plan(conn.execute, plan, model)
         advance(len(model.candidate_ids))
         del model  # tens of MB at five million: gone before the next ranking is made
     for key, value in info():
         conn.execute(_PROJECT_INFO, [key, value])
 
 
+def _store_plan(run: Callable[..., Any], plan: Plan | None, model: NewModel) -> None:
+    ids = plan(model) if plan is not None else None
+    if ids is not None:  # one JSON array parameter, as claims.replace_overlap_plan does
+        run(_DROP_OVERLAP)
+        run(_INSERT_OVERLAP, [json.dumps([int(i) for i in ids])])
+
+
 def _write_adbc(path: str, rows: Any, models: Models, info: Info, chunk: int,
-                advance: Advance) -> None:
+                advance: Advance, plan: Plan | None) -> None:
     import pyarrow as pa
 
     db = Adbc(path)
@@ -194,6 +210,7 @@ def _write_adbc(path: str, rows: Any, models: Models, info: Info, chunk: int,
             for model in models():
                 db.run(_INSERT_MODEL, model.row())
                 db.run(_INSERT_RANKING, [model.name, *model.blobs()])
+                _store_plan(db.run, plan, model)
                 advance(len(model.candidate_ids))
                 del model  # tens of MB at five million: gone before the next is made
             for key, value in info():
