@@ -16,7 +16,6 @@ names every problem. A cancel from the progress callback raises ``TriageError``.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
@@ -44,6 +43,7 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
     (``read``, ``start_writing``, ``advance``); ``entry(rows, sha256)`` gives the
     ``project`` rows recording the file; ``plan`` see ``write_pool``.
     """
+    # long: the reader thread and the writer share the pipe, the rows kept and the checks
     rows, names, reader = _open(path, shape)
     if ticker.read(rows, rows) is False:
         reader.close()
@@ -84,7 +84,12 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
             del model  # stored by now: free it before the next ranking is made
 
     try:
-        write_pool(db, _source(pipe), new_models,
+        import pyarrow as pa
+
+        # The schema is known, so SQLite gets ready while the first batch is parsed.
+        source = pa.RecordBatchReader.from_batches(stream.candidate_schema(shape, names),
+                                                   pipe.batches())
+        write_pool(db, source, new_models,
                    info=lambda: entry(kept.rows, checked.result()[1]),
                    chunk=chunk, advance=ticker.advance, plan=plan)
     finally:
@@ -106,17 +111,6 @@ def _open(path: Path, shape: stream.Shape) -> tuple[int, list[str], Any]:
         reader.close()
         raise stream.NotClean()
     return rows, names, reader
-
-
-def _source(pipe: stream.Pipe) -> Any:
-    """The pipe's batches as an Arrow record batch reader (its schema from the first)."""
-    import pyarrow as pa
-
-    batches = pipe.batches()
-    first = next(batches, None)
-    if first is None:
-        raise stream.NotClean()
-    return pa.RecordBatchReader.from_batches(first.schema, itertools.chain([first], batches))
 
 
 def _check(path: Path, shape: stream.Shape, models: Sequence[tuple[str, str]], seed: int,

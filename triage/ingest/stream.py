@@ -202,14 +202,31 @@ def candidate_batch(batch: Any, shape: Shape, names: list[str], first_row: int,
     kept.keys.append(key)
     kept.rows += batch.num_rows
     columns = {"key": key, "text": text}
-    used = {shape.key, shape.text, shape.gold, *shape.numeric}
-    meta = list(shape.meta) if shape.meta is not None else [n for n in names if n not in used]
+    meta = meta_columns(shape, names)
     if meta:
         columns["meta"] = _metadata(batch, meta)
     if shape.gold:  # a blank gold cell is no gold label
         gold = batch.column(shape.gold)
         columns["gold"] = pc.if_else(fastread.blank(gold), pa.nulls(len(gold), gold.type), gold)
-    return pa.record_batch(list(columns.values()), names=list(columns))
+    return pa.record_batch(list(columns.values()), schema=candidate_schema(shape, names))
+
+
+def meta_columns(shape: Shape, names: list[str]) -> list[str]:
+    """The columns kept as each candidate's JSON ``meta``."""
+    used = {shape.key, shape.text, shape.gold, *shape.numeric}
+    return list(shape.meta) if shape.meta is not None else [n for n in names if n not in used]
+
+
+def candidate_schema(shape: Shape, names: list[str]) -> Any:
+    """The Arrow schema of the candidate batches (known before the first is read)."""
+    import pyarrow as pa
+
+    fields = [("key", pa.string()), ("text", pa.string())]
+    if meta_columns(shape, names):
+        fields.append(("meta", pa.large_string()))
+    if shape.gold:
+        fields.append(("gold", pa.string()))
+    return pa.schema(fields)
 
 
 def _metadata(batch: Any, names: list[str]) -> Any:

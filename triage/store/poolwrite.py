@@ -177,7 +177,7 @@ def _store_plan(run: Callable[..., Any], plan: Plan | None, model: NewModel) -> 
     ids = plan(model) if plan is not None else None
     if ids is not None:  # one JSON array parameter, as claims.replace_overlap_plan does
         run(_DROP_OVERLAP)
-        run(_INSERT_OVERLAP, [json.dumps([int(i) for i in ids])])
+        run(_INSERT_OVERLAP, [json.dumps(np.asarray(ids, dtype=np.int64).tolist())])
 
 
 def _write_adbc(path: str, rows: Any, models: Models, info: Info, chunk: int,
