@@ -32,6 +32,10 @@ class Adbc:
         self.lib = adbc_driver_manager
         self.database = adbc_driver_sqlite.connect(path)
         self.conn = adbc_driver_manager.AdbcConnection(self.database)
+        # Wait for a lock as our other connections do: parallel readers opening a WAL file
+        # at once may find another recovering its index, which is "database is locked"
+        # at once without a timeout.
+        self.run(f"PRAGMA busy_timeout={int(connection.BUSY_TIMEOUT_S * 1000)}")
 
     def run(self, sql: str, params: list[Any] | None = None) -> None:
         """Execute one statement, with ``params`` bound to its ``?`` placeholders."""
