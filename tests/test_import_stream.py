@@ -124,3 +124,19 @@ def test_a_failure_mid_stream_writes_nothing_and_reports_the_line(tmp_path, monk
     assert db.execute("SELECT count(*) FROM candidates").fetchone()[0] == 0
     assert db.execute("SELECT count(*) FROM models").fetchone()[0] == 0
     db.close()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(st.sampled_from(list(" \t\x85\u2003\u3000ax\u00e9")), max_size=3),
+                min_size=1, max_size=12))
+def test_blank_mask_is_the_regex_test(values):
+    import pyarrow as pa
+
+    from triage.ingest.fastread import blank, blank_mask
+
+    array = pa.array(values, pa.string())
+    mask = blank_mask(array)
+    expected = [not v.strip() for v in values]
+    assert blank(array).to_pylist() == expected
+    assert (mask.tolist() if mask is not None else [False] * len(values)) == expected
+    assert (mask is None) == (not any(expected))

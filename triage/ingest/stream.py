@@ -207,7 +207,9 @@ def candidate_batch(batch: Any, shape: Shape, names: list[str], first_row: int,
         columns["meta"] = _metadata(batch, meta)
     if shape.gold:  # a blank gold cell is no gold label
         gold = batch.column(shape.gold)
-        columns["gold"] = pc.if_else(fastread.blank(gold), pa.nulls(len(gold), gold.type), gold)
+        empty = fastread.blank_mask(gold)
+        columns["gold"] = gold if empty is None else \
+            pc.if_else(arrow.booleans(empty), pa.nulls(len(gold), gold.type), gold)
     return pa.record_batch(list(columns.values()), schema=candidate_schema(shape, names))
 
 
