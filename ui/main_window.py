@@ -277,7 +277,9 @@ class MainWindow(PanelMixin, AdviceMixin, ReadingActions, QMainWindow):
         if self.lead_view is None:
             self.lead_view = LeadWindow(lambda: self.project, self.prefs,
                                         request_advice=self.request_advice,
-                                        certify=self.certify)
+                                        certify=self.certify,
+                                        curves_of=lambda: self.info and self.info.offline_curves
+                                        or None)
             self.lead_view.guidelinesSaved.connect(self._guidelines_saved)
             if self.advice_feed.latest is not None:
                 self.lead_view.show_advice_state(self.advice_feed.latest)
