@@ -239,6 +239,10 @@ def child(args: argparse.Namespace) -> int:  # long: one closure per probe phase
         if profiler is not None:
             profiler.disable()
             profiler.dump_stats(args.profile)
+        from ui.advice_process import stop_helper
+
+        for helper in ("advice", "lead"):  # os._exit skips multiprocessing's own clean-up
+            stop_helper(helper)
         os._exit(0)  # skip the window's close-time work: it is not what we measure
 
     def patch(widgets) -> None:
