@@ -242,7 +242,10 @@ def child(args: argparse.Namespace) -> int:  # long: one closure per probe phase
         from ui.advice_process import stop_helper
 
         for helper in ("advice", "lead"):  # os._exit skips multiprocessing's own clean-up
-            stop_helper(helper)
+            try:
+                stop_helper(helper)
+            except Exception:  # noqa: BLE001 - an older tree has one helper only
+                stop_helper()
         os._exit(0)  # skip the window's close-time work: it is not what we measure
 
     def patch(widgets) -> None:
