@@ -220,9 +220,9 @@ def estimate_remaining(counts: StratumCounts, *, use_model: bool, confidence: fl
 def model_remaining(mean: float, var: float, unlabelled: int, confidence: float
                     ) -> tuple[float, float, float]:
     """Calibrated sum over the unlabelled: (point, lower, upper), normal interval, clamped."""
-    from scipy import stats
+    from triage.stats.distributions import norm_ppf
 
-    z = float(stats.norm.ppf(1 - (1 - confidence) / 2))
+    z = float(norm_ppf(1 - (1 - confidence) / 2))
     sd = float(np.sqrt(max(var, 0.0)))
     clamp = lambda x: float(min(max(x, 0.0), unlabelled))  # noqa: E731
     return clamp(mean), clamp(mean - z * sd), clamp(mean + z * sd)
@@ -238,12 +238,12 @@ def ranked_upper(window_n: ArrayLike, window_k: ArrayLike, unlabelled: ArrayLike
     No unlabelled item is more likely positive than the last ``window_n`` ranked labels
     (``window_k`` positives), so at most unlabelled × the one-sided Jeffreys upper bound of
     that yield at (1 + confidence) / 2. Broadcasts; no window gives the whole remainder."""
-    from scipy import stats
+    from triage.stats.distributions import beta_ppf
 
     n = np.asarray(window_n, dtype=float)
     k = np.asarray(window_k, dtype=float)
     u = np.asarray(unlabelled, dtype=float)
     q = 1 - (1 - confidence) / 2
     with np.errstate(invalid="ignore"):
-        up = np.where(k >= n, 1.0, stats.beta.ppf(q, k + 0.5, np.maximum(n - k, 0) + 0.5))
+        up = np.where(k >= n, 1.0, beta_ppf(q, k + 0.5, np.maximum(n - k, 0) + 0.5))
     return np.where(n > 0, np.minimum(u * up, u), u)
