@@ -99,7 +99,7 @@ def advice_inputs(project: Project, *, alpha: float | None = None,
                            bool, len(finals))
     audit_ranks, audit_positive = project.audit_sample()
     ranked = [r.candidate_id for r in rows if r.kind in RANKED_KINDS and r.value is not None]
-    raw = store.scores_in_rank_order(project.db, project._require_model().id)
+    raw = project._ordered_scores  # the active model's, read with the ranking above
     cert = _certification_inputs(project)
     price = _price(project, snap)
     return AdviceInputs(
