@@ -166,7 +166,7 @@ def _reliability(advice_json: dict[str, Any], reading: str) -> dict[str, Any]:
 def advice_state(project: Project) -> AdviceState:
     """Compute the one advice state for the project as it is now."""
     from triage.project.agreement import project_reliability
-    from triage.stats.agreement.report import reading
+    from triage.stats.agreement.krippendorff import reading
     from triage.stats.stopping import advice_to_json, advise
 
     version = state_version(project)

@@ -31,6 +31,18 @@ NO_VARIATION = (
 )
 # Relative size below which an expected disagreement counts as zero (rounding noise).
 _EPS = 1e-12
+RELIABLE, TENTATIVE = 0.800, 0.667
+
+
+def reading(alpha: Coefficient) -> str:
+    """Krippendorff's bands: reliable ≥ 0.800, tentative ≥ 0.667, unreliable below."""
+    if alpha.value is None:
+        return "undefined"
+    if alpha.value >= RELIABLE:
+        return "reliable"
+    if alpha.value >= TENTATIVE:
+        return "tentative"
+    return "unreliable"
 
 
 def category_counts(
