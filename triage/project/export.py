@@ -233,6 +233,7 @@ def _export_csv(project_path: str | Path, plan: _Plan, out: Path, labeled_only: 
             rank0[plan.order] = ranks0
             ranks0 = np.sort(rank0[np.fromiter(labeled, np.int64, len(labeled))])
         cells_by_id = _cells_by_id(reading.result(), pool).combine_chunks()
+        del reading  # the raw text: its cells replace it
         header = io.StringIO()
         csv.writer(header).writerow([guard_cell(n) for n in plan.fields])
         count = 0
