@@ -115,10 +115,10 @@ def agreement_for_project(project: Project, *, level: str = "nominal", seed: int
 
 
 def project_reliability(project: Project, rows: list[store.LabelRow]) -> tuple[Coefficient, int]:
-    """Nominal Krippendorff's α and the pairable items of ``rows`` (the project's active
-    label events): what the advice needs of :func:`agreement_for_project`, without the rest.
+    """Nominal Krippendorff's α and the pairable items of the active label events ``rows``.
 
-    The same ratings in the same order as there, named by candidate id instead of key (a
+    What the advice needs of :func:`agreement_for_project`, without the rest of the report:
+    the same ratings in the same order as there, named by candidate id instead of key (a
     one-to-one renaming, so the same codes and the same α to the last bit).
     """
     from triage.stats.agreement.krippendorff import krippendorff_alpha

@@ -7,8 +7,11 @@ who they were, the notes, and the metadata (JSON).
 CSV, the common case, is built a batch of rows at a time from Arrow columns
 (:mod:`triage.ingest.arrowcsv`): the small things (rankings, scores, labels) are read
 through the project, which is then closed; the candidates' text columns come from the
-file in one pass (:func:`triage.store.adbc.candidate_columns`) and are put in ranking
-order with one ``take``. JSONL goes row by row through :func:`export_rows`.
+file in one pass (:func:`triage.store.adbc.candidate_columns`, on two threads, while the
+label cells are worked out). In id order, each candidate's cells before its rank and after
+its scores are joined into two columns; batches of rows then ``take`` those into ranking
+order and join them with the rank, decile and score cells, two batches at a time on two
+threads while a third is written. JSONL goes row by row through :func:`export_rows`.
 """
 
 from __future__ import annotations
@@ -143,68 +146,57 @@ _UNLABELED = ",unlabeled,False,,0,,"  # the label cells of a candidate nobody ha
 _TEXT_COLUMNS = ["key", "text", "gold", "meta"]
 
 
-def _label_cells_by_id(labeled: dict[int, dict[str, Any]], size: int) -> tuple[np.ndarray, Any]:
-    """(row of each candidate id among the labeled or -1, each labeled candidate's label
-    cells joined into one); ``size``: one more than the largest candidate id."""
-    from triage.base.arrow import strings
+def _label_cells_by_id(labeled: dict[int, dict[str, Any]], count: int) -> Any:
+    """The label cells (see _LABEL_COLUMNS) of candidates 1..``count``, joined into one
+    per candidate, in id order."""
+    import pyarrow.compute as pc
+
+    from triage.base.arrow import booleans, repeat, strings
     from triage.ingest.arrowcsv import int_cells, join_cells, text_cells
 
     ids = np.fromiter(labeled, np.int64, len(labeled))
-    row_of = np.full(size, -1, dtype=np.int64)
-    row_of[ids] = np.arange(ids.size)
-    cells = labeled.values()
+    column = repeat(_UNLABELED, count)
+    if not ids.size:
+        return column
+    order = np.argsort(ids)
+    cells = [labeled[int(i)] for i in ids[order]]
     # csv writes a bool as str(bool): "True" / "False".
     columns = [text_cells(strings([c[name] if name != "adjudicated" else str(c[name])
                                    for c in cells])) if name != "labels" else
                int_cells(np.fromiter((c[name] for c in cells), np.int64, ids.size))
                for name in _LABEL_COLUMNS]
-    return row_of, join_cells(*columns)
+    hit = np.zeros(count, dtype=bool)
+    hit[ids - 1] = True
+    return pc.replace_with_mask(column, booleans(hit), join_cells(*columns))
 
 
-def _label_batch(labels: tuple[np.ndarray, Any], ids: np.ndarray) -> Any:
-    """The label cells (see _LABEL_COLUMNS), joined into one, of the candidates ``ids``."""
-    import pyarrow.compute as pc
+def _cells_by_id(texts: Any, labels: Any, pool: Any) -> tuple[Any, Any]:
+    """Every candidate's cells before its rank ("key,text") and after its scores ("gold,
+    labels...,meta" and the line end), in id order, made on the pool's threads (Arrow's
+    kernels release the GIL): two columns to put in rank order instead of four."""
+    from triage.ingest.arrowcsv import end_lines, join_cells, text_cells
 
-    from triage.base.arrow import booleans, repeat
+    def head() -> Any:
+        return join_cells(text_cells(texts.column("key")), text_cells(texts.column("text")))
 
-    row_of, joined = labels
-    rows = row_of[ids]
-    hit = rows >= 0
-    column = repeat(_UNLABELED, ids.size)
-    if hit.any():
-        column = pc.replace_with_mask(column, booleans(hit), joined.take(_indices(rows[hit])))
-    return column
+    def tail() -> Any:
+        return join_cells(text_cells(texts.column("gold")), labels,
+                          end_lines(text_cells(texts.column("meta"))))
 
-
-def _cells_by_id(texts: Any, pool: Any) -> Any:
-    """The text columns' guarded, quoted cells, in id order, made on the pool's threads
-    (Arrow's kernels release the GIL); meta is the last field, so its cells end the line."""
-    import pyarrow as pa
-
-    from triage.ingest.arrowcsv import end_lines, text_cells
-
-    def cells(name: str) -> Any:
-        made = text_cells(texts.column(name))
-        return end_lines(made) if name == "meta" else made
-
-    columns = list(pool.map(cells, texts.column_names))
-    return pa.table(columns, names=texts.column_names)
+    before, after = pool.submit(head), pool.submit(tail)
+    return before.result(), after.result()
 
 
-def _batch_lines(plan: _Plan, cells_by_id: Any, labels: tuple[np.ndarray, Any],
-                 at: np.ndarray) -> Any:
+def _batch_lines(plan: _Plan, cells: tuple[Any, Any], at: np.ndarray) -> Any:
     """The CSV lines of the rows at 0-based ranks ``at``, every field joined."""
     from triage.ingest.arrowcsv import float_cells, int_cells, join_cells
 
     pool = plan.order.size
-    ids = plan.order[at]
+    rows = _indices(plan.order[at] - 1)
     rank = at + 1
-    part = cells_by_id.take(_indices(ids - 1))
-    cells = [part.column("key"), part.column("text"),
-             int_cells(rank), int_cells((10 * rank + pool - 1) // pool)]
-    cells += [float_cells(s[at]) for s in plan.scores]
-    cells += [part.column("gold"), _label_batch(labels, ids), part.column("meta")]
-    return join_cells(*cells)
+    return join_cells(cells[0].take(rows), int_cells(rank),
+                      int_cells((10 * rank + pool - 1) // pool),
+                      *[float_cells(s[at]) for s in plan.scores], cells[1].take(rows))
 
 
 def _export_csv(project_path: str | Path, plan: _Plan, out: Path, labeled_only: bool,
@@ -226,14 +218,14 @@ def _export_csv(project_path: str | Path, plan: _Plan, out: Path, labeled_only: 
         reading = pool.submit(candidate_columns, str(Path(project_path).resolve()),
                               _TEXT_COLUMNS, 2)
         labeled = plan.labeled()
-        labels = _label_cells_by_id(labeled, int(plan.order.max(initial=0)) + 1)
+        labels = _label_cells_by_id(labeled, total)
         ranks0 = np.arange(total)
         if labeled_only:
             rank0 = np.zeros(int(plan.order.max(initial=0)) + 1, dtype=np.int64)
             rank0[plan.order] = ranks0
             ranks0 = np.sort(rank0[np.fromiter(labeled, np.int64, len(labeled))])
-        cells_by_id = _cells_by_id(reading.result(), pool).combine_chunks()
-        del reading  # the raw text: its cells replace it
+        cells = _cells_by_id(reading.result(), labels, pool)
+        del reading, labels  # the raw text and label cells: the joined cells replace them
         header = io.StringIO()
         csv.writer(header).writerow([guard_cell(n) for n in plan.fields])
         count = 0
@@ -241,12 +233,12 @@ def _export_csv(project_path: str | Path, plan: _Plan, out: Path, labeled_only: 
             handle.write(header.getvalue().encode("utf-8"))
             starts = iter(range(0, ranks0.size, BATCH))
             # Two batches in the making while one is written: memory stays bounded.
-            pending = [pool.submit(_batch_lines, plan, cells_by_id, labels,
-                                   ranks0[start:start + BATCH]) for start in islice(starts, 2)]
+            pending = [pool.submit(_batch_lines, plan, cells, ranks0[start:start + BATCH])
+                       for start in islice(starts, 2)]
             while pending:
                 lines = pending.pop(0).result()
                 for start in islice(starts, 1):
-                    pending.append(pool.submit(_batch_lines, plan, cells_by_id, labels,
+                    pending.append(pool.submit(_batch_lines, plan, cells,
                                                ranks0[start:start + BATCH]))
                 for chunk in getattr(lines, "chunks", [lines]):
                     offsets, data = arrow.string_buffers(chunk)

@@ -61,8 +61,10 @@ def binom_sf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
 
 
 def hypergeom_cdf(k: ArrayLike, total: ArrayLike, good: ArrayLike, draws: ArrayLike) -> Any:
-    """``scipy.stats.hypergeom.cdf(k, M, n, N)``: P(X <= k) for X the good items among
-    ``draws`` taken without replacement from ``total`` holding ``good`` (broadcasts)."""
+    """``scipy.stats.hypergeom.cdf(k, M, n, N)``: P(X <= k), X ~ Hypergeometric (broadcasts).
+
+    X counts the good items among ``draws`` taken without replacement from ``total`` items
+    of which ``good`` are good."""
     if _STATS is not None:  # pragma: no cover
         return _STATS.hypergeom.cdf(k, total, good, draws)
     k, m, n, d = np.broadcast_arrays(*(np.asarray(v) for v in (k, total, good, draws)))
