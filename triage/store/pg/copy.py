@@ -100,7 +100,11 @@ def push_tables(db: sqlite_utils.Database, conn: psycopg.Connection[Any], url: S
             continue
         where = f" WHERE key != '{SERVER_SCHEMA_KEY}'" if t.name == "project" else ""
         rows = db.execute(f"SELECT {_columns(t)} FROM {t.name}{where}")  # noqa: S608
-        counts[t.name] = copy_rows(conn, url, t, rows)
+        if t.name in APPENDED:  # big tables: build the primary key once, after the COPY
+            with without_primary_key(conn, url, t.name):
+                counts[t.name] = copy_rows(conn, url, t, rows)
+        else:
+            counts[t.name] = copy_rows(conn, url, t, rows)
     restart_identities(conn, url)
     return counts
 
@@ -114,6 +118,21 @@ def copy_rows(conn: psycopg.Connection[Any], url: ServerUrl, t: Table, rows: Any
             copy.write_row(row)
             n += 1
     return n
+
+
+@contextlib.contextmanager
+def without_primary_key(conn: psycopg.Connection[Any], url: ServerUrl, name: str) -> Any:
+    """Drop table ``name``'s primary key for a bulk COPY and build it once afterwards.
+
+    Only for a table that is empty, in the caller's transaction: nobody else sees it
+    without its key. Building the index over a million sorted ids takes a second; growing
+    it row by row during the COPY took four.
+    """
+    key = _pk(table(name))
+    conn.execute(f"ALTER TABLE {url.schema}.{name} DROP CONSTRAINT {name}_pkey".encode())
+    yield
+    conn.execute("SET LOCAL maintenance_work_mem = '256MB'")
+    conn.execute(f"ALTER TABLE {url.schema}.{name} ADD PRIMARY KEY ({key})".encode())
 
 
 def restart_identities(conn: psycopg.Connection[Any], url: ServerUrl) -> None:

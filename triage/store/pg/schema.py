@@ -42,6 +42,10 @@ _TYPES = {"INTEGER": "bigint", "REAL": "double precision", "TEXT": "text", "BLOB
 OWN_ROW_TABLES = ("labels", "sessions")
 # Tables the server keeps but a pull never copies to a client (leases live on the server).
 SERVER_ONLY = ("claims",)
+# Unique indexes of the file the server goes without. Keys are checked unique by every
+# import before a row is written, and nothing on the server looks a candidate up by key;
+# the index would add a second to publishing a million candidates.
+_NO_INDEX = (("candidates", ("key",)),)
 
 
 @dataclass(frozen=True)
@@ -132,7 +136,15 @@ def table_statements(schema: str) -> list[str]:
     for t in head_tables():
         cols = ",\n  ".join(_column_ddl(t, c) for c in t.columns)
         out.append(f"CREATE TABLE IF NOT EXISTS {schema}.{t.name} (\n  {cols}\n)")
+        for c in t.columns:
+            if c.type == "BLOB":
+                # Rankings are megabytes of ids and scores that barely compress: storing them
+                # uncompressed makes writing a million-item ranking 20 times faster.
+                out.append(f"ALTER TABLE {schema}.{t.name} ALTER COLUMN {c.name} "
+                           "SET STORAGE EXTERNAL")
         for cols_u in t.unique:
+            if (t.name, cols_u) in _NO_INDEX:
+                continue
             out.append(f"CREATE UNIQUE INDEX IF NOT EXISTS {t.name}_{'_'.join(cols_u)}_key "
                        f"ON {schema}.{t.name} ({', '.join(cols_u)})")
         for sql in t.indexes:
