@@ -100,13 +100,27 @@ def push_tables(db: sqlite_utils.Database, conn: psycopg.Connection[Any], url: S
             continue
         where = f" WHERE key != '{SERVER_SCHEMA_KEY}'" if t.name == "project" else ""
         rows = db.execute(f"SELECT {_columns(t)} FROM {t.name}{where}")  # noqa: S608
+        if t.name != "project":  # the file's rows replace what init put there (annotators)
+            conn.execute(f"DELETE FROM {url.schema}.{t.name}".encode())
         if t.name in APPENDED:  # big tables: build the primary key once, after the COPY
             with without_primary_key(conn, url, t.name):
                 counts[t.name] = copy_rows(conn, url, t, rows)
         else:
             counts[t.name] = copy_rows(conn, url, t, rows)
     restart_identities(conn, url)
+    if "annotators" in counts:
+        add_member_annotators(conn, url)
     return counts
+
+
+def add_member_annotators(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
+    """An annotator row for every login role in the project's annotator group."""
+    from triage.store.pg.functions import NOW_TEXT
+
+    conn.execute(
+        f"INSERT INTO {url.schema}.annotators(name, created_at) SELECT r.rolname, {NOW_TEXT} "
+        "FROM pg_roles r WHERE r.rolcanlogin AND pg_has_role(r.oid, %s, 'MEMBER') "
+        "AND NOT r.rolsuper ON CONFLICT (name) DO NOTHING".encode(), [url.annotator_role])
 
 
 def copy_rows(conn: psycopg.Connection[Any], url: ServerUrl, t: Table, rows: Any) -> int:
@@ -288,5 +302,5 @@ def refresh_labels(conn: psycopg.Connection[Any], db: sqlite_utils.Database, url
         _insert(db, "labels", [r[:-1] for r in rows], "update")
 
 
-__all__ = ["Pulled", "copy_rows", "pull", "pull_into", "push", "push_tables",
+__all__ = ["Pulled", "add_member_annotators", "copy_rows", "pull", "pull_into", "push", "push_tables",
            "refresh_labels", "refuse_if_published", "restart_identities"]
