@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import pool_rows, write_pool
 from triage.cli.program import main
 from triage.project.demo import create_demo, simulate
 from triage.store.connection import create_database
 from triage.store.pg.connect import connect
 from triage.store.pg.copy import pull_into
 from triage.store.pg.url import parse_url
-from tests.helpers import pool_rows, write_pool
 
 # Keys that name the file a report was made from: the only thing allowed to differ.
 PATH_KEYS = {"project", "file", "path"}

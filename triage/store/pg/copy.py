@@ -22,14 +22,8 @@ import sqlite_utils
 from triage.base.errors import TriageError
 from triage.store import connection
 from triage.store.pg.connect import connect, translate
-from triage.store.pg.schema import (
-    SERVER_ONLY,
-    SERVER_SCHEMA_KEY,
-    Table,
-    ensure_project,
-    head_tables,
-    table,
-)
+from triage.store.pg.schema import SERVER_ONLY, SERVER_SCHEMA_KEY, ensure_project
+from triage.store.pg.tables import Table, head_tables, table
 from triage.store.pg.url import ServerUrl, parse_url
 
 if TYPE_CHECKING:

@@ -44,7 +44,8 @@ def write_pool(conn: psycopg.Connection[Any], url: ServerUrl, rows: Any, models:
                info: Info, chunk: int, advance: Advance) -> None:
     """Candidates 1..N from the Arrow table ``rows``, then ``models()`` and ``info()``."""
     s = url.schema
-    if conn.execute(f"SELECT EXISTS (SELECT 1 FROM {s}.candidates)".encode()).fetchone()[0]:
+    found = conn.execute(f"SELECT EXISTS (SELECT 1 FROM {s}.candidates)".encode()).fetchone()
+    if found and found[0]:
         raise TriageError(ALREADY)
     # Emptying the table in this transaction lets COPY write the rows frozen (no later
     # rewrite by VACUUM or hint bits); it was empty already.
@@ -56,7 +57,8 @@ def write_pool(conn: psycopg.Connection[Any], url: ServerUrl, rows: Any, models:
             f"INSERT INTO {s}.models(name, source_column, source_file, imported_at, "
             "tied_items) VALUES (%s, %s, %s, %s, %s) RETURNING id".encode(), model.row(),
         ).fetchone()
-        assert row is not None
+        if row is None:
+            raise TriageError(f"the server did not return the id of model {model.name!r}")
         conn.execute(f"INSERT INTO {s}.rankings(model_id, candidate_ids, scores) "
                      "VALUES (%s, %b, %b)".encode(), [row[0], *model.blobs()])
         advance(len(model.candidate_ids))
