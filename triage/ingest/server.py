@@ -22,10 +22,8 @@ def create_on_server(url: str, source: str | Path, mapping: ColumnMapping, setti
                      *, skip_invalid: bool = False, progress: Progress | None = None
                      ) -> ImportResult:
     """Create ``url``'s project from ``source`` on the server, in one server transaction."""
-    import psycopg
-
     from triage.base.errors import TriageError
-    from triage.store.pg.connect import connect, translate
+    from triage.store.pg.connect import transaction
     from triage.store.pg.copy import push_tables, refuse_if_published
     from triage.store.pg.ingest import pool_writer
     from triage.store.pg.schema import ensure_project
@@ -36,26 +34,21 @@ def create_on_server(url: str, source: str | Path, mapping: ColumnMapping, setti
         # What create_project writes, without loading the project package (a second of
         # imports on a busy machine, against a COPY that takes two).
         db = create_database(Path(tmp) / "new.triage")
-        store.set_project_info(db, "application", "triage")
-        store.set_project_info(db, "created_at", store.now_iso())
-        store.save_settings(db, settings.validate())
-        conn = connect(server)
         try:
-            with conn.transaction():
+            store.set_project_info(db, "application", "triage")
+            store.set_project_info(db, "created_at", store.now_iso())
+            store.save_settings(db, settings.validate())
+            with transaction(server) as conn:
                 ensure_project(conn, server)
                 refuse_if_published(conn, server)
-                result = import_candidates(db, source, mapping,
-                                           skip_invalid=skip_invalid, progress=progress,
-                                           seed=settings.seed,
+                result = import_candidates(db, source, mapping, skip_invalid=skip_invalid,
+                                           progress=progress, seed=settings.seed,
                                            writer=pool_writer(conn, server))
                 active = settings.active_model
                 if active and active not in result.models:
                     raise TriageError(f"--active-model {active!r} is not one of the models")
                 push_tables(db, conn, server, only=("project", "settings"))
-        except psycopg.Error as error:
-            raise translate(error, server) from error
         finally:
-            conn.close()
             db.close()
     return result
 

@@ -10,6 +10,8 @@ instead of a frozen desk. Errors become :class:`~triage.base.errors.TriageError`
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from triage.base.errors import ServerUnavailable, TriageError
@@ -40,6 +42,23 @@ def connect(url: ServerUrl | str, *, autocommit: bool = False) -> psycopg.Connec
         return psycopg.connect(make_conninfo(url.conninfo, **extra), autocommit=autocommit)
     except psycopg.Error as error:
         raise translate(error, url) from error
+
+
+@contextmanager
+def transaction(url: ServerUrl | str) -> Iterator[psycopg.Connection[Any]]:
+    """A new connection in one transaction: committed at the end, closed, errors translated."""
+    import psycopg
+
+    if isinstance(url, str):
+        url = parse_url(url)
+    conn = connect(url)
+    try:
+        with conn.transaction():
+            yield conn
+    except psycopg.Error as error:
+        raise translate(error, url) from error
+    finally:
+        conn.close()
 
 
 def translate(error: Exception, url: ServerUrl) -> TriageError:
@@ -92,4 +111,4 @@ def is_lead(conn: psycopg.Connection[Any], url: ServerUrl) -> bool:
 
 
 __all__ = ["APPLICATION_NAME", "CONNECT_TIMEOUT_S", "ServerUnavailable", "connect",
-           "is_lead", "translate"]
+           "is_lead", "transaction", "translate"]

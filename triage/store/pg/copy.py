@@ -21,7 +21,7 @@ import sqlite_utils
 
 from triage.base.errors import TriageError
 from triage.store import connection
-from triage.store.pg.connect import connect, translate
+from triage.store.pg.connect import connect, transaction, translate
 from triage.store.pg.schema import SERVER_ONLY, SERVER_SCHEMA_KEY, ensure_project
 from triage.store.pg.tables import Table, head_tables, table
 from triage.store.pg.url import ServerUrl, parse_url
@@ -58,21 +58,14 @@ def _columns(t: Table) -> str:
 
 def push(path: str | Path, url: ServerUrl | str) -> dict[str, int]:
     """Publish the project file at ``path`` as ``url``'s project; returns rows per table."""
-    import psycopg
-
-    if isinstance(url, str):
-        url = parse_url(url)
+    url = parse_url(url) if isinstance(url, str) else url
     db, _backup = connection.open_database(path)
-    conn = connect(url)
     try:
-        with conn.transaction():
+        with transaction(url) as conn:
             ensure_project(conn, url)
             refuse_if_published(conn, url)
             return push_tables(db, conn, url)
-    except psycopg.Error as error:
-        raise translate(error, url) from error
     finally:
-        conn.close()
         db.close()
 
 

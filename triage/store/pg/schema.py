@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from triage.base.errors import TriageError
 from triage.store.pg import functions
-from triage.store.pg.connect import connect, translate
+from triage.store.pg.connect import transaction
 from triage.store.pg.tables import Column, Table, head_tables, pg_type, table
 from triage.store.pg.url import ServerUrl, parse_url
 
@@ -171,38 +171,20 @@ def grant_roles(conn: psycopg.Connection[Any], url: ServerUrl, *, leads: list[st
 
 def init_server(url: ServerUrl | str, *, leads: list[str], annotators: list[str]) -> None:
     """``triage server init``: schema, groups, grants, policies, functions, memberships."""
-    import psycopg
-
-    if isinstance(url, str):
-        url = parse_url(url)
-    conn = connect(url)
-    try:
-        with conn.transaction():
-            ensure_project(conn, url)
-            grant_roles(conn, url, leads=leads, annotators=annotators)
-    except psycopg.Error as error:
-        raise translate(error, url) from error
-    finally:
-        conn.close()
+    url = parse_url(url) if isinstance(url, str) else url
+    with transaction(url) as conn:
+        ensure_project(conn, url)
+        grant_roles(conn, url, leads=leads, annotators=annotators)
 
 
 def grant(url: ServerUrl | str, *, leads: list[str], annotators: list[str]) -> None:
     """``triage server grant``: add members to an existing project's groups."""
-    import psycopg
-
-    if isinstance(url, str):
-        url = parse_url(url)
-    conn = connect(url)
-    try:
-        with conn.transaction():
-            if not project_exists(conn, url):
-                raise TriageError(f"{url.display}: no such project on the server; "
-                                  "run `triage server init` first")
-            grant_roles(conn, url, leads=leads, annotators=annotators)
-    except psycopg.Error as error:
-        raise translate(error, url) from error
-    finally:
-        conn.close()
+    url = parse_url(url) if isinstance(url, str) else url
+    with transaction(url) as conn:
+        if not project_exists(conn, url):
+            raise TriageError(f"{url.display}: no such project on the server; "
+                              "run `triage server init` first")
+        grant_roles(conn, url, leads=leads, annotators=annotators)
 
 
 __all__ = ["SERVER_SCHEMA_KEY", "SERVER_SCHEMA_VERSION", "Column", "Table", "ensure_project",
