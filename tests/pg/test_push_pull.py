@@ -186,3 +186,26 @@ def test_a_label_notifies_listeners_on_the_project_channel(pg, original):
     payloads = [n.payload for n in listener.notifies(timeout=1, stop_after=1)]
     listener.close()
     assert payloads == ["settings"]
+
+
+def test_a_pull_that_finds_nothing_new_writes_nothing(pg, tmp_path, original):
+    url = parse_url(pg.url("quiet"))
+    assert main(["push", str(original), str(url)]) == 0
+    replica = create_database(tmp_path / "quiet.triage")
+    server = connect(url)
+    pull_into(server, replica, url)
+    before = replica.conn.total_changes
+    again = pull_into(server, replica, url)
+    assert (again.labels, again.candidates, again.undone, again.changed) == (0, 0, 0, ())
+    assert replica.conn.total_changes == before
+    with pg.connect() as lead:   # the lead changes a setting and the plan: only those move
+        lead.execute(f"UPDATE {url.schema}.settings SET value = '99.0' WHERE key = 'budget'")
+        lead.execute(f"DELETE FROM {url.schema}.plan WHERE candidate_id = "
+                     f"(SELECT min(candidate_id) FROM {url.schema}.plan)")
+    step = pull_into(server, replica, url)
+    assert step.changed == ("settings", "plan")
+    assert replica.execute("SELECT value FROM settings WHERE key = 'budget'").fetchone()[0] == "99.0"
+    assert replica.execute("SELECT count(*) FROM plan").fetchone()[0] == server.execute(
+        f"SELECT count(*) FROM {url.schema}.plan").fetchone()[0]
+    server.close()
+    replica.close()

@@ -44,6 +44,16 @@ class Table:
         return tuple(c.name for c in self.columns)
 
     @property
+    def column_list(self) -> str:
+        """The column names joined for a SELECT or INSERT."""
+        return ", ".join(self.names)
+
+    @property
+    def key(self) -> str:
+        """The primary-key column (every head-schema table has a one-column key)."""
+        return next(c.name for c in self.columns if c.pk)
+
+    @property
     def identity(self) -> bool:
         """Whether the table's ``id`` draws from an identity on the server."""
         return any(c.pk and c.name == "id" and c.type == "INTEGER" for c in self.columns)
