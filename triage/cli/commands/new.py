@@ -97,12 +97,13 @@ def run_server(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``triage new`` with the parsed arguments; returns the exit code."""
-    from triage.project import create_project
     from triage.store.pg.url import is_server_url
+
+    if is_server_url(args.project):  # before loading the project package: it is not needed
+        return run_server(args)
+    from triage.project import create_project
     from triage.store.settings import Settings
 
-    if is_server_url(args.project):
-        return run_server(args)
     args.project = Path(args.project)
     if args.source_format:
         return run_interchange(args)

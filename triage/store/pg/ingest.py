@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from triage.base import arrow
 from triage.base.errors import TriageError
 from triage.store.pg.copy import restart_identities, without_primary_key
 from triage.store.pg.url import ServerUrl
@@ -80,7 +81,7 @@ def copy_candidates(conn: psycopg.Connection[Any], url: ServerUrl, rows: Any, ch
     start = 1
     with conn.cursor() as cur, cur.copy(statement.encode()) as copy:
         for batch in rows.to_batches(max_chunksize=chunk):
-            ids = pa.array(np.arange(start, start + batch.num_rows, dtype=np.int64))
+            ids = arrow.from_numpy(np.arange(start, start + batch.num_rows, dtype=np.int64))
             sink = pa.BufferOutputStream()
             # Arrow quotes every string and leaves a null unquoted and empty: in PostgreSQL's
             # CSV that is exactly "" for an empty string and NULL for a missing value.
