@@ -74,3 +74,16 @@ def test_files_are_not_addresses():
     assert is_server_url("postgres://h/d?project=p")
     assert not is_server_url("idioms.triage")
     assert not is_server_url("postgresql.triage")
+
+
+def test_commands_refuse_a_password_before_connecting(tmp_path, capsys):
+    from triage.cli.program import main
+
+    url = "postgresql://ana:hunter2@db.invalid/annot?project=p"
+    for argv in (["push", str(tmp_path / "x.triage"), url], ["pull", url, str(tmp_path / "y")],
+                 ["server", "init", url, "--lead", "lena"],
+                 ["new", url, str(tmp_path / "pool.csv"), "--text", "t", "--score", "m"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "put no password in the server address" in err and "hunter2" not in err
+    assert not (tmp_path / "y").exists()
