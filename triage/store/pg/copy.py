@@ -9,6 +9,7 @@ their primary key built after the copy; identities restart past the highest id p
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,10 +61,14 @@ def push_tables(db: sqlite_utils.Database, conn: psycopg.Connection[Any], url: S
     for t in head_tables():
         if t.name in SERVER_ONLY or (only is not None and t.name not in only):
             continue
-        where = f" WHERE key != '{SERVER_SCHEMA_KEY}'" if t.name == "project" else ""
-        rows = db.execute(f"SELECT {t.column_list} FROM {t.name}{where}")  # noqa: S608
         if t.name != "project":  # the file's rows replace what init put there (annotators)
             conn.execute(f"DELETE FROM {url.schema}.{t.name}".encode())
+        if t.name == "candidates":
+            with without_primary_key(conn, url, t.name):
+                counts[t.name] = _push_candidates(db, conn, url)
+            continue
+        where = f" WHERE key != '{SERVER_SCHEMA_KEY}'" if t.name == "project" else ""
+        rows = db.execute(f"SELECT {t.column_list} FROM {t.name}{where}")  # noqa: S608
         if t.name in APPENDED:  # big tables: build the primary key once, after the COPY
             with without_primary_key(conn, url, t.name):
                 counts[t.name] = copy_rows(conn, url, t, rows)
@@ -96,6 +101,69 @@ def copy_rows(conn: psycopg.Connection[Any], url: ServerUrl, t: Table, rows: Any
     return n
 
 
+def copy_arrow(conn: psycopg.Connection[Any], url: ServerUrl, name: str, batches: Any,
+               *, freeze: bool = False, advance: Callable[[int], None] | None = None) -> int:
+    """Stream Arrow record batches as CSV into ``COPY`` of table ``name``; rows written.
+
+    Arrow's C++ writer makes the CSV (no Python object per value) and the server parses the
+    same bytes ``psql``'s ``\\copy`` would send. Arrow quotes every string and leaves a null
+    unquoted and empty: in PostgreSQL's CSV that is "" for an empty string and NULL for a
+    missing value. ``freeze`` writes the rows frozen; only for a table created or
+    emptied in this transaction.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    options = pacsv.WriteOptions(include_header=False)
+    n = 0
+    with conn.cursor() as cur:
+        copy_cm: Any = None
+        for batch in batches:
+            if copy_cm is None:
+                statement = (f"COPY {url.schema}.{name} ({', '.join(batch.schema.names)}) "
+                             f"FROM STDIN (FORMAT csv{', FREEZE' if freeze else ''})")
+                copy_cm = cur.copy(statement.encode())
+                copy = copy_cm.__enter__()
+            sink = pa.BufferOutputStream()
+            pacsv.write_csv(batch, sink, options)
+            copy.write(memoryview(sink.getvalue()))
+            n += batch.num_rows
+            if advance is not None:
+                advance(batch.num_rows)
+        if copy_cm is not None:
+            copy_cm.__exit__(None, None, None)
+    return n
+
+
+def _push_candidates(db: sqlite_utils.Database, conn: psycopg.Connection[Any],
+                     url: ServerUrl) -> int:
+    """The file's candidates by Arrow (read in C by ADBC) when the file can be lent to it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from triage.store.adbc import Adbc
+
+    t = table("candidates")
+    with connection.released(db) as path:
+        if path is None:  # another connection of ours has the file: plain rows it is
+            rows = db.execute(f"SELECT {t.column_list} FROM candidates")  # noqa: S608
+            return copy_rows(conn, url, t, rows)
+        reader = Adbc(path)
+        try:
+            # The driver infers a column's type from its first rows, so a column that starts
+            # with NULLs comes as text with a flag, and the NULLs are put back here.
+            got = reader.table("SELECT id, key, text, coalesce(meta, '') AS meta, "
+                               "meta IS NULL AS meta_null, coalesce(gold, '') AS gold, "
+                               "gold IS NULL AS gold_null FROM candidates ORDER BY id")
+        finally:
+            reader.close()
+    columns = {n: got.column(n) for n in ("id", "key", "text")}
+    for n in ("meta", "gold"):
+        flag = pc.cast(got.column(f"{n}_null"), pa.bool_())
+        columns[n] = pc.if_else(flag, pa.scalar(None, got.column(n).type), got.column(n))
+    return copy_arrow(conn, url, "candidates", pa.table(columns).to_batches(50_000))
+
+
 @contextlib.contextmanager
 def without_primary_key(conn: psycopg.Connection[Any], url: ServerUrl, name: str) -> Any:
     """Drop table ``name``'s primary key for a bulk COPY and build it once afterwards.
@@ -123,5 +191,5 @@ def restart_identities(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
 # Pulling lives in .pull; these names stay importable from here.
 from triage.store.pg.pull import Pulled, pull, pull_into, refresh_labels  # noqa: E402
 
-__all__ = ["Pulled", "add_member_annotators", "copy_rows", "pull", "pull_into", "push", "push_tables",
+__all__ = ["Pulled", "add_member_annotators", "copy_arrow", "copy_rows", "pull", "pull_into", "push", "push_tables",
            "refresh_labels", "refuse_if_published", "restart_identities"]

@@ -19,7 +19,7 @@ import numpy as np
 
 from triage.base import arrow
 from triage.base.errors import TriageError
-from triage.store.pg.copy import restart_identities, without_primary_key
+from triage.store.pg.copy import copy_arrow, restart_identities, without_primary_key
 from triage.store.pg.url import ServerUrl
 from triage.store.poolwrite import ALREADY, Advance, Info, Models
 
@@ -71,25 +71,18 @@ def write_pool(conn: psycopg.Connection[Any], url: ServerUrl, rows: Any, models:
 
 def copy_candidates(conn: psycopg.Connection[Any], url: ServerUrl, rows: Any, chunk: int,
                     advance: Advance) -> None:
-    """Stream the Arrow table ``rows`` (key, text[, meta, gold]) as CSV into COPY, ids 1..N."""
+    """Stream the Arrow table ``rows`` (key, text[, meta, gold]) into COPY, with ids 1..N."""
     import pyarrow as pa
-    import pyarrow.csv as pacsv
 
-    names = ["id", *rows.column_names]
-    options = pacsv.WriteOptions(include_header=False)
-    statement = f"COPY {url.schema}.candidates ({', '.join(names)}) FROM STDIN (FORMAT csv, FREEZE)"
-    start = 1
-    with conn.cursor() as cur, cur.copy(statement.encode()) as copy:
+    def batches() -> Any:
+        start = 1
         for batch in rows.to_batches(max_chunksize=chunk):
             ids = arrow.from_numpy(np.arange(start, start + batch.num_rows, dtype=np.int64))
-            sink = pa.BufferOutputStream()
-            # Arrow quotes every string and leaves a null unquoted and empty: in PostgreSQL's
-            # CSV that is exactly "" for an empty string and NULL for a missing value.
-            pacsv.write_csv(pa.RecordBatch.from_arrays([ids, *batch.columns], names=names),
-                            sink, options)
-            copy.write(memoryview(sink.getvalue()))
             start += batch.num_rows
-            advance(batch.num_rows)
+            yield pa.RecordBatch.from_arrays([ids, *batch.columns],
+                                             names=["id", *rows.column_names])
+
+    copy_arrow(conn, url, "candidates", batches(), freeze=True, advance=advance)
 
 
 __all__ = ["copy_candidates", "pool_writer", "write_pool"]
