@@ -209,3 +209,34 @@ def test_a_pull_that_finds_nothing_new_writes_nothing(pg, tmp_path, original):
         f"SELECT count(*) FROM {url.schema}.plan").fetchone()[0]
     server.close()
     replica.close()
+
+
+def test_the_round_trip_keeps_every_candidate_row(original, round_trip):
+    import sqlite3
+
+    query = "SELECT id, key, text, meta, gold FROM candidates ORDER BY id"
+    rows = [sqlite3.connect(p).execute(query).fetchall() for p in (original, round_trip)]
+    assert rows[0] == rows[1] and len(rows[0]) == 1500
+
+
+def test_nulls_after_a_thousand_values_survive_the_push(pg, tmp_path):
+    """The Arrow reader types a column from its first rows: late NULLs and texts both stay."""
+    import sqlite3
+
+    from triage.ingest.importer import ColumnMapping
+    from triage.project import create_project
+
+    rows = [{"key": f"k{i}", "text": f"t{i}", "m": str(i), "gold": "" if i < 1500 else "pos",
+             "extra": "x" if i >= 1800 else ""} for i in range(2000)]
+    project = create_project(tmp_path / "nulls.triage")
+    project.import_file(write_pool(tmp_path / "nulls.csv", rows),
+                        ColumnMapping(text="text", key="key", scores=(("m", "m"),), gold="gold"))
+    project.close()
+    url = pg.url("nulls")
+    assert main(["push", str(tmp_path / "nulls.triage"), url]) == 0
+    assert main(["pull", url, str(tmp_path / "back.triage")]) == 0
+    query = "SELECT id, key, text, meta, gold FROM candidates ORDER BY id"
+    before, after = (sqlite3.connect(tmp_path / n).execute(query).fetchall()
+                     for n in ("nulls.triage", "back.triage"))
+    assert after == before
+    assert before[0][4] is None and before[-1][4] == "pos"
