@@ -225,7 +225,8 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
                       skip_invalid: bool = False, progress: Progress | None = None,
                       seed: int | None = None, table: Table | None = None,
                       after: Callable[[sqlite_utils.Database], None] | None = None,
-                      kind: str = "pool", plan: Plan | None = None) -> ImportResult:
+                      kind: str = "pool", plan: Plan | None = None,
+                      writer: Callable[..., None] = write_pool) -> ImportResult:
     """Create the candidate pool from ``path`` with each mapped model's ranking.
 
     Only an empty project accepts a pool; later models come with :func:`add_scores`.
@@ -235,6 +236,8 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     make one); ``after(db)`` runs inside the import's one transaction, after the pool is
     written (it adds the labels those files carry), so they stand or fall together.
     ``plan(model)`` may give the overlap plan to store with a model (see ``write_pool``).
+    ``writer`` writes the pool: :func:`write_pool` into this file (streamed when clean),
+    or the team store's writer to a server (:func:`triage.store.pg.ingest.pool_writer`).
     """
     started = time.perf_counter()
     path = Path(path)
@@ -253,7 +256,7 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     # Keys are checked unique beside the write, on the ranking thread (a hash table over
     # a million strings takes a tenth of a second); duplicates roll the write back and the
     # file is read again with the check, which reports them (or drops them when skipping).
-    if table is None and after is None:
+    if table is None and after is None and writer is write_pool:
         streamed = _stream(db, path, mapping, ticker=ticker, seed=seed, kind=kind, plan=plan)
         if streamed is not None:
             return ImportResult(str(path), streamed[0], 0, None,
@@ -262,7 +265,7 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     given = table is not None
     table = table if table is not None else read()
     write = functools.partial(_import_table, db, path, mapping, used=used, ticker=ticker,
-                              seed=seed, after=after, kind=kind, plan=plan)
+                              seed=seed, after=after, kind=kind, plan=plan, writer=writer)
     try:
         tied = write(table)
     except _DuplicateKeys:
@@ -305,7 +308,8 @@ class _DuplicateKeys(Exception):
 def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
                   table: Table, *, used: list[str], ticker: _Ticker, seed: int,
                   after: Callable[[sqlite_utils.Database], None] | None,
-                  kind: str, plan: Plan | None) -> dict[str, int]:
+                  kind: str, plan: Plan | None,
+                  writer: Callable[..., None] = write_pool) -> dict[str, int]:
     """Write a read table as the pool in one transaction; returns each model's tied items.
 
     The file's provenance entry goes in the same transaction (its SHA-256 is computed on
@@ -343,8 +347,9 @@ def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
             return [("source_file", str(path.resolve())),
                     provenance.sources_row(sources + [entry])]
 
-        write_pool(db, rows, models, info=info, chunk=CHUNK, advance=ticker.advance,
-                   after=after, plan=plan)
+        extra = {"plan": plan} if writer is write_pool else {}  # a server plans on its own
+        writer(db, rows, models, info=info, chunk=CHUNK, advance=ticker.advance, after=after,
+               **extra)
     return tied
 
 
