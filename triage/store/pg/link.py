@@ -1,0 +1,361 @@
+"""A replica's link to its project on a PostgreSQL server: every write goes through here.
+
+The store's write functions hand a replica's writes to :class:`TeamLink` (see
+:func:`triage.store.connection.remote_of`). Each write is one transaction on the server,
+committed with ``synchronous_commit=on`` (that commit is the acknowledgement), and then
+the replica **pulls** from the server, so the new row arrives with the server's id and the
+replica never holds a row the server lacks.
+
+The pull writes through the link's own SQLite connection, not the project's: the
+project's ``data_version`` check then sees the change exactly as it sees another desk's
+label on one file. A lost connection becomes :class:`ServerUnavailable` (a BusyError: the
+desk keeps the label on screen and retries); the next attempt reconnects. A label keeps
+the ``uid`` it was first sent with until the server acknowledges it, so a retry after a
+lost acknowledgement never makes a second row.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import psycopg
+import sqlite_utils
+from psycopg import errors as pgerrors
+
+from triage import __version__
+from triage.base.errors import ServerUnavailable, TriageError
+from triage.store.pg import serving_sql as q
+from triage.store.records import new_uid, now_iso
+from triage.store.settings import Settings
+
+log = logging.getLogger(__name__)
+
+LEASE_ENV = "TRIAGE_LEASE_SECONDS"
+
+
+def lease_seconds(requested: float) -> float:
+    """The lease length: ``requested``, shortened by ``$TRIAGE_LEASE_SECONDS`` when set."""
+    raw = os.environ.get(LEASE_ENV, "").strip()
+    if not raw:
+        return requested
+    try:
+        limit = float(raw)
+    except ValueError as error:
+        raise TriageError(f"{LEASE_ENV} must be a number of seconds, not {raw!r}") from error
+    return min(requested, max(1.0, limit))
+
+
+class _Refused(Exception):
+    """Rolls a claim's transaction back: the candidate is not ours."""
+
+
+Connect = Callable[[], Any]
+Pull = Callable[[Any, sqlite_utils.Database], None]
+
+
+class TeamLink:
+    """Writes of one replica, performed on the server first and then pulled back."""
+
+    def __init__(self, *, schema: str, host: str, connect: Connect, pull: Pull,
+                 pull_db: sqlite_utils.Database):
+        self.schema = schema
+        self.host = host
+        self._connect = connect
+        self._pull = pull
+        self.pull_db = pull_db            # the link's own connection to the replica file
+        self._conn: Any = None
+        self._lock = threading.RLock()    # one thread at a time on the server connection
+        self._unsent: tuple[tuple, str] | None = None   # (label's fields, its uid)
+        self._kinds: tuple[int, list[tuple[str, str]]] | None = None
+        self.role: str | None = None
+        self.is_lead = False
+        self.stale = False                # a write was acknowledged but not pulled yet
+
+    # -- connection --------------------------------------------------------------------
+
+    def unavailable(self, error: BaseException | None = None) -> ServerUnavailable:
+        """The plain message for a server that does not answer."""
+        detail = f" ({str(error).strip().splitlines()[0]})" if error and str(error).strip() else ""
+        return ServerUnavailable(
+            f"the team server at {self.host} is not answering{detail}; nothing was lost "
+            "and nothing is sent twice: trying again")
+
+    def adopt(self, conn: Any) -> None:
+        """Use an already open connection (the one that checked the project) as ours."""
+        with self._lock:
+            self.drop()
+            self._conn = conn
+
+    def _connection(self) -> Any:
+        conn = self._conn
+        if conn is None or conn.closed or conn.broken:
+            self._conn = None
+            try:
+                conn = self._connect()
+            except ServerUnavailable as error:
+                raise self.unavailable(error.__cause__ or error) from error
+            except psycopg.OperationalError as error:
+                raise self.unavailable(error) from error
+            self._conn = conn
+        if self.role is None:
+            with conn.transaction(), conn.cursor() as cur:
+                cur.execute(q.call(self.schema, "serve_is_lead", 0))
+                self.is_lead = bool(cur.fetchone()[0])
+                cur.execute("SELECT session_user")
+                self.role = str(cur.fetchone()[0])
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        """A cursor in one server transaction; connection loss → ServerUnavailable."""
+        with self._lock:
+            conn = self._connection()
+            try:
+                with conn.transaction(), conn.cursor() as cur:
+                    yield cur
+            except psycopg.OperationalError as error:
+                self.drop()
+                raise self.unavailable(error) from error
+            except pgerrors.InsufficientPrivilege as error:
+                raise TriageError(f"the server refused: {error}") from error
+
+    def drop(self) -> None:
+        """Forget the server connection (the next call reconnects)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except psycopg.Error:
+                pass
+
+    def close(self) -> None:
+        """Close the server connection and the link's replica connection."""
+        with self._lock:
+            self.drop()
+            self.pull_db.close()
+
+    # -- pulling -----------------------------------------------------------------------
+
+    def pull(self) -> None:
+        """Bring the replica up to date with the server now (any thread)."""
+        with self._lock:
+            conn = self._connection()
+            try:
+                with conn.transaction():
+                    self._pull(conn, self.pull_db)
+            except psycopg.OperationalError as error:
+                self.drop()
+                raise self.unavailable(error) from error
+            self.stale = False
+
+    def _after_write(self) -> None:
+        """Pull after an acknowledged write; a failure here loses nothing (pulled later)."""
+        try:
+            self.pull()
+        except ServerUnavailable:
+            self.stale = True
+            log.warning("label acknowledged by %s but not yet pulled into the replica",
+                        self.host)
+
+    def _lead_only(self, what: str) -> None:
+        """TriageError unless this login role is a lead of the project."""
+        self._connection_checked()
+        if not self.is_lead:
+            raise TriageError(f"only the lead (role {q.lead_role(self.schema)}) may {what}")
+
+    def _connection_checked(self) -> None:
+        with self._lock:
+            self._connection()
+
+    # -- annotators and sessions ---------------------------------------------------------
+
+    def ensure_annotator(self, name: str) -> int:
+        """The server id of annotator ``name``: on a server that is a login role's name."""
+        name = name.strip()
+        self._connection_checked()
+        with self.transaction() as cur:
+            if name == self.role:
+                cur.execute(q.call(self.schema, "serve_me", 0))
+            elif not self.is_lead:
+                raise TriageError(
+                    f"on a team server you label as your database role ({self.role}), "
+                    f"not as {name!r}")
+            else:
+                cur.execute(q.ensure_annotator(self.schema), [name, now_iso(), name])
+            annotator_id = int(cur.fetchone()[0])
+        self._after_write()
+        return annotator_id
+
+    def start_session(self, annotator_id: int) -> int:
+        """Open a session for this login role; returns the server's session id."""
+        with self.transaction() as cur:
+            cur.execute(q.call(self.schema, "serve_start_session", 4),
+                        [new_uid(), now_iso(), socket.gethostname(), __version__])
+            session_id = int(cur.fetchone()[0])
+        self._after_write()
+        return session_id
+
+    def end_session(self, session_id: int) -> None:
+        """Close a session and release its lease."""
+        with self.transaction() as cur:
+            cur.execute(q.call(self.schema, "serve_end_session", 2), [session_id, now_iso()])
+        self._after_write()
+
+    # -- labels --------------------------------------------------------------------------
+
+    def insert_label(self, *, candidate_id: int, annotator_id: int, session_id: int,
+                     value: str | None, kind: str, seconds: float, note: str | None,
+                     served_by: str | None = None) -> int:
+        """Commit one label on the server (idempotent by uid), pull, return its id."""
+        fields = (candidate_id, session_id, value, kind, note, served_by)
+        if self._unsent is None or self._unsent[0] != fields:
+            self._unsent = (fields, new_uid())
+        uid = self._unsent[1]
+        with self.transaction() as cur:
+            cur.execute(q.call(self.schema, "serve_label", 9),
+                        [uid, candidate_id, session_id, value, kind, now_iso(), float(seconds),
+                         note, served_by])
+            label_id = int(cur.fetchone()[0])
+        self._unsent = None
+        self._after_write()
+        return label_id
+
+    def mark_undone(self, label_id: int, session_id: int | None = None) -> None:
+        """Mark a label undone on the server (and release the session's lease)."""
+        with self.transaction() as cur:
+            cur.execute(q.call(self.schema, "serve_undo", 3), [label_id, session_id, now_iso()])
+        self._after_write()
+
+    def set_note(self, label_id: int, note: str) -> None:
+        """Replace the note of one of this role's labels."""
+        with self.transaction() as cur:
+            cur.execute(q.call(self.schema, "serve_note", 2), [label_id, note])
+        self._after_write()
+
+    # -- leases --------------------------------------------------------------------------
+
+    def live_claims(self, now: float) -> list[tuple[int, int]]:
+        """(candidate, session) of the leases not expired by the server's clock."""
+        if self.stale:
+            self._after_write()
+        with self.transaction() as cur:
+            cur.execute(q.leases(self.schema))
+            return [(int(c), int(s)) for c, s in cur.fetchall()]
+
+    def claim(self, session_id: int, candidate_id: int, now: float, expires_at: float,
+              still_needed: Callable[[], bool]) -> bool:
+        """Lease a candidate unless another desk holds it or ``still_needed()`` says no.
+
+        The server locks the candidate's row (``FOR UPDATE SKIP LOCKED``) and returns its
+        active (annotator, kind) pairs; ``still_needed`` runs on those, inside the same
+        transaction, and a False rolls the lease back.
+        """
+        seconds = lease_seconds(max(1.0, expires_at - now))
+        try:
+            with self.transaction() as cur:
+                cur.execute(q.call(self.schema, "serve_claim", 3),
+                            [candidate_id, session_id, seconds])
+                pairs = cur.fetchone()[0]
+                if pairs is None:
+                    raise _Refused
+                self._kinds = (candidate_id, [(str(a), str(k)) for a, k in pairs])
+                try:
+                    if not still_needed():
+                        raise _Refused
+                finally:
+                    self._kinds = None
+            return True
+        except _Refused:
+            # The replica is behind the server (another desk labelled it): catch up, so
+            # the dispatcher's next choice is made on what the server knows.
+            self._after_write()
+            return False
+
+    def active_label_kinds(self, candidate_id: int) -> list[tuple[str, str]]:
+        """(annotator, kind) of the active labels on a candidate, as the server knows them."""
+        if self._kinds is not None and self._kinds[0] == candidate_id:
+            return list(self._kinds[1])
+        with self.transaction() as cur:
+            cur.execute(q.call(self.schema, "serve_label_kinds", 1), [candidate_id])
+            return [(str(a), str(k)) for a, k in cur.fetchone()[0]]
+
+    # -- the lead's writes ---------------------------------------------------------------
+
+    def save_settings(self, settings: Settings) -> None:
+        """Store every setting on the server (lead only)."""
+        self._lead_only("change settings")
+        with self.transaction() as cur:
+            cur.executemany(q.upsert(self.schema, "settings", "key", ("key", "value")),
+                            settings.to_rows())
+        self._after_write()
+
+    def set_project_info(self, key: str, value: str) -> None:
+        """Set one fact about the project on the server (lead only)."""
+        self._lead_only("change the project's details")
+        with self.transaction() as cur:
+            cur.execute(q.upsert(self.schema, "project", "key", ("key", "value")), [key, value])
+        self._after_write()
+
+    def set_hourly_rate(self, name: str, rate: float | None) -> None:
+        """Set an annotator's hourly rate (lead only)."""
+        if rate is not None and rate < 0:
+            raise TriageError("hourly rate must not be negative")
+        self._lead_only("set hourly rates")
+        annotator_id = self.ensure_annotator(name)
+        with self.transaction() as cur:
+            cur.execute(q.set_rate(self.schema), [rate, annotator_id])
+        self._after_write()
+
+    def replace_overlap_plan(self, ids: Iterable[int]) -> None:
+        """Store the overlap plan on the server (lead only)."""
+        self._lead_only("change the overlap plan")
+        with self.transaction() as cur:
+            for statement, params in q.replace_plan(self.schema, [int(i) for i in ids]):
+                cur.execute(statement, params)
+        self._after_write()
+
+    def start_certification(self, *, target: float, confidence: float, found: int,
+                            order: np.ndarray, planned: int | None, labels_at: int) -> int:
+        """Store a running certification sample on the server (lead only); its id."""
+        self._lead_only("start a certification sample")
+        with self.transaction() as cur:
+            cur.execute(q.running_certification(self.schema))
+            row = cur.fetchone()
+            if row is None:
+                cur.execute(q.insert_certification(self.schema), [
+                    new_uid(), now_iso(), float(target), float(confidence), int(found),
+                    int(order.size), planned, int(labels_at),
+                    np.asarray(order, dtype="<i8").tobytes()])
+                row = cur.fetchone()
+        self._after_write()
+        return int(row[0])
+
+    def end_certification(self, cert_id: int, *, outcome: str, p_value: float | None,
+                          sample_n: int, sample_k: int) -> None:
+        """Close a certification sample (lead only; an annotator's desk leaves it running).
+
+        An annotator's replica does not hold the other annotators' values, so only the
+        lead's window can judge the sample.
+        """
+        if not self.is_lead:
+            return
+        with self.transaction() as cur:
+            cur.execute(q.end_certification(self.schema), [
+                now_iso(), outcome, p_value, int(sample_n), int(sample_k), int(cert_id)])
+        self._after_write()
+
+    def add_guidelines(self, text: str, author: str | None) -> int:
+        """Store a new version of the guidelines on the server (lead only)."""
+        self._lead_only("change the guidelines")
+        with self.transaction() as cur:
+            cur.execute(q.add_guidelines(self.schema), [text, author, now_iso()])
+            version = int(cur.fetchone()[0])
+        self._after_write()
+        return version
