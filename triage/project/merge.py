@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from triage import store
-from triage.store.pg.url import is_server_url
 from triage.base.errors import BusyError, ProjectError, TriageError
 from triage.store import connection as dbmod
 from triage.store import merging
+from triage.store.pg.url import is_server_url
 
 EXAMPLES = 5  # differing keys named in an error message
 

@@ -79,16 +79,15 @@ def open_team_project(address: str) -> TeamProject:
     """Open the server project at ``address`` (``postgresql://…?project=NAME``)."""
     from triage.store.pg.connect import connect
     from triage.store.pg.link import TeamLink
+    from triage.store.pg.replica import check_project, replica_database
     from triage.store.pg.url import parse_url
-    from triage.store.pg.replica import ensure_serving, pull_function, replica_database
 
     url = parse_url(address)
     conn = connect(url)
-    role = ensure_serving(conn, url)
+    role = check_project(conn, url)
     path = replica_path(url, role)
     path.parent.mkdir(parents=True, exist_ok=True)
-    link = TeamLink(schema=url.schema, host=url.host, connect=lambda: connect(url),
-                    pull=pull_function(), pull_db=replica_database(path))
+    link = TeamLink(url=url, connect=lambda: connect(url), pull_db=replica_database(path))
     link.adopt(conn)
     try:
         link.pull()

@@ -21,7 +21,7 @@ import os
 import socket
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,8 @@ from psycopg import errors as pgerrors
 from triage import __version__
 from triage.base.errors import ServerUnavailable, TriageError
 from triage.store.pg import serving_sql as q
+from triage.store.pg.copy import pull_into, refresh_labels
+from triage.store.pg.url import ServerUrl
 from triage.store.records import new_uid, now_iso
 from triage.store.settings import Settings
 
@@ -57,18 +59,16 @@ class _Refused(Exception):
 
 
 Connect = Callable[[], Any]
-Pull = Callable[[Any, sqlite_utils.Database], None]
 
 
 class TeamLink:
     """Writes of one replica, performed on the server first and then pulled back."""
 
-    def __init__(self, *, schema: str, host: str, connect: Connect, pull: Pull,
-                 pull_db: sqlite_utils.Database):
-        self.schema = schema
-        self.host = host
+    def __init__(self, *, url: ServerUrl, connect: Connect, pull_db: sqlite_utils.Database):
+        self.url = url
+        self.schema = url.schema
+        self.host = url.host
         self._connect = connect
-        self._pull = pull
         self.pull_db = pull_db            # the link's own connection to the replica file
         self._conn: Any = None
         self._lock = threading.RLock()    # one thread at a time on the server connection
@@ -106,7 +106,7 @@ class TeamLink:
             self._conn = conn
         if self.role is None:
             with conn.transaction(), conn.cursor() as cur:
-                cur.execute(q.call(self.schema, "serve_is_lead", 0))
+                cur.execute(q.call(self.schema, "is_lead", 0))
                 self.is_lead = bool(cur.fetchone()[0])
                 cur.execute("SELECT session_user")
                 self.role = str(cur.fetchone()[0])
@@ -130,10 +130,8 @@ class TeamLink:
         """Forget the server connection (the next call reconnects)."""
         conn, self._conn = self._conn, None
         if conn is not None:
-            try:
+            with suppress(psycopg.Error):
                 conn.close()
-            except psycopg.Error:
-                pass
 
     def close(self) -> None:
         """Close the server connection and the link's replica connection."""
@@ -148,8 +146,7 @@ class TeamLink:
         with self._lock:
             conn = self._connection()
             try:
-                with conn.transaction():
-                    self._pull(conn, self.pull_db)
+                pull_into(conn, self.pull_db, self.url)
             except psycopg.OperationalError as error:
                 self.drop()
                 raise self.unavailable(error) from error
@@ -182,7 +179,7 @@ class TeamLink:
         self._connection_checked()
         with self.transaction() as cur:
             if name == self.role:
-                cur.execute(q.call(self.schema, "serve_me", 0))
+                cur.execute(q.call(self.schema, "ensure_annotator", 0))
             elif not self.is_lead:
                 raise TriageError(
                     f"on a team server you label as your database role ({self.role}), "
@@ -196,7 +193,7 @@ class TeamLink:
     def start_session(self, annotator_id: int) -> int:
         """Open a session for this login role; returns the server's session id."""
         with self.transaction() as cur:
-            cur.execute(q.call(self.schema, "serve_start_session", 4),
+            cur.execute(q.start_session(self.schema),
                         [new_uid(), now_iso(), socket.gethostname(), __version__])
             session_id = int(cur.fetchone()[0])
         self._after_write()
@@ -205,7 +202,8 @@ class TeamLink:
     def end_session(self, session_id: int) -> None:
         """Close a session and release its lease."""
         with self.transaction() as cur:
-            cur.execute(q.call(self.schema, "serve_end_session", 2), [session_id, now_iso()])
+            cur.execute(q.call(self.schema, "release", 1), [session_id])
+            cur.execute(q.end_session(self.schema), [now_iso(), session_id])
         self._after_write()
 
     # -- labels --------------------------------------------------------------------------
@@ -219,7 +217,7 @@ class TeamLink:
             self._unsent = (fields, new_uid())
         uid = self._unsent[1]
         with self.transaction() as cur:
-            cur.execute(q.call(self.schema, "serve_label", 9),
+            cur.execute(q.call(self.schema, "add_label", 9),
                         [uid, candidate_id, session_id, value, kind, now_iso(), float(seconds),
                          note, served_by])
             label_id = int(cur.fetchone()[0])
@@ -230,14 +228,15 @@ class TeamLink:
     def mark_undone(self, label_id: int, session_id: int | None = None) -> None:
         """Mark a label undone on the server (and release the session's lease)."""
         with self.transaction() as cur:
-            cur.execute(q.call(self.schema, "serve_undo", 3), [label_id, session_id, now_iso()])
+            cur.execute(q.call(self.schema, "undo", 2), [label_id, session_id])
         self._after_write()
 
     def set_note(self, label_id: int, note: str) -> None:
         """Replace the note of one of this role's labels."""
         with self.transaction() as cur:
-            cur.execute(q.call(self.schema, "serve_note", 2), [label_id, note])
-        self._after_write()
+            cur.execute(q.set_note(self.schema), [note, label_id])
+        with self.transaction() as cur:
+            refresh_labels(cur.connection, self.pull_db, self.url, [label_id])
 
     # -- leases --------------------------------------------------------------------------
 
@@ -253,19 +252,19 @@ class TeamLink:
               still_needed: Callable[[], bool]) -> bool:
         """Lease a candidate unless another desk holds it or ``still_needed()`` says no.
 
-        The server locks the candidate's row (``FOR UPDATE SKIP LOCKED``) and returns its
-        active (annotator, kind) pairs; ``still_needed`` runs on those, inside the same
-        transaction, and a False rolls the lease back.
+        The server locks the candidate's row (``FOR UPDATE SKIP LOCKED``) and leases it;
+        then its active (annotator, kind) pairs are read and ``still_needed`` runs on them
+        inside the same transaction: a False rolls the lease back.
         """
         seconds = lease_seconds(max(1.0, expires_at - now))
         try:
             with self.transaction() as cur:
-                cur.execute(q.call(self.schema, "serve_claim", 3),
-                            [candidate_id, session_id, seconds])
-                pairs = cur.fetchone()[0]
-                if pairs is None:
+                cur.execute(q.claim(self.schema), [candidate_id, session_id, seconds])
+                if not cur.fetchone()[0]:
                     raise _Refused
-                self._kinds = (candidate_id, [(str(a), str(k)) for a, k in pairs])
+                # A statement of its own: it sees every label committed before the lock.
+                cur.execute(q.active_kinds(self.schema), [candidate_id])
+                self._kinds = (candidate_id, [(str(a), str(k)) for a, k in cur.fetchall()])
                 try:
                     if not still_needed():
                         raise _Refused
@@ -283,8 +282,8 @@ class TeamLink:
         if self._kinds is not None and self._kinds[0] == candidate_id:
             return list(self._kinds[1])
         with self.transaction() as cur:
-            cur.execute(q.call(self.schema, "serve_label_kinds", 1), [candidate_id])
-            return [(str(a), str(k)) for a, k in cur.fetchone()[0]]
+            cur.execute(q.active_kinds(self.schema), [candidate_id])
+            return [(str(a), str(k)) for a, k in cur.fetchall()]
 
     # -- the lead's writes ---------------------------------------------------------------
 
@@ -314,8 +313,15 @@ class TeamLink:
         self._after_write()
 
     def replace_overlap_plan(self, ids: Iterable[int]) -> None:
-        """Store the overlap plan on the server (lead only)."""
-        self._lead_only("change the overlap plan")
+        """Store the overlap plan on the server (the lead's; a no-op for an annotator).
+
+        The plan is a seeded draw, so an annotator's desk that finds none stored (a lead
+        who has not opened the project since changing the overlap rate) computes the same
+        plan the lead's window will store.
+        """
+        self._connection_checked()
+        if not self.is_lead:
+            return
         with self.transaction() as cur:
             for statement, params in q.replace_plan(self.schema, [int(i) for i in ids]):
                 cur.execute(statement, params)

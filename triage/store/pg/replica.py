@@ -15,7 +15,6 @@ import sqlite_utils
 
 from triage.base.errors import TriageError
 from triage.store import connection as dbmod
-from triage.store.pg import serving_sql
 from triage.store.pg.url import ServerUrl
 
 
@@ -29,31 +28,13 @@ def replica_database(path: Path) -> sqlite_utils.Database:
     return db
 
 
-def ensure_serving(conn: Any, url: ServerUrl) -> str:
-    """The login role of ``conn``, once the project's serving functions are on the server.
-
-    They are installed when missing if this role may create them (the role that ran
-    ``triage server init``); anyone else is told who has to.
-    """
+def check_project(conn: Any, url: ServerUrl) -> str:
+    """The login role of ``conn``, once the server is known to hold ``url``'s project."""
     with conn.transaction(), conn.cursor() as cur:
-        cur.execute("SELECT session_user, to_regclass(%s) IS NOT NULL, "
-                    "has_schema_privilege(%s, 'CREATE')",
-                    [f"{url.schema}.project", url.schema])
-        role, exists, may_create = cur.fetchone()
+        cur.execute("SELECT session_user, to_regclass(%s) IS NOT NULL",
+                    [f"{url.schema}.project"])
+        role, exists = cur.fetchone()
     if not exists:
         raise TriageError(f"{url.display}: there is no project {url.project!r} on this server "
                           "(the lead creates it with `triage new URL FILE …` or `triage push`)")
-    if not serving_sql.installed(conn, url.schema):
-        if not may_create:
-            raise TriageError(f"{url.display}: the project is not ready for desks yet; the "
-                              "role that ran `triage server init` must run it again")
-        with conn.transaction():
-            serving_sql.install(conn, url.schema)
     return str(role)
-
-
-def pull_function() -> Any:
-    """The pull the link runs after each write (``pull_into(conn, db)``)."""
-    from triage.store.pg.copy import pull_into
-
-    return pull_into

@@ -1,0 +1,33 @@
+"""A desk on a server project: writes go to PostgreSQL first, the replica follows."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.pg.team_setup import publish
+from triage.project import open_project
+from triage.project.team import TeamProject
+
+pytestmark = pytest.mark.usefixtures("_team_cache")
+
+
+@pytest.fixture
+def _team_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def test_label_goes_to_the_server_and_comes_back_with_its_id(pg, pg_url, tmp_path):
+    publish(pg, pg_url(), tmp_path, annotators=("ann_a",))
+    project = open_project(pg_url("ann_a"))
+    assert isinstance(project, TeamProject)
+    session = project.start_session("ann_a")
+    item = project.next_candidate(session)
+    label_id = project.record_label(session, item.candidate_id, "idiom")
+    with pg.connect() as conn:
+        row = conn.execute(f"SELECT candidate_id, value FROM {project.url.schema}.labels "
+                           "WHERE id = %s", [label_id]).fetchone()
+    assert row == (item.candidate_id, "idiom")
+    assert str(project.cache_path if hasattr(project, "cache_path") else project.path).startswith(
+        str(tmp_path / "cache"))
+    assert project.tracker.is_handled(item.candidate_id)
+    project.close()
