@@ -33,6 +33,7 @@ from triage import __version__
 from triage.base.errors import ServerUnavailable, TriageError
 from triage.store.pg import serving_sql as q
 from triage.store.pg.copy import pull_into, refresh_labels
+from triage.store.pg.follow import pull_new
 from triage.store.pg.url import ServerUrl
 from triage.store.records import new_uid, now_iso
 from triage.store.settings import Settings
@@ -91,6 +92,7 @@ class TeamLink:
         """Use an already open connection (the one that checked the project) as ours."""
         with self._lock:
             self.drop()
+            conn.autocommit = True
             self._conn = conn
 
     def _connection(self) -> Any:
@@ -103,6 +105,8 @@ class TeamLink:
                 raise self.unavailable(error.__cause__ or error) from error
             except psycopg.OperationalError as error:
                 raise self.unavailable(error) from error
+            # One statement is one round trip; several go in an explicit transaction.
+            conn.autocommit = True
             self._conn = conn
         if self.role is None:
             with conn.transaction(), conn.cursor() as cur:
@@ -113,13 +117,25 @@ class TeamLink:
         return conn
 
     @contextmanager
-    def transaction(self) -> Iterator[Any]:
-        """A cursor in one server transaction; connection loss → ServerUnavailable."""
+    def transaction(self, atomic: bool = True, pipeline: bool = False) -> Iterator[Any]:
+        """A server cursor, in one transaction when ``atomic`` (else each statement commits).
+
+        With ``pipeline`` the statements are sent without waiting for each answer (results
+        arrive when first read). Connection loss becomes ServerUnavailable; the next call
+        reconnects.
+        """
         with self._lock:
             conn = self._connection()
             try:
-                with conn.transaction(), conn.cursor() as cur:
-                    yield cur
+                if pipeline:
+                    with conn.pipeline(), conn.transaction(), conn.cursor() as cur:
+                        yield cur
+                elif atomic:
+                    with conn.transaction(), conn.cursor() as cur:
+                        yield cur
+                else:
+                    with conn.cursor() as cur:
+                        yield cur
             except psycopg.OperationalError as error:
                 self.drop()
                 raise self.unavailable(error) from error
@@ -142,20 +158,38 @@ class TeamLink:
     # -- pulling -----------------------------------------------------------------------
 
     def pull(self) -> None:
-        """Bring the replica up to date with the server now (any thread)."""
+        """Bring the whole replica up to date with the server now (any thread)."""
         with self._lock:
             conn = self._connection()
             try:
-                pull_into(conn, self.pull_db, self.url)
+                conn.autocommit = False   # pull_into reads in one REPEATABLE READ snapshot
+                try:
+                    pull_into(conn, self.pull_db, self.url)
+                finally:
+                    if not conn.broken:
+                        conn.autocommit = True
             except psycopg.OperationalError as error:
                 self.drop()
                 raise self.unavailable(error) from error
             self.stale = False
 
+    def pull_new(self) -> int:
+        """Bring new labels, undo marks and sessions into the replica (one round trip)."""
+        with self._lock:
+            conn = self._connection()
+            try:
+                return pull_new(conn, self.pull_db, self.url)
+            except psycopg.OperationalError as error:
+                self.drop()
+                raise self.unavailable(error) from error
+
     def _after_write(self) -> None:
         """Pull after an acknowledged write; a failure here loses nothing (pulled later)."""
         try:
-            self.pull()
+            if self.stale:
+                self.pull()
+            else:
+                self.pull_new()
         except ServerUnavailable:
             self.stale = True
             log.warning("label acknowledged by %s but not yet pulled into the replica",
@@ -177,7 +211,7 @@ class TeamLink:
         """The server id of annotator ``name``: on a server that is a login role's name."""
         name = name.strip()
         self._connection_checked()
-        with self.transaction() as cur:
+        with self.transaction(atomic=False) as cur:
             if name == self.role:
                 cur.execute(q.call(self.schema, "ensure_annotator", 0))
             elif not self.is_lead:
@@ -192,7 +226,7 @@ class TeamLink:
 
     def start_session(self, annotator_id: int) -> int:
         """Open a session for this login role; returns the server's session id."""
-        with self.transaction() as cur:
+        with self.transaction(atomic=False) as cur:
             cur.execute(q.start_session(self.schema),
                         [new_uid(), now_iso(), socket.gethostname(), __version__])
             session_id = int(cur.fetchone()[0])
@@ -216,7 +250,7 @@ class TeamLink:
         if self._unsent is None or self._unsent[0] != fields:
             self._unsent = (fields, new_uid())
         uid = self._unsent[1]
-        with self.transaction() as cur:
+        with self.transaction(atomic=False) as cur:
             cur.execute(q.call(self.schema, "add_label", 9),
                         [uid, candidate_id, session_id, value, kind, now_iso(), float(seconds),
                          note, served_by])
@@ -227,15 +261,15 @@ class TeamLink:
 
     def mark_undone(self, label_id: int, session_id: int | None = None) -> None:
         """Mark a label undone on the server (and release the session's lease)."""
-        with self.transaction() as cur:
+        with self.transaction(atomic=False) as cur:
             cur.execute(q.call(self.schema, "undo", 2), [label_id, session_id])
         self._after_write()
 
     def set_note(self, label_id: int, note: str) -> None:
         """Replace the note of one of this role's labels."""
-        with self.transaction() as cur:
+        with self.transaction(atomic=False) as cur:
             cur.execute(q.set_note(self.schema), [note, label_id])
-        with self.transaction() as cur:
+        with self.transaction(atomic=False) as cur:
             refresh_labels(cur.connection, self.pull_db, self.url, [label_id])
 
     # -- leases --------------------------------------------------------------------------
@@ -244,7 +278,7 @@ class TeamLink:
         """(candidate, session) of the leases not expired by the server's clock."""
         if self.stale:
             self._after_write()
-        with self.transaction() as cur:
+        with self.transaction(atomic=False) as cur:
             cur.execute(q.leases(self.schema))
             return [(int(c), int(s)) for c, s in cur.fetchall()]
 
@@ -258,13 +292,17 @@ class TeamLink:
         """
         seconds = lease_seconds(max(1.0, expires_at - now))
         try:
-            with self.transaction() as cur:
-                cur.execute(q.claim(self.schema), [candidate_id, session_id, seconds])
-                if not cur.fetchone()[0]:
-                    raise _Refused
+            with self.transaction(pipeline=True) as cur:
+                conn = cur.connection
+                # A lease needs no durability (losing one only frees a candidate), so its
+                # commit does not wait for the server's disk; labels' commits do.
+                conn.execute("SET LOCAL synchronous_commit TO off")
+                leased = conn.execute(q.claim(self.schema), [candidate_id, session_id, seconds])
                 # A statement of its own: it sees every label committed before the lock.
-                cur.execute(q.active_kinds(self.schema), [candidate_id])
-                self._kinds = (candidate_id, [(str(a), str(k)) for a, k in cur.fetchall()])
+                kinds = conn.execute(q.active_kinds(self.schema), [candidate_id])
+                if not leased.fetchone()[0]:
+                    raise _Refused
+                self._kinds = (candidate_id, [(str(a), str(k)) for a, k in kinds.fetchall()])
                 try:
                     if not still_needed():
                         raise _Refused
@@ -281,7 +319,7 @@ class TeamLink:
         """(annotator, kind) of the active labels on a candidate, as the server knows them."""
         if self._kinds is not None and self._kinds[0] == candidate_id:
             return list(self._kinds[1])
-        with self.transaction() as cur:
+        with self.transaction(atomic=False) as cur:
             cur.execute(q.active_kinds(self.schema), [candidate_id])
             return [(str(a), str(k)) for a, k in cur.fetchall()]
 

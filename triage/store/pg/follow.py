@@ -1,0 +1,73 @@
+"""The quick pull a desk runs after each of its writes: new labels, undo marks, sessions.
+
+:func:`triage.store.pg.copy.pull_into` brings everything (settings, plan, guidelines …);
+a desk that just labelled needs only what the label-and-next path reads: label events and
+undo marks newer than the replica's, and the annotators and sessions they refer to
+(foreign keys). All four queries go in one pipelined round trip, in one REPEATABLE READ
+snapshot, so a label never arrives without its session. The rest follows on the next
+full pull (on a notification, or when the project is opened).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlite_utils
+from psycopg import sql
+
+from triage.store.pg.schema import table
+from triage.store.pg.url import ServerUrl
+
+
+def _marks(db: sqlite_utils.Database) -> tuple[int, int, int, int]:
+    row = db.execute(
+        "SELECT (SELECT coalesce(max(id), 0) FROM labels), "
+        "(SELECT coalesce(max(undo_seq), 0) FROM labels), "
+        "(SELECT coalesce(max(id), 0) FROM sessions), "
+        "(SELECT coalesce(max(id), 0) FROM annotators)").fetchone()
+    return int(row[0]), int(row[1]), int(row[2]), int(row[3])
+
+
+def _queries(schema: str) -> list[sql.Composed]:
+    s = sql.Identifier(schema)
+
+    def cols(name: str) -> sql.Composed:
+        return sql.SQL(", ").join(sql.Identifier(c) for c in table(name).names)
+
+    return [
+        sql.SQL("SELECT {} FROM {}.annotators WHERE id > %s ORDER BY id").format(
+            cols("annotators"), s),
+        sql.SQL("SELECT {} FROM {}.session_feed() WHERE id > %s").format(cols("sessions"), s),
+        sql.SQL("SELECT {} FROM {}.label_feed(%s)").format(cols("labels"), s),
+        sql.SQL("SELECT undo_seq, id, undone_at FROM {}.undo_feed(%s)").format(s),
+    ]
+
+
+def _insert_sql(name: str) -> str:
+    names = table(name).names
+    # Only head-schema column names are joined in; the values are parameters.
+    return (f"INSERT INTO {name}({', '.join(names)}) "  # noqa: S608
+            f"VALUES ({', '.join('?' * len(names))}) ON CONFLICT(id) DO NOTHING")
+
+
+def pull_new(conn: Any, db: sqlite_utils.Database, url: ServerUrl) -> int:
+    """Copy new annotators, sessions, labels and undo marks into ``db``; new labels count.
+
+    ``conn`` must be in autocommit mode (the snapshot is opened here).
+    """
+    after_label, after_undo, after_session, after_annotator = _marks(db)
+    params = [after_annotator, after_session, after_label, after_undo]
+    with conn.pipeline():
+        conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        cursors = [conn.execute(query, [p]) for query, p in zip(_queries(url.schema), params)]
+        conn.execute("COMMIT")
+    annotators, sessions, labels, undo = (cur.fetchall() for cur in cursors)
+    if not (annotators or sessions or labels or undo):
+        return 0
+    with db.atomic():
+        db.conn.executemany(_insert_sql("annotators"), annotators)
+        db.conn.executemany(_insert_sql("sessions"), sessions)
+        db.conn.executemany(_insert_sql("labels"), labels)
+        db.conn.executemany("UPDATE labels SET undo_seq = ?, undone_at = ? WHERE id = ? "
+                            "AND undo_seq IS NULL", [(seq, at, lid) for seq, lid, at in undo])
+    return len(labels)
