@@ -51,6 +51,9 @@ class TeamProject(Project):
         self.url = url
         dbmod.register_remote(database, link)
         super().__init__(path, database)
+        # What a write's or a lease check's pull brought is followed at once, so the next
+        # choice is made on it (as after a lost race on one file).
+        link.on_news = self._sync
 
     @property
     def address(self) -> str:

@@ -50,24 +50,29 @@ def _insert_sql(name: str) -> str:
             f"VALUES ({', '.join('?' * len(names))}) ON CONFLICT(id) DO NOTHING")
 
 
-def pull_new(conn: Any, db: sqlite_utils.Database, url: ServerUrl) -> int:
-    """Copy new annotators, sessions, labels and undo marks into ``db``; new labels count.
+def pull_new(conn: Any, db: sqlite_utils.Database, url: ServerUrl,
+             also: sql.Composed | None = None) -> tuple[int, list[Any]]:
+    """Copy new annotators, sessions, labels and undo marks into ``db``.
 
-    ``conn`` must be in autocommit mode (the snapshot is opened here).
+    Returns (how many labels and undo marks came, the rows of ``also``: a query run in the
+    same snapshot, e.g. the live leases, so leases and labels agree). ``conn`` must be in
+    autocommit mode (the snapshot is opened here).
     """
     after_label, after_undo, after_session, after_annotator = _marks(db)
     params = [after_annotator, after_session, after_label, after_undo]
     with conn.pipeline():
         conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         cursors = [conn.execute(query, [p]) for query, p in zip(_queries(url.schema), params)]
+        extra = conn.execute(also) if also is not None else None
         conn.execute("COMMIT")
     annotators, sessions, labels, undo = (cur.fetchall() for cur in cursors)
+    also_rows = extra.fetchall() if extra is not None else []
     if not (annotators or sessions or labels or undo):
-        return 0
+        return 0, also_rows
     with db.atomic():
         db.conn.executemany(_insert_sql("annotators"), annotators)
         db.conn.executemany(_insert_sql("sessions"), sessions)
         db.conn.executemany(_insert_sql("labels"), labels)
         db.conn.executemany("UPDATE labels SET undo_seq = ?, undone_at = ? WHERE id = ? "
                             "AND undo_seq IS NULL", [(seq, at, lid) for seq, lid, at in undo])
-    return len(labels)
+    return len(labels) + len(undo), also_rows

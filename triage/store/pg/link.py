@@ -20,6 +20,7 @@ import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
@@ -41,6 +42,8 @@ from triage.store.settings import Settings
 log = logging.getLogger(__name__)
 
 LEASE_ENV = "TRIAGE_LEASE_SECONDS"
+CONTENDED_S = 2.0          # how long a candidate another desk was claiming counts as taken
+CONTENDED_SESSION = -1     # the session id such a candidate is reported under
 
 
 def lease_seconds(requested: float) -> float:
@@ -75,6 +78,8 @@ class TeamLink:
         self._lock = threading.RLock()    # one thread at a time on the server connection
         self._unsent: tuple[tuple, str] | None = None   # (label's fields, its uid)
         self._kinds: tuple[int, list[tuple[str, str]]] | None = None
+        self._contended: dict[int, float] = {}   # candidate -> until (monotonic clock)
+        self.on_news: Callable[[], None] | None = None  # after a pull brought new labels
         self.role: str | None = None
         self.is_lead = False
         self.stale = False                # a write was acknowledged but not pulled yet
@@ -173,12 +178,19 @@ class TeamLink:
                 raise self.unavailable(error) from error
             self.stale = False
 
-    def pull_new(self) -> int:
-        """Bring new labels, undo marks and sessions into the replica (one round trip)."""
+    def pull_new(self, also: Any = None) -> list[Any]:
+        """Bring new labels, undo marks and sessions into the replica (one round trip).
+
+        Returns the rows of ``also`` (a query read in the same snapshot). When anything
+        new came, ``on_news`` runs (the project follows it at once).
+        """
         with self._lock:
             conn = self._connection()
             try:
-                return pull_new(conn, self.pull_db, self.url)
+                news, rows = pull_new(conn, self.pull_db, self.url, also)
+                if news and self.on_news is not None:
+                    self.on_news()
+                return rows
             except psycopg.OperationalError as error:
                 self.drop()
                 raise self.unavailable(error) from error
@@ -275,12 +287,20 @@ class TeamLink:
     # -- leases --------------------------------------------------------------------------
 
     def live_claims(self, now: float) -> list[tuple[int, int]]:
-        """(candidate, session) of the leases not expired by the server's clock."""
+        """(candidate, session) of the leases not expired by the server's clock.
+
+        Candidates another desk was deciding about when we tried them (locked, lease not
+        yet committed) count as taken for a moment, so the next choice moves on instead of
+        racing for the same one again.
+        """
         if self.stale:
-            self._after_write()
-        with self.transaction(atomic=False) as cur:
-            cur.execute(q.leases(self.schema))
-            return [(int(c), int(s)) for c, s in cur.fetchall()]
+            self.pull()
+        # New labels and the leases in one snapshot: a candidate labelled since our last
+        # pull is either known as labelled or still leased, never seen as free.
+        rows = [(int(c), int(s)) for c, s in self.pull_new(q.leases(self.schema))]
+        clock = time.monotonic()
+        self._contended = {c: t for c, t in self._contended.items() if t > clock}
+        return rows + [(c, CONTENDED_SESSION) for c in self._contended]
 
     def claim(self, session_id: int, candidate_id: int, now: float, expires_at: float,
               still_needed: Callable[[], bool]) -> bool:
@@ -301,7 +321,8 @@ class TeamLink:
                 # A statement of its own: it sees every label committed before the lock.
                 kinds = conn.execute(q.active_kinds(self.schema), [candidate_id])
                 if not leased.fetchone()[0]:
-                    raise _Refused
+                    self._contended[candidate_id] = time.monotonic() + CONTENDED_S
+                    return False   # nothing new to learn from the server
                 self._kinds = (candidate_id, [(str(a), str(k)) for a, k in kinds.fetchall()])
                 try:
                     if not still_needed():
@@ -310,8 +331,8 @@ class TeamLink:
                     self._kinds = None
             return True
         except _Refused:
-            # The replica is behind the server (another desk labelled it): catch up, so
-            # the dispatcher's next choice is made on what the server knows.
+            # Another desk holds it or has labelled it: catch up, so the dispatcher's next
+            # choice is made on what the server knows.
             self._after_write()
             return False
 
