@@ -16,6 +16,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication
 
 from triage.base.errors import TriageError
+from triage.project.files import project_location
 from ui.errors import ErrorHook
 from ui.prefs import Prefs, data_dir, log_path
 
@@ -25,7 +26,8 @@ GIL_SWITCH_S = 0.0005  # see run_gui
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="triage", description="Open the annotation desk.")
-    p.add_argument("project", nargs="?", type=Path, help="project file to open")
+    p.add_argument("project", nargs="?", type=project_location,
+                   help="project file (or postgresql://HOST/DB?project=NAME) to open")
     p.add_argument("--demo", action="store_true",
                    help="open the demo project (created in the data directory if missing)")
     p.add_argument("--annotator", metavar="NAME", help="annotate as NAME (no dialog)")
@@ -47,7 +49,7 @@ def _size(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT, got {text!r}") from None
 
 
-def choose_project(args: argparse.Namespace, prefs: Prefs) -> Path:
+def choose_project(args: argparse.Namespace, prefs: Prefs) -> Path | str:
     """The project to open: the argument, else the last one, else the demo."""
     from triage.project.demo import ensure_demo
 
@@ -87,9 +89,11 @@ def build_window(args: argparse.Namespace, prefs: Prefs):
     if args.simulate:
         simulate_labels(path, args.simulate)
     annotator = args.annotator or ("demo" if args.screenshot else None)
+    if annotator is None and isinstance(path, str):
+        annotator = ""   # a server address: the annotator is the login role
     if annotator is None:
         default = prefs.last_annotator(path) or _user_name()
-        annotator = ask_annotator(None, path.name, default)
+        annotator = ask_annotator(None, Path(path).name, default)
         if annotator is None:
             return None
     window = MainWindow(prefs)

@@ -52,7 +52,7 @@ def test_eight_desks_thousand_labels_each(pg, pg_url, project_name, tmp_path):
     schema = f"triage_{project_name}"
     start = time.monotonic()
     desks = [_desk(pg_url(role), role, 1000, tmp_path / "cache") for role in roles]
-    outputs = [desk.communicate(timeout=300) for desk in desks]
+    outputs = [desk.communicate(timeout=800) for desk in desks]
     elapsed = time.monotonic() - start
     for desk, (out, err) in zip(desks, outputs):
         assert desk.returncode == 0, err[-3000:]

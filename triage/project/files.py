@@ -31,6 +31,14 @@ def create_project(path: str | Path, settings: Settings | None = None) -> Projec
     return Project(path, database)
 
 
+def project_location(text: str) -> Path | str:
+    """A command-line project argument: a server address stays text, anything else a Path.
+
+    (``Path`` would fold the ``//`` of ``postgresql://host/db``.)
+    """
+    return text if is_server_url(text) else Path(text)
+
+
 def open_project(path: str | Path) -> Project:
     """Open an existing project file (migrating a copy-protected older one), or a server URL."""
     if is_server_url(path):

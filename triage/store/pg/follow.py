@@ -10,6 +10,7 @@ full pull (on a notification, or when the project is opened).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import sqlite_utils
@@ -28,21 +29,23 @@ def _marks(db: sqlite_utils.Database) -> tuple[int, int, int, int]:
     return int(row[0]), int(row[1]), int(row[2]), int(row[3])
 
 
-def _queries(schema: str) -> list[sql.Composed]:
+@functools.cache
+def _queries(schema: str) -> list[bytes]:
     s = sql.Identifier(schema)
 
     def cols(name: str) -> sql.Composed:
         return sql.SQL(", ").join(sql.Identifier(c) for c in table(name).names)
 
-    return [
+    return [q.as_bytes(None) for q in (
         sql.SQL("SELECT {} FROM {}.annotators WHERE id > %s ORDER BY id").format(
             cols("annotators"), s),
         sql.SQL("SELECT {} FROM {}.session_feed() WHERE id > %s").format(cols("sessions"), s),
         sql.SQL("SELECT {} FROM {}.label_feed(%s)").format(cols("labels"), s),
         sql.SQL("SELECT undo_seq, id, undone_at FROM {}.undo_feed(%s)").format(s),
-    ]
+    )]
 
 
+@functools.cache
 def _insert_sql(name: str) -> str:
     names = table(name).names
     # Only head-schema column names are joined in; the values are parameters.
@@ -51,7 +54,7 @@ def _insert_sql(name: str) -> str:
 
 
 def pull_new(conn: Any, db: sqlite_utils.Database, url: ServerUrl,
-             also: sql.Composed | None = None) -> tuple[int, list[Any]]:
+             also: bytes | None = None) -> tuple[int, list[Any]]:
     """Copy new annotators, sessions, labels and undo marks into ``db``.
 
     Returns (how many labels and undo marks came, the rows of ``also``: a query run in the

@@ -11,6 +11,8 @@ a lease ends.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from psycopg import sql
@@ -18,11 +20,25 @@ from psycopg import sql
 _CLOCK = "extract(epoch FROM clock_timestamp())"
 
 
+def _compiled(builder: Callable[..., sql.Composable]) -> Callable[..., bytes]:
+    """Build a statement once per argument tuple, as the bytes psycopg sends.
+
+    A desk sends the same few statements for every label; composing them anew each time
+    cost more than the round trip on a local server.
+    """
+    @functools.cache
+    def compiled(*args: Any) -> bytes:
+        return builder(*args).as_bytes(None)
+
+    return functools.update_wrapper(compiled, builder)
+
+
 def lead_role(schema: str) -> str:
     """The group role of a project's lead."""
     return f"{schema}_lead"
 
 
+@_compiled
 def call(schema: str, function: str, arity: int) -> sql.Composed:
     """``SELECT schema.function(%s, ...)`` with ``arity`` parameters."""
     marks = sql.SQL(", ").join([sql.Placeholder()] * arity)
@@ -30,24 +46,28 @@ def call(schema: str, function: str, arity: int) -> sql.Composed:
                                                marks)
 
 
+@_compiled
 def leases(schema: str) -> sql.Composed:
     """The leases live by the server's clock: (candidate id, session id) rows."""
     return sql.SQL("SELECT candidate_id, session_id FROM {}.live_leases({})").format(
         sql.Identifier(schema), sql.SQL(_CLOCK))
 
 
+@_compiled
 def claim(schema: str) -> sql.Composed:
     """Lease a candidate for a session (parameters: candidate, session, seconds); a boolean."""
     return sql.SQL("SELECT {}.claim(%s, %s, {c}, {c} + %s)").format(
         sql.Identifier(schema), c=sql.SQL(_CLOCK))
 
 
+@_compiled
 def active_kinds(schema: str) -> sql.Composed:
     """(annotator, kind) of a candidate's active labels (parameter: candidate)."""
     return sql.SQL("SELECT annotator, kind FROM {}.active_kinds(%s)").format(
         sql.Identifier(schema))
 
 
+@_compiled
 def start_session(schema: str) -> sql.Composed:
     """Open a session of the calling role (parameters: uid, started, host, version); its id."""
     return sql.SQL("INSERT INTO {t}(uid, annotator_id, started_at, host, app_version) "
@@ -55,17 +75,20 @@ def start_session(schema: str) -> sql.Composed:
         t=_table(schema, "sessions"), s=sql.Identifier(schema))
 
 
+@_compiled
 def end_session(schema: str) -> sql.Composed:
     """Close a session (parameters: ended, session id)."""
     return sql.SQL("UPDATE {} SET ended_at = %s WHERE id = %s AND ended_at IS NULL").format(
         _table(schema, "sessions"))
 
 
+@_compiled
 def set_note(schema: str) -> sql.Composed:
     """Replace a label's note (parameters: note, label id); row-level security keeps it own."""
     return sql.SQL("UPDATE {} SET note = %s WHERE id = %s").format(_table(schema, "labels"))
 
 
+@_compiled
 def upsert(schema: str, table: str, key: str, columns: tuple[str, ...]) -> sql.Composed:
     """``INSERT … ON CONFLICT (key) DO UPDATE`` for the lead's writes to small tables."""
     names = sql.SQL(", ").join(sql.Identifier(c) for c in columns)
@@ -80,6 +103,7 @@ def _table(schema: str, table: str) -> sql.Composed:
     return sql.SQL("{}.{}").format(sql.Identifier(schema), sql.Identifier(table))
 
 
+@_compiled
 def ensure_annotator(schema: str) -> sql.Composed:
     """Insert annotator (name, created_at) unless present; the id (parameters: name, at, name)."""
     t = _table(schema, "annotators")
@@ -88,6 +112,7 @@ def ensure_annotator(schema: str) -> sql.Composed:
                    "SELECT id FROM made UNION ALL SELECT id FROM {t} WHERE name = %s").format(t=t)
 
 
+@_compiled
 def set_rate(schema: str) -> sql.Composed:
     """Set one annotator's hourly rate (parameters: rate, annotator id)."""
     return sql.SQL("UPDATE {} SET hourly_rate = %s WHERE id = %s").format(
@@ -102,12 +127,14 @@ def replace_plan(schema: str, ids: list[int]) -> list[tuple[sql.Composed, list[A
                      "SELECT unnest(%s::bigint[]), 'overlap'").format(t), [ids])]
 
 
+@_compiled
 def running_certification(schema: str) -> sql.Composed:
     """The id of the running certification sample, if any."""
     return sql.SQL("SELECT id FROM {} WHERE ended_at IS NULL FOR UPDATE").format(
         _table(schema, "certifications"))
 
 
+@_compiled
 def insert_certification(schema: str) -> sql.Composed:
     """Insert a certification sample (nine parameters), returning its id."""
     return sql.SQL("INSERT INTO {}(uid, started_at, target, confidence, found, remaining, "
@@ -115,6 +142,7 @@ def insert_certification(schema: str) -> sql.Composed:
                    "%s) RETURNING id").format(_table(schema, "certifications"))
 
 
+@_compiled
 def end_certification(schema: str) -> sql.Composed:
     """Close a running sample (parameters: when, outcome, p, n, k, id)."""
     return sql.SQL("UPDATE {} SET ended_at = %s, outcome = %s, p_value = %s, sample_n = %s, "
@@ -122,6 +150,7 @@ def end_certification(schema: str) -> sql.Composed:
         _table(schema, "certifications"))
 
 
+@_compiled
 def add_guidelines(schema: str) -> sql.Composed:
     """Insert the next guidelines version (parameters: text, author, when); its number."""
     t = _table(schema, "guidelines")
