@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.pg.team_setup import publish
+from triage.base.errors import TriageError
+from triage.ingest.importer import ColumnMapping
 from triage.project import open_project
 from triage.project.team import TeamProject
 
@@ -27,7 +29,18 @@ def test_label_goes_to_the_server_and_comes_back_with_its_id(pg, pg_url, tmp_pat
         row = conn.execute(f"SELECT candidate_id, value FROM {project.url.schema}.labels "
                            "WHERE id = %s", [label_id]).fetchone()
     assert row == (item.candidate_id, "idiom")
-    assert str(project.cache_path if hasattr(project, "cache_path") else project.path).startswith(
-        str(tmp_path / "cache"))
+    assert project.path.parent == tmp_path / "cache"   # the replica lives in TRIAGE_CACHE_DIR
     assert project.tracker.is_handled(item.candidate_id)
+    project.close()
+
+
+def test_an_annotator_may_not_change_settings_or_label_as_someone_else(pg, pg_url, tmp_path):
+    publish(pg, pg_url(), tmp_path, annotators=("ann_c",))
+    project = open_project(pg_url("ann_c"))
+    with pytest.raises(TriageError, match=r"only the lead \(role triage_t\d+_lead\)"):
+        project.update_settings(budget=1.0)
+    with pytest.raises(TriageError, match="database role"):
+        project.start_session("somebody else")
+    with pytest.raises(TriageError, match="triage new URL"):
+        project.import_file(tmp_path / "pool.csv", ColumnMapping(text="text"))
     project.close()

@@ -195,10 +195,14 @@ class TeamLink:
                 self.drop()
                 raise self.unavailable(error) from error
 
-    def _after_write(self) -> None:
-        """Pull after an acknowledged write; a failure here loses nothing (pulled later)."""
+    def _after_write(self, full: bool = False) -> None:
+        """Pull after an acknowledged write; a failure here loses nothing (pulled later).
+
+        ``full`` after the lead's writes to the small tables (settings, plan …); label
+        writes need only the quick pull of new labels.
+        """
         try:
-            if self.stale:
+            if self.stale or full:
                 self.pull()
             else:
                 self.pull_new()
@@ -352,14 +356,14 @@ class TeamLink:
         with self.transaction() as cur:
             cur.executemany(q.upsert(self.schema, "settings", "key", ("key", "value")),
                             settings.to_rows())
-        self._after_write()
+        self._after_write(full=True)
 
     def set_project_info(self, key: str, value: str) -> None:
         """Set one fact about the project on the server (lead only)."""
         self._lead_only("change the project's details")
         with self.transaction() as cur:
             cur.execute(q.upsert(self.schema, "project", "key", ("key", "value")), [key, value])
-        self._after_write()
+        self._after_write(full=True)
 
     def set_hourly_rate(self, name: str, rate: float | None) -> None:
         """Set an annotator's hourly rate (lead only)."""
@@ -369,7 +373,7 @@ class TeamLink:
         annotator_id = self.ensure_annotator(name)
         with self.transaction() as cur:
             cur.execute(q.set_rate(self.schema), [rate, annotator_id])
-        self._after_write()
+        self._after_write(full=True)
 
     def replace_overlap_plan(self, ids: Iterable[int]) -> None:
         """Store the overlap plan on the server (the lead's; a no-op for an annotator).
@@ -384,7 +388,7 @@ class TeamLink:
         with self.transaction() as cur:
             for statement, params in q.replace_plan(self.schema, [int(i) for i in ids]):
                 cur.execute(statement, params)
-        self._after_write()
+        self._after_write(full=True)
 
     def start_certification(self, *, target: float, confidence: float, found: int,
                             order: np.ndarray, planned: int | None, labels_at: int) -> int:
@@ -399,7 +403,7 @@ class TeamLink:
                     int(order.size), planned, int(labels_at),
                     np.asarray(order, dtype="<i8").tobytes()])
                 row = cur.fetchone()
-        self._after_write()
+        self._after_write(full=True)
         return int(row[0])
 
     def end_certification(self, cert_id: int, *, outcome: str, p_value: float | None,
@@ -414,7 +418,7 @@ class TeamLink:
         with self.transaction() as cur:
             cur.execute(q.end_certification(self.schema), [
                 now_iso(), outcome, p_value, int(sample_n), int(sample_k), int(cert_id)])
-        self._after_write()
+        self._after_write(full=True)
 
     def add_guidelines(self, text: str, author: str | None) -> int:
         """Store a new version of the guidelines on the server (lead only)."""
@@ -422,5 +426,5 @@ class TeamLink:
         with self.transaction() as cur:
             cur.execute(q.add_guidelines(self.schema), [text, author, now_iso()])
             version = int(cur.fetchone()[0])
-        self._after_write()
+        self._after_write(full=True)
         return version
