@@ -9,6 +9,8 @@ Each test gets its own project name, so tests share the server without sharing d
 from __future__ import annotations
 
 import itertools
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -56,15 +58,23 @@ class PgServer:
 
 
 @pytest.fixture(scope="session")
-def pg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
-    """The session's PostgreSQL server (started on first use, stopped at the end)."""
+def pg() -> Iterator[PgServer]:
+    """The session's PostgreSQL server (started on first use, stopped and removed at the end).
+
+    The data directory is a fresh temporary directory of its own, not under pytest's
+    base temp: run as root, pgserver runs PostgreSQL as a separate system user, and every
+    pytest session that starts resets ``/tmp/pytest-of-root`` to mode 0700, which would
+    lock that user out of a server another session is running.
+    """
     import pgserver
 
-    server = pgserver.get_server(tmp_path_factory.mktemp("pgdata"), cleanup_mode="stop")
+    where = Path(tempfile.mkdtemp(prefix="triage-pg-"))
+    server = pgserver.get_server(where / "data", cleanup_mode="stop")
     try:
         yield PgServer(server)
     finally:
         server.cleanup()
+        shutil.rmtree(where, ignore_errors=True)
 
 
 @pytest.fixture

@@ -10,6 +10,8 @@ instead of a frozen desk. Errors become :class:`~triage.base.errors.TriageError`
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from triage.base.errors import ServerUnavailable, TriageError
@@ -42,6 +44,23 @@ def connect(url: ServerUrl | str, *, autocommit: bool = False) -> psycopg.Connec
         raise translate(error, url) from error
 
 
+@contextmanager
+def transaction(url: ServerUrl | str) -> Iterator[psycopg.Connection[Any]]:
+    """A new connection in one transaction: committed at the end, closed, errors translated."""
+    import psycopg
+
+    if isinstance(url, str):
+        url = parse_url(url)
+    conn = connect(url)
+    try:
+        with conn.transaction():
+            yield conn
+    except psycopg.Error as error:
+        raise translate(error, url) from error
+    finally:
+        conn.close()
+
+
 def translate(error: Exception, url: ServerUrl) -> TriageError:
     """The user-facing error for a psycopg error raised while talking to ``url``'s server."""
     import psycopg
@@ -53,15 +72,32 @@ def translate(error: Exception, url: ServerUrl) -> TriageError:
                            f"ask the project's lead (role {url.lead_role}) to do this")
     if isinstance(error, errors.AdminShutdown | errors.CannotConnectNow | errors.CrashShutdown):
         return ServerUnavailable(f"the server at {url.host} is not answering ({first})")
-    if isinstance(error, psycopg.OperationalError) and getattr(error, "sqlstate", None) is None:
-        # No SQLSTATE: libpq never reached a server that could answer (refused, timed
-        # out, connection lost). With one, the server answered: a login or database error.
+    if isinstance(error, psycopg.OperationalError) and _unanswered(error):
         return ServerUnavailable(f"the server at {url.host} is not answering ({first}); "
                                  "nothing was written, try again when it is back")
+    if isinstance(error, psycopg.OperationalError) and "FATAL:" in str(error):
+        # The server answered and refused us: a login, role or database problem.
+        reason = str(error).split("FATAL:", 1)[1].strip().splitlines()[0]
+        return TriageError(f"the server at {url.host} refused the connection: {reason}")
     if isinstance(error, errors.UndefinedTable | errors.InvalidSchemaName):
         return TriageError(f"{url.display}: there is no project {url.project!r} on this server "
                            "(create it with `triage new URL FILE …` or `triage push`)")
     return TriageError(f"{url.display}: {first}")
+
+
+_NOT_READY = ("starting up", "shutting down", "in recovery", "too many clients")
+
+
+def _unanswered(error: Exception) -> bool:
+    """Whether libpq never got an answer (refused, timed out, connection lost, not ready).
+
+    A server that answered and refused us says so after "FATAL:" (no such role, wrong
+    password, no such database): that is the user's to fix, not a reason to retry.
+    """
+    if getattr(error, "sqlstate", None) is not None:
+        return False
+    text = str(error)
+    return "FATAL:" not in text or any(reason in text for reason in _NOT_READY)
 
 
 def is_lead(conn: psycopg.Connection[Any], url: ServerUrl) -> bool:
@@ -75,4 +111,4 @@ def is_lead(conn: psycopg.Connection[Any], url: ServerUrl) -> bool:
 
 
 __all__ = ["APPLICATION_NAME", "CONNECT_TIMEOUT_S", "ServerUnavailable", "connect",
-           "is_lead", "translate"]
+           "is_lead", "transaction", "translate"]

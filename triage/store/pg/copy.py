@@ -1,19 +1,15 @@
-"""Push a project file to the server, and pull the server's project into a file.
+"""Push a project file to the server (``triage push``); pulling is in :mod:`.pull`.
 
-Both go table by table over the columns of the SQLite head schema
-(:func:`triage.store.pg.schema.head_tables`), so a file and the server hold the same rows
-under the same ids. :func:`push` publishes a whole project (labels and all) in one
-server transaction with ``COPY``. :func:`pull_into` brings a file (a client's replica, or
-the snapshot ``triage pull`` writes) up to date incrementally: new candidates and labels
-by id, undo marks by ``undo_seq``, the small tables (settings, sessions, plan …) whole.
-Labels come through ``label_feed`` and sessions through ``session_feed``, so an annotator's
-replica holds other annotators' labels with value and note NULL (handled, never shown).
+Push goes table by table over the columns of the SQLite head schema
+(:func:`triage.store.pg.tables.head_tables`), so the file and the server hold the same
+rows under the same ids, in one server transaction with ``COPY``. The big tables get
+their primary key built after the copy; identities restart past the highest id pushed.
 """
 
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,42 +17,16 @@ import sqlite_utils
 
 from triage.base.errors import TriageError
 from triage.store import connection
-from triage.store.pg.connect import connect, translate
-from triage.store.pg.schema import (
-    SERVER_ONLY,
-    SERVER_SCHEMA_KEY,
-    Table,
-    ensure_project,
-    head_tables,
-    table,
-)
+from triage.store.pg.connect import transaction
+from triage.store.pg.schema import SERVER_ONLY, SERVER_SCHEMA_KEY, ensure_project
+from triage.store.pg.tables import Table, head_tables, table
 from triage.store.pg.url import ServerUrl, parse_url
 
 if TYPE_CHECKING:
     import psycopg
 
-# Tables a pull replaces whole (small, and rows may disappear from them).
-REPLACED = ("project", "settings", "plan")
-# Tables a pull copies by id above the replica's highest (append-only on the server).
+# Big append-only tables: their primary key is built once, after the COPY.
 APPENDED = ("candidates", "labels")
-_COPY_BATCH = 50_000
-
-
-@dataclass(frozen=True)
-class Pulled:
-    """What one pull brought: new candidates, new labels, new undo marks."""
-
-    candidates: int
-    labels: int
-    undone: int
-
-
-def _pk(t: Table) -> str:
-    return next(c.name for c in t.columns if c.pk)
-
-
-def _columns(t: Table) -> str:
-    return ", ".join(t.names)
 
 
 # --------------------------------------------------------------------------- push
@@ -64,21 +34,14 @@ def _columns(t: Table) -> str:
 
 def push(path: str | Path, url: ServerUrl | str) -> dict[str, int]:
     """Publish the project file at ``path`` as ``url``'s project; returns rows per table."""
-    import psycopg
-
-    if isinstance(url, str):
-        url = parse_url(url)
+    url = parse_url(url) if isinstance(url, str) else url
     db, _backup = connection.open_database(path)
-    conn = connect(url)
     try:
-        with conn.transaction():
+        with transaction(url) as conn:
             ensure_project(conn, url)
             refuse_if_published(conn, url)
             return push_tables(db, conn, url)
-    except psycopg.Error as error:
-        raise translate(error, url) from error
     finally:
-        conn.close()
         db.close()
 
 
@@ -98,22 +61,122 @@ def push_tables(db: sqlite_utils.Database, conn: psycopg.Connection[Any], url: S
     for t in head_tables():
         if t.name in SERVER_ONLY or (only is not None and t.name not in only):
             continue
+        if t.name != "project":  # the file's rows replace what init put there (annotators)
+            conn.execute(f"DELETE FROM {url.schema}.{t.name}".encode())
+        if t.name == "candidates":
+            with without_primary_key(conn, url, t.name):
+                counts[t.name] = _push_candidates(db, conn, url)
+            continue
         where = f" WHERE key != '{SERVER_SCHEMA_KEY}'" if t.name == "project" else ""
-        rows = db.execute(f"SELECT {_columns(t)} FROM {t.name}{where}")  # noqa: S608
-        counts[t.name] = copy_rows(conn, url, t, rows)
+        rows = db.execute(f"SELECT {t.column_list} FROM {t.name}{where}")  # noqa: S608
+        if t.name in APPENDED:  # big tables: build the primary key once, after the COPY
+            with without_primary_key(conn, url, t.name):
+                counts[t.name] = copy_rows(conn, url, t, rows)
+        else:
+            counts[t.name] = copy_rows(conn, url, t, rows)
     restart_identities(conn, url)
+    if "annotators" in counts:
+        add_member_annotators(conn, url)
     return counts
+
+
+def add_member_annotators(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
+    """An annotator row for every login role in the project's annotator group."""
+    from triage.store.pg.functions import NOW_TEXT
+
+    conn.execute(
+        f"INSERT INTO {url.schema}.annotators(name, created_at) SELECT r.rolname, {NOW_TEXT} "
+        "FROM pg_roles r WHERE r.rolcanlogin AND pg_has_role(r.oid, %s, 'MEMBER') "
+        "AND NOT r.rolsuper ON CONFLICT (name) DO NOTHING".encode(), [url.annotator_role])
 
 
 def copy_rows(conn: psycopg.Connection[Any], url: ServerUrl, t: Table, rows: Any) -> int:
     """COPY ``rows`` (tuples in ``t``'s column order) into the server's table ``t``."""
     n = 0
-    statement = f"COPY {url.schema}.{t.name} ({_columns(t)}) FROM STDIN"
+    statement = f"COPY {url.schema}.{t.name} ({t.column_list}) FROM STDIN"
     with conn.cursor() as cur, cur.copy(statement.encode()) as copy:
         for row in rows:
             copy.write_row(row)
             n += 1
     return n
+
+
+def copy_arrow(conn: psycopg.Connection[Any], url: ServerUrl, name: str, batches: Any,
+               *, freeze: bool = False, advance: Callable[[int], None] | None = None) -> int:
+    """Stream Arrow record batches as CSV into ``COPY`` of table ``name``; rows written.
+
+    Arrow's C++ writer makes the CSV (no Python object per value) and the server parses the
+    same bytes ``psql``'s ``\\copy`` would send. Arrow quotes every string and leaves a null
+    unquoted and empty: in PostgreSQL's CSV that is "" for an empty string and NULL for a
+    missing value. ``freeze`` writes the rows frozen; only for a table created or
+    emptied in this transaction.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    options = pacsv.WriteOptions(include_header=False)
+    n = 0
+    with conn.cursor() as cur:
+        copy_cm: Any = None
+        for batch in batches:
+            if copy_cm is None:
+                statement = (f"COPY {url.schema}.{name} ({', '.join(batch.schema.names)}) "
+                             f"FROM STDIN (FORMAT csv{', FREEZE' if freeze else ''})")
+                copy_cm = cur.copy(statement.encode())
+                copy = copy_cm.__enter__()
+            sink = pa.BufferOutputStream()
+            pacsv.write_csv(batch, sink, options)
+            copy.write(memoryview(sink.getvalue()))
+            n += batch.num_rows
+            if advance is not None:
+                advance(batch.num_rows)
+        if copy_cm is not None:
+            copy_cm.__exit__(None, None, None)
+    return n
+
+
+def _push_candidates(db: sqlite_utils.Database, conn: psycopg.Connection[Any],
+                     url: ServerUrl) -> int:
+    """The file's candidates by Arrow (read in C by ADBC) when the file can be lent to it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from triage.store.adbc import Adbc
+
+    t = table("candidates")
+    with connection.released(db) as path:
+        if path is None:  # another connection of ours has the file: plain rows it is
+            rows = db.execute(f"SELECT {t.column_list} FROM candidates")  # noqa: S608
+            return copy_rows(conn, url, t, rows)
+        reader = Adbc(path)
+        try:
+            # The driver infers a column's type from its first rows, so a column that starts
+            # with NULLs comes as text with a flag, and the NULLs are put back here.
+            got = reader.table("SELECT id, key, text, coalesce(meta, '') AS meta, "
+                               "meta IS NULL AS meta_null, coalesce(gold, '') AS gold, "
+                               "gold IS NULL AS gold_null FROM candidates ORDER BY id")
+        finally:
+            reader.close()
+    columns = {n: got.column(n) for n in ("id", "key", "text")}
+    for n in ("meta", "gold"):
+        flag = pc.cast(got.column(f"{n}_null"), pa.bool_())
+        columns[n] = pc.if_else(flag, pa.scalar(None, got.column(n).type), got.column(n))
+    return copy_arrow(conn, url, "candidates", pa.table(columns).to_batches(50_000))
+
+
+@contextlib.contextmanager
+def without_primary_key(conn: psycopg.Connection[Any], url: ServerUrl, name: str) -> Any:
+    """Drop table ``name``'s primary key for a bulk COPY and build it once afterwards.
+
+    Only for a table that is empty, in the caller's transaction: nobody else sees it
+    without its key. Building the index over a million sorted ids takes a second; growing
+    it row by row during the COPY took four.
+    """
+    key = table(name).key
+    conn.execute(f"ALTER TABLE {url.schema}.{name} DROP CONSTRAINT {name}_pkey".encode())
+    yield
+    conn.execute("SET LOCAL maintenance_work_mem = '256MB'")
+    conn.execute(f"ALTER TABLE {url.schema}.{name} ADD PRIMARY KEY ({key})".encode())
 
 
 def restart_identities(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
@@ -125,149 +188,8 @@ def restart_identities(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
                 f"coalesce(max(id), 0) + 1, false) FROM {url.schema}.{t.name}".encode())
 
 
-# --------------------------------------------------------------------------- pull
+# Pulling lives in .pull; these names stay importable from here.
+from triage.store.pg.pull import Pulled, pull, pull_into, refresh_labels  # noqa: E402
 
-
-def pull(url: ServerUrl | str, path: str | Path) -> Pulled:
-    """``triage pull``: write ``url``'s project into a new, standalone project file."""
-    import psycopg
-
-    if isinstance(url, str):
-        url = parse_url(url)
-    path = Path(path)
-    conn = connect(url)
-    db: sqlite_utils.Database | None = None
-    ok = False
-    try:
-        db = connection.create_database(path)
-        result = pull_into(conn, db, url)
-        ok = True
-        return result
-    except psycopg.Error as error:
-        raise translate(error, url) from error
-    finally:
-        conn.close()
-        if db is not None:
-            db.close()
-        if db is not None and not ok:  # a failed pull leaves no half-written file behind
-            for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-                leftover.unlink(missing_ok=True)
-
-
-def pull_into(conn: psycopg.Connection[Any], db: sqlite_utils.Database,
-              url: ServerUrl) -> Pulled:
-    """Bring the file ``db`` up to date with ``url``'s project on the server (incremental).
-
-    Reads in one snapshot of the server (REPEATABLE READ when ``conn`` is idle), writes in
-    one SQLite transaction. Never writes to the server. The replica's marks (highest
-    label id, highest ``undo_seq``) are read first, so an undo that commits meanwhile is
-    seen either with its label or by the next pull, never missed.
-    """
-    after_label = int(db.execute("SELECT coalesce(max(id), 0) FROM labels").fetchone()[0])
-    after_undo = int(db.execute("SELECT coalesce(max(undo_seq), 0) FROM labels").fetchone()[0])
-    after_candidate = int(db.execute("SELECT coalesce(max(id), 0) FROM candidates"
-                                     ).fetchone()[0])
-    with _snapshot(conn):
-        fetched = _fetch(conn, url, after_label, after_undo, after_candidate,
-                         _model_ids(db))
-    with db.atomic():
-        _apply(db, fetched, first=after_candidate == 0)
-    return Pulled(candidates=len(fetched["candidates"]), labels=len(fetched["labels"]),
-                  undone=len(fetched["undo"]))
-
-
-@contextlib.contextmanager
-def _snapshot(conn: psycopg.Connection[Any]) -> Any:
-    from psycopg import pq
-
-    idle = conn.info.transaction_status == pq.TransactionStatus.IDLE and not conn.autocommit
-    with conn.transaction():
-        if idle:
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        yield
-
-
-def _model_ids(db: sqlite_utils.Database) -> list[int]:
-    return [r[0] for r in db.execute("SELECT id FROM models ORDER BY id")]
-
-
-def _fetch(conn: psycopg.Connection[Any], url: ServerUrl, after_label: int, after_undo: int,
-           after_candidate: int, model_ids: list[int]) -> dict[str, list[Any]]:
-    s = url.schema
-
-    def rows(query: str, params: list[Any] | None = None) -> list[Any]:
-        return conn.execute(query.encode(), params).fetchall()
-
-    out: dict[str, list[Any]] = {}
-    for name in ("project", "settings", "annotators", "plan", "certifications", "guidelines"):
-        t = table(name)
-        where = f" WHERE key != '{SERVER_SCHEMA_KEY}'" if name == "project" else ""
-        out[name] = rows(f"SELECT {_columns(t)} FROM {s}.{name}{where}")
-    out["sessions"] = rows(f"SELECT {_columns(table('sessions'))} FROM {s}.session_feed()")
-    out["models"] = rows(f"SELECT {_columns(table('models'))} FROM {s}.models ORDER BY id")
-    out["rankings"] = []
-    if [m[0] for m in out["models"]] != model_ids:
-        out["rankings"] = rows(f"SELECT {_columns(table('rankings'))} FROM {s}.rankings")
-    out["candidates"] = _copy_out(conn, f"SELECT {_columns(table('candidates'))} FROM "
-                                        f"{s}.candidates WHERE id > {int(after_candidate)} "
-                                        "ORDER BY id")
-    out["labels"] = [r[:-1] for r in rows(
-        f"SELECT * FROM {s}.label_feed(%s)", [after_label])]  # drop "masked"
-    out["undo"] = rows(f"SELECT undo_seq, id, undone_at FROM {s}.undo_feed(%s)", [after_undo])
-    return out
-
-
-def _copy_out(conn: psycopg.Connection[Any], query: str) -> list[Any]:
-    """Rows of ``query`` by COPY in binary (a million candidates in about a second)."""
-    with conn.cursor() as cur, cur.copy(f"COPY ({query}) TO STDOUT (FORMAT BINARY)".encode()
-                                        ) as copy:
-        copy.set_types(["bigint", "text", "text", "text", "text"])
-        return list(copy.rows())
-
-
-def _insert(db: sqlite_utils.Database, name: str, rows: list[Any], conflict: str) -> None:
-    if not rows:
-        return
-    t = table(name)
-    pk = _pk(t)
-    marks = ", ".join("?" * len(t.names))
-    sets = ", ".join(f"{c} = excluded.{c}" for c in t.names if c != pk)
-    tail = {"ignore": f" ON CONFLICT({pk}) DO NOTHING",
-            "update": f" ON CONFLICT({pk}) DO UPDATE SET {sets}", "plain": ""}[conflict]
-    # Only head-schema names are joined in; values are parameters.
-    sql = f"INSERT INTO {name}({_columns(t)}) VALUES ({marks}){tail}"  # noqa: S608
-    for start in range(0, len(rows), _COPY_BATCH):
-        db.conn.executemany(sql, rows[start:start + _COPY_BATCH])
-
-
-def _apply(db: sqlite_utils.Database, fetched: dict[str, list[Any]], *, first: bool) -> None:
-    conn = db.conn
-    for name in REPLACED:
-        conn.execute(f"DELETE FROM {name}")  # noqa: S608 - a fixed table name
-        _insert(db, name, fetched[name], "plain")
-    if first and fetched["candidates"]:
-        # As after an import: the key index is built on first use (candidates.ensure_key_index).
-        conn.execute("DROP INDEX IF EXISTS candidates_key")
-    _insert(db, "candidates", fetched["candidates"], "ignore")
-    _insert(db, "models", fetched["models"], "update")
-    _insert(db, "rankings", fetched["rankings"], "update")
-    _insert(db, "annotators", fetched["annotators"], "update")
-    _insert(db, "sessions", fetched["sessions"], "update")
-    _insert(db, "labels", fetched["labels"], "ignore")
-    conn.executemany("UPDATE labels SET undo_seq = ?, undone_at = ? WHERE id = ? "
-                     "AND undo_seq IS NULL", [(seq, at, lid) for seq, lid, at in fetched["undo"]])
-    _insert(db, "certifications", fetched["certifications"], "update")
-    _insert(db, "guidelines", fetched["guidelines"], "update")
-
-
-def refresh_labels(conn: psycopg.Connection[Any], db: sqlite_utils.Database, url: ServerUrl,
-                   ids: list[int]) -> None:
-    """Re-read labels already in the replica (after a note changed on the server)."""
-    rows = conn.execute(f"SELECT * FROM {url.schema}.label_feed(0, %s)".encode(),
-                        [ids]).fetchall()
-    with db.atomic():
-        _insert(db, "labels", [r[:-1] for r in rows], "update")
-
-
-__all__ = ["Pulled", "copy_rows", "pull", "pull_into", "push", "push_tables",
+__all__ = ["Pulled", "add_member_annotators", "copy_arrow", "copy_rows", "pull", "pull_into", "push", "push_tables",
            "refresh_labels", "refuse_if_published", "restart_identities"]

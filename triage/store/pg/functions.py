@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import zlib
 
+from triage.store.pg.tables import pg_type, table
 from triage.store.pg.url import ServerUrl
 
 NOW_TEXT = ("to_char(clock_timestamp() AT TIME ZONE 'UTC', "
@@ -52,14 +53,10 @@ def channel(url: ServerUrl) -> str:
 
 
 def _label_columns() -> list[str]:
-    from triage.store.pg.schema import table
-
     return list(table("labels").names)
 
 
 def _session_columns() -> list[str]:
-    from triage.store.pg.schema import table
-
     return list(table("sessions").names)
 
 
@@ -205,9 +202,7 @@ END $fn$;
 
 
 def _outputs(table_name: str) -> str:
-    from triage.store.pg.schema import _TYPES, table
-
-    return ", ".join(f"{c.name} {_TYPES.get(c.type, 'text')}" for c in table(table_name).columns)
+    return ", ".join(f"{c.name} {pg_type(c.type)}" for c in table(table_name).columns)
 
 
 def function_statements(url: ServerUrl) -> list[str]:

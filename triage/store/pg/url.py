@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 from triage.base.errors import TriageError
 
@@ -98,7 +98,9 @@ def parse_url(text: str) -> ServerUrl:
         raise TriageError(f"{_redact(parts)}: give ?project= once")
     kept = tuple((k, v) for k, v in pairs if k != "project")
     netloc = f"{userinfo}@{hostlist}" if userinfo else hostlist
-    conninfo = urlunsplit((parts.scheme, netloc, parts.path, urlencode(kept), ""))
+    query = urlencode(kept)
+    # Built by hand: urlunsplit drops the "//" of an empty host ("postgresql:///db").
+    conninfo = f"{parts.scheme}://{netloc}{parts.path}{'?' if query else ''}{query}"
     port = None
     if hostlist and "," not in hostlist and not hostlist.endswith("]"):
         port = hostlist.rpartition(":")[2] if ":" in hostlist else None
