@@ -16,7 +16,7 @@ from typing import Any
 import sqlite_utils
 from psycopg import sql
 
-from triage.store.pg.schema import table
+from triage.store.pg.tables import table
 from triage.store.pg.url import ServerUrl
 
 

@@ -33,8 +33,8 @@ from psycopg import errors as pgerrors
 from triage import __version__
 from triage.base.errors import ServerUnavailable, TriageError
 from triage.store.pg import serving_sql as q
-from triage.store.pg.copy import pull_into, refresh_labels
 from triage.store.pg.follow import pull_new
+from triage.store.pg.pull import pull_into, refresh_labels
 from triage.store.pg.url import ServerUrl
 from triage.store.records import new_uid, now_iso
 from triage.store.settings import Settings
