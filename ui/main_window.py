@@ -42,8 +42,7 @@ class MainWindow(PanelMixin, AdviceMixin, ReadingActions, QMainWindow):
         self.info: PanelInfo | None = None
         self.lead_view = None
         self._team_live: TeamLive | None = None
-        self.settings_dialog = None
-        self.new_project_dialog = None
+        self.settings_dialog = self.new_project_dialog = None
         self.refreshes = 0
         self._init_panel_state()
         self.setWindowTitle("Triage")

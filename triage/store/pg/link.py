@@ -16,30 +16,22 @@ lost acknowledgement never makes a second row.
 
 from __future__ import annotations
 
-import logging
 import os
 import socket
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager, suppress
-from typing import Any
+from collections.abc import Callable, Iterable
 
 import numpy as np
-import psycopg
 import sqlite_utils
-from psycopg import errors as pgerrors
 
 from triage import __version__
-from triage.base.errors import ServerUnavailable, TriageError
+from triage.base.errors import TriageError
 from triage.store.pg import serving_sql as q
-from triage.store.pg.follow import pull_new
-from triage.store.pg.pull import pull_into, refresh_labels
+from triage.store.pg.channel import Connect, ServerChannel
+from triage.store.pg.pull import refresh_labels
 from triage.store.pg.url import ServerUrl
 from triage.store.records import new_uid, now_iso
 from triage.store.settings import Settings
-
-log = logging.getLogger(__name__)
 
 LEASE_ENV = "TRIAGE_LEASE_SECONDS"
 CONTENDED_S = 2.0          # how long a candidate another desk was claiming counts as taken
@@ -62,164 +54,14 @@ class _Refused(Exception):
     """Rolls a claim's transaction back: the candidate is not ours."""
 
 
-Connect = Callable[[], Any]
-
-
-class TeamLink:
+class TeamLink(ServerChannel):
     """Writes of one replica, performed on the server first and then pulled back."""
 
     def __init__(self, *, url: ServerUrl, connect: Connect, pull_db: sqlite_utils.Database):
-        self.url = url
-        self.schema = url.schema
-        self.host = url.host
-        self._connect = connect
-        self.pull_db = pull_db            # the link's own connection to the replica file
-        self._conn: Any = None
-        self._lock = threading.RLock()    # one thread at a time on the server connection
+        super().__init__(url=url, connect=connect, pull_db=pull_db)
         self._unsent: tuple[tuple, str] | None = None   # (label's fields, its uid)
         self._kinds: tuple[int, list[tuple[str, str]]] | None = None
         self._contended: dict[int, float] = {}   # candidate -> until (monotonic clock)
-        self.on_news: Callable[[], None] | None = None  # after a pull brought new labels
-        self.role: str | None = None
-        self.is_lead = False
-        self.stale = False                # a write was acknowledged but not pulled yet
-
-    # -- connection --------------------------------------------------------------------
-
-    def unavailable(self, error: BaseException | None = None) -> ServerUnavailable:
-        """The plain message for a server that does not answer."""
-        detail = f" ({str(error).strip().splitlines()[0]})" if error and str(error).strip() else ""
-        return ServerUnavailable(
-            f"the team server at {self.host} is not answering{detail}; nothing was lost "
-            "and nothing is sent twice: trying again")
-
-    def adopt(self, conn: Any) -> None:
-        """Use an already open connection (the one that checked the project) as ours."""
-        with self._lock:
-            self.drop()
-            conn.autocommit = True
-            self._conn = conn
-
-    def _connection(self) -> Any:
-        conn = self._conn
-        if conn is None or conn.closed or conn.broken:
-            self._conn = None
-            try:
-                conn = self._connect()
-            except ServerUnavailable as error:
-                raise self.unavailable(error.__cause__ or error) from error
-            except psycopg.OperationalError as error:
-                raise self.unavailable(error) from error
-            # One statement is one round trip; several go in an explicit transaction.
-            conn.autocommit = True
-            self._conn = conn
-        if self.role is None:
-            with conn.transaction(), conn.cursor() as cur:
-                cur.execute(q.call(self.schema, "is_lead", 0))
-                self.is_lead = bool(cur.fetchone()[0])
-                cur.execute("SELECT session_user")
-                self.role = str(cur.fetchone()[0])
-        return conn
-
-    @contextmanager
-    def transaction(self, atomic: bool = True, pipeline: bool = False) -> Iterator[Any]:
-        """A server cursor, in one transaction when ``atomic`` (else each statement commits).
-
-        With ``pipeline`` the statements are sent without waiting for each answer (results
-        arrive when first read). Connection loss becomes ServerUnavailable; the next call
-        reconnects.
-        """
-        with self._lock:
-            conn = self._connection()
-            try:
-                if pipeline:
-                    with conn.pipeline(), conn.transaction(), conn.cursor() as cur:
-                        yield cur
-                elif atomic:
-                    with conn.transaction(), conn.cursor() as cur:
-                        yield cur
-                else:
-                    with conn.cursor() as cur:
-                        yield cur
-            except psycopg.OperationalError as error:
-                self.drop()
-                raise self.unavailable(error) from error
-            except pgerrors.InsufficientPrivilege as error:
-                raise TriageError(f"the server refused: {error}") from error
-
-    def drop(self) -> None:
-        """Forget the server connection (the next call reconnects)."""
-        conn, self._conn = self._conn, None
-        if conn is not None:
-            with suppress(psycopg.Error):
-                conn.close()
-
-    def close(self) -> None:
-        """Close the server connection and the link's replica connection."""
-        with self._lock:
-            self.drop()
-            self.pull_db.close()
-
-    # -- pulling -----------------------------------------------------------------------
-
-    def pull(self) -> None:
-        """Bring the whole replica up to date with the server now (any thread)."""
-        with self._lock:
-            conn = self._connection()
-            try:
-                conn.autocommit = False   # pull_into reads in one REPEATABLE READ snapshot
-                try:
-                    pull_into(conn, self.pull_db, self.url)
-                finally:
-                    if not conn.broken:
-                        conn.autocommit = True
-            except psycopg.OperationalError as error:
-                self.drop()
-                raise self.unavailable(error) from error
-            self.stale = False
-
-    def pull_new(self, also: Any = None) -> list[Any]:
-        """Bring new labels, undo marks and sessions into the replica (one round trip).
-
-        Returns the rows of ``also`` (a query read in the same snapshot). When anything
-        new came, ``on_news`` runs (the project follows it at once).
-        """
-        with self._lock:
-            conn = self._connection()
-            try:
-                news, rows = pull_new(conn, self.pull_db, self.url, also)
-                if news and self.on_news is not None:
-                    self.on_news()
-                return rows
-            except psycopg.OperationalError as error:
-                self.drop()
-                raise self.unavailable(error) from error
-
-    def _after_write(self, full: bool = False) -> None:
-        """Pull after an acknowledged write; a failure here loses nothing (pulled later).
-
-        ``full`` after the lead's writes to the small tables (settings, plan …); label
-        writes need only the quick pull of new labels.
-        """
-        try:
-            if self.stale or full:
-                self.pull()
-            else:
-                self.pull_new()
-        except ServerUnavailable:
-            self.stale = True
-            log.warning("label acknowledged by %s but not yet pulled into the replica",
-                        self.host)
-
-    def _lead_only(self, what: str) -> None:
-        """TriageError unless this login role is a lead of the project."""
-        self._connection_checked()
-        if not self.is_lead:
-            raise TriageError(f"only the lead (role {q.lead_role(self.schema)}) may {what}")
-
-    def _connection_checked(self) -> None:
-        with self._lock:
-            self._connection()
 
     # -- annotators and sessions ---------------------------------------------------------
 
