@@ -141,22 +141,26 @@ class ServerChannel:
                 raise self.unavailable(error) from error
             self.stale = False
 
-    def pull_new(self, also: Any = None) -> list[Any]:
+    def pull_new(self, also: Any = None, write: tuple[bytes, list[Any]] | None = None) -> Any:
         """Bring new labels, undo marks and sessions into the replica (one round trip).
 
-        Returns the rows of ``also`` (a query read in the same snapshot). When anything
-        new came, ``on_news`` runs (the project follows it at once).
+        With ``write`` (a label or an undo) that statement goes first, in the same round
+        trip. Returns (the rows of ``also``, the first row of ``write``). When anything new
+        came, ``on_news`` runs (the project follows it at once).
         """
         with self._lock:
             conn = self._connection()
             try:
-                news, rows = pull_new(conn, self.pull_db, self.url, also)
-                if news and self.on_news is not None:
-                    self.on_news()
-                return rows
+                news, rows, written = pull_new(conn, self.pull_db, self.url, also, write)
             except psycopg.OperationalError as error:
                 self.drop()
                 raise self.unavailable(error) from error
+            except pgerrors.InsufficientPrivilege as error:
+                raise TriageError(f"the server refused: {error}") from error
+            self.stale = False
+        if news and self.on_news is not None:
+            self.on_news()
+        return rows, written
 
     def _after_write(self, full: bool = False) -> None:
         """Pull after an acknowledged write; a failure here loses nothing (pulled later).

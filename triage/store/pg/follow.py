@@ -21,6 +21,7 @@ from triage.store.pg.url import ServerUrl
 
 
 def _marks(db: sqlite_utils.Database) -> tuple[int, int, int, int]:
+    """(highest label id, undo_seq, session id, annotator id) the replica holds."""
     row = db.execute(
         "SELECT (SELECT coalesce(max(id), 0) FROM labels), "
         "(SELECT coalesce(max(undo_seq), 0) FROM labels), "
@@ -37,11 +38,11 @@ def _queries(schema: str) -> list[bytes]:
         return sql.SQL(", ").join(sql.Identifier(c) for c in table(name).names)
 
     return [q.as_bytes(None) for q in (
-        sql.SQL("SELECT {} FROM {}.annotators WHERE id > %s ORDER BY id").format(
-            cols("annotators"), s),
-        sql.SQL("SELECT {} FROM {}.session_feed() WHERE id > %s").format(cols("sessions"), s),
         sql.SQL("SELECT {} FROM {}.label_feed(%s)").format(cols("labels"), s),
         sql.SQL("SELECT undo_seq, id, undone_at FROM {}.undo_feed(%s)").format(s),
+        sql.SQL("SELECT {} FROM {}.session_feed() WHERE id > %s").format(cols("sessions"), s),
+        sql.SQL("SELECT {} FROM {}.annotators WHERE id > %s ORDER BY id").format(
+            cols("annotators"), s),
     )]
 
 
@@ -53,29 +54,40 @@ def _insert_sql(name: str) -> str:
             f"VALUES ({', '.join('?' * len(names))}) ON CONFLICT(id) DO NOTHING")
 
 
-def pull_new(conn: Any, db: sqlite_utils.Database, url: ServerUrl,
-             also: bytes | None = None) -> tuple[int, list[Any]]:
-    """Copy new annotators, sessions, labels and undo marks into ``db``.
+def pull_new(conn: Any, db: sqlite_utils.Database, url: ServerUrl, also: bytes | None = None,
+             write: tuple[bytes, list[Any]] | None = None) -> tuple[int, list[Any], Any]:
+    """Copy new annotators, sessions, labels and undo marks into ``db``, in one round trip.
 
-    Returns (how many labels and undo marks came, the rows of ``also``: a query run in the
-    same snapshot, e.g. the live leases, so leases and labels agree). ``conn`` must be in
-    autocommit mode (the snapshot is opened here).
+    Returns (how many labels and undo marks came, the rows of ``also`` read with them,
+    e.g. the live leases, the first row of ``write``). ``conn`` must be in autocommit mode.
+
+    Without ``write`` the reads share one REPEATABLE READ snapshot. With one (a label or
+    an undo, which take the project's advisory lock) the reads follow it in the same
+    implicit transaction, each with a fresh snapshot: every label and undo mark ordered
+    before ours has committed (the lock orders them) and none after ours can exist yet, so
+    what comes is a complete prefix; labels are read before sessions and annotators, so
+    every row they refer to comes too. Nothing reaches ``db`` unless the server committed.
     """
     after_label, after_undo, after_session, after_annotator = _marks(db)
-    params = [after_annotator, after_session, after_label, after_undo]
+    params = [after_label, after_undo, after_session, after_annotator]
     with conn.pipeline():
-        conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        done = conn.execute(write[0], write[1]) if write is not None else None
+        if write is None:
+            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         cursors = [conn.execute(query, [p]) for query, p in zip(_queries(url.schema), params)]
         extra = conn.execute(also) if also is not None else None
-        conn.execute("COMMIT")
-    annotators, sessions, labels, undo = (cur.fetchall() for cur in cursors)
+        if write is None:
+            conn.execute("COMMIT")
+    # Leaving the pipeline synced it: the write (if any) is committed.
+    labels, undo, sessions, annotators = (cur.fetchall() for cur in cursors)
     also_rows = extra.fetchall() if extra is not None else []
+    written = done.fetchone() if done is not None else None
     if not (annotators or sessions or labels or undo):
-        return 0, also_rows
+        return 0, also_rows, written
     with db.atomic():
         db.conn.executemany(_insert_sql("annotators"), annotators)
         db.conn.executemany(_insert_sql("sessions"), sessions)
         db.conn.executemany(_insert_sql("labels"), labels)
         db.conn.executemany("UPDATE labels SET undo_seq = ?, undone_at = ? WHERE id = ? "
                             "AND undo_seq IS NULL", [(seq, at, lid) for seq, lid, at in undo])
-    return len(labels) + len(undo), also_rows
+    return len(labels) + len(undo), also_rows, written
