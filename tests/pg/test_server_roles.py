@@ -154,3 +154,20 @@ def test_a_server_that_is_not_there_is_busy_not_broken(tmp_path):
     with pytest.raises(ServerUnavailable, match="not answering") as caught:
         connect(url)
     assert isinstance(caught.value, BusyError)
+
+
+def test_the_settings_refusal_names_the_lead_role(team):
+    import psycopg
+
+    from triage.store.pg.connect import translate
+    from triage.store.pg.url import parse_url
+
+    url = parse_url(team.url("roles", user="ana"))
+    with team.connect("ana") as conn:
+        try:
+            conn.execute("UPDATE triage_roles.settings SET value = '1' WHERE key = 'budget'")
+        except psycopg.errors.InsufficientPrivilege as error:
+            message = str(translate(error, url))
+        else:
+            pytest.fail("an annotator changed a setting")
+    assert message == "only the lead (role triage_roles_lead) may change settings"

@@ -67,6 +67,8 @@ def translate(error: Exception, url: ServerUrl) -> TriageError:
     from psycopg import errors
 
     first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if isinstance(error, errors.InsufficientPrivilege) and "table settings" in str(error):
+        return TriageError(f"only the lead (role {url.lead_role}) may change settings")
     if isinstance(error, errors.InsufficientPrivilege):
         return TriageError(f"{url.display}: permission denied ({first}); "
                            f"ask the project's lead (role {url.lead_role}) to do this")

@@ -132,7 +132,7 @@ def _fetch(conn: psycopg.Connection[Any], url: ServerUrl, after_label: int, afte
     # Rankings are megabytes: read only when the models differ from the file's.
     out["rankings"] = (rows(f"SELECT {table('rankings').column_list} FROM {s}.rankings")
                        if [tuple(m) for m in out["models"]] != models else [])
-    out["candidates"] = _copy_out(conn, f"SELECT {table('candidates').column_list} FROM "
+    out["candidates"] = _all_rows(conn, f"SELECT {table('candidates').column_list} FROM "
                                         f"{s}.candidates WHERE id > {int(after_candidate)} "
                                         "ORDER BY id")
     out["labels"] = rows(f"SELECT {table('labels').column_list} FROM {s}.label_feed(%s)",
@@ -141,12 +141,9 @@ def _fetch(conn: psycopg.Connection[Any], url: ServerUrl, after_label: int, afte
     return out
 
 
-def _copy_out(conn: psycopg.Connection[Any], query: str) -> list[Any]:
-    """Rows of ``query`` by COPY in binary (a million candidates in about a second)."""
-    with conn.cursor() as cur, cur.copy(f"COPY ({query}) TO STDOUT (FORMAT BINARY)".encode()
-                                        ) as copy:
-        copy.set_types(["bigint", "text", "text", "text", "text"])
-        return list(copy.rows())
+def _all_rows(conn: psycopg.Connection[Any], query: str) -> list[Any]:
+    """Rows of ``query``, fetched in binary (psycopg's COPY reader was three times slower)."""
+    return conn.execute(query.encode(), binary=True).fetchall()
 
 
 def _changed(db: sqlite_utils.Database, name: str, rows: list[Any]) -> list[Any]:
