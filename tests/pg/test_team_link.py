@@ -44,3 +44,24 @@ def test_an_annotator_may_not_change_settings_or_label_as_someone_else(pg, pg_ur
     with pytest.raises(TriageError, match="triage new URL"):
         project.import_file(tmp_path / "pool.csv", ColumnMapping(text="text"))
     project.close()
+
+
+def test_commands_take_the_server_address(pg, pg_url, tmp_path, capsys):
+    import json
+
+    from triage.cli import main
+
+    publish(pg, pg_url(), tmp_path, annotators=("ann_d",))
+    project = open_project(pg_url("ann_d"))
+    session = project.start_session("ann_d")
+    for value in ("idiom", "literal", "idiom"):
+        item = project.next_candidate(session)
+        project.record_label(session, item.candidate_id, value)
+    project.close()
+    capsys.readouterr()
+    assert main(["status", pg_url("ann_d"), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert (status["events"], status["annotators"]) == (3, 1)
+    out = tmp_path / "labels.csv"
+    assert main(["export", pg_url("ann_d"), str(out)]) == 0
+    assert out.read_text(encoding="utf-8").count("idiom") >= 2
