@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from triage.store.pg.url import ServerUrl
 
 CACHE_ENV = "TRIAGE_CACHE_DIR"
+# Notified tables whose changes the quick pull brings (triage.store.pg.follow).
+QUICK_TABLES = frozenset({"labels", "sessions", "annotators"})
 
 
 def cache_dir() -> Path:
@@ -66,7 +68,12 @@ class TeamProject(Project):
         from triage.store.pg.listen import Listener, channel_of
 
         def changed(tables: set[str]) -> None:
-            self.link.pull()
+            # Labels, undo marks and sessions come by the quick pull; a change to settings,
+            # the plan, guidelines … (or a reconnect, "*") brings everything.
+            if tables <= QUICK_TABLES:
+                self.link.pull_new(follow=False)
+            else:
+                self.link.pull()
             on_change(tables)
 
         return Listener(lambda: connect(self.url), channel_of(self.url.schema), changed)

@@ -141,12 +141,14 @@ class ServerChannel:
                 raise self.unavailable(error) from error
             self.stale = False
 
-    def pull_new(self, also: Any = None, write: tuple[bytes, list[Any]] | None = None) -> Any:
+    def pull_new(self, also: Any = None, write: tuple[bytes, list[Any]] | None = None,
+                 follow: bool = True) -> Any:
         """Bring new labels, undo marks and sessions into the replica (one round trip).
 
         With ``write`` (a label or an undo) that statement goes first, in the same round
         trip. Returns (the rows of ``also``, the first row of ``write``). When anything new
-        came, ``on_news`` runs (the project follows it at once).
+        came and ``follow``, ``on_news`` runs (the project follows it at once; a listener
+        thread passes False, the project is not its to touch).
         """
         with self._lock:
             conn = self._connection()
@@ -158,7 +160,7 @@ class ServerChannel:
             except pgerrors.InsufficientPrivilege as error:
                 raise TriageError(f"the server refused: {error}") from error
             self.stale = False
-        if news and self.on_news is not None:
+        if news and follow and self.on_news is not None:
             self.on_news()
         return rows, written
 
