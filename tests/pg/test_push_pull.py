@@ -240,3 +240,22 @@ def test_nulls_after_a_thousand_values_survive_the_push(pg, tmp_path):
                      for n in ("nulls.triage", "back.triage"))
     assert after == before
     assert before[0][4] is None and before[-1][4] == "pos"
+
+
+def test_push_of_an_older_file_leaves_the_file_as_it_was(pg, tmp_path, monkeypatch):
+    import hashlib
+
+    from triage.project import create_project
+    from triage.store import schema
+
+    path = tmp_path / "old.triage"
+    create_project(path).close()
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    migrations = schema.MIGRATIONS   # this Triage knows one step more than the file has
+    monkeypatch.setattr(migrations, "_migrations", list(migrations._migrations))
+    migrations(name="0099_test")(lambda db: db.execute("CREATE INDEX t99 ON labels(kind)"))
+    assert main(["push", str(path), pg.url("older")]) == 0
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.triage"]   # no backup either
+    with pg.connect() as conn:
+        assert conn.execute("SELECT count(*) FROM triage_older.settings").fetchone()[0] > 0

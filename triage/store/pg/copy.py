@@ -9,6 +9,7 @@ their primary key built after the copy; identities restart past the highest id p
 from __future__ import annotations
 
 import contextlib
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,14 +36,34 @@ APPENDED = ("candidates", "labels")
 def push(path: str | Path, url: ServerUrl | str) -> dict[str, int]:
     """Publish the project file at ``path`` as ``url``'s project; returns rows per table."""
     url = parse_url(url) if isinstance(url, str) else url
-    db, _backup = connection.open_database(path)
+    with tempfile.TemporaryDirectory(prefix="triage-push-") as tmp:
+        if connection.check_project(path) < len(connection.known_migrations()):
+            # An older file is brought to the head schema in a copy: push never changes it.
+            path = _snapshot_copy(path, Path(tmp) / "copy.triage")
+        db, _backup = connection.open_database(path)
+        try:
+            with transaction(url) as conn:
+                ensure_project(conn, url)
+                refuse_if_published(conn, url)
+                return push_tables(db, conn, url)
+        finally:
+            db.close()
+
+
+def _snapshot_copy(path: str | Path, target: Path) -> Path:
+    """A consistent copy of the project at ``path`` (SQLite's online backup, log included)."""
+    import sqlite3
+
+    # Not mode=ro: a read-only connection cannot remove the -wal and -shm files it makes.
+    source = sqlite3.connect(path, timeout=connection.BUSY_TIMEOUT_S)
     try:
-        with transaction(url) as conn:
-            ensure_project(conn, url)
-            refuse_if_published(conn, url)
-            return push_tables(db, conn, url)
+        copy = sqlite3.connect(target)
+        with copy:
+            source.backup(copy)
+        copy.close()
     finally:
-        db.close()
+        source.close()
+    return target
 
 
 def refuse_if_published(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
