@@ -46,6 +46,22 @@ def test_plan_is_where_the_test_first_rejects():
     assert plan_sample(100, 0, 0.0, 0.8, 0.95).items == 0
 
 
+@pytest.mark.parametrize("found, remaining, expected, target, confidence", [
+    (100, 5000, 40.0, 0.8, 0.95), (100, 5000, 10.0, 0.9, 0.99), (30, 20_000, 900.0, 0.8, 0.95),
+    (2555, 20_000, 6700.0, 0.8, 0.95), (0, 3000, 0.0, 0.8, 0.95), (500, 8000, 126.0, 0.8, 0.95),
+    (7, 4000, 2.0, 0.5, 0.9), (100, 5000, 4000.0, 0.8, 0.95),
+])
+def test_plan_skipping_blocks_finds_the_size_a_full_scan_finds(found, remaining, expected,
+                                                                target, confidence):
+    """The planner skips blocks of sizes by a bound: it must land where testing every size does."""
+    rate = expected / remaining
+    n = np.arange(1, remaining + 1)
+    p = sample_pvalue(found, remaining, n, np.floor(n * rate + 0.5).astype(np.int64), target)
+    hits = np.nonzero(p < 1 - confidence)[0]
+    assert plan_sample(found, remaining, expected, target, confidence).items == (
+        int(n[hits[0]]) if hits.size else None)
+
+
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("target", [0.8, 0.9, 0.95])
 def test_ranked_urns_match_buscarpy(seed, target):

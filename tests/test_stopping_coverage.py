@@ -58,3 +58,15 @@ def test_recall_interval_covers_the_truth(pool, rate):
     assert cov.runs >= 500
     assert cov.covered >= 0.90, (pool, rate, cov)
     assert 0 < cov.mean_width < 1
+
+
+def test_decile_runs_equal_the_ceiling_formula():
+    """decile_of_rank lays out runs; it must equal ceil(10 r / N) - 1 for every rank."""
+    import numpy as np
+
+    from triage.stats.stopping.remainder import decile_of_rank
+
+    for pool in [*range(0, 120), 999, 1001, 65_537, 1_000_003]:
+        r = np.arange(1, pool + 1)
+        expected = np.minimum(np.ceil(10 * r / max(pool, 1)).astype(np.int64) - 1, 9)
+        assert decile_of_rank(pool).tolist() == expected.tolist()

@@ -80,37 +80,51 @@ def _price(project: Project, snap) -> float:
 
 
 def advice_inputs(project: Project, *, alpha: float | None = None,
-                  overlap_items: int | None = None) -> AdviceInputs:
-    """Everything the stopping rules need, from the project's labels and settings."""
+                  overlap_items: int | None = None,
+                  rows: list[store.LabelRow] | None = None) -> AdviceInputs:
+    """Everything the stopping rules need, from the project's labels and settings.
+
+    ``rows``: the active label events, when the caller has just read them (see
+    :func:`current_rows`)."""
     from triage.stats.stopping import AdviceInputs
 
     s = project.settings
-    project.refresh()
+    if rows is None:
+        rows = current_rows(project)
     snap = project.snapshot()
-    rows = store.active_labels(project.db)
-    finals = final_labels(rows)
-    ranks, positive = [], []
-    for cid, final in finals.items():
-        if final.status == "skipped":
-            continue
-        ranks.append(project.rank_of(cid))
-        positive.append(final.value is not None and s.is_positive(final.value))
+    rank = project_ranks(project)
+    finals = [f for f in final_labels(rows).values() if f.status != "skipped"]
+    ranks = rank[np.fromiter((f.candidate_id for f in finals), np.int64, len(finals))]
+    positive = np.fromiter((f.value is not None and s.is_positive(f.value) for f in finals),
+                           bool, len(finals))
     audit_ranks, audit_positive = project.audit_sample()
-    ranked = [project.rank_of(r.candidate_id) for r in rows
-              if r.kind in RANKED_KINDS and r.value is not None]
-    raw = store.scores_in_rank_order(project.db, project._require_model().id)
+    ranked = [r.candidate_id for r in rows if r.kind in RANKED_KINDS and r.value is not None]
+    raw = project._ordered_scores  # the active model's, read with the ranking above
     cert = _certification_inputs(project)
     price = _price(project, snap)
     return AdviceInputs(
-        pool=project.pool, ranks=np.array(ranks, dtype=np.int64),
-        positive=np.array(positive, dtype=bool), audit_ranks=audit_ranks,
+        pool=project.pool, ranks=ranks, positive=positive, audit_ranks=audit_ranks,
         audit_positive=audit_positive, raw_scores=raw, spend=snap.spend, budget=s.budget,
         price=price if price > 0 else 1e-9, value_per_positive=s.value_per_positive,
         target_recall=s.target_recall, confidence=s.confidence, alpha=alpha,
-        overlap_items=overlap_items, depth=max(ranked) if ranked else 0,
+        overlap_items=overlap_items, depth=int(rank[ranked].max()) if ranked else 0,
         exhausted=len(project.tracker.by_candidate) >= project.pool,
         audit_rate=s.audit_rate, **cert,
     )
+
+
+def current_rows(project: Project) -> list[store.LabelRow]:
+    """The project's active label events, oldest first, as of now.
+
+    The tracker holds exactly those once refreshed (the rows ``store.active_labels`` would
+    read, in id order), so the advice reads the labels once, not once per use."""
+    project.refresh()
+    return list(project.tracker.rows.values())
+
+
+def project_ranks(project: Project) -> np.ndarray:
+    """Candidate id -> 1-based rank under the active model (0 for no candidate)."""
+    return project._ranks()
 
 
 def _certification_inputs(project: Project) -> dict[str, Any]:
@@ -151,18 +165,19 @@ def _reliability(advice_json: dict[str, Any], reading: str) -> dict[str, Any]:
 
 def advice_state(project: Project) -> AdviceState:
     """Compute the one advice state for the project as it is now."""
-    from triage.project.agreement import agreement_for_project
+    from triage.project.agreement import project_reliability
+    from triage.stats.agreement.krippendorff import reading
     from triage.stats.stopping import advice_to_json, advise
 
     version = state_version(project)
-    report = agreement_for_project(project, bootstrap=0, breakdowns=())
-    inputs = advice_inputs(project, alpha=report.krippendorff_alpha.value,
-                           overlap_items=report.pairable_items)
+    rows = current_rows(project)
+    alpha, pairable = project_reliability(project, rows)
+    inputs = advice_inputs(project, alpha=alpha.value, overlap_items=pairable, rows=rows)
     data = advice_to_json(advise(inputs))
     return AdviceState(
         advice=data, labels_at=project.snapshot().events,
         settings_revision=settings_revision(project),
-        reliability=_reliability(data, report.reading),
+        reliability=_reliability(data, reading(alpha)),
         certification=certification_record(project), version=version)
 
 
@@ -178,9 +193,9 @@ def project_advice(project: Project) -> Advice:
     """The stopping rules' :class:`~triage.stats.stopping.Advice`.
 
     Prefer :func:`advice_state`, which every surface renders."""
-    from triage.project.agreement import agreement_for_project
+    from triage.project.agreement import project_reliability
     from triage.stats.stopping import advise
 
-    report = agreement_for_project(project, bootstrap=0, breakdowns=())
-    return advise(advice_inputs(project, alpha=report.krippendorff_alpha.value,
-                                overlap_items=report.pairable_items))
+    rows = current_rows(project)
+    alpha, pairable = project_reliability(project, rows)
+    return advise(advice_inputs(project, alpha=alpha.value, overlap_items=pairable, rows=rows))

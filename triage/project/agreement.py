@@ -8,12 +8,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from triage import store
 from triage.serving.queue import decile_of
 from triage.store import candidates
 
 if TYPE_CHECKING:
     from triage.project.core import Project
+    from triage.stats.agreement.ratings import Coefficient
     from triage.stats.agreement.report import AgreementReport
 
 RATING_KINDS = ("triage", "overlap", "audit", "certify")
@@ -37,12 +40,10 @@ class ProjectRatings:
     retest_sessions: list[str]
 
 
-def project_ratings(project: Project) -> ProjectRatings:
-    """Current labels of every annotator (skips and undone events left out)."""
-    rows = store.active_labels(project.db)
-    versions = store.label_guideline_versions(project.db)
-    keys = candidates.keys_by_id(project.db, sorted({r.candidate_id for r in rows}))
-    # Each label event with its value, which is never None here (skips are left out).
+def _current(rows: list[store.LabelRow]) -> tuple[
+        dict[tuple[int, str], tuple[store.LabelRow, str]], list[tuple[store.LabelRow, str]]]:
+    """Each annotator's current rating of each candidate by (candidate, annotator), and the
+    re-test events; skips are left out, so every value here is a label."""
     current: dict[tuple[int, str], tuple[store.LabelRow, str]] = {}
     retest: list[tuple[store.LabelRow, str]] = []
     for row in rows:
@@ -52,6 +53,15 @@ def project_ratings(project: Project) -> ProjectRatings:
             current[(row.candidate_id, row.annotator)] = (row, row.value)
         elif row.kind == "retest":
             retest.append((row, row.value))
+    return current, retest
+
+
+def project_ratings(project: Project) -> ProjectRatings:
+    """Current labels of every annotator (skips and undone events left out)."""
+    rows = store.active_labels(project.db)
+    versions = store.label_guideline_versions(project.db)
+    keys = candidates.keys_by_id(project.db, sorted({r.candidate_id for r in rows}))
+    current, retest = _current(rows)
     ordered = sorted(current.values(), key=lambda rv: rv[0].id)
     pool = project.pool
     out = ProjectRatings(
@@ -102,6 +112,24 @@ def agreement_for_project(project: Project, *, level: str = "nominal", seed: int
                                 r.retest_sessions, level=level, categories=r.categories)
         report = replace(report, retest=tuple(rows))
     return report
+
+
+def project_reliability(project: Project, rows: list[store.LabelRow]) -> tuple[Coefficient, int]:
+    """Nominal Krippendorff's α and the pairable items of the active label events ``rows``.
+
+    What the advice needs of :func:`agreement_for_project`, without the rest of the report:
+    the same ratings in the same order as there, named by candidate id instead of key (a
+    one-to-one renaming, so the same codes and the same α to the last bit).
+    """
+    from triage.stats.agreement.krippendorff import krippendorff_alpha
+    from triage.stats.agreement.ratings import encode
+
+    ordered = sorted(_current(rows)[0].values(), key=lambda rv: rv[0].id)
+    ratings = encode([r.candidate_id for r, _ in ordered], [r.annotator for r, _ in ordered],
+                     [value for _, value in ordered], level="nominal",
+                     categories=[o.value for o in project.settings.labels])
+    per_item = np.bincount(ratings.item, minlength=ratings.n_items)
+    return krippendorff_alpha(ratings, "nominal"), int(np.count_nonzero(per_item >= 2))
 
 
 def project_report(path: str | Path, args: argparse.Namespace) -> AgreementReport:

@@ -7,8 +7,11 @@ who they were, the notes, and the metadata (JSON).
 CSV, the common case, is built a batch of rows at a time from Arrow columns
 (:mod:`triage.ingest.arrowcsv`): the small things (rankings, scores, labels) are read
 through the project, which is then closed; the candidates' text columns come from the
-file in one pass (:func:`triage.store.adbc.candidate_columns`) and are put in ranking
-order with one ``take``. JSONL goes row by row through :func:`export_rows`.
+file in one pass (:func:`triage.store.adbc.candidate_columns`, on two threads, while the
+label cells are worked out). In id order, each candidate's cells before its rank and after
+its scores are joined into two columns; batches of rows then ``take`` those into ranking
+order and join them with the rank, decile and score cells, two batches at a time on two
+threads while a third is written. JSONL goes row by row through :func:`export_rows`.
 """
 
 from __future__ import annotations
@@ -103,52 +106,32 @@ class _Plan:
 
     fields: list[str]
     order: np.ndarray                 # candidate ids in rank order
-    scores: list[np.ndarray]          # per model, indexed by candidate id
-    labeled: dict[int, dict[str, Any]]  # candidate id -> its _label_cells
+    scores: list[np.ndarray]          # per model, in rank order
+    rows: list[store.LabelRow]        # the active label events
+
+    def labeled(self) -> dict[int, dict[str, Any]]:
+        """candidate id -> its _label_cells, for every candidate with an active event."""
+        notes = _notes(self.rows)
+        curators = rulings_by(self.rows)
+        return {cid: _label_cells(final, notes.get(cid, []), curators.get(cid, ""))
+                for cid, final in final_labels(self.rows).items()}
 
 
 def _plan(project: Project) -> _Plan:
+    """The reads of the project a CSV export needs; each ranking is read once."""
     model = project.active_model()
-    order = (store.rank_order(project.db, model.id) if model is not None
-             else np.empty(0, dtype=np.int64))
-    rows = store.active_labels(project.db)
-    notes = _notes(rows)
-    curators = rulings_by(rows)
-    labeled = {cid: _label_cells(final, notes.get(cid, []), curators.get(cid, ""))
-               for cid, final in final_labels(rows).items()}
-    return _Plan(export_fields(project), order,
-                 [store.scores_by_candidate(project.db, m.id) for m in project.models],
-                 labeled)
-
-
-def _csv_batches(plan: _Plan, texts: Any, keep: np.ndarray | None) -> Iterator[list[Any]]:
-    """Cells of each batch of rows, in rank order (``keep``: the ranks to write, 0-based)."""
-    import pyarrow as pa
-
-    from triage.ingest.arrowcsv import end_lines, float_cells, int_cells, text_cells
-
-    pool = plan.order.size
-    # The text cells are made once, in id order, then gathered batch by batch; meta is
-    # the last field, so its cells carry the line end.
-    cells_by_id = pa.table([text_cells(texts.column(n)) if n != "meta" else
-                            end_lines(text_cells(texts.column(n)))
-                            for n in texts.column_names], names=texts.column_names)
-    cells_by_id = cells_by_id.combine_chunks()  # take() is faster on whole arrays
-    labels = _label_cells_by_id(plan, text_cells, int_cells)
-    ranks0 = np.arange(pool) if keep is None else keep
-    for start in range(0, ranks0.size, BATCH):
-        at = ranks0[start:start + BATCH]
-        ids = plan.order[at]
-        rank = at + 1
-        part = cells_by_id.take(_indices(ids - 1))
-        cells = [part.column("key"), part.column("text"),
-                 int_cells(rank), int_cells((10 * rank + pool - 1) // pool)]
-        cells += [float_cells(s[ids] if s.size > ids.max() else np.full(ids.size, np.nan))
-                  for s in plan.scores]
-        cells.append(part.column("gold"))
-        cells.append(_label_batch(labels, ids))
-        cells.append(part.column("meta"))
-        yield cells
+    rankings = {m.id: store.ranking(project.db, m.id) for m in project.models}
+    order = rankings[model.id][0] if model is not None else np.empty(0, dtype=np.int64)
+    scores = []
+    for m in project.models:
+        ids, values = rankings[m.id]
+        if model is not None and m.id == model.id:
+            scores.append(values)  # already in rank order
+            continue
+        by_id = np.full(int(max(ids.max(initial=0), order.max(initial=0))) + 1, np.nan)
+        by_id[ids] = values
+        scores.append(by_id[order])
+    return _Plan(export_fields(project), order, scores, store.active_labels(project.db))
 
 
 def _indices(values: np.ndarray) -> Any:
@@ -160,61 +143,110 @@ def _indices(values: np.ndarray) -> Any:
 _LABEL_COLUMNS = ("label", "label_status", "adjudicated", "adjudicated_by", "labels",
                   "annotators", "notes")
 _UNLABELED = ",unlabeled,False,,0,,"  # the label cells of a candidate nobody has labeled
+_TEXT_COLUMNS = ["key", "text", "gold", "meta"]
 
 
-def _label_cells_by_id(plan: _Plan, text_cells, int_cells) -> tuple[np.ndarray, Any]:
-    """(row of each candidate id among the labeled or -1, each labeled candidate's label
-    cells joined into one)."""
-    from triage.base.arrow import strings
-    from triage.ingest.arrowcsv import join_cells
+def _label_cells_by_id(labeled: dict[int, dict[str, Any]], count: int) -> Any:
+    """The label cells (see _LABEL_COLUMNS) of candidates 1..``count``, joined into one
+    per candidate, in id order."""
+    import pyarrow.compute as pc
 
-    ids = np.fromiter(plan.labeled, np.int64, len(plan.labeled))
-    row_of = np.full(int(plan.order.max(initial=0)) + 1, -1, dtype=np.int64)
-    row_of[ids] = np.arange(ids.size)
-    cells = plan.labeled.values()
+    from triage.base.arrow import booleans, repeat, strings
+    from triage.ingest.arrowcsv import int_cells, join_cells, text_cells
+
+    ids = np.fromiter(labeled, np.int64, len(labeled))
+    column = repeat(_UNLABELED, count)
+    if not ids.size:
+        return column
+    order = np.argsort(ids)
+    cells = [labeled[int(i)] for i in ids[order]]
     # csv writes a bool as str(bool): "True" / "False".
     columns = [text_cells(strings([c[name] if name != "adjudicated" else str(c[name])
                                    for c in cells])) if name != "labels" else
                int_cells(np.fromiter((c[name] for c in cells), np.int64, ids.size))
                for name in _LABEL_COLUMNS]
-    return row_of, join_cells(*columns)
+    hit = np.zeros(count, dtype=bool)
+    hit[ids - 1] = True
+    return pc.replace_with_mask(column, booleans(hit), join_cells(*columns))
 
 
-def _label_batch(labels: tuple[np.ndarray, Any], ids: np.ndarray) -> Any:
-    """The label cells (see _LABEL_COLUMNS), joined into one, of the candidates ``ids``."""
-    import pyarrow.compute as pc
+def _cells_by_id(texts: Any, labels: Any, pool: Any) -> tuple[Any, Any]:
+    """Every candidate's cells before its rank ("key,text") and after its scores ("gold,
+    labels...,meta" and the line end), in id order, made on the pool's threads (Arrow's
+    kernels release the GIL): two columns to put in rank order instead of four."""
+    from triage.ingest.arrowcsv import end_lines, join_cells, text_cells
 
-    from triage.base.arrow import booleans, repeat
+    def head() -> Any:
+        return join_cells(text_cells(texts.column("key")), text_cells(texts.column("text")))
 
-    row_of, joined = labels
-    rows = row_of[ids]
-    hit = rows >= 0
-    column = repeat(_UNLABELED, ids.size)
-    if hit.any():
-        column = pc.replace_with_mask(column, booleans(hit), joined.take(_indices(rows[hit])))
-    return column
+    def tail() -> Any:
+        return join_cells(text_cells(texts.column("gold")), labels,
+                          end_lines(text_cells(texts.column("meta"))))
+
+    before, after = pool.submit(head), pool.submit(tail)
+    return before.result(), after.result()
+
+
+def _batch_lines(plan: _Plan, cells: tuple[Any, Any], at: np.ndarray) -> Any:
+    """The CSV lines of the rows at 0-based ranks ``at``, every field joined."""
+    from triage.ingest.arrowcsv import float_cells, int_cells, join_cells
+
+    pool = plan.order.size
+    rows = _indices(plan.order[at] - 1)
+    rank = at + 1
+    return join_cells(cells[0].take(rows), int_cells(rank),
+                      int_cells((10 * rank + pool - 1) // pool),
+                      *[float_cells(s[at]) for s in plan.scores], cells[1].take(rows))
 
 
 def _export_csv(project_path: str | Path, plan: _Plan, out: Path, labeled_only: bool,
                 progress: Progress | None) -> int:
+    """Write the CSV: the text is read on two threads while this one works out the label
+    cells; then batches of lines are built two at a time and written in order."""
+    import csv
+    import io
+    from concurrent.futures import ThreadPoolExecutor
+    from itertools import islice
+
+    from triage.base import arrow
     from triage.base.errors import TriageError
-    from triage.ingest.arrowcsv import write_csv
+    from triage.ingest.writer import atomic_file, guard_cell
     from triage.store.adbc import candidate_columns
 
     total = plan.order.size
-    texts = candidate_columns(str(Path(project_path).resolve()), ["key", "text", "gold", "meta"],
-                              parts=2)
-    keep = None
-    if labeled_only:
-        rank0 = np.zeros(int(plan.order.max(initial=0)) + 1, dtype=np.int64)
-        rank0[plan.order] = np.arange(total)
-        keep = np.sort(rank0[np.fromiter(plan.labeled, np.int64, len(plan.labeled))])
-
-    def tick(done: int) -> None:
-        if progress is not None and progress(done, total) is False:
-            raise TriageError("export cancelled; nothing was written")
-
-    return write_csv(out, plan.fields, _csv_batches(plan, texts, keep), tick)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        reading = pool.submit(candidate_columns, str(Path(project_path).resolve()),
+                              _TEXT_COLUMNS, 2)
+        labeled = plan.labeled()
+        labels = _label_cells_by_id(labeled, total)
+        ranks0 = np.arange(total)
+        if labeled_only:
+            rank0 = np.zeros(int(plan.order.max(initial=0)) + 1, dtype=np.int64)
+            rank0[plan.order] = ranks0
+            ranks0 = np.sort(rank0[np.fromiter(labeled, np.int64, len(labeled))])
+        cells = _cells_by_id(reading.result(), labels, pool)
+        del reading, labels  # the raw text and label cells: the joined cells replace them
+        header = io.StringIO()
+        csv.writer(header).writerow([guard_cell(n) for n in plan.fields])
+        count = 0
+        with atomic_file(out, binary=True) as handle:
+            handle.write(header.getvalue().encode("utf-8"))
+            starts = iter(range(0, ranks0.size, BATCH))
+            # Two batches in the making while one is written: memory stays bounded.
+            pending = [pool.submit(_batch_lines, plan, cells, ranks0[start:start + BATCH])
+                       for start in islice(starts, 2)]
+            while pending:
+                lines = pending.pop(0).result()
+                for start in islice(starts, 1):
+                    pending.append(pool.submit(_batch_lines, plan, cells,
+                                               ranks0[start:start + BATCH]))
+                for chunk in getattr(lines, "chunks", [lines]):
+                    offsets, data = arrow.string_buffers(chunk)
+                    handle.write(data[int(offsets[0]):int(offsets[-1])].data)
+                count += len(lines)
+                if progress is not None and progress(count, total) is False:
+                    raise TriageError("export cancelled; nothing was written")
+    return count
 
 
 def export_project(project_path: str | Path, out: str | Path, *, fmt: str | None = None,

@@ -111,7 +111,9 @@ def _raw_connect(path: Path, page_size: int | None = None) -> sqlite3.Connection
 
 
 def _connect(path: Path, page_size: int | None = None) -> sqlite_utils.Database:
-    return sqlite_utils.Database(_raw_connect(path, page_size))
+    # No sqlite-utils plugins: Triage registers none, and looking for them (every
+    # installed package's entry points) cost each command a tenth of a second.
+    return sqlite_utils.Database(_raw_connect(path, page_size), execute_plugins=False)
 
 
 def database_path(db: sqlite_utils.Database) -> str | None:

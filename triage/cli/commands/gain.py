@@ -18,7 +18,6 @@ from triage.cli.commands._common import (
     emit,
     require,
 )
-from triage.stats.gain.report import build_report
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -74,6 +73,7 @@ def _check_args(args: argparse.Namespace) -> None:
 def gain_data(args: argparse.Namespace) -> dict[str, Any]:
     """Read the file and compute the full report as plain JSON-ready data."""
     from triage.ingest.reader import read_table
+    from triage.stats.gain.report import build_report
 
     _check_args(args)
     columns = list(dict.fromkeys(col for _, col in args.score))

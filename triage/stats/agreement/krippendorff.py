@@ -15,10 +15,14 @@ Items with one rating are not pairable and drop out.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from scipy import sparse
 
 from triage.stats.agreement.ratings import LEVELS, Coefficient, Ratings
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 NO_PAIRABLE = "no item has ratings from two or more annotators, so there is nothing to compare"
 NO_VARIATION = (
@@ -27,6 +31,18 @@ NO_VARIATION = (
 )
 # Relative size below which an expected disagreement counts as zero (rounding noise).
 _EPS = 1e-12
+RELIABLE, TENTATIVE = 0.800, 0.667
+
+
+def reading(alpha: Coefficient) -> str:
+    """Krippendorff's bands: reliable ≥ 0.800, tentative ≥ 0.667, unreliable below."""
+    if alpha.value is None:
+        return "undefined"
+    if alpha.value >= RELIABLE:
+        return "reliable"
+    if alpha.value >= TENTATIVE:
+        return "tentative"
+    return "unreliable"
 
 
 def category_counts(
@@ -54,6 +70,8 @@ def item_statistics(
     item: np.ndarray, code: np.ndarray, n_categories: int, level: str, values: np.ndarray
 ) -> sparse.csr_matrix:
     """The sparse (pairable items × statistics) matrix described in the module docstring."""
+    from scipy import sparse  # here: nominal α (the lead commands' case) never needs it
+
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}")
     u, c, n = category_counts(item, code, n_categories)

@@ -24,22 +24,10 @@ from triage.stats.agreement.coefficients import (
     mean_kappa,
     percent_agreement,
 )
-from triage.stats.agreement.krippendorff import krippendorff_alpha
+from triage.stats.agreement.krippendorff import krippendorff_alpha, reading
 from triage.stats.agreement.ratings import Coefficient, encode
 
-RELIABLE, TENTATIVE = 0.800, 0.667
 KAPPA_WEIGHTS = {"nominal": None, "ordinal": "linear", "interval": "quadratic", "ratio": "quadratic"}
-
-
-def reading(alpha: Coefficient) -> str:
-    """Krippendorff's bands: reliable ≥ 0.800, tentative ≥ 0.667, unreliable below."""
-    if alpha.value is None:
-        return "undefined"
-    if alpha.value >= RELIABLE:
-        return "reliable"
-    if alpha.value >= TENTATIVE:
-        return "tentative"
-    return "unreliable"
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
+
+from triage.stats.distributions import beta_ppf, binom_sf, hypergeom_cdf
 
 
 def jeffreys_bounds(x: ArrayLike, n: ArrayLike,
@@ -22,8 +23,8 @@ def jeffreys_bounds(x: ArrayLike, n: ArrayLike,
     n = np.asarray(n, dtype=float)
     a, b = x + 0.5, np.maximum(n - x, 0) + 0.5
     with np.errstate(invalid="ignore"):
-        lower = np.where(x <= 0, 0.0, stats.beta.ppf(1 - confidence, a, b))
-        upper = np.where(x >= n, 1.0, stats.beta.ppf(confidence, a, b))
+        lower = np.where(x <= 0, 0.0, beta_ppf(1 - confidence, a, b))
+        upper = np.where(x >= n, 1.0, beta_ppf(confidence, a, b))
     return lower, upper
 
 
@@ -32,7 +33,7 @@ def clopper_pearson_lower(k: ArrayLike, r: ArrayLike, confidence: float) -> np.n
     k = np.asarray(k, dtype=float)
     r = np.asarray(r, dtype=float)
     with np.errstate(invalid="ignore"):
-        low = stats.beta.ppf(1 - confidence, np.maximum(k, 1e-300), r - k + 1)
+        low = beta_ppf(1 - confidence, np.maximum(k, 1e-300), r - k + 1)
     return np.where(r <= 0, np.nan, np.where(k <= 0, 0.0, low))
 
 
@@ -41,7 +42,7 @@ def clopper_pearson_upper(k: ArrayLike, r: ArrayLike, confidence: float) -> np.n
     k = np.asarray(k, dtype=float)
     r = np.asarray(r, dtype=float)
     with np.errstate(invalid="ignore"):
-        up = stats.beta.ppf(confidence, k + 1, np.maximum(r - k, 1e-300))
+        up = beta_ppf(confidence, k + 1, np.maximum(r - k, 1e-300))
     return np.where(r <= 0, np.nan, np.where(k >= r, 1.0, up))
 
 
@@ -56,7 +57,7 @@ def qbcb_required(r: int, target: float, confidence: float) -> int | None:
     if r <= 0:
         return None
     j = np.arange(1, r + 1)
-    tail = stats.binom.sf(j - 1, r, target)  # P(X >= j)
+    tail = binom_sf(j - 1, r, target)  # P(X >= j)
     ok = np.nonzero(tail <= 1 - confidence)[0]
     return int(j[ok[0]]) if ok.size else None
 
@@ -86,7 +87,7 @@ def hypergeometric_pvalue(found: ArrayLike, remaining: ArrayLike, sample_n: Arra
     k_tar = np.maximum(k_tar, 1)
     impossible = k_tar > remaining
     safe_k = np.minimum(k_tar, np.maximum(remaining, 0))
-    p = stats.hypergeom.cdf(k, np.maximum(remaining, 1), safe_k, np.minimum(n, np.maximum(remaining, 1)))
+    p = hypergeom_cdf(k, np.maximum(remaining, 1), safe_k, np.minimum(n, np.maximum(remaining, 1)))
     p = np.where(impossible, 0.0, p)
     return np.where((n <= 0) & ~impossible, 1.0, p)
 
@@ -103,7 +104,7 @@ def _largest_plausible(sample_k: int, remaining: int, sample_n: int,
     lo, hi = sample_k, remaining - (sample_n - sample_k)
 
     def plausible(k: int) -> bool:
-        return bool(stats.hypergeom.cdf(sample_k, remaining, k, sample_n) > 1 - confidence)
+        return bool(hypergeom_cdf(sample_k, remaining, k, sample_n) > 1 - confidence)
 
     if hi < lo or not plausible(lo):
         return int(sample_k)

@@ -29,7 +29,8 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
+
+from triage.stats.distributions import binom_sf, hypergeom_cdf
 
 
 def k_least_favourable(found: ArrayLike, sample_k: ArrayLike, target: float) -> np.ndarray:
@@ -47,7 +48,7 @@ def sample_pvalue(found: ArrayLike, remaining: ArrayLike, sample_n: ArrayLike,
     big_k = k_least_favourable(found, k, target)
     impossible = big_k > remaining
     safe_pop = np.maximum(remaining, 1)
-    p = stats.hypergeom.cdf(k, safe_pop, np.minimum(big_k, safe_pop), np.minimum(n, safe_pop))
+    p = hypergeom_cdf(k, safe_pop, np.minimum(big_k, safe_pop), np.minimum(n, safe_pop))
     p = np.where(impossible, 0.0, np.where(n <= 0, 1.0, p))
     out = np.clip(np.nan_to_num(p, nan=1.0), 0.0, 1.0)
     return float(out) if out.ndim == 0 else out
@@ -64,7 +65,7 @@ def ranked_urn_pvalue(labels_in_order: np.ndarray, unscreened: int, target: floa
     big_k = np.floor(r_seen / target + 1e-12).astype(np.int64) + 1 - (r_seen - urn_k)
     population = unscreened + sizes
     impossible = big_k > population
-    p = stats.hypergeom.cdf(urn_k, population, np.minimum(big_k, population), sizes)
+    p = hypergeom_cdf(urn_k, population, np.minimum(big_k, population), sizes)
     p = np.where(impossible, 0.0, np.nan_to_num(p, nan=1.0))
     return float(np.clip(p.min(), 0.0, 1.0))
 
@@ -101,23 +102,43 @@ def plan_sample(found: int, remaining: int, expected_remaining: float, target: f
                       f"rate of the remainder ({rate:.2%})")
 
 
+# Planning: blocks of sizes are split FAN ways until SCAN or fewer, which are tested one by
+# one; a block is skipped when even its floor clears alpha by MARGIN, far above rounding.
+FAN, SCAN, MARGIN = 16, 256, 1e-9
+
+
 def _first_rejecting(found: int, remaining: int, rate: float, target: float,
                      alpha: float) -> int | None:
     """The smallest n in 1..remaining with p(n, round(n × rate)) < alpha, or None.
 
-    The sizes are tried in blocks of growing length, in order, stopping at the first
-    block that holds one: the same n as testing all of them at once, without computing a
-    million hypergeometric CDFs when a few thousand labels would do.
+    p falls as n grows with k fixed, rises with k and falls as K grows, so no size in a
+    block lo..hi has a p below P(X ≤ k(lo) | remaining, K(k(hi)), hi) (:func:`_floors`).
+    Blocks whose floor clears alpha are skipped whole, the others split, in order: the
+    same n as testing every size, from a few hundred CDFs instead of up to a million.
     """
-    start, size = 1, 1024
-    while start <= remaining:
-        n = np.arange(start, min(remaining, start + size - 1) + 1)
-        k = np.floor(n * rate + 0.5).astype(np.int64)
-        ok = np.nonzero(np.asarray(sample_pvalue(found, remaining, n, k, target)) < alpha)[0]
-        if ok.size:
-            return int(n[ok[0]])
-        start, size = int(n[-1]) + 1, size * 4
-    return None
+    def first(lo: int, hi: int) -> int | None:
+        if hi - lo < SCAN:
+            n = np.arange(lo, hi + 1)
+            k = np.floor(n * rate + 0.5).astype(np.int64)
+            ok = np.nonzero(np.asarray(sample_pvalue(found, remaining, n, k, target)) < alpha)[0]
+            return int(n[ok[0]]) if ok.size else None
+        edges = np.unique(np.linspace(lo, hi + 1, FAN + 1).astype(np.int64))
+        floors = _floors(found, remaining, edges[:-1], edges[1:] - 1, rate, target)
+        for a, b, floor in zip(edges[:-1].tolist(), (edges[1:] - 1).tolist(), floors.tolist()):
+            if floor < alpha + MARGIN and (got := first(a, b)) is not None:
+                return got
+        return None
+
+    return first(1, remaining) if remaining >= 1 else None
+
+
+def _floors(found: int, remaining: int, lo: np.ndarray, hi: np.ndarray, rate: float,
+            target: float) -> np.ndarray:
+    """A lower bound of p over each block of sample sizes lo..hi (0 when H0 may be impossible)."""
+    k_lo = np.floor(lo * rate + 0.5).astype(np.int64)
+    big_k = k_least_favourable(found, np.floor(hi * rate + 0.5).astype(np.int64), target)
+    p = np.asarray(hypergeom_cdf(k_lo, remaining, np.minimum(big_k, remaining), hi), dtype=float)
+    return np.where(big_k > remaining, 0.0, np.nan_to_num(p, nan=0.0))
 
 
 def audit_positives_needed(target: float, confidence: float, recall_guess: float) -> int | None:
@@ -128,7 +149,7 @@ def audit_positives_needed(target: float, confidence: float, recall_guess: float
         return None
     for r in range(1, 2000):
         j = np.arange(1, r + 1)
-        tail = stats.binom.sf(j - 1, r, target)
+        tail = binom_sf(j - 1, r, target)
         ok = np.nonzero(tail <= 1 - confidence)[0]
         if ok.size and int(j[ok[0]]) <= math.floor(r * recall_guess):
             return r

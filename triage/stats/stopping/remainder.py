@@ -75,7 +75,19 @@ def recall_of(found: ArrayLike, remaining: ArrayLike) -> Any:
 
 def decile_of_rank(pool: int) -> np.ndarray:
     """0-based score decile of every rank (index r − 1): ceil(10 r / N) − 1."""
-    r = np.arange(1, pool + 1)
+    # The deciles are runs: decile d starts at rank ⌊dN/10⌋ + 1. The formula below is
+    # monotone in r, so where it agrees with those starts on both sides of each boundary it
+    # agrees everywhere, and the runs are laid out without evaluating it a million times.
+    first = np.arange(DECILES + 1) * pool // DECILES + 1
+    first[-1] = pool + 1
+    edges = np.unique(np.clip(np.concatenate([first[1:-1] - 1, first[1:-1]]), 1, max(pool, 1)))
+    runs = np.repeat(np.arange(DECILES), np.diff(first))
+    if pool and np.array_equal(_decile_formula(edges, pool), runs[edges - 1]):
+        return runs
+    return _decile_formula(np.arange(1, pool + 1), pool)
+
+
+def _decile_formula(r: np.ndarray, pool: int) -> np.ndarray:
     return np.minimum(np.ceil(DECILES * r / max(pool, 1)).astype(np.int64) - 1, DECILES - 1)
 
 
@@ -99,15 +111,17 @@ def stratum_counts(label: np.ndarray, depth: int, audit_ranks: np.ndarray,
     pool = label.size
     dec = decile_of_rank(pool)
     unl = label < 0
-    u = np.bincount(dec[unl], minlength=DECILES)[None, :]
+    dec_unl = dec[unl]
+    u = np.bincount(dec_unl, minlength=DECILES)[None, :]
     below = audit_ranks > depth
     ad = dec[audit_ranks[below] - 1]
     n = np.bincount(ad, minlength=DECILES)[None, :]
     k = np.bincount(ad[audit_positive[below]], minlength=DECILES)[None, :]
     if p is None:
         return StratumCounts(u, n, k)
-    mean = np.bincount(dec[unl], weights=p[unl], minlength=DECILES)[None, :]
-    var = np.bincount(dec[unl], weights=(p * (1 - p))[unl], minlength=DECILES)[None, :]
+    p_unl = p[unl]
+    mean = np.bincount(dec_unl, weights=p_unl, minlength=DECILES)[None, :]
+    var = np.bincount(dec_unl, weights=p_unl * (1 - p_unl), minlength=DECILES)[None, :]
     if param_var is not None:
         var = var + param_var.reshape(1, -1)
     am = np.bincount(ad, weights=p[audit_ranks[below] - 1], minlength=DECILES)[None, :]
@@ -220,9 +234,9 @@ def estimate_remaining(counts: StratumCounts, *, use_model: bool, confidence: fl
 def model_remaining(mean: float, var: float, unlabelled: int, confidence: float
                     ) -> tuple[float, float, float]:
     """Calibrated sum over the unlabelled: (point, lower, upper), normal interval, clamped."""
-    from scipy import stats
+    from triage.stats.distributions import norm_ppf
 
-    z = float(stats.norm.ppf(1 - (1 - confidence) / 2))
+    z = float(norm_ppf(1 - (1 - confidence) / 2))
     sd = float(np.sqrt(max(var, 0.0)))
     clamp = lambda x: float(min(max(x, 0.0), unlabelled))  # noqa: E731
     return clamp(mean), clamp(mean - z * sd), clamp(mean + z * sd)
@@ -238,12 +252,12 @@ def ranked_upper(window_n: ArrayLike, window_k: ArrayLike, unlabelled: ArrayLike
     No unlabelled item is more likely positive than the last ``window_n`` ranked labels
     (``window_k`` positives), so at most unlabelled × the one-sided Jeffreys upper bound of
     that yield at (1 + confidence) / 2. Broadcasts; no window gives the whole remainder."""
-    from scipy import stats
+    from triage.stats.distributions import beta_ppf
 
     n = np.asarray(window_n, dtype=float)
     k = np.asarray(window_k, dtype=float)
     u = np.asarray(unlabelled, dtype=float)
     q = 1 - (1 - confidence) / 2
     with np.errstate(invalid="ignore"):
-        up = np.where(k >= n, 1.0, stats.beta.ppf(q, k + 0.5, np.maximum(n - k, 0) + 0.5))
+        up = np.where(k >= n, 1.0, beta_ppf(q, k + 0.5, np.maximum(n - k, 0) + 0.5))
     return np.where(n > 0, np.minimum(u * up, u), u)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
+from triage.stats.distributions import norm_ppf
 from triage.stats.stopping.bounds import jeffreys_bounds
 from triage.stats.stopping.calibration import Calibration, calibration_for
 from triage.stats.stopping.types import AdviceInputs
@@ -61,7 +61,7 @@ def build_state(inp: AdviceInputs) -> State:
             inp.pool, np.nonzero(label >= 0)[0] + 1, label[label >= 0] == 1,
             inp.calibrated, inp.raw_scores,
         ),
-        z=float(stats.norm.ppf(inp.confidence)),
+        z=float(norm_ppf(inp.confidence)),
         unlabelled=unlabelled,
         exhausted=bool(inp.exhausted) if inp.exhausted is not None else unlabelled == 0,
     )
@@ -114,7 +114,7 @@ def calibration_consistent(st: State, confidence: float) -> tuple[bool | None, f
     idx = idx[(idx < st.depth) & (st.label[idx] >= 0)]
     if cal is None or idx.size == 0:
         return None, float("nan"), 0
-    z2 = float(stats.norm.ppf(1 - (1 - confidence) / 2))
+    z2 = float(norm_ppf(1 - (1 - confidence) / 2))
     expected, se = cal.masked_sum(idx, z2)
     p = cal.p[idx]
     sd = float(np.sqrt((p * (1 - p)).sum() + se**2))
