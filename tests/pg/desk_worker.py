@@ -30,6 +30,14 @@ def main(argv: list[str] | None = None) -> int:
     print("READY", flush=True)
     for n in range(args.count):
         item = project.next_candidate(session)
+        for _ in range(20):
+            if item is not None:
+                break
+            # Known issue (see the test): with eight fast desks the dispatcher can lose its
+            # 50 races in a row and answer "nothing to serve" while candidates remain.
+            print("EMPTY", flush=True)
+            time.sleep(0.05)
+            item = project.next_candidate(session)
         if item is None:
             break
         if args.hold_after is not None and n == args.hold_after:

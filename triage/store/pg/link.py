@@ -17,6 +17,7 @@ lost acknowledgement never makes a second row.
 from __future__ import annotations
 
 import os
+import random
 import socket
 import time
 from collections.abc import Callable, Iterable
@@ -62,6 +63,7 @@ class TeamLink(ServerChannel):
         self._unsent: tuple[tuple, str] | None = None   # (label's fields, its uid)
         self._kinds: tuple[int, list[tuple[str, str]]] | None = None
         self._contended: dict[int, float] = {}   # candidate -> until (monotonic clock)
+        self._losses = 0                          # claims lost in a row
 
     # -- annotators and sessions ---------------------------------------------------------
 
@@ -171,7 +173,7 @@ class TeamLink(ServerChannel):
                 # A statement of its own: it sees every label committed before the lock.
                 kinds = conn.execute(q.active_kinds(self.schema), [candidate_id])
                 if not leased.fetchone()[0]:
-                    self._contended[candidate_id] = time.monotonic() + CONTENDED_S
+                    self._lost(candidate_id)
                     return False   # nothing new to learn from the server
                 self._kinds = (candidate_id, [(str(a), str(k)) for a, k in kinds.fetchall()])
                 try:
@@ -179,12 +181,24 @@ class TeamLink(ServerChannel):
                         raise _Refused
                 finally:
                     self._kinds = None
+            self._losses = 0
             return True
         except _Refused:
-            # Another desk holds it or has labelled it: catch up, so the dispatcher's next
-            # choice is made on what the server knows.
+            # Another desk has labelled it: catch up, so the dispatcher's next choice is
+            # made on what the server knows.
+            self._lost(candidate_id)
             self._after_write()
             return False
+
+    def _lost(self, candidate_id: int) -> None:
+        """After a lost race: skip the candidate a moment, and back off a little.
+
+        Desks that keep choosing the same head of the queue at the same instant keep
+        colliding; a short random pause, growing with the losses in a row, spreads them.
+        """
+        self._contended[candidate_id] = time.monotonic() + CONTENDED_S
+        self._losses += 1
+        time.sleep(random.uniform(0.0, 0.002 * min(self._losses, 10)))  # noqa: S311
 
     def active_label_kinds(self, candidate_id: int) -> list[tuple[str, str]]:
         """(annotator, kind) of the active labels on a candidate, as the server knows them."""
