@@ -15,6 +15,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if cli.gui_requested(argv):
+        # The core (numpy, sqlite-utils) before Qt: once PySide6 is loaded, its import hook
+        # reads the source of every module imported after it (looking for
+        # ``from __feature__``), a tenth of a second spent before the first candidate.
+        import triage.project  # noqa: F401
         from ui.app import run_gui
 
         return run_gui(argv)

@@ -13,8 +13,21 @@ a warm-up key presses arrive with ``QTest.keyClick`` at a fixed rate. It reports
 - ``press_ms``: key press -> next candidate on the desk, p50/p95/p99/max;
 - ``rss_mb``: resident memory at the end.
 
+With ``--lead``, once the keys have stopped the lead window is opened (as Ctrl+L does) and
+it also reports ``lead_shown_ms`` (the call that opens it), ``lead_tabs_s`` (opening ->
+every tab showing its figures; the Models tab's permutation p-values may still be coming),
+``lead_done_s`` (-> nothing left computing, p-values included, if within ``--lead-wait``)
+and ``lead_stall_ms`` (the longest gap while the window fills).
+
+``--trace-stalls MS`` prints where the GUI thread was whenever the event loop has been busy
+for more than MS milliseconds (a sampling thread reads its stack), to find the cause.
+
+The parent compiles the sources to bytecode first, as an installed copy has them (with
+``PYTHONDONTWRITEBYTECODE`` set, every start would otherwise compile ~80 modules), and
+the child loads Qt only when ``main`` does, so import order is the application's own.
+
     QT_QPA_PLATFORM=offscreen .venv/bin/python bench/desk_probe.py PROJECT [--rate 30]
-        [--seconds 10] [--profile out.prof]
+        [--seconds 10] [--lead] [--trace-stalls 30] [--profile out.prof]
 """
 
 from __future__ import annotations
@@ -52,14 +65,58 @@ def _percentiles(values: list[float]) -> dict[str, float | None]:
             "max": round(ordered[-1], 2)}
 
 
-def child(args: argparse.Namespace) -> int:
+def _when_imported(module: str, then) -> None:
+    """Call ``then(module)`` right after the application first imports ``module``."""
+    import importlib.abc
+    import importlib.util
+
+    class Hook(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path, target=None):
+            if name != module:
+                return None
+            sys.meta_path.remove(self)
+            spec = importlib.util.find_spec(name)
+            run = spec.loader.exec_module
+
+            def exec_module(mod):
+                run(mod)
+                then(mod)
+
+            spec.loader.exec_module = exec_module
+            return spec
+
+    sys.meta_path.insert(0, Hook())
+
+
+def _stall_tracer(ticks: list[float], limit_ms: float):
+    """A thread that prints the GUI thread's stack when the loop has not ticked for a while."""
+    import threading
+    import traceback
+
+    main_id = threading.get_ident()
+    reported: set[float] = set()
+
+    def watch() -> None:
+        while True:
+            time.sleep(limit_ms / 4000)
+            if not ticks:
+                continue
+            last = ticks[-1]
+            late = (time.time() - last) * 1000
+            if late > limit_ms and last not in reported:
+                reported.add(last)
+                frame = sys._current_frames().get(main_id)
+                stack = "".join(traceback.format_stack(frame, limit=12)) if frame else "?"
+                print(f"STALL {late:.0f} ms at t={last - ticks[0]:.2f} s:\n{stack}",
+                      file=sys.stderr, flush=True)
+
+    threading.Thread(target=watch, daemon=True, name="stall-tracer").start()
+
+
+def child(args: argparse.Namespace) -> int:  # long: one closure per probe phase
     """Run the real desk with the watchdog and the key sender; print one JSON line."""
     started = _process_start()
     sys.path.insert(0, str(ROOT))
-    from PySide6.QtCore import QElapsedTimer, Qt, QTimer
-    from PySide6.QtTest import QTest
-    from PySide6.QtWidgets import QApplication
-
     profiler = None
     if args.profile:
         import cProfile
@@ -68,14 +125,17 @@ def child(args: argparse.Namespace) -> int:
     ticks: list[float] = []
     result: dict[str, object] = {}
     state: dict[str, object] = {"first": None, "presses": [], "key_ticks_from": None}
-    original_exec = QApplication.exec
+    qt: dict[str, object] = {}
+
+    def find_window():
+        for widget in qt["QApplication"].topLevelWidgets():
+            if getattr(widget, "desk", None) is not None and widget.isVisible():
+                return widget
+        return None
 
     def find_desk():
-        for widget in QApplication.topLevelWidgets():
-            desk = getattr(widget, "desk", None)
-            if desk is not None and widget.isVisible():
-                return desk
-        return None
+        window = find_window()
+        return window.desk if window is not None else None
 
     def current_id(desk) -> int | None:
         item = getattr(desk, "current", None)
@@ -88,15 +148,26 @@ def child(args: argparse.Namespace) -> int:
             desk = find_desk()
             if desk is not None and current_id(desk) is not None:
                 state["first"] = now
-                QTimer.singleShot(int(args.warmup * 1000), start_keys)
+                qt["QTimer"].singleShot(int(args.warmup * 1000), start_keys)
+        lead = state.get("lead")
+        if lead is not None:
+            pending = lead.pending_tabs()
+            if not (pending - {"models-pvalues"}) and "lead_tabs" not in state:
+                state["lead_tabs"] = now
+            if not pending and "lead_done" not in state:
+                state["lead_done"] = now
+                qt["QTimer"].singleShot(200, finish)
 
     def start_keys() -> None:
+        from PySide6.QtCore import QElapsedTimer, Qt
+        from PySide6.QtTest import QTest
+
         desk = find_desk()
         labels = [o.key for o in desk.project.settings.labels]
         state["key_ticks_from"] = time.time()
         interval = int(1000 / args.rate)
         count = {"n": 0}
-        sender = QTimer()
+        sender = qt["QTimer"]()
         sender.setTimerType(Qt.TimerType.PreciseTimer)
         timer_clock = QElapsedTimer()
         timer_clock.start()
@@ -105,7 +176,8 @@ def child(args: argparse.Namespace) -> int:
             n = count["n"]
             if time.time() - state["key_ticks_from"] >= args.seconds:
                 sender.stop()
-                QTimer.singleShot(200, finish)
+                state["keys_until"] = time.time()
+                qt["QTimer"].singleShot(200, open_lead if args.lead else finish)
                 return
             before = current_id(desk)
             key = labels[n % len(labels)]
@@ -120,38 +192,85 @@ def child(args: argparse.Namespace) -> int:
         sender.start(interval)
         state["sender"] = sender
 
+    def open_lead() -> None:
+        window = find_window()
+        state["lead_from"] = time.time()
+        window.show_lead_view()
+        state["lead_shown"] = time.time()
+        state["lead"] = window.lead_view
+        qt["QTimer"].singleShot(int(args.lead_wait * 1000), finish)
+
+    def gaps(since: float, until: float | None = None) -> list[float]:
+        return [(b - a) * 1000 for a, b in zip(ticks, ticks[1:])
+                if a >= since and (until is None or a <= until)]
+
     def finish() -> None:
         import psutil
 
+        if state.get("finished"):
+            return
+        state["finished"] = True
         first = state["first"]
-        keys_from = state["key_ticks_from"]
+        keys_from = state["key_ticks_from"] or time.time()
         gaps_start = [(b - a) * 1000 for a, b in zip(ticks, ticks[1:]) if a - ticks[0] <= 3.0]
-        gaps_keys = [(b - a) * 1000 for a, b in zip(ticks, ticks[1:]) if a >= keys_from]
         result.update({
             "loop_s": round(ticks[0] - started, 3),
             "first_candidate_s": round(first - started, 3) if first else None,
             "stall_start_ms": round(max(gaps_start, default=0.0), 1),
-            "stall_keys_ms": round(max(gaps_keys, default=0.0), 1),
+            "stall_keys_ms": round(max(gaps(keys_from, state.get("keys_until")),
+                                       default=0.0), 1),
             "presses": len(state["presses"]),
             "press_ms": _percentiles(state["presses"]),
-            "rss_mb": round(psutil.Process().memory_info().rss / 2**20, 1),
         })
+        if "lead_from" in state:
+            since = state["lead_from"]
+
+            def after(key: str) -> float | None:
+                return round(state[key] - since, 3) if key in state else None
+
+            result.update({
+                "lead_shown_ms": round((state["lead_shown"] - since) * 1000, 1),
+                "lead_tabs_s": after("lead_tabs"), "lead_done_s": after("lead_done"),
+                "lead_pending": sorted(state["lead"].pending_tabs()),
+                "lead_stall_ms": round(max(gaps(since), default=0.0), 1),
+            })
+        result["rss_mb"] = round(psutil.Process().memory_info().rss / 2**20, 1)
         print("PROBE " + json.dumps(result), flush=True)
         if profiler is not None:
             profiler.disable()
             profiler.dump_stats(args.profile)
+        from ui.advice_process import stop_helper
+
+        for helper in ("advice", "lead"):  # os._exit skips multiprocessing's own clean-up
+            try:
+                stop_helper(helper)
+            except Exception:  # noqa: BLE001 - an older tree has one helper only
+                stop_helper()
         os._exit(0)  # skip the window's close-time work: it is not what we measure
 
-    def exec_with_probe(*a, **k):
-        watchdog = QTimer()
-        watchdog.setTimerType(Qt.TimerType.PreciseTimer)
-        watchdog.timeout.connect(tick)
-        watchdog.start(5)
-        QTimer.singleShot(0, tick)
-        QTimer.singleShot(int((args.seconds + args.warmup + 30) * 1000), finish)
-        return original_exec()
+    def patch(widgets) -> None:
+        from PySide6.QtCore import Qt, QTimer
 
-    QApplication.exec = exec_with_probe  # type: ignore[method-assign]
+        qt["QApplication"], qt["QTimer"] = widgets.QApplication, QTimer
+        original_exec = widgets.QApplication.exec
+
+        def exec_with_probe(*a, **k):
+            watchdog = QTimer()
+            watchdog.setTimerType(Qt.TimerType.PreciseTimer)
+            watchdog.timeout.connect(tick)
+            watchdog.start(5)
+            QTimer.singleShot(0, tick)
+            QTimer.singleShot(int((args.seconds + args.warmup + args.lead_wait + 30) * 1000),
+                              finish)
+            if args.trace_stalls:
+                _stall_tracer(ticks, args.trace_stalls)
+            return original_exec()
+
+        widgets.QApplication.exec = exec_with_probe
+
+    # Qt is patched when the application imports it, not before: the probe must not change
+    # the order in which the desk loads its modules.
+    _when_imported("PySide6.QtWidgets", patch)
     if profiler is not None:
         profiler.enable()
     import main
@@ -159,14 +278,31 @@ def child(args: argparse.Namespace) -> int:
     return main.main([args.project, "--annotator", args.annotator])
 
 
+def compile_sources() -> None:
+    """Write the bytecode of the application's modules, as an installed copy has it."""
+    import compileall
+
+    for folder in ("triage", "ui"):
+        compileall.compile_dir(ROOT / folder, quiet=1)
+    compileall.compile_file(ROOT / "main.py", quiet=1)
+
+
 def run_probe(project: str, *, rate: float = 30.0, seconds: float = 10.0,
-              warmup: float = 3.0) -> dict:
+              warmup: float = 3.0, lead: bool = False, lead_wait: float = 30.0,
+              trace_stalls: float = 0.0) -> dict:
     """Start the probe child on ``project`` and return its figures."""
+    compile_sources()
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    extra = ["--lead", "--lead-wait", str(lead_wait)] if lead else []
+    if trace_stalls:
+        extra += ["--trace-stalls", str(trace_stalls)]
     out = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--child", project, "--rate", str(rate),
-         "--seconds", str(seconds), "--warmup", str(warmup)],
-        capture_output=True, text=True, env=env, cwd=ROOT, timeout=180)
+         "--seconds", str(seconds), "--warmup", str(warmup), *extra],
+        capture_output=True, text=True, env=env, cwd=ROOT,
+        timeout=180 + seconds + warmup + lead_wait)
+    if trace_stalls:
+        print(out.stderr, file=sys.stderr)
     for line in out.stdout.splitlines():
         if line.startswith("PROBE "):
             return json.loads(line[6:])
@@ -184,11 +320,18 @@ def main() -> int:
     parser.add_argument("--annotator", default="probe")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--profile", help="write a cProfile of the child to this file")
+    parser.add_argument("--lead", action="store_true",
+                        help="after the keys, open the lead window and time its tabs")
+    parser.add_argument("--lead-wait", type=float, default=30.0,
+                        help="seconds to wait for the lead window to finish computing")
+    parser.add_argument("--trace-stalls", type=float, default=0.0, metavar="MS",
+                        help="print the GUI thread's stack when the loop is busy > MS ms")
     args = parser.parse_args()
     if args.child or args.profile:
         return child(args)
     print(json.dumps(run_probe(args.project, rate=args.rate, seconds=args.seconds,
-                               warmup=args.warmup), indent=2))
+                               warmup=args.warmup, lead=args.lead, lead_wait=args.lead_wait,
+                               trace_stalls=args.trace_stalls), indent=2))
     return 0
 
 

@@ -80,6 +80,8 @@ def window(qtbot, tmp_path):
 def test_every_control_of_the_desk_and_lead_window_has_a_name(window, qtbot):
     assert unnamed(window) == []
     window.show_lead_view()
+    # The chart views (Agreement, Models) are built once matplotlib has loaded.
+    qtbot.waitUntil(lambda: window.lead_view.models is not None, timeout=20000)
     assert unnamed(window.lead_view) == []
     window.show_help()
     assert unnamed(window.help_dialog) == []
@@ -109,12 +111,14 @@ def test_text_colours_pass_wcag_aa(window):
 def test_tab_leaves_every_table(window, qtbot):
     window.show_lead_view()
     lead = window.lead_view
+    qtbot.waitUntil(lambda: lead.models is not None, timeout=20000)  # every view built
     views = lead.findChildren(QAbstractItemView) + window.findChildren(QAbstractItemView)
     trapped = [v.accessibleName() or type(v).__name__ for v in views
                if v.tabKeyNavigation() and not isinstance(v, QHeaderView)]
     assert trapped == []
     lead.close()
     window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
     qtbot.keyClick(window.desk, "i")
     qtbot.keyClick(window, Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier)
     table = window.drawer.history.table

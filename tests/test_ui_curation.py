@@ -49,6 +49,8 @@ def test_rulings_carry_the_curator_undo_and_show_in_exports(qtbot, project_path,
     window = open_main_window(qtbot, project_path, "ada")   # the desk's annotator is ada
     window.show_lead_view()
     lead = window.lead_view
+    # The disagreements come from the lead's helper process.
+    qtbot.waitUntil(lambda: "adjudication" not in lead.pending_tabs(), timeout=20000)
     lead.tabs.setCurrentWidget(lead.adjudication)
     view = lead.adjudication
     assert [r["key"] for r in view.panel_data()["rows"]] == ["c0000", "c0003", "c0006", "c0009"]

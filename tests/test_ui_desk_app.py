@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QDialogButtonBox
 
+from triage.base.errors import TriageError
 from triage.project import open_project
 from ui.annotator_dialog import AnnotatorDialog
-from ui.app import build_parser, choose_project, simulate_labels
+from ui.app import build_parser, build_window, choose_project, open_early, simulate_labels
 from ui.prefs import Prefs, data_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,6 +34,33 @@ def test_first_run_opens_the_demo_then_the_last_project(tmp_path):
     assert choose_project(build_parser().parse_args([str(demo)]), prefs) == demo
     other.unlink()  # a vanished last project falls back to the demo
     assert choose_project(build_parser().parse_args([]), prefs) == demo
+
+
+def test_the_project_named_on_the_command_line_opens_beside_qt(qtbot, tmp_path):
+    demo = choose_project(build_parser().parse_args(["--demo"]), Prefs())
+    path = tmp_path / "p.triage"
+    path.write_bytes(demo.read_bytes())
+    assert open_early(build_parser().parse_args([])) is None          # the last or the demo
+    assert open_early(build_parser().parse_args([str(tmp_path / "none.triage")])) is None
+    args = build_parser().parse_args([str(path), "--annotator", "ada"])
+    early = open_early(args)
+    assert early is not None
+    window = build_window(args, Prefs(), early)
+    qtbot.addWidget(window)
+    assert window.project.path.resolve() == path.resolve()
+    served = window.desk.current.candidate_id
+    with sqlite3.connect(path) as conn:  # the candidate is claimed for ada in the file
+        claims = conn.execute(
+            "SELECT count(*) FROM claims c JOIN sessions s ON s.id = c.session_id "
+            "JOIN annotators a ON a.id = s.annotator_id "
+            "WHERE a.name = 'ada' AND c.candidate_id = ?", [served]).fetchone()[0]
+    window.close()
+    assert claims == 1
+    bad = tmp_path / "bad.triage"
+    bad.write_text("not a project")
+    early = open_early(build_parser().parse_args([str(bad)]))
+    with pytest.raises(TriageError, match="not a Triage project"):
+        early.take()
 
 
 def test_simulate_tops_up_to_n_events(tmp_path):

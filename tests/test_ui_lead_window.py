@@ -57,6 +57,15 @@ def test_lead_window_tabs_compute_off_the_gui_thread(window, qtbot):
     band = lead.overview.gain.panel_data()["band"]
     assert band is not None and band["lower"] <= band["total"] <= band["upper"]
 
+    # Every tab is there at once; each fills when its helper or worker reports.
+    assert [lead.tabs.tabText(i) for i in range(lead.tabs.count())] == [
+        "Overview", "Advice", "Agreement", "Adjudication", "Guidelines", "Models"]
+    qtbot.waitUntil(lambda: not lead.pending_tabs(), timeout=60000)
+    assert lead.agreement is not None and lead.models is not None
+    assert lead.tabs.indexOf(lead.agreement) == 2 and lead.tabs.indexOf(lead.models) == 5
+    # The permutation tests came after the rest and filled their table in.
+    assert not lead.models.data.pvalues_pending and lead.models.pvalue_table.rowCount() > 0
+    assert "random swaps" in lead.models.tests_caption.text()
     lead.tabs.setCurrentWidget(lead.agreement)
     qtbot.waitUntil(lambda: (lead.agreement.panel_data() or {}).get("alpha") is not None,
                     timeout=15000)

@@ -170,6 +170,7 @@ def test_agreement_tab_breaks_down_by_guideline_version(qtbot, tmp_path):
     window = open_main_window(qtbot, tmp_path / "p.triage", "lee")
     window.show_lead_view()
     lead = window.lead_view
+    qtbot.waitUntil(lambda: lead.agreement is not None, timeout=20000)  # charts load first
     lead.tabs.setCurrentWidget(lead.agreement)
     qtbot.waitUntil(lambda: lead.agreement.versions.rowCount() == 2, timeout=20000)
     rows = lead.agreement.version_rows()

@@ -28,6 +28,8 @@ from triage.views.models import (
     bandit_lines,
     build_models_view_data,
     models_inputs,
+    models_pvalues,
+    models_view_at,
 )
 
 BREAKDOWNS = ("pair", "annotator", "session", "decile")
@@ -216,6 +218,27 @@ def test_without_gold_only_labeled_items_count_and_the_bias_is_named(tmp_path):
     assert d.warnings[0].startswith("the labels so far came from annotation that followed m1's")
     assert d.acceptance[1.0]["m1"].unlabeled == 20
     assert d.gain == {} and d.budget_items == pytest.approx(10.0)
+
+
+def test_the_comparison_in_two_steps_equals_it_in_one(tmp_path):
+    """The lead window shows the metrics first and the permutation tests when they come."""
+    src = write_pool(tmp_path / "pool.csv", pool_rows(40))
+    p = create_project(tmp_path / "p.triage", Settings(labels=SCHEME, positive_labels=("idiom",)))
+    p.import_file(src, ColumnMapping(text="text", key="key",
+                                     scores=(("m1", "m1"), ("m2", "m2"))))
+    label_two(p, second_session=False)
+    inputs = models_inputs(p)
+    full = build_models_view_data(inputs, trials=1000)
+    quick = build_models_view_data(inputs, trials=1000, pvalues=False)
+    p.close()
+    assert quick.pvalues == {} and quick.pvalues_pending and not full.pvalues_pending
+    assert quick.metrics == full.metrics and quick.value_rule.keys() == full.value_rule.keys()
+    assert models_pvalues(inputs, trials=1000) == full.pvalues
+    assert set(full.pvalues) == {"m1|m2"}
+    # The same, computed from the file by the lead's helper process.
+    at = models_view_at(tmp_path / "p.triage", stage="quick")
+    assert at.metrics == full.metrics and at.pvalues_pending
+    assert models_view_at(tmp_path / "p.triage", stage="pvalues") == full.pvalues
 
 
 def test_too_few_labels_and_cancel(tmp_path):

@@ -7,7 +7,10 @@ SQLite call the desk makes gives the lock up and must win it back). So the compu
 in one long-lived helper process (started on first use with ``spawn``; a daemon, ended with
 the desk). :func:`compute_advice` sends it a project path and waits for the result; it is
 called from the advice feed's worker thread. :func:`helper_call` does the same for the
-offline curves and checkpoints. Requests are served one at a time.
+offline curves and checkpoints, and (in a second helper, ``helper="lead"``, started when the
+lead window first opens) for the lead window's agreement, disagreements and model
+comparison. Each helper serves its requests one at a time; the two run side by side, so a
+lead window never waits for an advice computation.
 
 The desk's process never opens the project file a second time either: closing any file
 descriptor of a file drops every POSIX lock the process holds on it, including the shared
@@ -24,8 +27,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-_lock = threading.Lock()
-_server: tuple[Any, Any] | None = None  # (process, connection) of the running helper
+_locks = {"advice": threading.Lock(), "lead": threading.Lock()}
+_servers: dict[str, tuple[Any, Any]] = {}  # helper -> (process, connection) while it runs
 
 
 def _task(name: str):
@@ -33,22 +36,28 @@ def _task(name: str):
         from triage.project.advice import advice_state_at
 
         return advice_state_at
+    if name in ("agreement", "disagreements", "models"):
+        from triage.views import analysis, models
+
+        return {"agreement": analysis.agreement_at, "disagreements": analysis.disagreements_at,
+                "models": models.models_view_at}[name]
     from triage.project import live_build
 
     return {"curves": live_build.offline_curves_at, "checkpoint": live_build.checkpoint_at}[name]
 
 
 def serve(connection) -> None:
-    """The helper's loop: (task, path) in, ``("ok", result)`` or ``("error", message)`` out."""
+    """The helper's loop: (task, path, args, kwargs) in, ``("ok", result)`` or
+    ``("error", message)`` out."""
     from triage.base.errors import TriageError
 
     while True:
         try:
-            task, path = connection.recv()
+            task, path, args, kwargs = connection.recv()
         except EOFError:
             return
         try:
-            reply: tuple[str, Any] = ("ok", _task(task)(path))
+            reply: tuple[str, Any] = ("ok", _task(task)(path, *args, **kwargs))
         except TriageError as error:
             reply = ("error", str(error))
         except Exception as error:  # noqa: BLE001 - the desk reports it; the helper lives on
@@ -59,17 +68,17 @@ def serve(connection) -> None:
             return
 
 
-def _connection():
-    global _server
-    if _server is None or not _server[0].is_alive():
+def _connection(helper: str):
+    server = _servers.get(helper)
+    if server is None or not server[0].is_alive():
         context = multiprocessing.get_context("spawn")
         ours, theirs = context.Pipe()
         process = context.Process(target=serve, args=(theirs,), daemon=True,
-                                  name="triage-advice")
+                                  name=f"triage-{helper}")
         process.start()
         theirs.close()
-        _server = (process, ours)
-    return _server[1]
+        server = _servers[helper] = (process, ours)
+    return server[1]
 
 
 def compute_advice(path: str | Path):
@@ -77,27 +86,28 @@ def compute_advice(path: str | Path):
     return helper_call("advice", path)
 
 
-def helper_call(task: str, path: str | Path):
-    """Run ``task`` (advice, curves, checkpoint) on ``path`` in the helper; wait for it."""
+def helper_call(task: str, path: str | Path, *args: Any, helper: str = "advice",
+                **kwargs: Any) -> Any:
+    """Run ``task`` (advice, curves, checkpoint; agreement, disagreements, models) on
+    ``path`` in the named helper (``advice`` or ``lead``); wait for it."""
     from triage.base.errors import TriageError
 
-    with _lock:
-        connection = _connection()
+    with _locks[helper]:
+        connection = _connection(helper)
         try:
-            connection.send((task, str(path)))
+            connection.send((task, str(path), args, kwargs))
             status, value = connection.recv()
         except (EOFError, OSError) as error:
-            global _server
-            _server = None
-            raise TriageError(f"the advice helper stopped: {error}") from error
+            _servers.pop(helper, None)
+            raise TriageError(f"the {helper} helper stopped: {error}") from error
     if status != "ok":
         raise TriageError(value)
     return value
 
 
-def stop_helper() -> None:
-    """End the helper process (it is a daemon: the desk's exit ends it anyway)."""
-    global _server
-    server, _server = _server, None
+def stop_helper(helper: str = "advice") -> None:
+    """End a helper process (a daemon: the desk's exit ends it anyway); a request waiting
+    on it fails, which is how the lead window cancels a long model comparison."""
+    server = _servers.pop(helper, None)
     if server is not None:
         server[0].terminate()  # a request waiting on it fails with "the helper stopped"

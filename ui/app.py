@@ -12,13 +12,21 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-
-from PySide6.QtWidgets import QApplication
+from typing import TYPE_CHECKING
 
 from triage.base.errors import TriageError
+<<<<<<< HEAD
 from triage.project.files import project_location
 from ui.errors import ErrorHook
 from ui.prefs import Prefs, data_dir, log_path
+=======
+from ui.early_open import EarlyOpen
+
+if TYPE_CHECKING:  # Qt is imported in run_gui, after the project has begun to open
+    from PySide6.QtWidgets import QApplication
+
+    from ui.prefs import Prefs
+>>>>>>> main
 
 SETTLE_SECONDS = 0.8  # screenshot: time for the coalesced panel redraws to land
 GIL_SWITCH_S = 0.0005  # see run_gui
@@ -52,6 +60,7 @@ def _size(text: str) -> tuple[int, int]:
 def choose_project(args: argparse.Namespace, prefs: Prefs) -> Path | str:
     """The project to open: the argument, else the last one, else the demo."""
     from triage.project.demo import ensure_demo
+    from ui.prefs import data_dir
 
     if args.project is not None and not args.demo:
         return args.project
@@ -80,12 +89,22 @@ def settle(app: QApplication, seconds: float = SETTLE_SECONDS) -> None:
         time.sleep(0.01)
 
 
-def build_window(args: argparse.Namespace, prefs: Prefs):
+def open_early(args: argparse.Namespace) -> EarlyOpen | None:
+    """Start opening the project named on the command line, if nothing must come first."""
+    if args.project is None or args.demo or args.simulate or not Path(args.project).is_file():
+        return None
+    return EarlyOpen(args.project)
+
+
+def build_window(args: argparse.Namespace, prefs: Prefs, early: EarlyOpen | None = None):
     """Create the main window on the chosen project; None when the user cancels."""
     from ui.annotator_dialog import ask_annotator
     from ui.main_window import MainWindow
 
     path = choose_project(args, prefs)
+    if early is not None and early.path != path:
+        early.discard()
+        early = None
     if args.simulate:
         simulate_labels(path, args.simulate)
     annotator = args.annotator or ("demo" if args.screenshot else None)
@@ -95,9 +114,11 @@ def build_window(args: argparse.Namespace, prefs: Prefs):
         default = prefs.last_annotator(path) or _user_name()
         annotator = ask_annotator(None, Path(path).name, default)
         if annotator is None:
+            if early is not None:
+                early.discard()
             return None
     window = MainWindow(prefs)
-    window.open_project(path, annotator)
+    window.open_project(path, annotator, project=early.take() if early else None)
     return window
 
 
@@ -111,10 +132,12 @@ def _user_name() -> str:
 def run_gui(argv: Sequence[str]) -> int:
     """Entry point of the desk (``triage`` with no subcommand)."""
     args = build_parser().parse_args(list(argv))
-    # Panels draw and statistics run on worker threads. With Python's default 5 ms switch
-    # interval, every SQLite call the desk makes (which lets go of the GIL) could wait up to
-    # 5 ms to get it back from a busy worker; a key press makes a dozen such calls.
-    sys.setswitchinterval(GIL_SWITCH_S)
+    early = open_early(args)  # on a thread, while Qt loads
+    from PySide6.QtWidgets import QApplication
+
+    from ui.errors import ErrorHook
+    from ui.prefs import Prefs, log_path
+
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "triage"])
     app.setApplicationName("Triage")
     prefs = Prefs()
@@ -122,12 +145,18 @@ def run_gui(argv: Sequence[str]) -> int:
     hook = ErrorHook(log_path(), parent=lambda: holder.get("window")).install()
     try:
         try:
-            window = build_window(args, prefs)
+            window = build_window(args, prefs, early)
         except TriageError as error:
             print(f"triage: {error}", file=sys.stderr)
             return 2
         if window is None:
             return 0
+        # Panels draw and statistics run on worker threads. With Python's default 5 ms
+        # switch interval, every SQLite call the desk makes (which lets go of the GIL) could
+        # wait up to 5 ms to get it back from a busy worker; a key press makes a dozen such
+        # calls. (Set only now: while the project opened beside Qt's loading, the default
+        # spared both threads a handover every half millisecond.)
+        sys.setswitchinterval(GIL_SWITCH_S)
         holder["window"] = window
         window.show()
         if args.screenshot is not None:

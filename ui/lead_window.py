@@ -1,101 +1,60 @@
 """The lead's window: the live overview plus advice, agreement, adjudication and models.
 
-Each analysis tab is computed when it is first shown and on "Recompute"; the project is
-read on the GUI thread (quick) and the statistics run in a worker, so the desk never waits.
+The window opens at once with every tab; a tab whose figures are not ready says
+"computing…". Every analysis starts when the window opens and on "Recompute": the
+agreement, the disagreements and the model comparison are read and computed in the lead's
+helper process (:mod:`ui.advice_process`, its own connection and interpreter, so neither
+the desk nor this window waits), the guidelines (one row) here. The chart views load
+matplotlib, which takes a second: it is imported on a worker thread first and the two
+chart views are built when it is there. The model comparison comes in two steps: the
+metrics, curves and value tables, then the permutation tests (minutes on a million gold
+labels), which fill in their table when they arrive.
 """
 
 from __future__ import annotations
 
-import contextlib
+import dataclasses
+import sys
 from collections.abc import Callable
+from importlib import import_module
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QThreadPool, Signal
+from PySide6.QtCore import QSize, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
     QLabel,
-    QMessageBox,
-    QProgressDialog,
     QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from triage.base.errors import TriageError
-from triage.views.advice import advice_json, advice_lines, recall_band, summary_lines
-from ui.analysis import AdjudicationView, AdviceBanner, AgreementView, ModelsView
+from triage.views.advice import recall_band
+from ui.analysis.adjudication_view import AdjudicationView
 from ui.analysis.guidelines_view import GuidelinesView
+from ui.lead_tabs import ADVICE_COLUMNS, AdviceTab, Rulings, computing_placeholder
 from ui.lead_view import LeadView
 from ui.palette import FOCUS_STYLE, no_tab_traps
 from ui.prefs import Prefs
 from ui.window_state import restore_geometry, size_window
 from ui.workers import Worker
 
-ADVICE_COLUMNS = ("Rule", "Verdict", "Why")
+__all__ = ["ADVICE_COLUMNS", "ANALYSES", "LEAD_KEYS", "AdviceTab", "LeadWindow", "Rulings"]
+
 # The advice is not among them: it arrives as the one AdviceState (show_advice_state).
 ANALYSES = ("agreement", "adjudication", "guidelines", "models")
+TABS = ("overview", "advice", *ANALYSES, "models-pvalues")  # what pending_tabs() counts
+# Imported on a worker before the chart views are built (matplotlib: about a second).
+CHART_MODULES = ("matplotlib.backends.backend_qtagg", "ui.analysis.agreement_view",
+                 "ui.analysis.models_view")
 # The lead window's keys, for the F1 sheet (bound in LeadWindow._keys and the views).
 LEAD_KEYS = (("Esc or Ctrl+W", "close the lead window"), ("Ctrl+1 … Ctrl+6", "go to a tab"),
              ("F5", "recompute"), ("a label's key", "rule on the selected disagreement"),
              ("Ctrl+Z", "undo your last ruling (in the adjudication table)"),
              ("Tab / Shift+Tab", "move between fields and tables"))
-
-
-class AdviceTab(QWidget):
-    """The stopping advice in full: the banner, every rule, the estimates, certification."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.banner = AdviceBanner(self)
-        self.table = QTableWidget(0, len(ADVICE_COLUMNS), self)
-        self.table.setHorizontalHeaderLabels(ADVICE_COLUMNS)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setTabKeyNavigation(False)
-        self.table.setAccessibleName("Stopping rules")
-        self.table.setWordWrap(True)
-        self.estimate = QLabel("", self)
-        self.estimate.setTextFormat(Qt.TextFormat.PlainText)
-        self.estimate.setWordWrap(True)
-        self.certify = QPushButton("Certify now…", self)
-        self.certify.setAccessibleName("Certify recall now")
-        self.cancel_certify = QPushButton("Cancel certification", self)
-        self.cancel_certify.setAccessibleName("Cancel the certification sample")
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.certify)
-        buttons.addWidget(self.cancel_certify)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.banner)
-        layout.addWidget(self.table, 1)
-        layout.addWidget(self.estimate)
-        layout.addLayout(buttons)
-        self.lines = advice_lines(None)
-        self.cancel_certify.setEnabled(False)
-
-    def show_advice(self, state) -> None:
-        """Show an AdviceState (or its JSON): the same object the banner shows."""
-        self.banner.show_advice(state)
-        self.lines = lines = advice_lines(state)
-        self.table.setRowCount(len(lines.rules))
-        for row, cells in enumerate(lines.rules):
-            for col, text in enumerate(cells):
-                item = QTableWidgetItem(text)  # plain text, never HTML
-                item.setToolTip(text)
-                self.table.setItem(row, col, item)
-        self.table.resizeColumnsToContents()
-        self.table.resizeRowsToContents()
-        self.estimate.setText("\n".join(summary_lines(lines)))
-        record = (advice_json(state) or {}).get("certification_record") or {}
-        running = bool(record.get("running"))
-        self.cancel_certify.setEnabled(running)
-        self.certify.setEnabled(not running and lines.decision != "none")
 
 
 class LeadWindow(QWidget):
@@ -105,36 +64,54 @@ class LeadWindow(QWidget):
 
     def __init__(self, project_of: Callable, prefs: Prefs | None = None,
                  parent: QWidget | None = None, request_advice: Callable | None = None,
-                 certify: Callable[[bool], None] | None = None) -> None:
+                 certify: Callable[[bool], None] | None = None,
+                 curves_of: Callable[[], dict | None] | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Triage — lead view")
         self.setStyleSheet(FOCUS_STYLE)
         self._project_of = project_of            # () -> the open Project (or None)
+        self._curves_of = curves_of or (lambda: None)  # the desk's offline curves, if read
         self.prefs = prefs or Prefs()
         self._request_advice = request_advice or (lambda: None)  # ask for a fresh state
         self.state = None                          # the AdviceState every tab shows
         self.rulings = Rulings(project_of)
         self.workers: dict[str, Worker] = {}
+        self._pool = QThreadPool(self)  # one thread: the helper serves one request at a time
+        self._pool.setMaxThreadCount(1)
+        self._filled: set[str] = set()             # tabs showing their figures (TABS)
+        self._arrived: dict[str, Any] = {}         # results waiting for their view
         self.overview = LeadView(self)
         self.advice = AdviceTab(self)
-        self.agreement = AgreementView(self)
         self.adjudication = AdjudicationView(self, on_rule=self._rule, on_undo=self._undo_rule)
         self.adjudication.curator.setText(self.prefs.curator())
         self.adjudication.curator.editingFinished.connect(
             lambda: self.prefs.set_curator(self.adjudication.curator_name()))
         self.guidelines = GuidelinesView(self, on_save=self._save_guidelines)
-        self.models = ModelsView(self)
+        self.agreement: Any = None                 # the chart views: see _load_chart_views
+        self.models: Any = None
+        self._placeholders = {"agreement": computing_placeholder("agreement", self),
+                              "models": computing_placeholder("the model comparison", self)}
         self.tabs = QTabWidget(self)
         self.tabs.tabBar().setAccessibleName("Lead window sections")
         for title, widget in (("Overview", self.overview), ("Advice", self.advice),
-                              ("Agreement", self.agreement),
+                              ("Agreement", self._placeholders["agreement"]),
                               ("Adjudication", self.adjudication),
-                              ("Guidelines", self.guidelines), ("Models", self.models)):
+                              ("Guidelines", self.guidelines),
+                              ("Models", self._placeholders["models"])):
             self.tabs.addTab(widget, title)
+        self._build_bar(certify)
+        self._stale = set(ANALYSES)
+        no_tab_traps(self)
+        self._keys()
+        self._restore()
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self._load_chart_views()
+
+    def _build_bar(self, certify: Callable[[bool], None] | None) -> None:
         self.status = QLabel("", self)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         recompute = QPushButton("&Recompute", self)
-        recompute.setToolTip("Compute the advice and the open tab again (F5)")
+        recompute.setToolTip("Compute the advice and every tab again (F5)")
         recompute.clicked.connect(self.refresh_analysis)
         self.report_button = QPushButton("Export report…", self)
         self.report_button.setToolTip("The lead's report as one HTML page or a PDF")
@@ -147,14 +124,61 @@ class LeadWindow(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.tabs, 1)
-        self._stale = set(ANALYSES)
         if certify is not None:
             self.advice.certify.clicked.connect(lambda: certify(True))
             self.advice.cancel_certify.clicked.connect(lambda: certify(False))
-        no_tab_traps(self)
-        self._keys()
-        self._restore()
-        self.tabs.currentChanged.connect(self._tab_changed)
+
+    def _load_chart_views(self) -> None:
+        """Import matplotlib and the chart views on a worker, then build the views here."""
+        if all(name in sys.modules for name in CHART_MODULES):
+            self._build_chart_views()
+            return
+        worker = Worker(lambda _p: [import_module(name) for name in CHART_MODULES])
+        worker.signals.finished.connect(lambda _r: self._build_chart_views())
+        worker.signals.failed.connect(lambda message: self.status.setText(f"charts: {message}"))
+        self.workers["charts"] = worker
+        QThreadPool.globalInstance().start(worker)
+
+    def _build_chart_views(self) -> None:
+        """Put the chart views in place of their placeholders, one per event-loop turn."""
+        from ui.analysis.agreement_view import AgreementView
+        from ui.analysis.models_view import ModelsView
+
+        def place(name: str, view: QWidget) -> None:
+            placeholder = self._placeholders.pop(name)
+            index, current = self.tabs.indexOf(placeholder), self.tabs.currentIndex()
+            title = self.tabs.tabText(index)
+            self.tabs.blockSignals(True)  # the same tab stays current: nothing to recompute
+            self.tabs.removeTab(index)
+            self.tabs.insertTab(index, view, title)
+            self.tabs.setCurrentIndex(current)
+            self.tabs.blockSignals(False)
+            placeholder.deleteLater()
+            if name in self._arrived:
+                self._show(name, self._arrived.pop(name))
+
+        def agreement() -> None:
+            self.agreement = AgreementView(self)
+            if self.state is not None:
+                self.agreement.show_reliability(self.state)
+            place("agreement", self.agreement)
+            QTimer.singleShot(0, models)
+
+        def models() -> None:
+            self.models = ModelsView(self)
+            place("models", self.models)
+            no_tab_traps(self)
+
+        agreement()
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        """Esc (not taken by a child) and Ctrl+W close the window, as dialogs do."""
+        ctrl_w = (event.key() == Qt.Key.Key_W
+                  and event.modifiers() == Qt.KeyboardModifier.ControlModifier)
+        if event.key() == Qt.Key.Key_Escape or ctrl_w:
+            self.close()
+            return
+        super().keyPressEvent(event)
 
     def _keys(self) -> None:
         """Esc and Ctrl+W close; Ctrl+1…6 pick a tab; F5 recomputes (see LEAD_KEYS)."""
@@ -176,95 +200,136 @@ class LeadWindow(QWidget):
         if not restore_geometry(self, self.prefs.layout("lead_geometry")):
             size_window(self, QSize(1200, 800))
 
-    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
-        """Esc (not taken by a child) and Ctrl+W close the window, as dialogs do."""
-        ctrl_w = (event.key() == Qt.Key.Key_W
-                  and event.modifiers() == Qt.KeyboardModifier.ControlModifier)
-        if event.key() == Qt.Key.Key_Escape or ctrl_w:
-            self.close()
-            return
-        super().keyPressEvent(event)
-
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        from ui.advice_process import stop_helper
+
         self.prefs.set_layout("lead_geometry", self.saveGeometry())
         self.prefs.set_curator(self.adjudication.curator_name())
         self.rulings.end()
+        # A model comparison still running is of no use now: end its helper (the next
+        # opening starts another); what it was computing counts as stale.
+        stop_helper("lead")
+        self._stale = set(ANALYSES)
         super().closeEvent(event)
 
     def _tab_changed(self, index: int) -> None:
         self.prefs.set_lead_tab(self.tabs.tabText(index))
         self._refresh_current()
 
+    def pending_tabs(self) -> set[str]:
+        """The tabs (TABS) not yet showing their figures: "computing…" or still filling."""
+        return set(TABS) - self._filled
+
     # -- live overview -------------------------------------------------------------------
     def show_state(self, snapshot, info) -> None:
         self.overview.show_state(snapshot, info)
+        self._filled.add("overview")
 
     # -- analysis ------------------------------------------------------------------------
     def refresh_analysis(self) -> None:
-        """Mark every analysis stale and recompute the one on screen (and the advice)."""
+        """Recompute the advice and every analysis tab, each on its worker or helper."""
         self._stale = set(ANALYSES)
         self._request_advice()
-        self._refresh_current()
+        for name in ANALYSES:
+            self._run(name)
 
     def show_advice_state(self, state) -> None:
         """The one advice state: Advice tab, the gain chart's band, the Agreement verdict."""
         self.state = state
         self.advice.show_advice(state)
         self.overview.gain.show_estimate(recall_band(state))
-        self.agreement.show_reliability(state)
+        if self.agreement is not None:
+            self.agreement.show_reliability(state)
+        self._filled.add("advice")
 
     def _refresh_current(self) -> None:
-        name = {self.agreement: "agreement",
-                self.adjudication: "adjudication", self.guidelines: "guidelines",
-                self.models: "models"}.get(self.tabs.currentWidget())
+        widget = self.tabs.currentWidget()
+        name = next((n for n in ANALYSES if widget is not None and widget in (
+            getattr(self, n), self._placeholders.get(n))), None)
         if name in self._stale:
             self._run(name)
 
     def _run(self, name: str) -> None:
+        """Start (or, for the guidelines, do) one analysis; its tab fills when it arrives."""
         project = self._project_of()
         if project is None:
             return
         self._stale.discard(name)
-        try:
-            if name in ("adjudication", "guidelines"):   # quick queries: no worker needed
-                self._show_quick(name, project)
-                return
-            work, done = self._job(name, project)
-        except TriageError as error:
-            self.status.setText(f"{name}: {error}")
-            return
-        worker = Worker(work)
-        worker.signals.finished.connect(done)
-        worker.signals.failed.connect(lambda message: self.status.setText(f"{name}: {message}"))
-        worker.signals.finished.connect(lambda _r: self.status.setText(""))
-        self.workers[name] = worker   # keep it alive until it reports
-        self.status.setText(f"computing {name}…")
-        QThreadPool.globalInstance().start(worker)
-
-    def _show_quick(self, name: str, project) -> None:
-        if name == "adjudication":
-            from triage.project.adjudication import disagreements
-
-            self.adjudication.show_items(disagreements(project), project.settings.labels)
-        else:
+        if name == "guidelines":  # one row: no worker needed
             from triage.project.guidelines import current_guidelines
 
-            self.guidelines.show_guidelines(current_guidelines(project),
-                                            project.settings.highlight_words)
+            try:
+                self._show(name, (current_guidelines(project), project.settings.highlight_words))
+            except TriageError as error:
+                self.status.setText(f"{name}: {error}")
+            return
+        from ui.advice_process import helper_call
 
-    def _job(self, name: str, project):
-        """(work(progress), on_finished) for a tab; reads the project here, on this thread."""
+        path, labels = project.path, project.settings.labels
+        if name == "adjudication":
+            self._start(name, path, lambda: (helper_call("disagreements", path, helper="lead"),
+                                             labels))
+        elif name == "agreement":
+            self._start(name, path, lambda: helper_call("agreement", path, helper="lead"))
+        else:  # the comparison, then its permutation tests
+            curves = self._curves_of()
+            self._filled.discard("models-pvalues")
+            for step, stage in (("models", "quick"), ("models-pvalues", "pvalues")):
+                self._start(step, path, lambda stage=stage: helper_call(
+                    "models", path, curves, helper="lead", stage=stage))
+
+    def _start(self, name: str, path: Path, work: Callable[[], Any]) -> None:
+        worker = Worker(lambda _progress: work())
+        worker.signals.finished.connect(lambda result: self._arrive(name, path, result))
+        worker.signals.failed.connect(lambda message: self._arrive(name, path, None, message))
+        self.workers[name] = worker   # keep it alive until it reports
+        self._say_computing()
+        self._pool.start(worker)
+
+    def _say_computing(self) -> None:
+        running = [n for n in TABS if n in self.workers]
+        if running:
+            self.status.setText(f"computing {', '.join(running)}…")
+        elif self.status.text().startswith("computing "):
+            self.status.setText("")  # other news (a report written) stays
+
+    def _arrive(self, name: str, path: Path, result: Any, error: str | None = None) -> None:
+        self.workers.pop(name, None)
+        self._say_computing()
+        project = self._project_of()
+        if project is None or project.path != path:
+            return  # another project is open now
+        if error is not None:
+            self._filled.add(name)  # it will not fill: the status line says why
+            self.status.setText(f"{name}: {error}")
+            return
+        self._show(name, result)
+
+    def _show(self, name: str, result) -> None:
+        """Show a result in its tab, or keep it until the tab's view is built."""
+        view = {"agreement": self.agreement, "models": self.models,
+                "models-pvalues": self.models}.get(name, True)
+        if view is None or (name == "models-pvalues" and self.models.data is None):
+            self._arrived[name] = result  # shown when the view (or the first step) is there
+            return
         if name == "agreement":
-            from triage.views.analysis import agreement_job, session_labels
-
-            names = session_labels(project)
-            return (agreement_job(project, bootstrap=1000),
-                    lambda report: self.agreement.show_report(report, names))
-        from triage.views.models import build_models_view_data, models_inputs
-
-        inputs = models_inputs(project)
-        return (lambda progress: build_models_view_data(inputs, progress=progress),
-                self.models.show_data)
+            report, names = result
+            self.agreement.show_report(report, names)
+        elif name == "adjudication":
+            items, labels = result
+            self.adjudication.show_items(items, labels)
+        elif name == "guidelines":
+            self.guidelines.show_guidelines(*result)
+        elif name == "models":
+            self.models.show_data(result)
+            self._filled.add(name)
+            if "models-pvalues" in self._arrived:
+                self._show("models-pvalues", self._arrived.pop("models-pvalues"))
+            return
+        else:  # the permutation tests, into the comparison already shown
+            self.models.show_data(dataclasses.replace(self.models.data, pvalues=result,
+                                                      pvalues_pending=False))
+        self._filled.add(name)
 
     # -- the lead's actions ----------------------------------------------------------------
     def _rule(self, candidate_id: int, value: str) -> None:
@@ -308,81 +373,12 @@ class LeadWindow(QWidget):
     # -- the report ------------------------------------------------------------------------
     def export_report_dialog(self) -> None:
         """Ask where to write the report (HTML or PDF), then write it in the background."""
-        project = self._project_of()
-        if project is None:
-            return
-        out, _ = QFileDialog.getSaveFileName(
-            self, "Export report", f"{project.path.stem}-report.html",
-            "Web page (*.html);;PDF (*.pdf)")
-        if out:
-            if Path(out).suffix.lower() not in (".html", ".htm", ".pdf"):
-                out += ".html"
-            self.export_report_to(Path(out))
+        from ui.lead_report import export_report_dialog
+
+        export_report_dialog(self)
 
     def export_report_to(self, out: Path) -> Worker | None:
         """Write the report off the GUI thread, with progress and cancel."""
-        from triage.views.report import write_report
+        from ui.lead_report import export_report_to
 
-        project = self._project_of()
-        if project is None:
-            return None
-        path = project.path
-        worker = Worker(lambda progress: write_report(path, out, progress=progress))
-        dialog = QProgressDialog("Writing the report…", "Cancel", 0, 100, self)
-        dialog.setWindowTitle("Export report")
-        dialog.setMinimumDuration(300)
-        dialog.canceled.connect(worker.cancel)
-        worker.signals.progress.connect(
-            lambda done, total: dialog.setValue(int(100 * done / max(1, total))))
-
-        def finished(_data) -> None:
-            dialog.reset()
-            self.report_button.setEnabled(True)
-            self.status.setText(f"report written to {out}")
-
-        def failed(message: str) -> None:
-            dialog.reset()
-            self.report_button.setEnabled(True)
-            QMessageBox.warning(self, "Report failed", message)
-
-        def cancelled() -> None:
-            dialog.reset()
-            self.report_button.setEnabled(True)
-            self.status.setText("report cancelled; nothing was written")
-
-        worker.signals.finished.connect(finished)
-        worker.signals.failed.connect(failed)
-        worker.signals.cancelled.connect(cancelled)
-        self.report_button.setEnabled(False)
-        self.report_worker = worker   # keep it alive until it reports
-        QThreadPool.globalInstance().start(worker)
-        return worker
-
-
-class Rulings:
-    """The curator's session per name: rulings are recorded under the curator, not the desk."""
-
-    def __init__(self, project_of: Callable) -> None:
-        self._project_of = project_of
-        self._sessions: dict[tuple[int, str], object] = {}
-
-    def session(self, name: str):
-        """The session to rule under; TriageError until the curator gives a name."""
-        if not name:
-            raise TriageError("type your name as curator first: every ruling records who made it")
-        project = self._project_of()
-        if project is None:
-            raise TriageError("no project is open")
-        key = (id(project), name)
-        if key not in self._sessions:
-            self._sessions[key] = project.start_session(name)
-        return self._sessions[key]
-
-    def end(self) -> None:
-        """End the curator sessions of the open project (others were closed with theirs)."""
-        project = self._project_of()
-        for (pid, _name), session in list(self._sessions.items()):
-            if project is not None and pid == id(project):
-                with contextlib.suppress(TriageError):
-                    project.end_session(session)
-        self._sessions.clear()
+        return export_report_to(self, out)

@@ -145,9 +145,11 @@ class MainWindow(PanelMixin, AdviceMixin, ReadingActions, QMainWindow):
             self.recent_menu.addAction("(none)").setEnabled(False)
 
     # -- project ---------------------------------------------------------------------
-    def open_project(self, path: str | Path, annotator: str) -> None:
-        """Open ``path`` (closing any open project) and start ``annotator``'s session."""
-        project = open_project(path)
+    def open_project(self, path: str | Path, annotator: str,
+                     project: Project | None = None) -> None:
+        """Open ``path`` (closing any open project) and start ``annotator``'s session;
+        ``project``: ``path`` already opened (see :mod:`ui.early_open`)."""
+        project = project if project is not None else open_project(path)
         annotator = team_annotator(project, annotator)
         # Wait briefly for another desk's lock, then say "busy, retrying" rather than freeze.
         project.set_busy_timeout(0.5)
@@ -285,7 +287,9 @@ class MainWindow(PanelMixin, AdviceMixin, ReadingActions, QMainWindow):
         if self.lead_view is None:
             self.lead_view = LeadWindow(lambda: self.project, self.prefs,
                                         request_advice=self.request_advice,
-                                        certify=self.certify)
+                                        certify=self.certify,
+                                        curves_of=lambda: self.info and self.info.offline_curves
+                                        or None)
             self.lead_view.guidelinesSaved.connect(self._guidelines_saved)
             if self.advice_feed.latest is not None:
                 self.lead_view.show_advice_state(self.advice_feed.latest)

@@ -20,7 +20,11 @@ def import_sqlite_utils() -> None:
         return
     sys.modules["pandas"] = None  # type: ignore[assignment]
     try:
-        import sqlite_utils  # noqa: F401
+        import sqlite_utils.plugins
     finally:
         if "pandas" in sys.modules and sys.modules["pandas"] is None:
             del sys.modules["pandas"]
+    # Triage uses no sqlite-utils plugins; looking for them scans every installed package's
+    # entry points on the first Database() (tens of milliseconds before the desk's first
+    # candidate) and would let a stray plugin change our connections.
+    sqlite_utils.plugins._plugins_loaded = True

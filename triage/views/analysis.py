@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -198,6 +199,28 @@ def session_labels(project: Project) -> dict[str, str]:
         count[name] = count.get(name, 0) + 1
         out[str(sid)] = f"{name} · {count[name]}"
     return out
+
+
+def agreement_at(path: str | Path, *, bootstrap: int = 1000) -> tuple[dict[str, Any],
+                                                                    dict[str, str]]:
+    """Open the project at ``path`` here (a helper process): (agreement report JSON, names).
+
+    The names are :func:`session_labels`, for the trend's axis."""
+    from triage.project.files import open_project
+
+    with open_project(path) as project:
+        work = agreement_job(project, bootstrap=bootstrap)
+        names = session_labels(project)
+    return work(None), names
+
+
+def disagreements_at(path: str | Path) -> list[Any]:
+    """Open the project at ``path`` here (a helper process): what awaits a ruling."""
+    from triage.project.adjudication import disagreements
+    from triage.project.files import open_project
+
+    with open_project(path) as project:
+        return disagreements(project)
 
 
 # -- stopping advice ---------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -19,7 +20,6 @@ import numpy as np
 from triage import store
 from triage.base.errors import TriageError
 from triage.project.final import final_labels
-from triage.stats.models.metrics import model_curves
 
 if TYPE_CHECKING:
     from triage.project.core import Project
@@ -62,10 +62,24 @@ def _bandit_dict(belief: BanditBelief | None) -> dict[str, Any] | None:
             "delta": belief.delta}
 
 
-def models_inputs(project: Project) -> ModelsInputs:
-    """Read scores, positives (gold, else the final labels so far) and settings."""
+def _flags(ids: np.ndarray, chosen: list[int]) -> np.ndarray:
+    """A flag per id of the sorted ``ids``, set for the ``chosen`` ones among them."""
+    out = np.zeros(ids.size, dtype=bool)
+    if chosen:
+        wanted = np.asarray(chosen, dtype=np.int64)
+        at = np.searchsorted(ids, wanted)
+        inside = at < ids.size
+        at, wanted = at[inside], wanted[inside]
+        out[at[ids[at] == wanted]] = True
+    return out
+
+
+def models_inputs(project: Project,
+                  offline_curves: dict[str, np.ndarray] | None = None) -> ModelsInputs:
+    """Read scores, positives (gold, else the final labels so far) and settings.
+
+    ``offline_curves``: the project's, when the caller has them already (a pool scan)."""
     from triage.project.gain import project_positives, project_scores
-    from triage.stats.models.report import followed_warning
 
     s = project.settings
     if not project.models:
@@ -75,21 +89,21 @@ def models_inputs(project: Project) -> ModelsInputs:
     ids = np.sort(store.rank_order(project.db, project.models[0].id))
     finals = final_labels(store.active_labels(project.db))
     # "Labeled" for the evaluation set means a final label; "unlabeled" for the acceptance
-    # advice means nobody has labeled it at all (a tie has been looked at already).
-    labeled = np.array([bool(finals.get(int(i)) and finals[int(i)].value is not None)
-                        for i in ids], dtype=bool)
-    seen = np.array([bool(finals.get(int(i)) and finals[int(i)].votes) for i in ids],
-                    dtype=bool)
+    # advice means nobody has labeled it at all (a tie has been looked at already). Flags
+    # are set from the (few) final labels, never by a Python loop over the pool.
+    labeled = _flags(ids, [c for c, f in finals.items() if f.value is not None])
+    seen = _flags(ids, [c for c, f in finals.items() if f.votes])
     warnings: list[str] = []
     if project.has_gold():
         positive, _ = project_positives(project)
         keep, labels_from = np.ones(ids.size, dtype=bool), "gold"
     else:
         wanted = set(s.positive_labels)
-        positive = np.array([bool(finals.get(int(i)) and finals[int(i)].value in wanted)
-                             for i in ids], dtype=bool)
+        positive = _flags(ids, [c for c, f in finals.items() if f.value in wanted])
         keep, labels_from = labeled, "labels"
         if s.queue_mode == "follow" and s.active_model:
+            from triage.stats.models.report import followed_warning
+
             # The core's wording speaks of gold labels; here they are the project's own.
             warnings.append(followed_warning(s.active_model).replace(
                 "gold labels came", "the labels so far came", 1))
@@ -105,7 +119,8 @@ def models_inputs(project: Project) -> ModelsInputs:
         models=tuple(scores), scores={m: v[keep] for m, v in scores.items()},
         positive=positive[keep], labels_from=labels_from,
         unlabeled_scores={m: v[~seen] for m, v in scores.items()},
-        offline_curves=project.offline_curves(), pool=project.pool, price=price,
+        offline_curves=(project.offline_curves() if offline_curves is None
+                        else offline_curves), pool=project.pool, price=price,
         budget=s.budget, currency=s.currency, active_model=s.active_model,
         queue_mode=s.queue_mode, bandit=_bandit_dict(belief), warnings=tuple(warnings),
     )
@@ -157,6 +172,9 @@ class ModelsViewData:
     notes: tuple[str, ...] = field(default=())
     # model -> {"roc": (fpr, tpr), "pr": (recall, precision)}, thinned for drawing
     curves: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
+    # The permutation tests come after the rest (minutes at a million gold labels):
+    # True while they are still being computed (see models_pvalues).
+    pvalues_pending: bool = False
 
     def metric_cell(self, model: str, metric: str) -> str:
         """One cell of the metrics table: the value to three places, or "undef."."""
@@ -261,13 +279,15 @@ def _value_tables(inputs: ModelsInputs, g: np.ndarray, *, calibrate: str,
 def build_models_view_data(
     source: ModelsInputs | Project, *, threshold: float = 0.5, k_ndcg: int = 10,
     trials: int = 1000, seed: int = 0, calibrate: str = "platt", validation_share: float = 0.5,
-    progress: Progress | None = None,
+    progress: Progress | None = None, pvalues: bool = True,
 ) -> ModelsViewData:
     """Every number of the model view.
 
     ``source`` is a :class:`ModelsInputs` (safe in a worker thread) or an open project (read
-    first with :func:`models_inputs`).
+    first with :func:`models_inputs`). With ``pvalues=False`` the permutation tests are
+    left out (``pvalues_pending``); :func:`models_pvalues` computes them afterwards.
     """
+    from triage.stats.models.metrics import model_curves  # scipy: loaded by the worker
     from triage.stats.models.report import compare_report
 
     inputs = source if isinstance(source, ModelsInputs) else models_inputs(source)
@@ -286,24 +306,61 @@ def build_models_view_data(
         acceptance={}, bandit=inputs.bandit, currency=inputs.currency)
     if g.size < 2:
         return empty
-    report = compare_report(inputs.scores, g, threshold=threshold, k_ndcg=k_ndcg,
-                            trials=trials if len(names) > 1 else 1, seed=seed)
+    if pvalues or len(names) < 2:
+        report = compare_report(inputs.scores, g, threshold=threshold, k_ndcg=k_ndcg,
+                                trials=trials if len(names) > 1 else 1, seed=seed)
+        models, pairs = report.models, _pvalue_dict(report)
+    else:  # each model alone: its metrics, no pairs to test yet
+        models = {m: compare_report({m: inputs.scores[m]}, g, threshold=threshold,
+                                    k_ndcg=k_ndcg, trials=1, seed=seed).models[m]
+                  for m in names}
+        pairs = {}
     _tick(progress, 2, total)
-    metrics = {m: {k: v.value for k, v in r.metrics.items()} for m, r in report.models.items()}
+    metrics = {m: {k: v.value for k, v in r.metrics.items()} for m, r in models.items()}
     undefined = {m: {k: v.reason for k, v in r.metrics.items() if v.reason}
-                 for m, r in report.models.items()}
-    pvalues: dict[str, dict[str, dict[str, Any]]] = {
-        pair: {metric: {"difference": r.difference, "p": r.p_value, "exact": r.exact,
-                        "reason": r.reason} for metric, r in row.items()}
-        for pair, row in report.pairs.items()}
+                 for m, r in models.items()}
     tables = _value_tables(inputs, g, calibrate=calibrate, validation_share=validation_share,
                            seed=seed, progress=progress, total=total)
     return replace(
-        empty, unavailable=None, metric_names=tuple(next(iter(report.models.values())).metrics),
-        metrics=metrics, undefined=undefined, pvalues=pvalues, value_tuned=tables.tuned,
+        empty, unavailable=None, metric_names=tuple(next(iter(models.values())).metrics),
+        metrics=metrics, undefined=undefined, pvalues=pairs, value_tuned=tables.tuned,
         value_rule=tables.rule, value_reasons=tables.reasons, reliability=tables.reliability,
-        acceptance=tables.acceptance,
+        acceptance=tables.acceptance, pvalues_pending=not pvalues and len(names) > 1,
         curves={name: model_curves(inputs.scores[name], g) for name in names})
+
+
+def _pvalue_dict(report: Any) -> dict[str, dict[str, dict[str, Any]]]:
+    return {pair: {metric: {"difference": r.difference, "p": r.p_value, "exact": r.exact,
+                            "reason": r.reason} for metric, r in row.items()}
+            for pair, row in report.pairs.items()}
+
+
+def models_pvalues(inputs: ModelsInputs, *, threshold: float = 0.5, k_ndcg: int = 10,
+                   trials: int = 1000, seed: int = 0) -> dict[str, dict[str, dict[str, Any]]]:
+    """The paired permutation tests of :func:`build_models_view_data` alone."""
+    from triage.stats.models.report import compare_report
+
+    g = inputs.positive.astype(bool)
+    if g.size < 2 or len(inputs.models) < 2:
+        return {}
+    return _pvalue_dict(compare_report(inputs.scores, g, threshold=threshold, k_ndcg=k_ndcg,
+                                       trials=trials, seed=seed))
+
+
+def models_view_at(path: str | Path, offline_curves: dict[str, np.ndarray] | None = None,
+                   *, stage: str = "all") -> Any:
+    """Open the project at ``path`` on this thread (a helper process) and compute the view.
+
+    ``stage``: "all" (a :class:`ModelsViewData`), "quick" (the same without the permutation
+    tests) or "pvalues" (only those tests, as :attr:`ModelsViewData.pvalues`).
+    """
+    from triage.project.files import open_project
+
+    with open_project(path) as project:
+        inputs = models_inputs(project, offline_curves)
+    if stage == "pvalues":
+        return models_pvalues(inputs)
+    return build_models_view_data(inputs, pvalues=stage == "all")
 
 
 def _num(x: float | None) -> float:

@@ -9,6 +9,19 @@ import numpy as np
 from triage.views.models import ModelsViewData
 from ui.analysis._common import FS, GREY, MARKERS, chart_text, model_colour, style_axes
 
+# A chart is a few hundred pixels wide: more points than this only cost drawing time (a
+# million-point line took seconds of the GUI thread to draw) and change no pixel.
+MAX_POINTS = 4000
+
+
+def thin(x, y):
+    """At most ~MAX_POINTS evenly spaced points of a curve, its first and last kept."""
+    x, y = np.asarray(x), np.asarray(y)
+    if x.size <= MAX_POINTS:
+        return x, y
+    keep = np.unique(np.linspace(0, x.size - 1, MAX_POINTS).round().astype(np.int64))
+    return x[keep], y[keep]
+
 
 def message(fig, text: str) -> None:
     ax = fig.add_subplot()
@@ -33,7 +46,7 @@ def draw_gain(fig, d: ModelsViewData) -> None:
     for i, (m, y) in enumerate(d.gain.items()):
         name = chart_text(m)
         label = name if at is None else f"{name}: {int(y[at - 1])} positives within the budget"
-        ax.plot(x, y, color=model_colour(i), linewidth=1.6, label=label)
+        ax.plot(*thin(x[: y.size], y), color=model_colour(i), linewidth=1.6, label=label)
         if at is not None:
             ax.plot([at], [y[at - 1]], marker=MARKERS[i % len(MARKERS)],
                     color=model_colour(i), markersize=6, zorder=4)
@@ -167,11 +180,11 @@ def draw_curves(fig, d: ModelsViewData) -> None:
         if "roc" in curves:
             x, y = curves["roc"]
             label = chart_text(m) + ("" if auc is None else f" (AUC {auc:.3f})")
-            roc.plot(x, y, color=model_colour(i), linewidth=1.4, label=label)
+            roc.plot(*thin(x, y), color=model_colour(i), linewidth=1.4, label=label)
         if "pr" in curves:
             x, y = curves["pr"]
             label = chart_text(m) + ("" if ap is None else f" (AP {ap:.3f})")
-            pr.step(x, y, where="post", color=model_colour(i), linewidth=1.4, label=label)
+            pr.step(*thin(x, y), where="post", color=model_colour(i), linewidth=1.4, label=label)
     roc.set_xlabel("false positive rate", fontsize=FS)
     roc.set_ylabel("true positive rate (recall)", fontsize=FS)
     roc.set_title("ROC", fontsize=FS + 1, loc="left")

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from triage.base.errors import TriageError
 from triage.views.analysis import AdjudicationData, adjudication_data
-from ui.analysis._common import plain_label
+from ui.analysis._text import plain_label
 from ui.palette import CAPTION, ERROR
 
 RuleCallback = Callable[[int, str], Any]

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from triage.base.errors import TriageError
 from triage.views.reading import guidelines_caption, parse_words
-from ui.analysis._common import plain_label
+from ui.analysis._text import plain_label
 from ui.desk_drawer import markdown_browser, show_markdown
 from ui.palette import CAPTION, ERROR
 

@@ -268,7 +268,9 @@ class ModelsView(QWidget):
         self.tests_caption.setText(
             f"Approximate randomisation: {d.trials} random swaps of the two models' scores "
             "per item (exact when every swap pattern fits). Bold p < 0.05: the difference is "
-            "unlikely to be chance." if pairs else "One model: nothing to test.")
+            "unlikely to be chance." if pairs else
+            f"Computing the paired permutation tests ({d.trials} random swaps)…"
+            if d.pvalues_pending else "One model: nothing to test.")
         raw = [m for m in d.models if m in d.value_reasons]
         if raw:
             self.tests_caption.setText(
