@@ -15,26 +15,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from triage.base.errors import TriageError
-<<<<<<< HEAD
-from triage.project.files import project_location
-from ui.errors import ErrorHook
-from ui.prefs import Prefs, data_dir, log_path
-=======
 from ui.early_open import EarlyOpen
 
 if TYPE_CHECKING:  # Qt is imported in run_gui, after the project has begun to open
     from PySide6.QtWidgets import QApplication
 
     from ui.prefs import Prefs
->>>>>>> main
 
 SETTLE_SECONDS = 0.8  # screenshot: time for the coalesced panel redraws to land
 GIL_SWITCH_S = 0.0005  # see run_gui
 
 
+def _project_arg(text: str) -> Path | str:
+    """A project file, or a server address kept as text (``Path`` would fold its ``//``).
+
+    Checked here without importing the core, which opens the project early (ui.early_open).
+    """
+    scheme, sep, _rest = text.partition("://")
+    return text if sep and scheme.lower() in ("postgresql", "postgres") else Path(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="triage", description="Open the annotation desk.")
-    p.add_argument("project", nargs="?", type=project_location,
+    p.add_argument("project", nargs="?", type=_project_arg,
                    help="project file (or postgresql://HOST/DB?project=NAME) to open")
     p.add_argument("--demo", action="store_true",
                    help="open the demo project (created in the data directory if missing)")
