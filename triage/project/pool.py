@@ -12,7 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from triage.base.errors import TriageError
 from triage.project.types import Progress
+from triage.store.connection import remote_of
 
 if TYPE_CHECKING:
     from triage.ingest.importer import ColumnMapping, ImportResult
@@ -24,6 +26,7 @@ def import_file(project: Project, path: str | Path, mapping: ColumnMapping, *,
     """Import the candidate pool (one transaction: all or nothing)."""
     from triage.ingest.importer import import_candidates
 
+    _refuse_on_server(project, "import a pool into")
     result = import_candidates(project.db, path, mapping, skip_invalid=skip_invalid,
                                progress=progress, seed=project.settings.seed,
                                plan=_overlap(project, [m for m, _ in mapping.scores]))
@@ -53,7 +56,15 @@ def add_scores(project: Project, path: str | Path, *, key: str, scores: list[tup
     """Add later models' scores, matched by key; labels are untouched."""
     from triage.ingest.importer import add_scores as import_scores
 
+    _refuse_on_server(project, "add scores to")
     result = import_scores(project.db, path, key=key, scores=scores, progress=progress,
                            seed=project.settings.seed)
     project.reload_models()
     return result
+
+
+def _refuse_on_server(project: Project, what: str) -> None:
+    """A team project's pool is the server's: it is imported there, not into a replica."""
+    if remote_of(project.db) is not None:
+        raise TriageError(f"cannot {what} a project on a server from a desk; the lead imports "
+                          "with `triage new URL SOURCE …` or publishes a file with `triage push`")
