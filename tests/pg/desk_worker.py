@@ -14,7 +14,18 @@ import argparse
 import sys
 import time
 
+from triage.base.errors import BusyError
 from triage.project import open_project
+
+
+def next_candidate(project, session):
+    """The next candidate, asking again while other desks win every race (as the desk does)."""
+    while True:
+        try:
+            return project.next_candidate(session)
+        except BusyError:
+            print("BUSY", flush=True)
+            time.sleep(0.05)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,15 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     session = project.start_session(args.role)
     print("READY", flush=True)
     for n in range(args.count):
-        item = project.next_candidate(session)
-        for _ in range(20):
-            if item is not None:
-                break
-            # Known issue (see the test): with eight fast desks the dispatcher can lose its
-            # 50 races in a row and answer "nothing to serve" while candidates remain.
-            print("EMPTY", flush=True)
-            time.sleep(0.05)
-            item = project.next_candidate(session)
+        item = next_candidate(project, session)
         if item is None:
             break
         if args.hold_after is not None and n == args.hold_after:
