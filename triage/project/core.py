@@ -61,6 +61,11 @@ class Project:
         """
         connection.set_busy_timeout(self.db, seconds)
 
+    @property
+    def location(self) -> str:
+        """Where the project lives, as the user named it (a team project: its address)."""
+        return str(self.path)
+
     def close(self) -> None:
         """Close the project file."""
         self.db.close()

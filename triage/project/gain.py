@@ -62,4 +62,4 @@ def project_gain_report(project: Project, *, models: list[str] | None = None,
     data = build_report(scores, flags, cost_per_item=s.price_per_item if cost is None else cost,
                         budget=s.budget if budget is None else budget,
                         after_deciles=after_deciles, currency=s.currency)
-    return {"file": file or str(project.path), "labels_from": source, **data}
+    return {"file": file or project.location, "labels_from": source, **data}

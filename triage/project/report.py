@@ -40,7 +40,7 @@ def project_provenance(project: Project) -> dict[str, Any]:
     """Source files (with SHA-256 and import time), models, creation date, Triage version."""
     info = store.project_info(project.db)
     return {
-        "file": str(project.path),
+        "file": project.location,
         "created_at": info.get("created_at"),
         "source_file": info.get("source_file"),
         "sources": provenance.sources(project.db),

@@ -23,7 +23,7 @@ def status(project: Project) -> ProjectStatus:
     """Pool, models, annotators, sessions, settings and the live snapshot."""
     active = project.active_model()
     return ProjectStatus(
-        path=str(project.path), pool=project.pool,
+        path=project.location, pool=project.pool,
         models=[{"name": m.name, "column": m.source_column, "tied_items": m.tied_items}
                 for m in project.models],
         active_model=active.name if active else None,

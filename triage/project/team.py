@@ -62,6 +62,11 @@ class TeamProject(Project):
         """The server address (shown instead of the replica's file name)."""
         return self.url.display
 
+    @property
+    def location(self) -> str:
+        """The server address, not the replica's file name."""
+        return self.url.display
+
     def listener(self, on_change: Callable[[set[str]], None]) -> Listener:
         """A live listener (not started): on each change it pulls, then calls ``on_change``."""
         from triage.store.pg.connect import connect
