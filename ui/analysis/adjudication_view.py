@@ -108,6 +108,11 @@ class AdjudicationView(QWidget):
         d = self.data
         self.summary.setText(d.summary)
         headers = ["Rank", "Key", "Text", *d.annotators, "Status"]
+        # Sizing columns to their contents after every cell made a refill of a few hundred
+        # rows cost the GUI thread hundreds of milliseconds: fill first, then size once.
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.setUpdatesEnabled(False)
         self.table.clear()
         self.table.setColumnCount(len(headers))
         self.table.setHorizontalHeaderLabels(headers)
@@ -119,7 +124,7 @@ class AdjudicationView(QWidget):
             cells[2].setToolTip(f"<p style='white-space:pre-wrap'>{html.escape(row.text)}</p>")
             for c, cell in enumerate(cells):
                 self.table.setItem(r, c, cell)
-        header = self.table.horizontalHeader()
+        self.table.setUpdatesEnabled(True)
         for c in range(len(headers)):
             header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
