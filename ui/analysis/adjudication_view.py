@@ -29,10 +29,11 @@ from ui.palette import CAPTION, ERROR
 RuleCallback = Callable[[int, str], Any]
 
 
-# Combined once: each "|" of two Qt flags builds a Python enum value (about 0.3 ms on a busy
-# machine), and a table of a few hundred rows combined thousands of them on the GUI thread.
+# Combined once, not per cell: each "|" of two Qt flags goes through Python's enum machinery,
+# and a table of a few hundred rows has thousands of cells.
 READ_ONLY = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+
 
 def _item(text: str, *, align_right: bool = False) -> QTableWidgetItem:
     """A read-only plain-text cell (table items never interpret rich text)."""

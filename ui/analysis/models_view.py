@@ -40,10 +40,11 @@ DRAW = {"Gain": draw_gain, "Value": draw_value, "Calibration": draw_calibration,
         "Curves": draw_curves, "Bandit": draw_bandit}  # chart -> what draws it
 
 
-# Combined once: each "|" of two Qt flags builds a Python enum value (about 0.3 ms on a busy
-# machine), and a table of a few hundred rows combined thousands of them on the GUI thread.
+# Combined once, not per cell: each "|" of two Qt flags goes through Python's enum machinery,
+# and a table of a few hundred rows has thousands of cells.
 READ_ONLY = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+
 
 def _metric_name(key: str, threshold: float) -> str:
     if key.startswith("ndcg@"):
