@@ -60,3 +60,11 @@ class BusyError(TriageError):
 
     Nothing was written; the caller may retry the same action safely.
     """
+
+
+class ServerUnavailable(BusyError):
+    """The team's PostgreSQL server did not answer (down, unreachable, connection lost).
+
+    A :class:`BusyError`, so every front end's "busy, retry" path applies unchanged: the
+    write was not acknowledged and retrying it is safe (label writes are idempotent).
+    """

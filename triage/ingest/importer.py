@@ -259,7 +259,8 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
                       skip_invalid: bool = False, progress: Progress | None = None,
                       seed: int | None = None, table: Table | None = None,
                       after: Callable[[sqlite_utils.Database], None] | None = None,
-                      kind: str = "pool") -> ImportResult:
+                      kind: str = "pool", writer: Callable[..., None] = write_pool
+                      ) -> ImportResult:
     """Create the candidate pool from ``path`` with each mapped model's ranking.
 
     Only an empty project accepts a pool; later models come with :func:`add_scores`.
@@ -268,6 +269,8 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     ``table`` is a table already read from ``path`` (the Prodigy and Label Studio readers
     make one); ``after(db)`` runs inside the import's one transaction, after the pool is
     written (it adds the labels those files carry), so they stand or fall together.
+    ``writer`` writes the pool: :func:`write_pool` into this file, or the team store's
+    writer to a server (:func:`triage.store.pg.ingest.pool_writer`).
     """
     started = time.perf_counter()
     path = Path(path)
@@ -289,7 +292,7 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     given = table is not None
     table = table if table is not None else read()
     write = functools.partial(_import_table, db, path, mapping, used=used, ticker=ticker,
-                              seed=seed, after=after, kind=kind)
+                              seed=seed, after=after, kind=kind, writer=writer)
     try:
         tied = write(table)
     except _DuplicateKeys:
@@ -310,7 +313,7 @@ class _DuplicateKeys(Exception):
 def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
                   table: Table, *, used: list[str], ticker: _Ticker, seed: int,
                   after: Callable[[sqlite_utils.Database], None] | None,
-                  kind: str) -> dict[str, int]:
+                  kind: str, writer: Callable[..., None] = write_pool) -> dict[str, int]:
     """Write a read table as the pool in one transaction; returns each model's tied items.
 
     The file's provenance entry goes in the same transaction (its SHA-256 is computed on
@@ -348,8 +351,7 @@ def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
             return [("source_file", str(path.resolve())),
                     provenance.sources_row(sources + [entry])]
 
-        write_pool(db, rows, models, info=info, chunk=CHUNK, advance=ticker.advance,
-                   after=after)
+        writer(db, rows, models, info=info, chunk=CHUNK, advance=ticker.advance, after=after)
     return tied
 
 

@@ -21,7 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add ``triage new`` to the command line."""
     p = sub.add_parser("new", help="create a project from a CSV/TSV/JSONL file of scored candidates",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("project", type=Path, help="the new project file (e.g. idioms.triage)")
+    p.add_argument("project", help="the new project file (e.g. idioms.triage), or a server "
+                   "address postgresql://[USER@]HOST[:PORT]/DB?project=NAME")
     p.add_argument("file", type=Path, help="CSV, TSV or JSONL with one candidate per row")
     add_mapping_args(p, text_required=False)
     add_interchange_args(p)
@@ -66,11 +67,44 @@ def run_interchange(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_server(args: argparse.Namespace) -> int:
+    """``triage new postgresql://…?project=NAME FILE``: the pool straight to the server."""
+    from triage.ingest.server import create_on_server
+    from triage.store.pg.url import parse_url
+    from triage.store.settings import Settings
+
+    url = parse_url(args.project)
+    if args.source_format:
+        raise TriageError("--from files carry labels: create a project file from it, "
+                          "then publish it with `triage push FILE URL`")
+    if not args.text:
+        raise TriageError("give the text column with --text COLUMN")
+    if not args.score:
+        raise TriageError("give at least one model score column with --score NAME=COLUMN")
+    settings = Settings().with_changes(**settings_changes(args))
+    bar = ProgressBar("importing")
+    try:
+        result = create_on_server(args.project, args.file, mapping_from_args(args), settings,
+                                  skip_invalid=args.skip_invalid, progress=bar)
+    finally:
+        bar.finish()
+    print(f"created {url.display}: {result.rows_imported:,} candidates, "
+          f"models {', '.join(result.models)}")
+    if result.rows_rejected:
+        print(f"{result.rows_rejected:,} rows rejected; see {result.rejects_path}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``triage new`` with the parsed arguments; returns the exit code."""
+    from triage.store.pg.url import is_server_url
+
+    if is_server_url(args.project):  # before loading the project package: it is not needed
+        return run_server(args)
     from triage.project import create_project
     from triage.store.settings import Settings
 
+    args.project = Path(args.project)
     if args.source_format:
         return run_interchange(args)
     if not args.text:

@@ -1,0 +1,261 @@
+"""push → pull round trip, incremental pulls into a replica, and ``triage new URL``."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import select
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import pool_rows, write_pool
+from triage.cli.program import main
+from triage.project.demo import create_demo, simulate
+from triage.store.connection import create_database
+from triage.store.pg.connect import connect
+from triage.store.pg.copy import pull_into
+from triage.store.pg.url import parse_url
+
+# Keys that name the file a report was made from: the only thing allowed to differ.
+PATH_KEYS = {"project", "file", "path"}
+
+
+def cli_json(*args: str) -> dict:
+    """Run a command in-process exactly as ``triage`` does and parse its --json output."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([*args, "--json"]) == 0
+    data = json.loads(out.getvalue())
+    return {k: v for k, v in data.items() if k not in PATH_KEYS}
+
+
+@pytest.fixture(scope="module")
+def original(tmp_path_factory) -> Path:
+    """A demo project labelled by two annotators (overlap included), one label undone."""
+    path = Path(tmp_path_factory.mktemp("orig")) / "demo.triage"
+    project = create_demo(path)
+    simulate(project, 150, "ana")
+    simulate(project, 120, "ben")
+    session = project.start_session("ana")
+    item = project.next_candidate(session)
+    project.record_label(session, item.candidate_id, "idiom", seconds=3.0, kind=item.kind)
+    project.undo(session)
+    project.end_session(session)
+    project.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def round_trip(pg, original, tmp_path_factory) -> Path:
+    """``original`` pushed with ``triage push`` and pulled back with ``triage pull``."""
+    url = pg.url("round_trip")
+    assert main(["push", str(original), url]) == 0
+    back = Path(tmp_path_factory.mktemp("back")) / "back.triage"
+    assert main(["pull", url, str(back)]) == 0
+    return back
+
+
+@pytest.mark.parametrize("command", ["status", "gain", "agree", "advise"])
+def test_push_then_pull_gives_back_the_same_reports(original, round_trip, command):
+    before, after = cli_json(command, str(original)), cli_json(command, str(round_trip))
+    assert after == before
+    assert len(json.dumps(before)) > 500  # a report with content, not two empty ones
+
+
+def test_the_round_trip_keeps_every_label_row(original, round_trip):
+    import sqlite3
+
+    query = "SELECT id, uid, candidate_id, annotator_id, value, kind, undo_seq FROM labels"
+    rows = [sqlite3.connect(p).execute(query).fetchall() for p in (original, round_trip)]
+    assert rows[0] == rows[1] and len(rows[0]) == 271
+
+
+def test_push_refuses_a_project_already_on_the_server(pg, original, capsys):
+    url = pg.url("twice")
+    assert main(["push", str(original), url]) == 0
+    assert main(["push", str(original), url]) == 2
+    assert "already holds a project" in capsys.readouterr().err
+
+
+def test_pull_of_a_missing_project_leaves_no_file(pg, tmp_path, capsys):
+    target = tmp_path / "none.triage"
+    assert main(["pull", pg.url("nosuch"), str(target)]) == 2
+    assert "no project 'nosuch'" in capsys.readouterr().err
+    assert not target.exists()
+
+
+def _session(conn, schema: str) -> int:
+    annotator = conn.execute(f"SELECT {schema}.ensure_annotator()").fetchone()[0]
+    return conn.execute(f"INSERT INTO {schema}.sessions(uid, annotator_id, started_at) "
+                        "VALUES (md5(random()::text), %s, 'now') RETURNING id",
+                        [annotator]).fetchone()[0]
+
+
+def test_pull_into_a_replica_brings_new_labels_and_undo_marks_only(pg, tmp_path, original):
+    pg.role("ana")
+    url = parse_url(pg.url("incr"))
+    assert main(["push", str(original), str(url)]) == 0
+    assert main(["server", "grant", str(url), "--annotator", "ana"]) == 0
+    replica = create_database(tmp_path / "replica.triage")
+    server = connect(url)
+    first = pull_into(server, replica, url)
+    assert (first.candidates, first.labels) == (1500, 271)
+    assert pull_into(server, replica, url).labels == 0   # nothing new: nothing copied
+
+    with pg.connect("ana") as ana:   # a desk elsewhere writes a label, then undoes another
+        session = _session(ana, url.schema)
+        label = ana.execute(f"SELECT {url.schema}.add_label('u-1', 7, %s, 'idiom', 'triage', "
+                            "'2026-01-01T00:00:00', 2.5, 'a note', NULL)", [session]).fetchone()[0]
+        again = ana.execute(f"SELECT {url.schema}.add_label('u-1', 7, %s, 'idiom', 'triage', "
+                            "'2026-01-01T00:00:00', 2.5, NULL, NULL)", [session]).fetchone()[0]
+        assert again == label   # a retried write returns the first row, never a second one
+        old = replica.execute("SELECT l.id FROM labels l JOIN annotators a ON "
+                              "a.id = l.annotator_id WHERE a.name = 'ana' AND undone_at IS NULL "
+                              "ORDER BY l.id LIMIT 1").fetchone()[0]
+        seq = ana.execute(f"SELECT {url.schema}.undo(%s, %s)", [old, session]).fetchone()[0]
+    step = pull_into(server, replica, url)
+    assert (step.labels, step.undone) == (1, 1)
+    row = replica.execute("SELECT id, value, note, guideline_version FROM labels "
+                          "WHERE uid = 'u-1'").fetchone()
+    assert row[:3] == (label, "idiom", "a note")
+    assert replica.execute("SELECT undo_seq FROM labels WHERE id = ?", [old]).fetchone()[0] == seq
+    assert replica.execute("SELECT count(*) FROM sessions").fetchone()[0] == \
+        server.execute(f"SELECT count(*) FROM {url.schema}.sessions").fetchone()[0]
+    server.close()
+    replica.close()
+
+
+def test_an_annotators_replica_holds_others_labels_without_values(pg, tmp_path, original):
+    pg.role("ana")
+    url = parse_url(pg.url("blind"))
+    assert main(["push", str(original), str(url)]) == 0
+    assert main(["server", "grant", str(url), "--annotator", "ana"]) == 0
+    replica = create_database(tmp_path / "ana.triage")
+    conn = connect(parse_url(pg.url("blind", user="ana")))
+    pull_into(conn, replica, url)
+    rows = replica.execute("SELECT a.name, count(*), count(l.value) FROM labels l "
+                           "JOIN annotators a ON a.id = l.annotator_id GROUP BY a.name").fetchall()
+    by_name = {name: (n, with_value) for name, n, with_value in rows}
+    assert by_name["ben"] == (120, 0)
+    assert by_name["ana"][0] == 151 and by_name["ana"][1] > 0
+    conn.close()
+    replica.close()
+
+
+def test_new_from_a_url_imports_the_pool_and_a_pull_opens_it(pg, tmp_path, capsys):
+    src = write_pool(tmp_path / "pool.csv", pool_rows(50))
+    url = pg.url("fresh")
+    assert main(["new", url, str(src), "--text", "text", "--key", "key", "--score", "m1=m1",
+                 "--score", "m2=m2", "--gold", "gold", "--labels", "idiom:i,literal:l",
+                 "--positive", "idiom", "--price", "0.04"]) == 0
+    back = tmp_path / "fresh.triage"
+    assert main(["pull", url, str(back)]) == 0
+    status = cli_json("status", str(back))
+    assert status["pool"] == 50
+    assert [m["name"] for m in status["models"]] == ["m1", "m2"]
+    with pg.connect() as conn:
+        keys = [r[0] for r in conn.execute("SELECT key FROM triage_fresh.candidates ORDER BY id")]
+        meta = conn.execute("SELECT count(*) FROM triage_fresh.project WHERE key = "
+                            "'source_file'").fetchone()[0]
+    assert keys == [r["key"] for r in pool_rows(50)] and meta == 1
+    # The same address again is refused and changes nothing.
+    assert main(["new", url, str(src), "--text", "text", "--score", "m1=m1"]) == 2
+    assert "already holds a project" in capsys.readouterr().err
+
+
+def test_new_from_a_url_with_a_bad_file_leaves_no_project(pg, tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("key,text,m1\na,x,0.5\nb,y,notanumber\n", encoding="utf-8")
+    url = pg.url("broken")
+    assert main(["new", url, str(bad), "--text", "text", "--key", "key", "--score", "m1"]) == 2
+    assert "bad.csv:3: column m1: 'notanumber' is not a number" in capsys.readouterr().err
+    with pg.connect() as conn:
+        assert conn.execute("SELECT to_regclass('triage_broken.candidates')").fetchone()[0] is None
+
+
+def test_a_label_notifies_listeners_on_the_project_channel(pg, original):
+    url = parse_url(pg.url("live"))
+    assert main(["push", str(original), str(url)]) == 0
+    listener = pg.connect()
+    listener.execute(f"LISTEN {url.schema}")
+    with pg.connect() as writer:
+        writer.execute(f"UPDATE {url.schema}.settings SET value = value WHERE key = 'budget'")
+    select.select([listener.fileno()], [], [], 5)
+    payloads = [n.payload for n in listener.notifies(timeout=1, stop_after=1)]
+    listener.close()
+    assert payloads == ["settings"]
+
+
+def test_a_pull_that_finds_nothing_new_writes_nothing(pg, tmp_path, original):
+    url = parse_url(pg.url("quiet"))
+    assert main(["push", str(original), str(url)]) == 0
+    replica = create_database(tmp_path / "quiet.triage")
+    server = connect(url)
+    pull_into(server, replica, url)
+    before = replica.conn.total_changes
+    again = pull_into(server, replica, url)
+    assert (again.labels, again.candidates, again.undone, again.changed) == (0, 0, 0, ())
+    assert replica.conn.total_changes == before
+    with pg.connect() as lead:   # the lead changes a setting and the plan: only those move
+        lead.execute(f"UPDATE {url.schema}.settings SET value = '99.0' WHERE key = 'budget'")
+        lead.execute(f"DELETE FROM {url.schema}.plan WHERE candidate_id = "
+                     f"(SELECT min(candidate_id) FROM {url.schema}.plan)")
+    step = pull_into(server, replica, url)
+    assert step.changed == ("settings", "plan")
+    assert replica.execute("SELECT value FROM settings WHERE key = 'budget'").fetchone()[0] == "99.0"
+    assert replica.execute("SELECT count(*) FROM plan").fetchone()[0] == server.execute(
+        f"SELECT count(*) FROM {url.schema}.plan").fetchone()[0]
+    server.close()
+    replica.close()
+
+
+def test_the_round_trip_keeps_every_candidate_row(original, round_trip):
+    import sqlite3
+
+    query = "SELECT id, key, text, meta, gold FROM candidates ORDER BY id"
+    rows = [sqlite3.connect(p).execute(query).fetchall() for p in (original, round_trip)]
+    assert rows[0] == rows[1] and len(rows[0]) == 1500
+
+
+def test_nulls_after_a_thousand_values_survive_the_push(pg, tmp_path):
+    """The Arrow reader types a column from its first rows: late NULLs and texts both stay."""
+    import sqlite3
+
+    from triage.ingest.importer import ColumnMapping
+    from triage.project import create_project
+
+    rows = [{"key": f"k{i}", "text": f"t{i}", "m": str(i), "gold": "" if i < 1500 else "pos",
+             "extra": "x" if i >= 1800 else ""} for i in range(2000)]
+    project = create_project(tmp_path / "nulls.triage")
+    project.import_file(write_pool(tmp_path / "nulls.csv", rows),
+                        ColumnMapping(text="text", key="key", scores=(("m", "m"),), gold="gold"))
+    project.close()
+    url = pg.url("nulls")
+    assert main(["push", str(tmp_path / "nulls.triage"), url]) == 0
+    assert main(["pull", url, str(tmp_path / "back.triage")]) == 0
+    query = "SELECT id, key, text, meta, gold FROM candidates ORDER BY id"
+    before, after = (sqlite3.connect(tmp_path / n).execute(query).fetchall()
+                     for n in ("nulls.triage", "back.triage"))
+    assert after == before
+    assert before[0][4] is None and before[-1][4] == "pos"
+
+
+def test_push_of_an_older_file_leaves_the_file_as_it_was(pg, tmp_path, monkeypatch):
+    import hashlib
+
+    from triage.project import create_project
+    from triage.store import schema
+
+    path = tmp_path / "old.triage"
+    create_project(path).close()
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    migrations = schema.MIGRATIONS   # this Triage knows one step more than the file has
+    monkeypatch.setattr(migrations, "_migrations", list(migrations._migrations))
+    migrations(name="0099_test")(lambda db: db.execute("CREATE INDEX t99 ON labels(kind)"))
+    assert main(["push", str(path), pg.url("older")]) == 0
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.triage"]   # no backup either
+    with pg.connect() as conn:
+        assert conn.execute("SELECT count(*) FROM triage_older.settings").fetchone()[0] > 0

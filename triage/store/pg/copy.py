@@ -1,0 +1,216 @@
+"""Push a project file to the server (``triage push``); pulling is in :mod:`.pull`.
+
+Push goes table by table over the columns of the SQLite head schema
+(:func:`triage.store.pg.tables.head_tables`), so the file and the server hold the same
+rows under the same ids, in one server transaction with ``COPY``. The big tables get
+their primary key built after the copy; identities restart past the highest id pushed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import sqlite_utils
+
+from triage.base.errors import TriageError
+from triage.store import connection
+from triage.store.pg.connect import transaction
+from triage.store.pg.schema import SERVER_ONLY, SERVER_SCHEMA_KEY, ensure_project
+from triage.store.pg.tables import Table, head_tables, table
+from triage.store.pg.url import ServerUrl, parse_url
+
+if TYPE_CHECKING:
+    import psycopg
+
+# Big append-only tables: their primary key is built once, after the COPY.
+APPENDED = ("candidates", "labels")
+
+
+# --------------------------------------------------------------------------- push
+
+
+def push(path: str | Path, url: ServerUrl | str) -> dict[str, int]:
+    """Publish the project file at ``path`` as ``url``'s project; returns rows per table."""
+    url = parse_url(url) if isinstance(url, str) else url
+    with tempfile.TemporaryDirectory(prefix="triage-push-") as tmp:
+        if connection.check_project(path) < len(connection.known_migrations()):
+            # An older file is brought to the head schema in a copy: push never changes it.
+            path = _snapshot_copy(path, Path(tmp) / "copy.triage")
+        db, _backup = connection.open_database(path)
+        try:
+            with transaction(url) as conn:
+                ensure_project(conn, url)
+                refuse_if_published(conn, url)
+                return push_tables(db, conn, url)
+        finally:
+            db.close()
+
+
+def _snapshot_copy(path: str | Path, target: Path) -> Path:
+    """A consistent copy of the project at ``path`` (SQLite's online backup, log included)."""
+    import sqlite3
+
+    # Not mode=ro: a read-only connection cannot remove the -wal and -shm files it makes.
+    source = sqlite3.connect(path, timeout=connection.BUSY_TIMEOUT_S)
+    try:
+        copy = sqlite3.connect(target)
+        with copy:
+            source.backup(copy)
+        copy.close()
+    finally:
+        source.close()
+    return target
+
+
+def refuse_if_published(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
+    """TriageError when ``url``'s project already has candidates on the server."""
+    row = conn.execute(f"SELECT EXISTS (SELECT 1 FROM {url.schema}.candidates)".encode()
+                       ).fetchone()
+    if row and row[0]:
+        raise TriageError(f"{url.display} already holds a project; choose another "
+                          "?project= name (nothing was written)")
+
+
+def push_tables(db: sqlite_utils.Database, conn: psycopg.Connection[Any], url: ServerUrl,
+                only: tuple[str, ...] | None = None) -> dict[str, int]:
+    """COPY every table (or those named in ``only``) of ``db`` into the server schema."""
+    counts: dict[str, int] = {}
+    for t in head_tables():
+        if t.name in SERVER_ONLY or (only is not None and t.name not in only):
+            continue
+        if t.name != "project":  # the file's rows replace what init put there (annotators)
+            conn.execute(f"DELETE FROM {url.schema}.{t.name}".encode())
+        if t.name == "candidates":
+            with without_primary_key(conn, url, t.name):
+                counts[t.name] = _push_candidates(db, conn, url)
+            continue
+        where = f" WHERE key != '{SERVER_SCHEMA_KEY}'" if t.name == "project" else ""
+        rows = db.execute(f"SELECT {t.column_list} FROM {t.name}{where}")  # noqa: S608
+        if t.name in APPENDED:  # big tables: build the primary key once, after the COPY
+            with without_primary_key(conn, url, t.name):
+                counts[t.name] = copy_rows(conn, url, t, rows)
+        else:
+            counts[t.name] = copy_rows(conn, url, t, rows)
+    restart_identities(conn, url)
+    if "annotators" in counts:
+        add_member_annotators(conn, url)
+    return counts
+
+
+def add_member_annotators(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
+    """An annotator row for every login role in the project's annotator group."""
+    from triage.store.pg.functions import NOW_TEXT
+
+    conn.execute(
+        f"INSERT INTO {url.schema}.annotators(name, created_at) SELECT r.rolname, {NOW_TEXT} "
+        "FROM pg_roles r WHERE r.rolcanlogin AND pg_has_role(r.oid, %s, 'MEMBER') "
+        "AND NOT r.rolsuper ON CONFLICT (name) DO NOTHING".encode(), [url.annotator_role])
+
+
+def copy_rows(conn: psycopg.Connection[Any], url: ServerUrl, t: Table, rows: Any) -> int:
+    """COPY ``rows`` (tuples in ``t``'s column order) into the server's table ``t``."""
+    n = 0
+    statement = f"COPY {url.schema}.{t.name} ({t.column_list}) FROM STDIN"
+    with conn.cursor() as cur, cur.copy(statement.encode()) as copy:
+        for row in rows:
+            copy.write_row(row)
+            n += 1
+    return n
+
+
+def copy_arrow(conn: psycopg.Connection[Any], url: ServerUrl, name: str, batches: Any,
+               *, freeze: bool = False, advance: Callable[[int], None] | None = None) -> int:
+    """Stream Arrow record batches as CSV into ``COPY`` of table ``name``; rows written.
+
+    Arrow's C++ writer makes the CSV (no Python object per value) and the server parses the
+    same bytes ``psql``'s ``\\copy`` would send. Arrow quotes every string and leaves a null
+    unquoted and empty: in PostgreSQL's CSV that is "" for an empty string and NULL for a
+    missing value. ``freeze`` writes the rows frozen; only for a table created or
+    emptied in this transaction.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    options = pacsv.WriteOptions(include_header=False)
+    n = 0
+    with conn.cursor() as cur:
+        copy_cm: Any = None
+        for batch in batches:
+            if copy_cm is None:
+                statement = (f"COPY {url.schema}.{name} ({', '.join(batch.schema.names)}) "
+                             f"FROM STDIN (FORMAT csv{', FREEZE' if freeze else ''})")
+                copy_cm = cur.copy(statement.encode())
+                copy = copy_cm.__enter__()
+            sink = pa.BufferOutputStream()
+            pacsv.write_csv(batch, sink, options)
+            copy.write(memoryview(sink.getvalue()))
+            n += batch.num_rows
+            if advance is not None:
+                advance(batch.num_rows)
+        if copy_cm is not None:
+            copy_cm.__exit__(None, None, None)
+    return n
+
+
+def _push_candidates(db: sqlite_utils.Database, conn: psycopg.Connection[Any],
+                     url: ServerUrl) -> int:
+    """The file's candidates by Arrow (read in C by ADBC) when the file can be lent to it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from triage.store.adbc import Adbc
+
+    t = table("candidates")
+    with connection.released(db) as path:
+        if path is None:  # another connection of ours has the file: plain rows it is
+            rows = db.execute(f"SELECT {t.column_list} FROM candidates")  # noqa: S608
+            return copy_rows(conn, url, t, rows)
+        reader = Adbc(path)
+        try:
+            # The driver infers a column's type from its first rows, so a column that starts
+            # with NULLs comes as text with a flag, and the NULLs are put back here.
+            got = reader.table("SELECT id, key, text, coalesce(meta, '') AS meta, "
+                               "meta IS NULL AS meta_null, coalesce(gold, '') AS gold, "
+                               "gold IS NULL AS gold_null FROM candidates ORDER BY id")
+        finally:
+            reader.close()
+    columns = {n: got.column(n) for n in ("id", "key", "text")}
+    for n in ("meta", "gold"):
+        flag = pc.cast(got.column(f"{n}_null"), pa.bool_())
+        columns[n] = pc.if_else(flag, pa.scalar(None, got.column(n).type), got.column(n))
+    return copy_arrow(conn, url, "candidates", pa.table(columns).to_batches(50_000))
+
+
+@contextlib.contextmanager
+def without_primary_key(conn: psycopg.Connection[Any], url: ServerUrl, name: str) -> Any:
+    """Drop table ``name``'s primary key for a bulk COPY and build it once afterwards.
+
+    Only for a table that is empty, in the caller's transaction: nobody else sees it
+    without its key. Building the index over a million sorted ids takes a second; growing
+    it row by row during the COPY took four.
+    """
+    key = table(name).key
+    conn.execute(f"ALTER TABLE {url.schema}.{name} DROP CONSTRAINT {name}_pkey".encode())
+    yield
+    conn.execute("SET LOCAL maintenance_work_mem = '256MB'")
+    conn.execute(f"ALTER TABLE {url.schema}.{name} ADD PRIMARY KEY ({key})".encode())
+
+
+def restart_identities(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
+    """Start every identity past the highest id pushed, so server rows get fresh ids."""
+    for t in head_tables():
+        if t.identity:
+            conn.execute(
+                f"SELECT setval(pg_get_serial_sequence('{url.schema}.{t.name}', 'id'), "
+                f"coalesce(max(id), 0) + 1, false) FROM {url.schema}.{t.name}".encode())
+
+
+# Pulling lives in .pull; these names stay importable from here.
+from triage.store.pg.pull import Pulled, pull, pull_into, refresh_labels  # noqa: E402
+
+__all__ = ["Pulled", "add_member_annotators", "copy_arrow", "copy_rows", "pull", "pull_into", "push", "push_tables",
+           "refresh_labels", "refuse_if_published", "restart_identities"]
