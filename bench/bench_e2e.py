@@ -74,8 +74,9 @@ def remove(*paths: Path) -> None:
             p.unlink(missing_ok=True)
 
 
-def prepare(work: Path, rows: int, labels: int) -> dict[str, Path]:
-    """The input files and the labeled project (made once per size, then reused)."""
+def prepare(work: Path, rows: int, labels: int, project: bool = True) -> dict[str, Path]:
+    """The input files and the labeled project (made once per size, then reused; not at
+    all without ``project``, when only import cases run)."""
     from bench._generate import generate
 
     work.mkdir(parents=True, exist_ok=True)
@@ -97,6 +98,8 @@ def prepare(work: Path, rows: int, labels: int) -> dict[str, Path]:
                 tsv.write("\t".join(row) + "\n")
                 obj = {h: (float(v) if h in numeric else v) for h, v in zip(header, row)}
                 jsonl.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    if not project:
+        return files
     project = work / f"labeled-{tag}-{labels}.triage"
     if not project.exists():
         print(f"building a project with {labels:,} labels ...", flush=True)
@@ -212,18 +215,23 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", help="run only these cases (e.g. export status)")
     parser.add_argument("--no-write", action="store_true", help="print only; keep results.*")
     parser.add_argument("--prepare-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--no-project", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.prepare_only:
-        print(json.dumps({k: str(v) for k, v in prepare(args.work, args.rows,
-                                                         args.labels).items()}))
+        print(json.dumps({k: str(v) for k, v in prepare(args.work, args.rows, args.labels,
+                                                         not args.no_project).items()}))
         return 0
+    # Only import cases: no labeled project to build (minutes at five million rows).
+    imports_only = bool(args.only) and all(n.startswith("import") for n in args.only)
     done = subprocess.run([sys.executable, __file__, "--prepare-only", "--work", str(args.work),
-                           "--rows", str(args.rows), "--labels", str(args.labels)],
+                           "--rows", str(args.rows), "--labels", str(args.labels)]
+                          + (["--no-project"] if imports_only else []),
                           check=True, capture_output=True, text=True)
     files = {k: Path(v) for k, v in json.loads(done.stdout.splitlines()[-1]).items()}
     tmp = Path(tempfile.mkdtemp(prefix="bench-e2e-", dir=args.work))
     files["copy"] = tmp / "project.triage"  # commands work on a copy: status may write
-    shutil.copyfile(files["project"], files["copy"])
+    if "project" in files:
+        shutil.copyfile(files["project"], files["copy"])
     report = {"rows": args.rows, "labels": args.labels, "repeat": args.repeat,
               "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
                          f"Python {platform.python_version()}",

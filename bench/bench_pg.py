@@ -1,6 +1,7 @@
 """The PostgreSQL team store against its anchors, on a local server started for the run.
 
     .venv/bin/python bench/bench_pg.py import [--rows 1000000] [--runs 3]
+    .venv/bin/python bench/bench_pg.py latency [--rows 20000] [--labels 1000]
 
 **Import** (issue 16: a million rows at most 1.5x ``psql``'s ``\\copy``): the generated
 CSV (``bench/_generate.py``: key, text, two scores) is loaded by two whole processes,
@@ -16,7 +17,18 @@ alternating, ``--runs`` times each, and the medians are compared:
 
 The server is pgserver's PostgreSQL 16 on a Unix socket in a temporary directory, stopped
 at the end; a CHECKPOINT runs before each timed process so neither inherits the other's
-dirty pages. Each function here is one benchmark; ``main`` dispatches on the first
+dirty pages.
+
+**Label-and-next latency** (issue 16: "label-and-next latency against a local server next
+to the SQLite figure"): one desk, the same project (the generated pool, per-item price,
+no overlap or audit so both serve the same candidates) once as a project file and once
+pushed to the local server and opened by URL as an annotator role (a replica in a
+temporary ``TRIAGE_CACHE_DIR``). Timed per iteration: ``record_label`` (the durable
+commit: SQLite's fsync, or the server's synchronous commit plus the pull into the replica)
+then ``next_candidate`` (on the server: the lease). p50/p95/p99 over ``--labels``
+iterations after 20 warm-up ones.
+
+Each function here is one benchmark; ``main`` dispatches on the first
 argument, so other benchmarks of the team store sit beside this one.
 """
 
@@ -118,17 +130,91 @@ def _print_import(result: dict[str, Any]) -> None:
     print(json.dumps(result))
 
 
+def _label_and_next(project: Any, annotator: str, labels: int) -> list[float]:
+    """Milliseconds of each record_label + next_candidate step (after 20 warm-up steps)."""
+    session = project.start_session(annotator)
+    item = project.next_candidate(session)
+    times = []
+    for i in range(labels + 20):
+        start = time.perf_counter()
+        project.record_label(session, item.candidate_id, "yes" if i % 3 == 0 else "no")
+        item = project.next_candidate(session)
+        times.append((time.perf_counter() - start) * 1000)
+    project.end_session(session)
+    return times[20:]
+
+
+def latency(rows: int, labels: int) -> dict[str, Any]:
+    """Label-and-next latency on a project file and on the same project on a local server."""
+    from triage.ingest.importer import ColumnMapping
+    from triage.project import create_project, open_project
+    from triage.store.pg.copy import push
+    from triage.store.pg.schema import grant
+    from triage.store.settings import LabelOption, Settings
+
+    with tempfile.TemporaryDirectory(prefix="bench-pg-") as tmp:
+        where = Path(tmp)
+        csv_path = generate(where / "pool.csv", rows)
+        settings = Settings(labels=(LabelOption("yes", "y"), LabelOption("no", "o")),
+                            positive_labels=("yes",), overlap_rate=0.0, audit_rate=0.0,
+                            retest_rate=0.0)
+        path = where / "bench.triage"
+        project = create_project(path, settings)
+        project.import_file(csv_path, ColumnMapping(text="text", key="key",
+                                                    scores=(("m1", "m1"), ("m2", "m2"))))
+        project.close()
+        copy = where / "server-copy.triage"
+        copy.write_bytes(path.read_bytes())
+        with open_project(path) as project:
+            file_ms = _label_and_next(project, "bench", labels)
+        server = start_server(where)
+        os.environ["TRIAGE_CACHE_DIR"] = str(where / "cache")
+        try:
+            host = str(server.get_postmaster_info().socket_dir)
+            url = f"postgresql://postgres@/postgres?host={host}&project=latency"
+            push(copy, url)
+            server.psql("CREATE ROLE bench LOGIN;")
+            grant(url, leads=[], annotators=["bench"])
+            with open_project(url.replace("postgres@", "bench@")) as project:
+                server_ms = _label_and_next(project, "bench", labels)
+        finally:
+            server.cleanup()
+    out: dict[str, Any] = {"case": "label-and-next", "rows": rows, "labels": labels,
+                           "load_average": os.getloadavg()}
+    for name, ms in (("file", file_ms), ("server", server_ms)):
+        out[name] = {f"p{q}_ms": float(statistics.quantiles(ms, n=100)[q - 1])
+                     for q in (50, 95, 99)}
+    out["p50_ratio"] = out["server"]["p50_ms"] / out["file"]["p50_ms"]
+    return out
+
+
+def _print_latency(result: dict[str, Any]) -> None:
+    print(f"label-and-next, {result['rows']:,} candidates, {result['labels']:,} labels; load "
+          f"average {' '.join(f'{x:.1f}' for x in result['load_average'])} at the end")
+    print("| store | p50 | p95 | p99 |")
+    print("|---|---|---|---|")
+    for name, label in (("file", "SQLite project file"), ("server", "local PostgreSQL")):
+        r = result[name]
+        print(f"| {label} | {r['p50_ms']:.1f} ms | {r['p95_ms']:.1f} ms | {r['p99_ms']:.1f} ms |")
+    print(json.dumps(result))
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``bench_pg.py import [--rows N] [--runs K]``."""
+    """``bench_pg.py import [--rows N] [--runs K]`` or ``latency [--rows N] [--labels K]``."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="bench", required=True)
     imp = sub.add_parser("import", help="import ratio against psql's \\copy")
     imp.add_argument("--rows", type=int, default=1_000_000)
     imp.add_argument("--runs", type=int, default=3)
+    lat = sub.add_parser("latency", help="label-and-next on a server next to a file")
+    lat.add_argument("--rows", type=int, default=20_000)
+    lat.add_argument("--labels", type=int, default=1000)
     args = parser.parse_args(argv)
     if args.bench == "import":
         _print_import(import_ratio(args.rows, args.runs))
+    elif args.bench == "latency":
+        _print_latency(latency(args.rows, args.labels))
     return 0
 
 

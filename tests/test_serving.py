@@ -199,3 +199,26 @@ def test_bandit_queue_mode_bookkeeping_and_undo_returns(tmp_path):
     last = project.undo(ada)
     assert project.next_candidate(ada).candidate_id == last
     assert project.bandit_belief().pulls == {k: v - (k == arms[-1]) for k, v in belief.pulls.items()}
+
+
+def test_a_desk_that_loses_every_race_is_told_busy_never_done(tmp_path, monkeypatch):
+    """Losing each claim to other desks means "busy, try again", not "the pool is done"."""
+    from triage.base.errors import BusyError
+    from triage.store import claims
+
+    project = make_project(tmp_path, n=100, overlap_rate=0.0, audit_rate=0.0)
+    ada = project.start_session("ada")
+    tried = []
+
+    def always_taken(db, session_id, candidate_id, *args, **kwargs):
+        tried.append(candidate_id)
+        return False
+
+    monkeypatch.setattr(claims, "claim", always_taken)
+    with pytest.raises(BusyError, match="other desks took every candidate"):
+        project.next_candidate(ada)
+    # Each retry moved past what it had lost instead of racing for the same head again.
+    assert len(tried) == 50 and len(set(tried)) == 50
+    monkeypatch.undo()
+    first = project.next_candidate(ada)
+    assert first is not None and first.rank == 1   # nothing was claimed or labeled meanwhile

@@ -26,9 +26,19 @@ SETTLE_SECONDS = 0.8  # screenshot: time for the coalesced panel redraws to land
 GIL_SWITCH_S = 0.0005  # see run_gui
 
 
+def _project_arg(text: str) -> Path | str:
+    """A project file, or a server address kept as text (``Path`` would fold its ``//``).
+
+    Checked here without importing the core, which opens the project early (ui.early_open).
+    """
+    scheme, sep, _rest = text.partition("://")
+    return text if sep and scheme.lower() in ("postgresql", "postgres") else Path(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="triage", description="Open the annotation desk.")
-    p.add_argument("project", nargs="?", type=Path, help="project file to open")
+    p.add_argument("project", nargs="?", type=_project_arg,
+                   help="project file (or postgresql://HOST/DB?project=NAME) to open")
     p.add_argument("--demo", action="store_true",
                    help="open the demo project (created in the data directory if missing)")
     p.add_argument("--annotator", metavar="NAME", help="annotate as NAME (no dialog)")
@@ -50,7 +60,7 @@ def _size(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT, got {text!r}") from None
 
 
-def choose_project(args: argparse.Namespace, prefs: Prefs) -> Path:
+def choose_project(args: argparse.Namespace, prefs: Prefs) -> Path | str:
     """The project to open: the argument, else the last one, else the demo."""
     from triage.project.demo import ensure_demo
     from ui.prefs import data_dir
@@ -101,9 +111,11 @@ def build_window(args: argparse.Namespace, prefs: Prefs, early: EarlyOpen | None
     if args.simulate:
         simulate_labels(path, args.simulate)
     annotator = args.annotator or ("demo" if args.screenshot else None)
+    if annotator is None and isinstance(path, str):
+        annotator = ""   # a server address: the annotator is the login role
     if annotator is None:
         default = prefs.last_annotator(path) or _user_name()
-        annotator = ask_annotator(None, path.name, default)
+        annotator = ask_annotator(None, Path(path).name, default)
         if annotator is None:
             if early is not None:
                 early.discard()

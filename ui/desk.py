@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from triage.base.errors import BusyError, TriageError
+from triage.base.errors import BusyError, ServerUnavailable, TriageError
 from triage.project import Candidate, Project, Session
 from triage.project.history import Decision, change_decision
 from triage.views.desk import (
@@ -293,7 +293,10 @@ class Desk(QWidget):
             step = self._pending
             try:
                 self._pending = step()
-            except BusyError:
+            except BusyError as error:
+                if isinstance(error, ServerUnavailable):
+                    # Say plainly why; the label stays on screen and is sent on a retry.
+                    self.message.setText(str(error))
                 self._set_busy(True)
                 QTimer.singleShot(self.retry_ms, self._attempt)
                 return

@@ -28,6 +28,7 @@ from ui.palette import FOCUS_STYLE, apply_app_palette
 from ui.panel_control import REFRESH_MS, PanelMixin
 from ui.prefs import Prefs
 from ui.reading_actions import ReadingActions
+from ui.team_live import TeamLive, project_title, start_team_live, team_annotator
 from ui.window_state import restore_geometry, restore_splitter, size_window
 
 
@@ -40,8 +41,8 @@ class MainWindow(PanelMixin, AdviceMixin, ReadingActions, QMainWindow):
         self.project: Project | None = None
         self.info: PanelInfo | None = None
         self.lead_view = None
-        self.settings_dialog = None
-        self.new_project_dialog = None
+        self._team_live: TeamLive | None = None
+        self.settings_dialog = self.new_project_dialog = None
         self.refreshes = 0
         self._init_panel_state()
         self.setWindowTitle("Triage")
@@ -149,14 +150,18 @@ class MainWindow(PanelMixin, AdviceMixin, ReadingActions, QMainWindow):
         """Open ``path`` (closing any open project) and start ``annotator``'s session;
         ``project``: ``path`` already opened (see :mod:`ui.early_open`)."""
         project = project if project is not None else open_project(path)
+        annotator = team_annotator(project, annotator)
         # Wait briefly for another desk's lock, then say "busy, retrying" rather than freeze.
         project.set_busy_timeout(0.5)
         self.close_project()
         self.project = project
         self.prefs.add_recent(path)
         self.prefs.set_last_annotator(path, annotator)
-        self.setWindowTitle(f"Triage — {Path(path).name}")
+        self.setWindowTitle(f"Triage — {project_title(project, Path(path).name)}")
         self.desk.start(project, annotator)
+        # On a team server, other desks' labels arrive as notifications (within a second),
+        # not only at the periodic look.
+        self._team_live = start_team_live(self, project, self._poll_advice)
         self.request_advice()
         self.show_score_action.setChecked(project.settings.show_score)
         self.drawer.history.set_labels(project.settings.labels)
@@ -167,6 +172,9 @@ class MainWindow(PanelMixin, AdviceMixin, ReadingActions, QMainWindow):
         QTimer.singleShot(50, self._load_panel_info)
 
     def close_project(self) -> None:
+        if self._team_live is not None:
+            self._team_live.stop()
+            self._team_live = None
         self.desk.stop()
         self.advice_feed.clear()
         if self.project is not None:

@@ -246,6 +246,26 @@ def any_blank(values: Any) -> bool:
     return False
 
 
+def blank_mask(values: Any) -> np.ndarray | None:
+    """Which strings of an Arrow string array are blank (see :func:`blank`); None if none.
+
+    As in :func:`any_blank`, numpy picks the few that can be from their first bytes, and
+    only those are tested exactly: most columns have none, and then no regex runs at all.
+    """
+    offsets, data = arrow.string_buffers(values)
+    starts, lengths = offsets[:-1], np.diff(offsets)
+    maybe = lengths == 0
+    nonempty = ~maybe
+    maybe[nonempty] = _BLANK_START[data[starts[nonempty]]]
+    if not maybe.any():
+        return None
+    rows = np.flatnonzero(maybe)
+    exact = arrow.to_numpy_bool(blank(values.take(arrow.from_numpy(rows))))
+    mask = np.zeros(len(values), dtype=bool)
+    mask[rows[exact]] = True
+    return mask if mask.any() else None
+
+
 def all_unique(values: Any) -> bool:
     """True when no string occurs twice.
 

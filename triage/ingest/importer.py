@@ -1,9 +1,9 @@
 """Importing the candidate pool and model scores into a project: validate, then one transaction.
 
-Everything is checked before a byte is written (the file through :func:`read_table`, the
-column mapping against the file and the project). The writes then run in a single
-transaction, so an error, a cancel from the progress callback or a crash leaves the
-project exactly as it was.
+Everything is checked before anything is committed (the file through :func:`read_table`,
+or batch by batch as it streams in; the column mapping against the file and the
+project). The writes run in a single transaction, so an error, a cancel from the
+progress callback or a crash leaves the project's content exactly as it was.
 
 Ranks are frozen at import: rank 1 is the highest score. Equal scores are never ordered
 by their position in the file. Tied items are ordered by a keyed hash (SipHash) of their
@@ -12,12 +12,15 @@ pseudo-random permutation that is the same however the input rows are shuffled.
 ``models.tied_items`` records how many items share their score with another.
 
 Speed (a million rows must import about as fast as the ``sqlite3`` shell's ``.import``):
-clean files are parsed by Arrow's C++ reader and validated with Arrow compute kernels
-(:mod:`triage.ingest.fastread`), so no Python object is made per value; candidate ids are
-1..N in file order so rows append to the table b-tree; the rows go to SQLite as Arrow
-batches (:mod:`triage.store.poolwrite`) while a second thread ranks the models (sorting
-and hashing in numpy release the GIL); and the unique key index is left for the first
-look-up by key to build (keys were checked unique while reading).
+a clean file is streamed (:mod:`triage.ingest.poolstream`): Arrow's C++ readers parse it
+batch by batch on a reader thread while SQLite stores the batches (ADBC bulk ingest, no
+Python object per value, in a rollback journal so each page is written once); the models
+are ranked when the reader is done, on its thread while SQLite is still busy when the
+file fitted in the read-ahead queue, else after the rows, one model at a time, so memory
+stays bounded. Anything unclean goes the careful way (:func:`read_table`), which reports
+file, line and column. Candidate ids are 1..N in file order so rows append to the table
+b-tree, and the unique key index is left for the first look-up by key to build (keys
+were checked unique while reading).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import sqlite_utils
@@ -39,12 +42,12 @@ import sqlite_utils
 from triage.base import arrow
 from triage.base.errors import InputError, Problem, TriageError
 from triage.ingest import fastread
-from triage.ingest.hashing import pandas_hash
 from triage.ingest.preview import preview as preview
+from triage.ingest.ranking import rank_scores as rank_scores
 from triage.ingest.reader import Table, read_table
 from triage.ingest.writer import write_table
 from triage.store import bulk, candidates, provenance
-from triage.store.poolwrite import NewModel, write_pool
+from triage.store.poolwrite import NewModel, Plan, write_pool
 from triage.store.records import now_iso, save_ranking
 
 Progress = Callable[[int, int], "bool | None"]
@@ -102,39 +105,6 @@ def _check_models(db: sqlite_utils.Database, path: Path,
         raise TriageError("model names must not be empty")
 
 
-def rank_scores(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model: str
-                ) -> tuple[np.ndarray, int]:
-    """Row indexes in rank order (index 0 = rank 1) and the number of tied items.
-
-    Descending score; ties ordered by a seeded keyed hash of the key, never by file order.
-    ``keys`` is a list of strings or an Arrow string array.
-    """
-    # Any sort will do: equal scores are put in their seeded order just below.
-    order = np.argsort(-scores)
-    ordered = scores[order]
-    same = ordered[1:] == ordered[:-1]
-    if not same.any():
-        return order, 0
-    tied = np.zeros(len(scores), dtype=bool)
-    tied[1:] |= same
-    tied[:-1] |= same
-    # Re-order only the tied positions: by tie group (keeps groups in place), then hash.
-    positions = np.flatnonzero(tied)
-    group = np.cumsum(np.concatenate(([True], ~same)))[positions]
-    rows = order[positions]
-    hash_key = hashlib.sha256(f"{seed}:{model}".encode()).hexdigest()[:16]
-    tied_keys: Any
-    if isinstance(keys, list):
-        tied_keys = arrow.strings([keys[i] for i in rows.tolist()])
-    else:
-        tied_keys = cast(Any, keys).take(arrow.from_numpy(rows.astype(np.int64)))
-        if hasattr(tied_keys, "combine_chunks"):
-            tied_keys = tied_keys.combine_chunks()
-    hashes = pandas_hash(tied_keys, hash_key)  # = pandas.util.hash_array, as before
-    order[positions] = rows[np.lexsort((hashes, group))]
-    return order, len(positions)
-
-
 class _Ticker:
     """Maps phases of the import onto one progress count; False from the callback cancels."""
 
@@ -164,7 +134,7 @@ def _insert_scores(db: sqlite_utils.Database, path: Path, column: str, model: st
                    ticker: _Ticker) -> int:
     """Add one model and its ranking (from :func:`rank_scores`); returns its tied items."""
     order, tied = ranked
-    model_id = bulk.insert_model(db, model, column, str(path), _now(), tied)
+    model_id = bulk.insert_model(db, model, column, str(path), now_iso(), tied)
     save_ranking(db, model_id, ids[order], values[order])
     ticker.advance(len(order))
     return tied
@@ -174,11 +144,7 @@ def _new_model(path: Path, column: str, model: str, values: np.ndarray,
                ranked: tuple[np.ndarray, int]) -> NewModel:
     """A pool model for :func:`write_pool`: candidate ids are row indexes + 1."""
     order, tied = ranked
-    return NewModel(model, column, str(path), _now(), tied, order + 1, values[order])
-
-
-def _now() -> str:
-    return now_iso()
+    return NewModel(model, column, str(path), now_iso(), tied, order + 1, values[order])
 
 
 def _source_entry(path: Path, kind: str, models: list[str], rows: int,
@@ -186,7 +152,7 @@ def _source_entry(path: Path, kind: str, models: list[str], rows: int,
     """The provenance entry of an imported file: its SHA-256, when, what it brought."""
     if digest is None:
         digest = _digest(path)
-    return {"file": str(path.resolve()), "sha256": digest, "imported_at": _now(),
+    return {"file": str(path.resolve()), "sha256": digest, "imported_at": now_iso(),
             "kind": kind, "models": models, "rows": rows}
 
 
@@ -259,8 +225,8 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
                       skip_invalid: bool = False, progress: Progress | None = None,
                       seed: int | None = None, table: Table | None = None,
                       after: Callable[[sqlite_utils.Database], None] | None = None,
-                      kind: str = "pool", writer: Callable[..., None] = write_pool
-                      ) -> ImportResult:
+                      kind: str = "pool", plan: Plan | None = None,
+                      writer: Callable[..., None] = write_pool) -> ImportResult:
     """Create the candidate pool from ``path`` with each mapped model's ranking.
 
     Only an empty project accepts a pool; later models come with :func:`add_scores`.
@@ -269,8 +235,9 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     ``table`` is a table already read from ``path`` (the Prodigy and Label Studio readers
     make one); ``after(db)`` runs inside the import's one transaction, after the pool is
     written (it adds the labels those files carry), so they stand or fall together.
-    ``writer`` writes the pool: :func:`write_pool` into this file, or the team store's
-    writer to a server (:func:`triage.store.pg.ingest.pool_writer`).
+    ``plan(model)`` may give the overlap plan to store with a model (see ``write_pool``).
+    ``writer`` writes the pool: :func:`write_pool` into this file (streamed when clean),
+    or the team store's writer to a server (:func:`triage.store.pg.ingest.pool_writer`).
     """
     started = time.perf_counter()
     path = Path(path)
@@ -289,10 +256,16 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     # Keys are checked unique beside the write, on the ranking thread (a hash table over
     # a million strings takes a tenth of a second); duplicates roll the write back and the
     # file is read again with the check, which reports them (or drops them when skipping).
+    if table is None and after is None and writer is write_pool:
+        streamed = _stream(db, path, mapping, ticker=ticker, seed=seed, kind=kind, plan=plan)
+        if streamed is not None:
+            return ImportResult(str(path), streamed[0], 0, None,
+                                tuple(m for m, _ in mapping.scores), streamed[1],
+                                time.perf_counter() - started)
     given = table is not None
     table = table if table is not None else read()
     write = functools.partial(_import_table, db, path, mapping, used=used, ticker=ticker,
-                              seed=seed, after=after, kind=kind, writer=writer)
+                              seed=seed, after=after, kind=kind, plan=plan, writer=writer)
     try:
         tied = write(table)
     except _DuplicateKeys:
@@ -306,6 +279,28 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
                         time.perf_counter() - started)
 
 
+def _stream(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping, *, ticker: _Ticker,
+            seed: int, kind: str, plan: Plan | None) -> tuple[int, dict[str, int]] | None:
+    """(rows, tied items) of a clean file imported as a stream; None when it is not
+    clean (nothing was written), for the careful path to read (see ``poolstream``)."""
+    from triage.ingest import poolstream, stream
+
+    shape = stream.Shape(mapping.text, mapping.key, mapping.gold,
+                         tuple(c for _, c in mapping.scores), mapping.metadata)
+    sources = provenance.sources(db)
+    models = [m for m, _ in mapping.scores]
+
+    def entry(rows: int, digest: str) -> list[tuple[str, str]]:
+        made = _source_entry(path, kind, models, rows, digest)
+        return [("source_file", str(path.resolve())), provenance.sources_row(sources + [made])]
+
+    try:
+        return poolstream.import_stream(db, path, shape, mapping.scores, seed=seed,
+                                        ticker=ticker, chunk=CHUNK, entry=entry, plan=plan)
+    except stream.NotClean:
+        return None
+
+
 class _DuplicateKeys(Exception):
     """The keys of the table being written are not unique (the write is rolled back)."""
 
@@ -313,7 +308,8 @@ class _DuplicateKeys(Exception):
 def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
                   table: Table, *, used: list[str], ticker: _Ticker, seed: int,
                   after: Callable[[sqlite_utils.Database], None] | None,
-                  kind: str, writer: Callable[..., None] = write_pool) -> dict[str, int]:
+                  kind: str, plan: Plan | None,
+                  writer: Callable[..., None] = write_pool) -> dict[str, int]:
     """Write a read table as the pool in one transaction; returns each model's tied items.
 
     The file's provenance entry goes in the same transaction (its SHA-256 is computed on
@@ -351,7 +347,9 @@ def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
             return [("source_file", str(path.resolve())),
                     provenance.sources_row(sources + [entry])]
 
-        writer(db, rows, models, info=info, chunk=CHUNK, advance=ticker.advance, after=after)
+        extra = {"plan": plan} if writer is write_pool else {}  # a server plans on its own
+        writer(db, rows, models, info=info, chunk=CHUNK, advance=ticker.advance, after=after,
+               **extra)
     return tied
 
 

@@ -267,7 +267,8 @@ def export_project(project_path: str | Path, out: str | Path, *, fmt: str | None
     if fmt == "csv":
         with open_project(project_path) as project:
             plan = _plan(project)
-        count = _export_csv(project_path, plan, out, labeled_only, progress)
+            source = project.path   # for a server address: the replica, now up to date
+        count = _export_csv(source, plan, out, labeled_only, progress)
         if progress is not None:
             progress(plan.order.size, plan.order.size)
         return count

@@ -11,6 +11,7 @@ from triage import store
 from triage.base.errors import ProjectError
 from triage.project.core import Project
 from triage.store import connection as dbmod
+from triage.store.pg.url import is_server_url
 from triage.store.settings import Settings
 
 
@@ -30,8 +31,20 @@ def create_project(path: str | Path, settings: Settings | None = None) -> Projec
     return Project(path, database)
 
 
+def project_location(text: str) -> Path | str:
+    """A command-line project argument: a server address stays text, anything else a Path.
+
+    (``Path`` would fold the ``//`` of ``postgresql://host/db``.)
+    """
+    return text if is_server_url(text) else Path(text)
+
+
 def open_project(path: str | Path) -> Project:
-    """Open an existing project file (migrating a copy-protected older one)."""
+    """Open an existing project file (migrating a copy-protected older one), or a server URL."""
+    if is_server_url(path):
+        from triage.project.team import open_team_project
+
+        return open_team_project(str(path))
     path = Path(path)
     database, backup = dbmod.open_database(path)
     try:

@@ -24,6 +24,7 @@ from triage import store
 from triage.base.errors import BusyError, ProjectError, TriageError
 from triage.store import connection as dbmod
 from triage.store import merging
+from triage.store.pg.url import is_server_url
 
 EXAMPLES = 5  # differing keys named in an error message
 
@@ -227,6 +228,9 @@ def _merge_labels(t: _Target, src: sqlite3.Connection) -> tuple[int, int, int, i
 
 def merge_projects(target_path: str | Path, source_paths: list[str | Path]) -> MergeReport:
     """Bring every label event of the sources into the target (idempotent, all or nothing)."""
+    if any(is_server_url(p) for p in (target_path, *source_paths)):
+        raise TriageError("merge works on project files; a team on a server needs no merge "
+                          "(use `triage pull URL FILE` for a copy, `triage push` to publish)")
     target_path = Path(target_path)
     if not source_paths:
         raise TriageError("name at least one project copy to merge")

@@ -1,17 +1,20 @@
 """Bringing candidates into a project: the pool from a file, and later models' scores.
 
-Both run as one transaction in :mod:`triage.ingest.importer` (all or nothing); the open
-project then reloads its models and, when overlap is on, re-plans the overlap sample.
-The importer (and pandas with it) is imported on first use, so opening a project for the
-desk stays cheap.
+Both run as one transaction in :mod:`triage.ingest.importer` (all or nothing); a pool
+import stores the overlap plan in that transaction too, when overlap is on, and the open
+project then reloads its models. The importer is imported on first use, so opening a
+project for the desk stays cheap.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from triage.base.errors import TriageError
 from triage.project.types import Progress
+from triage.store.connection import remote_of
 
 if TYPE_CHECKING:
     from triage.ingest.importer import ColumnMapping, ImportResult
@@ -23,12 +26,29 @@ def import_file(project: Project, path: str | Path, mapping: ColumnMapping, *,
     """Import the candidate pool (one transaction: all or nothing)."""
     from triage.ingest.importer import import_candidates
 
+    _refuse_on_server(project, "import a pool into")
     result = import_candidates(project.db, path, mapping, skip_invalid=skip_invalid,
-                               progress=progress, seed=project.settings.seed)
+                               progress=progress, seed=project.settings.seed,
+                               plan=_overlap(project, [m for m, _ in mapping.scores]))
     project.reload_models()
-    if project.settings.overlap_rate > 0:
-        project.dispatcher.overlap_items()  # building the dispatcher draws the overlap plan
     return result
+
+
+def _overlap(project: Project, models: list[str]) -> Callable[[Any], Any] | None:
+    """The overlap plan for the import to store with the active model's ranking.
+
+    It is the plan the dispatcher would draw when first built (it then finds it stored),
+    drawn from the ranking in hand and stored in the import's own transaction: no
+    second commit, no ranking read back, no dispatcher built for a command that exits.
+    """
+    settings = project.settings
+    if settings.overlap_rate <= 0 or not models:
+        return None
+    from triage.serving.dispatcher import overlap_plan
+
+    active = settings.active_model if settings.active_model in models else models[0]
+    return lambda model: (overlap_plan(model.candidate_ids, settings.overlap_rate,
+                                       settings.seed) if model.name == active else None)
 
 
 def add_scores(project: Project, path: str | Path, *, key: str, scores: list[tuple[str, str]],
@@ -36,7 +56,15 @@ def add_scores(project: Project, path: str | Path, *, key: str, scores: list[tup
     """Add later models' scores, matched by key; labels are untouched."""
     from triage.ingest.importer import add_scores as import_scores
 
+    _refuse_on_server(project, "add scores to")
     result = import_scores(project.db, path, key=key, scores=scores, progress=progress,
                            seed=project.settings.seed)
     project.reload_models()
     return result
+
+
+def _refuse_on_server(project: Project, what: str) -> None:
+    """A team project's pool is the server's: it is imported there, not into a replica."""
+    if remote_of(project.db) is not None:
+        raise TriageError(f"cannot {what} a project on a server from a desk; the lead imports "
+                          "with `triage new URL SOURCE …` or publishes a file with `triage push`")

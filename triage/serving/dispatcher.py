@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import sqlite_utils
 
+from triage.base.errors import BusyError
 from triage.serving.queue import RankedQueue
 from triage.serving.tracker import LabelTracker
 from triage.store import claims
@@ -302,12 +303,20 @@ class Dispatcher:
         own = self.own_claim(mine, annotator)
         if own is not None and self.claim(session_id, own.candidate_id, now, annotator, own.kind):
             return own
+        lost: set[int] = set()
         for attempt in range(50):
-            pick = self.choose(session_id, annotator, now, taken if attempt == 0 else None)
+            if attempt:
+                taken = self.live_claims(session_id, now)[1] | lost
+            pick = self.choose(session_id, annotator, now, taken)
             if pick is None:
                 return None
             if self.claim(session_id, pick.candidate_id, now, annotator, pick.kind):
                 return pick
-            # Lost a race to another desk: look again with the file as it is now.
+            # Lost a race to another desk: look again with the file as it is now, and past
+            # what we lost, so a slow desk among fast ones still moves down the queue.
+            lost.add(pick.candidate_id)
             self.resync()
-        return None
+        # Candidates remain but other desks took each one tried: that is "busy", never
+        # "done" (None would tell the annotator the pool is finished).
+        raise BusyError("other desks took every candidate this desk tried; nothing was "
+                        "lost, trying again")

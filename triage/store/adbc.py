@@ -32,6 +32,10 @@ class Adbc:
         self.lib = adbc_driver_manager
         self.database = adbc_driver_sqlite.connect(path)
         self.conn = adbc_driver_manager.AdbcConnection(self.database)
+        # Wait for a lock as our other connections do: parallel readers opening a WAL file
+        # at once may find another recovering its index, which is "database is locked"
+        # at once without a timeout.
+        self.run(f"PRAGMA busy_timeout={int(connection.BUSY_TIMEOUT_S * 1000)}")
 
     def run(self, sql: str, params: list[Any] | None = None) -> None:
         """Execute one statement, with ``params`` bound to its ``?`` placeholders."""
@@ -41,7 +45,7 @@ class Adbc:
         try:
             statement.set_sql_query(sql)
             if params is not None:
-                batch = pa.record_batch([arrow.column_of(v) for v in params],
+                batch = pa.record_batch([_param(v) for v in params],
                                         names=[f"p{i}" for i in range(len(params))])
                 schema, array = batch.__arrow_c_array__()
                 statement.bind(array, schema)
@@ -84,6 +88,19 @@ class Adbc:
         self.database.close()
 
 
+
+
+def _param(value: Any) -> Any:
+    """A one-element Arrow array of a parameter; a memoryview becomes a BLOB without a
+    copy of its bytes (a ranking's blob is tens of MB at five million candidates)."""
+    if isinstance(value, memoryview):
+        import numpy as np
+        import pyarrow as pa
+
+        data = pa.py_buffer(value)
+        offsets = pa.py_buffer(np.array([0, data.size], dtype=np.int64))
+        return pa.Array.from_buffers(pa.large_binary(), 1, [None, offsets, data])
+    return arrow.column_of(value)
 
 
 def candidate_columns(path: str, names: Sequence[str], parts: int = 1) -> Any:

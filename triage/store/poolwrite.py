@@ -27,7 +27,8 @@ unique before writing, and only look-ups by key need it, so
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+import json
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,8 +46,13 @@ _INSERT_RANKING = ("INSERT INTO rankings(model_id, candidate_ids, scores) "
 _PROJECT_INFO = ("INSERT INTO project(key, value) VALUES (?, ?) "
                  "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
 _DROP_KEY_INDEX = "DROP INDEX IF EXISTS candidates_key"
+_DROP_OVERLAP = "DELETE FROM plan WHERE kind = 'overlap'"
+_INSERT_OVERLAP = ("INSERT INTO plan(candidate_id, kind) "
+                   "SELECT value, 'overlap' FROM json_each(?)")
 _ANY_CANDIDATE = "SELECT count(*) FROM (SELECT 1 FROM candidates LIMIT 1)"
-_ID_RANGE = "SELECT min(id), max(id) FROM candidates"
+# Two subqueries: SQLite answers a lone min() or max() of the rowid from the b-tree's
+# ends, but min() and max() in one SELECT scan the whole table.
+_ID_RANGE = "SELECT (SELECT min(id) FROM candidates), (SELECT max(id) FROM candidates)"
 COLUMNS = ("key", "text", "meta", "gold")
 ALREADY = "this project already has its candidates; use --add-scores"
 
@@ -68,44 +74,65 @@ class NewModel:
         return [self.name, self.source_column, self.source_file, self.imported_at,
                 self.tied_items]
 
-    def blobs(self) -> tuple[bytes, bytes]:
-        """The ranking as little-endian int64 ids and float64 scores (see records.ranking)."""
-        return (np.ascontiguousarray(self.candidate_ids, dtype="<i8").tobytes(),
-                np.ascontiguousarray(self.scores, dtype="<f8").tobytes())
+    def blobs(self) -> tuple[memoryview, memoryview]:
+        """The ranking as little-endian int64 ids and float64 scores (see records.ranking).
+
+        Views of the arrays' bytes: no copy of them (tens of MB at five million).
+        """
+        ids = np.ascontiguousarray(self.candidate_ids, dtype="<i8")
+        scores = np.ascontiguousarray(self.scores, dtype="<f8")
+        return memoryview(ids.data).cast("B"), memoryview(scores.data).cast("B")
 
 
-Models = Callable[[], list[NewModel]]
+Models = Callable[[], Iterable[NewModel]]
+Plan = Callable[[NewModel], "np.ndarray | None"]  # the overlap plan drawn from a ranking
 Advance = Callable[[int], None]
 Info = Callable[[], list[tuple[str, str]]]
 
 
 def write_pool(db: sqlite_utils.Database, rows: Any, models: Models, *, info: Info,
                chunk: int, advance: Advance,
-               after: Callable[[sqlite_utils.Database], None] | None = None) -> None:
-    """Append ``rows`` (an Arrow table) as candidates 1..N and add ``models()``, atomically.
+               after: Callable[[sqlite_utils.Database], None] | None = None,
+               plan: Plan | None = None) -> None:
+    """Append ``rows`` as candidates 1..N and add ``models()``, atomically.
 
+    ``rows`` is an Arrow table, or a record batch reader (a stream, read once: its batches
+    may still be arriving while earlier ones are written).
     ``models`` is called once the candidates are in (so rankings can be computed
-    meanwhile), then ``info()``, whose (key, value) pairs go to the ``project`` table;
+    meanwhile; it may yield them one at a time), then ``info()``, whose (key, value) pairs go to the ``project`` table;
     ``advance(rows)`` reports progress and may raise to cancel. ``after(db)`` runs last,
     inside the transaction, on ``db``'s own connection (so ADBC is not used then).
+    ``plan(model)``, for each model, may give candidate ids to store as the overlap plan
+    (in place of any before), in the same transaction: no second commit for it.
     """
     if after is None:
         with connection.released(db) as path:
             if path is not None:
-                _write_adbc(path, rows, models, info, chunk, advance)
+                _write_adbc(path, rows, models, info, chunk, advance, plan)
                 return
     with db.atomic():
-        _write_sqlite(db, rows, models, info, chunk, advance)
+        _write_sqlite(db, rows, models, info, chunk, advance, plan)
         if after is not None:
             after(db)
 
 
-def _batches(rows: Any, chunk: int, advance: Advance, failure: list[BaseException]
-             ) -> Iterator[Any]:
+def _chunks(rows: Any, chunk: int) -> Iterator[Any]:
+    """Arrow batches of at most ``chunk`` rows, of a table or a record batch reader."""
+    if hasattr(rows, "to_batches"):
+        yield from rows.to_batches(max_chunksize=chunk)
+        return
+    for batch in rows:
+        for start in range(0, batch.num_rows, chunk):
+            yield batch.slice(start, chunk)
+
+
+def _batches(rows: Any, chunk: int, advance: Advance, failure: list[BaseException],
+             count: list[int]) -> Iterator[Any]:
     """Arrow batches of ``chunk`` rows; progress after each; an exception is kept."""
     try:
-        for batch in rows.to_batches(max_chunksize=chunk):
+        for batch in _chunks(rows, chunk):
             yield batch
+            count[0] += batch.num_rows
             advance(batch.num_rows)
     except BaseException as error:
         failure.append(error)
@@ -118,45 +145,60 @@ def _check_ids(first: int | None, last: int | None, n: int) -> None:
 
 
 def _write_sqlite(db: sqlite_utils.Database, rows: Any, models: Models, info: Info,
-                  chunk: int, advance: Advance) -> None:
+                  chunk: int, advance: Advance, plan: Plan | None) -> None:
     conn = db.conn
     if conn.execute(_ANY_CANDIDATE).fetchone()[0]:  # someone imported while we were reading
         raise TriageError(ALREADY)
     conn.execute(_DROP_KEY_INDEX)
-    if not set(rows.column_names) <= set(COLUMNS):
-        raise ValueError(f"unexpected candidate columns {rows.column_names}")
+    names = rows.schema.names
+    if not set(names) <= set(COLUMNS):
+        raise ValueError(f"unexpected candidate columns {names}")
     # Only names from COLUMNS and "?" placeholders are joined in; values are parameters.
-    sql = (f"INSERT INTO candidates({', '.join(rows.column_names)}) "  # noqa: S608
-           f"VALUES ({', '.join('?' * rows.num_columns)})")
-    for batch in rows.to_batches(max_chunksize=chunk):
+    sql = (f"INSERT INTO candidates({', '.join(names)}) "  # noqa: S608
+           f"VALUES ({', '.join('?' * len(names))})")
+    written = 0
+    for batch in _chunks(rows, chunk):
         conn.executemany(sql, zip(*(c.to_pylist() for c in batch.columns)))
+        written += batch.num_rows
         advance(batch.num_rows)
     first, last = conn.execute(_ID_RANGE).fetchone()
-    _check_ids(first, last, rows.num_rows)
+    _check_ids(first, last, written)
     for model in models():
         conn.execute(_INSERT_MODEL, model.row())
         conn.execute(_INSERT_RANKING, [model.name, *model.blobs()])
+        _store_plan(conn.execute, plan, model)
         advance(len(model.candidate_ids))
+        del model  # tens of MB at five million: gone before the next ranking is made
     for key, value in info():
         conn.execute(_PROJECT_INFO, [key, value])
 
 
+def _store_plan(run: Callable[..., Any], plan: Plan | None, model: NewModel) -> None:
+    ids = plan(model) if plan is not None else None
+    if ids is not None:  # one JSON array parameter, as claims.replace_overlap_plan does
+        run(_DROP_OVERLAP)
+        run(_INSERT_OVERLAP, [json.dumps(np.asarray(ids, dtype=np.int64).tolist())])
+
+
 def _write_adbc(path: str, rows: Any, models: Models, info: Info, chunk: int,
-                advance: Advance) -> None:
+                advance: Advance, plan: Plan | None) -> None:
     import pyarrow as pa
 
     db = Adbc(path)
+    journal = False
     try:
         for pragma in connection.PRAGMAS:
             db.run(pragma)
+        journal = _rollback_journal(db)
         db.run("BEGIN IMMEDIATE")
         try:
             if db.row(_ANY_CANDIDATE)[0]:
                 raise TriageError(ALREADY)
             db.run(_DROP_KEY_INDEX)
             failure: list[BaseException] = []
+            written = [0]
             stream = pa.RecordBatchReader.from_batches(
-                rows.schema, _batches(rows, chunk, advance, failure))
+                rows.schema, _batches(rows, chunk, advance, failure, written))
             try:
                 db.ingest("candidates", stream)
             except db.lib.Error:
@@ -164,11 +206,13 @@ def _write_adbc(path: str, rows: Any, models: Models, info: Info, chunk: int,
                     raise failure[0] from None
                 raise
             first, last = db.row(_ID_RANGE)
-            _check_ids(first, last, rows.num_rows)
+            _check_ids(first, last, written[0])
             for model in models():
                 db.run(_INSERT_MODEL, model.row())
                 db.run(_INSERT_RANKING, [model.name, *model.blobs()])
+                _store_plan(db.run, plan, model)
                 advance(len(model.candidate_ids))
+                del model  # tens of MB at five million: gone before the next is made
             for key, value in info():
                 db.run(_PROJECT_INFO, [key, value])
             db.run("COMMIT")
@@ -176,7 +220,31 @@ def _write_adbc(path: str, rows: Any, models: Models, info: Info, chunk: int,
             _quietly(db.run, "ROLLBACK")
             raise
     finally:
+        if journal:  # back to the write-ahead log every other connection expects
+            _quietly(db.run, "PRAGMA journal_mode=WAL")
         db.close()
+
+
+def _rollback_journal(db: Adbc) -> bool:
+    """Switch the file to a rollback journal for the import, when nothing else has it open.
+
+    With the write-ahead log every new page is written twice: into the log, then by the
+    checkpoint into the file. A rollback journal only keeps the old content of the pages a
+    transaction changes, and pages appended to the file have none, so the candidates are
+    written once, straight into the file (as the ``sqlite3`` shell's ``.import`` does),
+    still all or nothing. Leaving WAL needs every other connection, in any process,
+    closed (an open one holds a lock), so with a desk open elsewhere this answers False
+    at once and the import stays in WAL.
+    """
+    try:
+        db.run("PRAGMA busy_timeout=0")
+        try:
+            mode = db.row("PRAGMA journal_mode=DELETE")[0]
+        finally:
+            db.run(f"PRAGMA busy_timeout={int(connection.BUSY_TIMEOUT_S * 1000)}")
+    except db.lib.Error:
+        return False
+    return str(mode).lower() == "delete"
 
 
 def _quietly(func: Callable[..., Any], *args: Any) -> None:

@@ -19,6 +19,7 @@ import sqlite_utils
 from triage import __version__
 from triage.base.errors import TriageError
 from triage.store import candidates
+from triage.store.connection import remote_of
 from triage.store.settings import Settings
 
 
@@ -79,6 +80,10 @@ def load_settings(db: sqlite_utils.Database) -> Settings:
 
 def save_settings(db: sqlite_utils.Database, settings: Settings) -> None:
     """Store every setting (one transaction), replacing the stored values."""
+    link = remote_of(db)
+    if link is not None:
+        link.save_settings(settings)
+        return
     with db.atomic():
         db.conn.executemany(
             "INSERT INTO settings(key, value) VALUES (?, ?) "
@@ -89,6 +94,10 @@ def save_settings(db: sqlite_utils.Database, settings: Settings) -> None:
 
 def set_project_info(db: sqlite_utils.Database, key: str, value: str) -> None:
     """Set one fact about the file (application, created_at, ...)."""
+    link = remote_of(db)
+    if link is not None:
+        link.set_project_info(key, value)
+        return
     db.conn.execute(
         "INSERT INTO project(key, value) VALUES (?, ?) "
         "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -167,6 +176,9 @@ def gold_by_candidate(db: sqlite_utils.Database) -> list[str | None]:
 
 def ensure_annotator(db: sqlite_utils.Database, name: str) -> int:
     """The id of annotator ``name``, creating them on first use."""
+    link = remote_of(db)
+    if link is not None:
+        return link.ensure_annotator(name)
     name = name.strip()
     if not name:
         raise TriageError("annotator name must not be empty")
@@ -184,6 +196,9 @@ def ensure_annotator(db: sqlite_utils.Database, name: str) -> int:
 
 def start_session(db: sqlite_utils.Database, annotator_id: int) -> int:
     """Open a session for the annotator (recording host and app version); returns its id."""
+    link = remote_of(db)
+    if link is not None:
+        return link.start_session(annotator_id)
     with db.atomic():
         cur = db.conn.execute(
             "INSERT INTO sessions(uid, annotator_id, started_at, host, app_version) "
@@ -195,6 +210,10 @@ def start_session(db: sqlite_utils.Database, annotator_id: int) -> int:
 
 def end_session(db: sqlite_utils.Database, session_id: int) -> None:
     """Close a session; its claim is released so the candidate on screen goes to the next desk."""
+    link = remote_of(db)
+    if link is not None:
+        link.end_session(session_id)
+        return
     with db.atomic():
         db.conn.execute("DELETE FROM claims WHERE session_id = ?", [session_id])
         db.conn.execute(
@@ -219,6 +238,11 @@ def insert_label(
 
     The desk's claim on the candidate ends in the same transaction.
     """
+    link = remote_of(db)
+    if link is not None:
+        return link.insert_label(
+            candidate_id=candidate_id, annotator_id=annotator_id, session_id=session_id,
+            value=value, kind=kind, seconds=seconds, note=note, served_by=served_by)
     with db.atomic():
         db.conn.execute("DELETE FROM claims WHERE candidate_id = ? AND session_id = ?",
                         [candidate_id, session_id])
@@ -247,6 +271,10 @@ def mark_undone(db: sqlite_utils.Database, label_id: int, session_id: int | None
     The undoing desk's claim is released in the same transaction, so the undone candidate
     is what it serves next.
     """
+    link = remote_of(db)
+    if link is not None:
+        link.mark_undone(label_id, session_id)
+        return
     with db.atomic():
         if session_id is not None:
             db.conn.execute("DELETE FROM claims WHERE session_id = ?", [session_id])
@@ -273,6 +301,10 @@ def undone_after(db: sqlite_utils.Database, undo_seq: int) -> list[tuple[int, in
 
 def set_note(db: sqlite_utils.Database, label_id: int, note: str) -> None:
     """Replace the note kept with a label event."""
+    link = remote_of(db)
+    if link is not None:
+        link.set_note(label_id, note)
+        return
     with db.atomic():
         db.conn.execute("UPDATE labels SET note = ? WHERE id = ?", [note, label_id])
 
@@ -328,6 +360,10 @@ def hourly_rates(db: sqlite_utils.Database, default: float) -> dict[str, float]:
 
 def set_hourly_rate(db: sqlite_utils.Database, name: str, rate: float | None) -> None:
     """Set (or with None clear) an annotator's own hourly rate, creating them if new."""
+    link = remote_of(db)
+    if link is not None:
+        link.set_hourly_rate(name, rate)
+        return
     if rate is not None and rate < 0:
         raise TriageError("hourly rate must not be negative")
     annotator_id = ensure_annotator(db, name)

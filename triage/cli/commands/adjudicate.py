@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 from triage.base.errors import TriageError
 from triage.cli.commands._common import add_json_flag, emit
+from triage.project.files import project_location
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``triage adjudicate`` to the command line."""
     p = sub.add_parser("adjudicate",
                        help="list candidates whose annotators disagree, or rule on one")
-    p.add_argument("project", type=Path)
+    p.add_argument("project", type=project_location)
     p.add_argument("--list", action="store_true",
                    help="list the disagreements awaiting a ruling (the default)")
     p.add_argument("--key", help="the candidate to rule on (its key)")

@@ -7,17 +7,17 @@ serve it blind); ``--cancel-certification`` ends a running one where it stands.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from triage.cli.commands._common import add_json_flag, emit
+from triage.project.files import project_location
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``triage advise`` to the command line."""
     p = sub.add_parser("advise", help="should annotation continue? budget, marginal value, "
                        "recall estimate and certificate, knee, Quant and reliability rules")
-    p.add_argument("project", type=Path)
+    p.add_argument("project", type=project_location)
     group = p.add_mutually_exclusive_group()
     group.add_argument("--certify-now", action="store_true",
                        help="start a random certification sample of the unlabelled remainder")

@@ -5,16 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
-from pathlib import Path
 
 from triage.cli.commands._common import add_json_flag, emit
 from triage.cli.commands._project_args import add_settings_args, settings_changes
+from triage.project.files import project_location
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``triage config`` to the command line."""
     p = sub.add_parser("config", help="show or change project settings (label scheme, prices, ...)")
-    p.add_argument("project", type=Path)
+    p.add_argument("project", type=project_location)
     add_settings_args(p)
     p.add_argument("--show-score", choices=["yes", "no"], help="show the model score on the desk")
     add_json_flag(p)

@@ -6,12 +6,13 @@ import argparse
 from pathlib import Path
 
 from triage.cli.commands._progress import ProgressBar
+from triage.project.files import project_location
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``triage export`` to the command line."""
     p = sub.add_parser("export", help="write candidates and their final labels to CSV or JSONL")
-    p.add_argument("project", type=Path)
+    p.add_argument("project", type=project_location)
     p.add_argument("out", type=Path, help="output file (.csv or .jsonl); replaced atomically")
     p.add_argument("--format", choices=["csv", "jsonl"],
                    help="output format (default: from the file extension)")

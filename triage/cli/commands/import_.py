@@ -13,12 +13,13 @@ from triage.cli.commands._project_args import (
     interchange_summary,
     mapping_from_args,
 )
+from triage.project.files import project_location
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``triage import`` to the command line."""
     p = sub.add_parser("import", help="import candidates, or --add-scores of a later model")
-    p.add_argument("project", type=Path)
+    p.add_argument("project", type=project_location)
     p.add_argument("file", type=Path)
     add_mapping_args(p, text_required=False)
     p.add_argument("--add-scores", action="store_true",

@@ -15,12 +15,13 @@ from typing import Any
 from triage.base.errors import TriageError
 from triage.cli.commands._common import add_json_flag, emit
 from triage.cli.commands._progress import ProgressBar
+from triage.project.files import project_location
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``triage report`` to the command line."""
     p = sub.add_parser("report", help="the lead's report as self-contained HTML or PDF")
-    p.add_argument("project", type=Path)
+    p.add_argument("project", type=project_location)
     p.add_argument("-o", "--out", type=Path, metavar="OUT.html|OUT.pdf",
                    help="write the report here (format from the extension; atomic)")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",

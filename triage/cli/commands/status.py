@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import asdict
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from triage.cli.commands._common import add_json_flag, emit
+from triage.project.files import project_location
 
 if TYPE_CHECKING:
     from triage.project.core import Project
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``triage status`` to the command line."""
     p = sub.add_parser("status", help="spend, positives found and yield per decile of a project")
-    p.add_argument("project", type=Path)
+    p.add_argument("project", type=project_location)
     p.add_argument("--curve", action="store_true", help="include the positives-found curve in JSON")
     add_json_flag(p)
     p.set_defaults(func=run)

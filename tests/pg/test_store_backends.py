@@ -1,0 +1,131 @@
+"""The store's write functions behave the same on a project file and on a server replica.
+
+Each test runs twice: ``file`` opens the same project file once per desk; ``server``
+pushes that file to the test server and opens it once per login role (a replica each),
+so every write below goes through :class:`triage.store.pg.link.TeamLink`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from tests.helpers import make_project
+from tests.pg.team_setup import publish
+from triage import store
+from triage.project import Project, open_project
+from triage.store import certification, claims, curation
+
+ROLES = {"boss": "lead", "ann1": "annotator", "ann2": "annotator"}
+
+
+@pytest.fixture(params=["file", "server"])
+def desk(request, tmp_path, monkeypatch) -> Callable[[str], Project]:
+    """``desk(name)``: the project as opened by ``name`` on the backend under test."""
+    opened: list[Project] = []
+    if request.param == "file":
+        path = make_project(tmp_path, 40, overlap_rate=0.0).path
+
+        def open_as(_name: str) -> Project:
+            opened.append(open_project(path))
+            return opened[-1]
+    else:
+        pg = request.getfixturevalue("pg")
+        name = request.getfixturevalue("project_name")
+        monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
+        publish(pg, pg.url(name), tmp_path, n=40, overlap_rate=0.0,
+                annotators=("ann1", "ann2"), leads=("boss",))
+
+        def open_as(role: str) -> Project:
+            opened.append(open_project(pg.url(name, role)))
+            return opened[-1]
+    yield open_as
+    for project in opened:
+        project.close()
+
+
+def _leased(project: Project) -> set[int]:
+    """Candidates under a desk's lease (not those a refused claim marks busy for a moment)."""
+    return {c for c, s in claims.live_claims(project.db, time.time()) if s > 0}
+
+
+def _session(project: Project, name: str) -> tuple[int, int]:
+    annotator = store.ensure_annotator(project.db, name)
+    return annotator, store.start_session(project.db, annotator)
+
+
+def test_label_undo_and_note_round_trip(desk):
+    project = desk("ann1")
+    annotator, session = _session(project, "ann1")
+    label_id = store.insert_label(project.db, candidate_id=3, annotator_id=annotator,
+                                  session_id=session, value="idiom", kind="triage",
+                                  seconds=2.5, note=None)
+    [row] = store.labels_after(project.db, label_id - 1)
+    assert (row.id, row.candidate_id, row.annotator, row.value, row.seconds) == (
+        label_id, 3, "ann1", "idiom", 2.5)
+    store.set_note(project.db, label_id, "a fixed phrase")
+    assert store.labels_after(project.db, label_id - 1)[0].note == "a fixed phrase"
+    store.mark_undone(project.db, label_id, session)
+    assert store.undone_after(project.db, 0)[-1][1] == label_id
+    assert store.last_active_label(project.db, annotator) is None
+
+
+def test_leases_keep_two_desks_apart(desk):
+    one, two = desk("ann1"), desk("ann2")
+    a1, s1 = _session(one, "ann1")
+    a2, s2 = _session(two, "ann2")
+    now = time.time()
+    assert claims.claim(one.db, s1, 5, now, now + 60, lambda: True)
+    assert (5, s1) in claims.live_claims(two.db, time.time())
+    assert not claims.claim(two.db, s2, 5, time.time(), time.time() + 60, lambda: True)
+    assert claims.claim(two.db, s2, 6, time.time(), time.time() + 60, lambda: True)
+    # still_needed saying no rolls the lease back.
+    assert not claims.claim(two.db, s2, 7, time.time(), time.time() + 60, lambda: False)
+    assert 7 not in _leased(one)
+    store.insert_label(one.db, candidate_id=5, annotator_id=a1, session_id=s1, value="idiom",
+                       kind="triage", seconds=1.0, note=None)
+    assert 5 not in _leased(two)
+    assert claims.active_label_kinds(two.db, 5) == [("ann1", "triage")]
+    store.end_session(two.db, s2)
+    assert 6 not in _leased(one)
+
+
+def test_lead_writes_settings_plan_guidelines_and_certification(desk):
+    lead = desk("boss")
+    lead.update_settings(budget=123.0)
+    assert store.load_settings(desk("ann1").db).budget == 123.0
+    claims.replace_overlap_plan(lead.db, [2, 4, 8])
+    assert claims.overlap_items(lead.db) == {2, 4, 8}
+    assert curation.add_guidelines(lead.db, "Idioms are figurative.", "boss") == 1
+    assert curation.add_guidelines(lead.db, "Second take.", "boss") == 2
+    annotator, session = _session(lead, "boss")
+    label_id = store.insert_label(lead.db, candidate_id=9, annotator_id=annotator,
+                                  session_id=session, value="literal", kind="triage",
+                                  seconds=1.0, note=None)
+    assert curation.label_guideline_versions(lead.db)[label_id] == 2
+    cert = certification.start_certification(
+        lead.db, target=0.9, confidence=0.95, found=3, order=np.array([7, 1, 5]),
+        planned=3, labels_at=1)
+    assert certification.latest_certification(lead.db).sample_order.tolist() == [7, 1, 5]
+    certification.end_certification(lead.db, cert, outcome="cancelled", p_value=None,
+                                    sample_n=0, sample_k=0)
+    assert certification.latest_certification(lead.db).outcome == "cancelled"
+    store.set_hourly_rate(lead.db, "ann2", 30.0)
+    assert store.hourly_rates(lead.db, 10.0)["ann2"] == 30.0
+
+
+def test_desk_api_serves_labels_and_undoes(desk):
+    project = desk("ann1")
+    session = project.start_session("ann1")
+    first = project.next_candidate(session)
+    project.record_label(session, first.candidate_id, "idiom")
+    second = project.next_candidate(session)
+    assert second.candidate_id != first.candidate_id
+    assert project.undo(session) == first.candidate_id
+    again = project.next_candidate(session)
+    assert again.candidate_id == first.candidate_id     # the undone candidate comes back
+    assert project.snapshot().events == 0
+

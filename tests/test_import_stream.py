@@ -1,0 +1,142 @@
+"""The streamed pool import (ingest.stream, ingest.poolstream) equals the careful path."""
+
+from __future__ import annotations
+
+import csv
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+import triage.ingest.importer as importer
+import triage.ingest.poolstream as poolstream
+from triage.base.errors import InputError
+from triage.ingest.importer import ColumnMapping, import_candidates
+from triage.ingest.stream import Pipe
+from triage.store.connection import create_database
+
+MAPPING = ColumnMapping(text="text", key="key", scores=(("m1", "s1"), ("m2", "s2")),
+                        gold="gold")
+HEADER = ["key", "text", "s1", "s2", "gold", "src"]
+
+
+def write(path: Path, rows: list[tuple]) -> Path:
+    """``rows`` as CSV, TSV or JSONL (by suffix); scores are floats."""
+    if path.suffix == ".jsonl":
+        with open(path, "w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(dict(zip(HEADER, row)), ensure_ascii=False) + "\n")
+        return path
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle, delimiter="\t" if path.suffix == ".tsv" else ",",
+                            lineterminator="\n")
+        writer.writerow(HEADER)
+        writer.writerows([(k, t, repr(a), repr(b), g, m) for k, t, a, b, g, m in rows])
+    return path
+
+
+def outcome(path: Path, db_path: Path) -> object:
+    """The database's candidates, models and rankings after the import, or the error."""
+    db = create_database(db_path)
+    try:
+        import_candidates(db, path, MAPPING)
+    except InputError as error:
+        return str(error)
+    finally:
+        db.close()
+    import sqlite3
+
+    conn = sqlite3.connect(db_path)
+    try:
+        return {"candidates": conn.execute("SELECT * FROM candidates ORDER BY id").fetchall(),
+                "models": conn.execute("SELECT name, source_column, tied_items FROM models "
+                                       "ORDER BY id").fetchall(),
+                "rankings": conn.execute("SELECT * FROM rankings ORDER BY 1").fetchall()}
+    finally:
+        conn.close()
+
+
+TEXT = st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters=',"\t\r\n'),
+               max_size=8)
+ROW = st.tuples(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h", "é"]), TEXT,
+                st.floats(width=32), st.sampled_from([0.5, 0.25, 1.0, 1e300]),
+                st.sampled_from(["", " ", "pos", "neg"]), TEXT)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(ROW, min_size=1, max_size=8), st.sampled_from([".csv", ".tsv", ".jsonl"]))
+@example([("a", "0", 0.0, 0.5, "", ""), ("b", "0", -0.0, 0.5, "", "")], ".csv")  # tied zeros
+def test_streamed_import_equals_the_careful_path(monkeypatch, rows, suffix):
+    used = []
+    original = poolstream.import_stream
+
+    def spy(*args, **kwargs):
+        result = original(*args, **kwargs)
+        used.append(True)  # reached only when the stream path imported the file
+        return result
+
+    with tempfile.TemporaryDirectory() as tmp, monkeypatch.context() as patch:
+        folder = Path(tmp)
+        src = write(folder / f"pool{suffix}", rows)
+        patch.setattr(poolstream, "import_stream", spy)
+        streamed = outcome(src, folder / "a.triage")
+        patch.setattr(importer, "_stream", lambda *a, **k: None)
+        careful = outcome(src, folder / "b.triage")
+    assert streamed == careful
+    clean = (len({r[0] for r in rows}) == len(rows) and all(r[1].strip() for r in rows)
+             and all(abs(r[2]) != float("inf") and r[2] == r[2] for r in rows))
+    if clean:
+        assert used, "a clean file must take the streamed path"
+
+
+def test_stream_is_bounded_and_keeps_order(tmp_path, monkeypatch):
+    """A queue smaller than the file: the reader waits for the writer, rows stay in order."""
+    monkeypatch.setattr("triage.ingest.stream.READ_BLOCK", 1 << 12)
+    monkeypatch.setattr("triage.ingest.stream.AHEAD_BYTES", 1 << 13)
+    monkeypatch.setattr(Pipe.__init__, "__defaults__", (1 << 13,))
+    rows = [(f"k{i:05d}", f"text {i}", float(i % 97), 0.5, "pos" if i % 3 else "", "x")
+            for i in range(5000)]
+    src = write(tmp_path / "big.csv", rows)
+    db = create_database(tmp_path / "p.triage")
+    result = import_candidates(db, src, MAPPING)
+    assert result.rows_imported == 5000
+    got = db.execute("SELECT id, key, text, gold FROM candidates ORDER BY id").fetchall()
+    assert got == [(i + 1, k, t, g or None) for i, (k, t, _a, _b, g, _m) in enumerate(rows)]
+    db.close()
+
+
+def test_a_failure_mid_stream_writes_nothing_and_reports_the_line(tmp_path, monkeypatch):
+    """A bad value far down the file: the streamed rows are rolled back and the careful
+    path names the line."""
+    monkeypatch.setattr("triage.ingest.stream.READ_BLOCK", 1 << 12)
+    rows = [(f"k{i}", f"text {i}", 0.5, 0.5, "", "x") for i in range(3000)]
+    src = write(tmp_path / "bad.csv", rows)
+    lines = src.read_text(encoding="utf-8").splitlines()
+    lines[2500] = lines[2500].replace("text 2499", " ")
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    db = create_database(tmp_path / "p.triage")
+    with pytest.raises(InputError, match=r"bad\.csv:2501: column text: empty value"):
+        import_candidates(db, src, MAPPING)
+    assert db.execute("SELECT count(*) FROM candidates").fetchone()[0] == 0
+    assert db.execute("SELECT count(*) FROM models").fetchone()[0] == 0
+    db.close()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(st.sampled_from(list(" \t\x85\u2003\u3000ax\u00e9")), max_size=3),
+                min_size=1, max_size=12))
+def test_blank_mask_is_the_regex_test(values):
+    import pyarrow as pa
+
+    from triage.ingest.fastread import blank, blank_mask
+
+    array = pa.array(values, pa.string())
+    mask = blank_mask(array)
+    expected = [not v.strip() for v in values]
+    assert blank(array).to_pylist() == expected
+    assert (mask.tolist() if mask is not None else [False] * len(values)) == expected
+    assert (mask is None) == (not any(expected))

@@ -1,0 +1,138 @@
+"""The pool import of a clean file as one stream: read, check and store batch by batch.
+
+:func:`import_stream` is the importer's first try for a pool file (see
+:mod:`triage.ingest.stream` for the reading). A reader thread parses and checks the
+file and queues candidate batches, which :func:`triage.store.poolwrite.write_pool`
+stores as they come, in the import's one transaction. When the reader has seen every
+row it checks the keys are unique, ranks every model and hashes the file, still on its
+own thread, usually while SQLite is still writing; the writer then adds the models and
+the provenance entry and commits.
+
+Anything unclean (and duplicate keys) raises :class:`~triage.ingest.stream.NotClean`
+after the transaction is rolled back; the importer then takes the careful path, which
+names every problem. A cancel from the progress callback raises ``TriageError``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from triage.base.errors import TriageError
+from triage.ingest import fastread, stream
+from triage.ingest.ranking import rank_sorted
+from triage.ingest.reader import format_of
+from triage.store.poolwrite import NewModel, Plan, write_pool
+from triage.store.records import now_iso
+
+Entry = Callable[[int, str], list[tuple[str, str]]]  # (rows, sha256) -> project rows
+
+
+def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
+                  models: Sequence[tuple[str, str]], *, seed: int, ticker: Any, chunk: int,
+                  entry: Entry, plan: Plan | None = None) -> tuple[int, dict[str, int]]:
+    """Import a clean pool file; returns (rows, tied items per model). NotClean otherwise.
+
+    ``models`` are (name, column) pairs; ``ticker`` is the importer's progress
+    (``read``, ``start_writing``, ``advance``); ``entry(rows, sha256)`` gives the
+    ``project`` rows recording the file; ``plan`` see ``write_pool``.
+    """
+    # long: the reader thread and the writer share the pipe, the rows kept and the checks
+    rows, names, reader = _open(path, shape)
+    if ticker.read(rows, rows) is False:
+        reader.close()
+        raise TriageError("cancelled")
+    ticker.start_writing(rows)
+    kept = stream.Collected(rows)
+    pipe = stream.Pipe()
+    checked: Future = Future()  # (rankings made on the reader thread or None, sha256)
+
+    def read() -> None:
+        try:
+            for batch in reader:
+                pipe.put(stream.candidate_batch(batch, shape, names, kept.rows, kept))
+            if kept.rows != rows:  # a blank line Arrow skipped, or a lone CR line end
+                raise stream.NotClean()
+        except BaseException as error:
+            pipe.fail(error)
+            checked.set_exception(error)
+            return
+        finally:
+            reader.close()
+        # Reading ended early when the whole file fitted in the queue: rank here, while
+        # SQLite writes. Otherwise the writer ranks after the rows are in, one model at a
+        # time, each stored and freed before the next is made (bounded memory).
+        early = not pipe.waited
+        pipe.finish()
+        stream.settle(checked, lambda: _check(path, shape, models, seed, kept, early))
+
+    thread = threading.Thread(target=read, name="triage-import-read", daemon=True)
+    thread.start()
+    tied: dict[str, int] = {}
+
+    def new_models() -> Iterator[NewModel]:
+        made = checked.result()[0]
+        for model in made if made is not None else _rankings(path, models, seed, kept):
+            tied[model.name] = model.tied_items
+            yield model
+            del model  # stored by now: free it before the next ranking is made
+
+    try:
+        import pyarrow as pa
+
+        # The schema is known, so SQLite gets ready while the first batch is parsed.
+        source = pa.RecordBatchReader.from_batches(stream.candidate_schema(shape, names),
+                                                   pipe.batches())
+        write_pool(db, source, new_models,
+                   info=lambda: entry(kept.rows, checked.result()[1]),
+                   chunk=chunk, advance=ticker.advance, plan=plan)
+    finally:
+        pipe.stop()
+        thread.join()
+    return kept.rows, tied
+
+
+def _open(path: Path, shape: stream.Shape) -> tuple[int, list[str], Any]:
+    """Rows (from the line count), column names and the batch reader of a file that may
+    be clean and has every column the import needs; NotClean otherwise."""
+    kind = format_of(path)
+    rows = stream.count_rows(path, kind)
+    if rows <= 0:
+        raise stream.NotClean()
+    names, reader = stream.open_batches(path, kind, shape.numeric)
+    needed = [shape.text, shape.key, shape.gold, *shape.numeric, *(shape.meta or ())]
+    if any(name and name not in names for name in needed):
+        reader.close()
+        raise stream.NotClean()
+    return rows, names, reader
+
+
+def _check(path: Path, shape: stream.Shape, models: Sequence[tuple[str, str]], seed: int,
+           kept: stream.Collected, rank: bool) -> tuple[list[NewModel] | None, str]:
+    """After reading: NotClean when two rows share a key (the careful path reports them);
+    else the rankings when ``rank`` (else None) and the file's SHA-256."""
+    if shape.key is not None and not fastread.all_unique(kept.key_array()):
+        raise stream.NotClean()
+    made = list(_rankings(path, models, seed, kept)) if rank else None
+    with open(path, "rb") as handle:
+        return made, hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _rankings(path: Path, models: Sequence[tuple[str, str]], seed: int,
+              kept: stream.Collected) -> Iterator[NewModel]:
+    """Each model's ranking, one at a time (candidate ids are row numbers)."""
+    keys = kept.key_array()
+    last_use = {column: i for i, (_model, column) in enumerate(models)}
+    for i, (model, column) in enumerate(models):
+        ids, ordered, tied = rank_sorted(kept.numbers(column), keys, seed, model)
+        if last_use[column] == i:
+            del kept.scores[column]  # the ranking holds these values now, in rank order
+        ids += 1  # candidate ids are row numbers; in place: no second array
+        yield NewModel(model, column, str(path), now_iso(), tied, ids, ordered)
+        del ids, ordered  # stored by now: free them before the next ranking is made

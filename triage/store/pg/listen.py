@@ -1,0 +1,88 @@
+"""Follow a server project live: ``LISTEN`` on its channel, call back on every change.
+
+The server's triggers ``pg_notify('triage_<name>', '<table>')`` on each label, undo,
+setting, plan or session change. :class:`Listener` keeps its own connection (a listening
+connection must not run the desk's transactions), waits for notifications on a worker
+thread and calls ``on_change`` with the set of tables named by a burst of notifications
+(coalesced: eight desks labelling at once make one pull, not eight). After connecting or
+reconnecting it calls back once with ``{"*"}``, since whatever happened while it was not
+listening was not announced.
+
+The callback runs on the listener's thread; front ends hand the news to their own thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+log = logging.getLogger(__name__)
+
+WAIT_S = 0.5          # how long one wait lasts (how quickly stop() is noticed)
+COALESCE_S = 0.05     # after a notification, how long to gather the rest of the burst
+RECONNECT_S = 1.0     # pause between attempts while the server does not answer
+
+
+def channel_of(schema: str) -> str:
+    """The notification channel of a project schema (named like the schema)."""
+    return schema
+
+
+class Listener:
+    """A LISTEN loop on a worker thread, calling ``on_change(tables)`` for each burst."""
+
+    def __init__(self, connect: Callable[[], Any], channel: str,
+                 on_change: Callable[[set[str]], None]):
+        self._connect = connect
+        self.channel = channel
+        self.on_change = on_change
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.connected = threading.Event()
+
+    def start(self) -> None:
+        """Start listening on a daemon thread."""
+        self._thread = threading.Thread(target=self.run, name=f"listen-{self.channel}",
+                                        daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Stop listening and wait (briefly) for the thread to end."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def run(self) -> None:
+        """The loop: connect, LISTEN, wait; reconnect after a lost connection."""
+        while not self._stop.is_set():
+            try:
+                self._listen_once()
+            except psycopg.Error as error:
+                self.connected.clear()
+                log.info("listening on %s stopped (%s); reconnecting", self.channel, error)
+                self._stop.wait(RECONNECT_S)
+            except Exception:   # a failing callback must not end live updates for good
+                log.exception("live update failed")
+                self._stop.wait(RECONNECT_S)
+
+    def _listen_once(self) -> None:
+        conn = self._connect()
+        try:
+            conn.autocommit = True   # LISTEN takes effect at once; nothing else runs here
+            conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
+            self.connected.set()
+            self.on_change({"*"})
+            while not self._stop.is_set():
+                tables = {n.payload for n in conn.notifies(timeout=WAIT_S, stop_after=1)}
+                if not tables:
+                    continue
+                tables |= {n.payload for n in conn.notifies(timeout=COALESCE_S)}
+                self.on_change(tables)
+        finally:
+            self.connected.clear()
+            conn.close()
