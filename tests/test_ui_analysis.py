@@ -45,7 +45,11 @@ def test_agreement_view_shows_alpha_reading_and_the_kappa_matrix(qtbot, project,
     assert data["kappa_items"][0][1] == report["cohen_kappa_pairs"]["ada|bob"]["items"] == 30
     assert data["sessions"]["labels"] == ["ada · 1", "bob · 1", "ada · 2"]
     assert data["deciles"]["items"] == [6, 6, 6, 6, 6]
-    qtbot.waitUntil(lambda: view.redraws == 1, timeout=2000)
+    # The one chart thread may still be drawing other tests' panels on a loaded machine.
+    qtbot.waitUntil(lambda: view.redraws >= 1, timeout=60_000)
+    assert view.redraws == 1  # the empty report and this one coalesced into one drawing
+    # Drawn on the chart thread: the GUI thread only painted the finished image.
+    assert view.chart.render_threads and "MainThread" not in view.chart.render_threads
     saved = view.save_figure(tmp_path / "agreement.svg")
     assert saved.read_text(encoding="utf-8").count("<svg") == 1
     view.grab().save(str(tmp_path / "agreement.png"))
@@ -145,7 +149,10 @@ def test_models_view_tables_equal_the_core_numbers(qtbot, project, tmp_path):
     assert view.acceptance.text().splitlines()[0] == data.acceptance[8.0]["m1"].text
     states = view.tab_states()  # by title: the index once pointed at Calibration
     assert not states["Bandit"] and states["Calibration"]  # follow mode: no bandit
-    qtbot.waitUntil(lambda: view.redraws == 1, timeout=2000)
+    qtbot.waitUntil(lambda: view.redraws >= 1, timeout=60_000)
+    assert view.redraws == 1
+    assert "MainThread" not in view.charts["Gain"].render_threads
+    assert view.charts["Value"].renders == 0  # a chart on a hidden tab waits to be shown
     for chart in ("Gain", "Value", "Calibration"):
         assert view.save_figure(tmp_path / f"{chart}.png", chart).stat().st_size > 5_000
 

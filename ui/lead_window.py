@@ -48,7 +48,7 @@ __all__ = ["ADVICE_COLUMNS", "ANALYSES", "LEAD_KEYS", "AdviceTab", "LeadWindow",
 ANALYSES = ("agreement", "adjudication", "guidelines", "models")
 TABS = ("overview", "advice", *ANALYSES, "models-pvalues")  # what pending_tabs() counts
 # Imported on a worker before the chart views are built (matplotlib: about a second).
-CHART_MODULES = ("matplotlib.backends.backend_qtagg", "ui.analysis.agreement_view",
+CHART_MODULES = ("matplotlib.backends.backend_agg", "ui.analysis.agreement_view",
                  "ui.analysis.models_view")
 # The lead window's keys, for the F1 sheet (bound in LeadWindow._keys and the views).
 LEAD_KEYS = (("Esc or Ctrl+W", "close the lead window"), ("Ctrl+1 … Ctrl+6", "go to a tab"),

@@ -1,15 +1,12 @@
-"""Shared pieces of the analysis views: a chart canvas with "Save chart…", plain-text
-labels, the colour-blind-safe palette and quiet axes."""
+"""Shared pieces of the analysis views: a chart drawn off the GUI thread with "Save
+chart…", plain-text labels, the colour-blind-safe palette and quiet axes."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
+from typing import Any
 
-from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
-from matplotlib.figure import Figure
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QWidget
 
 from ui.analysis._text import (  # noqa: F401 - the colours and labels, re-exported
     BLUE,
@@ -26,7 +23,7 @@ from ui.analysis._text import (  # noqa: F401 - the colours and labels, re-expor
     plain_label,
     role_style,
 )
-from ui.save_chart import save_chart_dialog
+from ui.panels._base import ChartPanel
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 FS = 9.0  # base font size of the charts, in points
@@ -50,30 +47,48 @@ def style_axes(ax, fs: float = FS) -> None:
     ax.set_axisbelow(True)
 
 
-def save_figure(figure: Figure, path: str | Path) -> Path:
-    """Save ``figure`` as PNG or SVG, chosen by the extension."""
-    path = Path(path)
-    fmt = path.suffix.lower().lstrip(".")
-    if fmt not in ("png", "svg"):
-        raise ValueError(f"save a chart as .png or .svg, not {path.suffix or 'no extension'}")
-    figure.savefig(path, format=fmt, dpi=150 if fmt == "png" else 100, facecolor="white")
-    return path
-
-
-class ChartCanvas(FigureCanvasQTAgg):
-    """A constrained-layout Figure in a canvas with a "Save chart…" context action."""
+class ChartCanvas(ChartPanel):
+    """A chart drawn afresh by ``draw(figure, data)``: like the desk's panels, the Figure is
+    built, drawn and laid out on the chart thread (ui/panels/_base.py) into an image that
+    this widget only paints, so a large project never holds the GUI thread; "Save chart…"
+    saves the Figure itself."""
 
     def __init__(self, title: str, figsize=(7.0, 4.0), parent: QWidget | None = None) -> None:
-        self.figure = Figure(figsize=figsize, dpi=100, layout="constrained")
-        super().__init__(self.figure)
-        self.setParent(parent)
+        super().__init__(parent, large=True)
         self.title = title
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.figsize = figsize
         self.setMinimumSize(360, 240)
-        action = QAction("Save chart…", self)
-        action.triggered.connect(self.save_dialog)
-        self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        self.addAction(action)
+        self._payload: tuple[Callable[[Any, Any], None], Any] | None = None
 
-    def save_dialog(self) -> None:
-        save_chart_dialog(self, self.title, lambda path: save_figure(self.figure, path))
+    def show_chart(self, draw: Callable[[Any, Any], None], data: Any) -> None:
+        """Draw ``draw(figure, data)`` on the chart thread; calls within 50 ms coalesce."""
+        with self._state_lock:
+            self._payload = (draw, data)
+            self._state += 1
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def panel_data(self) -> dict:
+        """The data handed to the chart, as plain values (tests)."""
+        payload, _state = self._current()
+        return {} if payload is None else payload[1].as_dict()
+
+    # -- the ChartPanel hooks (chart thread, under the figure lock) ------------------------
+    def _has_state(self) -> bool:
+        return self._payload is not None
+
+    def _current(self):
+        with self._state_lock:
+            return self._payload, self._state
+
+    def _build(self) -> None:
+        # Constrained layout as the Figure's own engine, run on every draw: the charts are
+        # rebuilt from scratch each time, and a colour bar is placed for that engine.
+        self.figure.set_layout_engine("constrained")
+
+    def _layout(self, force: bool = False) -> None:
+        """Nothing to do: the Figure lays itself out when drawn (see _build)."""
+
+    def _draw(self, payload) -> None:
+        draw, data = payload
+        draw(self.figure, data)

@@ -29,12 +29,18 @@ from ui.palette import CAPTION, ERROR
 RuleCallback = Callable[[int, str], Any]
 
 
+# Combined once, not per cell: each "|" of two Qt flags goes through Python's enum machinery,
+# and a table of a few hundred rows has thousands of cells.
+READ_ONLY = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+
+
 def _item(text: str, *, align_right: bool = False) -> QTableWidgetItem:
     """A read-only plain-text cell (table items never interpret rich text)."""
     item = QTableWidgetItem(text)
-    item.setFlags(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled)
+    item.setFlags(READ_ONLY)
     if align_right:
-        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        item.setTextAlignment(RIGHT)
     return item
 
 
@@ -69,6 +75,9 @@ class AdjudicationView(QWidget):
         self.table.setAccessibleName("Disagreements awaiting a ruling")
         self.table.setWordWrap(False)
         self.table.verticalHeader().setVisible(False)
+        # Columns fit the first 100 rows, not all of them: measuring every row of a large
+        # project's disagreements held the GUI thread (keys and votes are short and alike).
+        self.table.horizontalHeader().setResizeContentsPrecision(100)
         self.table.itemSelectionChanged.connect(self._update_buttons)
         # A label's key rules on the selected row (before the table's type-ahead search
         # would take the letter).
@@ -108,6 +117,11 @@ class AdjudicationView(QWidget):
         d = self.data
         self.summary.setText(d.summary)
         headers = ["Rank", "Key", "Text", *d.annotators, "Status"]
+        # Sizing columns to their contents after every cell made a refill of a few hundred
+        # rows cost the GUI thread hundreds of milliseconds: fill first, then size once.
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.setUpdatesEnabled(False)
         self.table.clear()
         self.table.setColumnCount(len(headers))
         self.table.setHorizontalHeaderLabels(headers)
@@ -119,7 +133,7 @@ class AdjudicationView(QWidget):
             cells[2].setToolTip(f"<p style='white-space:pre-wrap'>{html.escape(row.text)}</p>")
             for c, cell in enumerate(cells):
                 self.table.setItem(r, c, cell)
-        header = self.table.horizontalHeader()
+        self.table.setUpdatesEnabled(True)
         for c in range(len(headers)):
             header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)

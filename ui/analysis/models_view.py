@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -20,12 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from triage.views.models import ACCEPT_KS, DEFAULT_ACCEPT_K, ModelsViewData, bandit_lines
-from ui.analysis._common import (
-    ChartCanvas,
-    plain_label,
-    role_style,
-    save_figure,
-)
+from ui.analysis._common import ChartCanvas, plain_label, role_style
 from ui.analysis._models_charts import (
     draw_bandit,
     draw_calibration,
@@ -41,7 +36,14 @@ METRIC_NAMES = {
     "average_precision": "Average precision",
 }
 TABS = ("Gain", "Metrics", "ROC / PR", "Value", "Calibration", "Bandit")
-REDRAW_MS = 50
+DRAW = {"Gain": draw_gain, "Value": draw_value, "Calibration": draw_calibration,
+        "Curves": draw_curves, "Bandit": draw_bandit}  # chart -> what draws it
+
+
+# Combined once, not per cell: each "|" of two Qt flags goes through Python's enum machinery,
+# and a table of a few hundred rows has thousands of cells.
+READ_ONLY = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
 def _metric_name(key: str, threshold: float) -> str:
@@ -54,8 +56,8 @@ def _metric_name(key: str, threshold: float) -> str:
 
 def _cell(text: str, *, bold: bool = False, tip: str | None = None) -> QTableWidgetItem:
     item = QTableWidgetItem(text)
-    item.setFlags(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled)
-    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    item.setFlags(READ_ONLY)
+    item.setTextAlignment(RIGHT)
     if bold:
         font = item.font()
         font.setBold(True)
@@ -124,11 +126,6 @@ class ModelsView(QWidget):
         layout.addWidget(self.warning)
         layout.addWidget(self.info)
         layout.addWidget(self.tabs, 1)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(REDRAW_MS)
-        self._timer.timeout.connect(self._redraw)
-        self.redraws = 0
 
     def _build_tabs(self) -> None:
         def page(*widgets, stretch_first=True) -> QWidget:
@@ -166,7 +163,8 @@ class ModelsView(QWidget):
 
     # -- interface -----------------------------------------------------------------------
     def show_data(self, data: ModelsViewData) -> None:
-        """Show a ``triage.views.ModelsViewData``; charts redraw once, 50 ms later."""
+        """Show a ``triage.views.ModelsViewData``; each chart redraws once, 50 ms later, on
+        the chart thread (a chart on a hidden tab when its tab is shown)."""
         self.data = data
         self.warning.setText("\n".join(f"Warning: {w}" for w in data.warnings))
         self.warning.setVisible(bool(data.warnings))
@@ -189,8 +187,8 @@ class ModelsView(QWidget):
                                   "The queue follows one model's ranking (follow mode); the "
                                   "bandit's belief appears in bandit or pets mode.")
         self.set_tab_enabled("Bandit", data.bandit is not None)
-        if not self._timer.isActive():
-            self._timer.start()
+        for name, chart in self.charts.items():
+            chart.show_chart(DRAW[name], data)
 
     def tab_index(self, title: str) -> int:
         """The index of the tab titled ``title`` (looked up, never assumed)."""
@@ -220,15 +218,19 @@ class ModelsView(QWidget):
                     for r, key in enumerate(d.metric_names)}
                 for c, m in enumerate(d.models)}
 
+    @property
+    def redraws(self) -> int:
+        """How many data states the charts drawn so far have drawn (tests, bench)."""
+        return max(chart.redraws for chart in self.charts.values())
+
     def flush(self) -> None:
-        if self._timer.isActive():
-            self._timer.stop()
-            self._redraw()
+        """Draw every chart's pending data now, on this thread (tests, saving)."""
+        for chart in self.charts.values():
+            chart.flush()
 
     def save_figure(self, path: str | Path, chart: str = "Gain") -> Path:
-        """Save one chart (Gain, Value, Calibration or Bandit) as PNG or SVG."""
-        self.flush()
-        return save_figure(self.charts[chart].figure, path)
+        """Save one chart (Gain, Value, Calibration, Curves or Bandit) as PNG or SVG."""
+        return self.charts[chart].save_figure(path)
 
     # -- tables --------------------------------------------------------------------------
     def _fill_metrics(self, d: ModelsViewData) -> None:
@@ -289,17 +291,3 @@ class ModelsView(QWidget):
             lines.append(f"No advice for {', '.join(missing)} (scores are not probabilities "
                          "or too few labels).")
         self.acceptance.setText("\n".join(lines))
-
-    # -- charts --------------------------------------------------------------------------
-    def _redraw(self) -> None:
-        d = self.data
-        if d is None:
-            return
-        draw_gain(self.charts["Gain"].figure, d)
-        draw_value(self.charts["Value"].figure, d)
-        draw_calibration(self.charts["Calibration"].figure, d)
-        draw_curves(self.charts["Curves"].figure, d)
-        draw_bandit(self.charts["Bandit"].figure, d)
-        for chart in self.charts.values():
-            chart.draw_idle()
-        self.redraws += 1

@@ -227,6 +227,10 @@ class ChartPanel(QWidget):
         return (max(self.width(), self.minimumWidth()),
                 max(self.height(), self.minimumHeight()), ratio)
 
+    def _has_state(self) -> bool:
+        """Is there anything to draw? (A subclass that keeps its state elsewhere says.)"""
+        return self._snap is not None
+
     def _up_to_date(self) -> bool:
         key = self._image_key
         return key is not None and key[:4] == (self._state, *self._target_size())
@@ -237,7 +241,7 @@ class ChartPanel(QWidget):
         if self._job is not None:
             self._again = True  # exactly one more draw after the one under way
             return
-        if self._up_to_date() or self._snap is None:
+        if self._up_to_date() or not self._has_state():
             return
         job = RenderJob(self, self._target_size())
         job.signals.done.connect(self._job_done)
@@ -274,12 +278,12 @@ class ChartPanel(QWidget):
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
-        if self._snap is not None and not self._timer.isActive():
+        if self._has_state() and not self._timer.isActive():
             self._timer.start()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
-        if self._snap is not None:
+        if self._has_state():
             self._timer.start()
 
     def _build(self) -> None:  # pragma: no cover - abstract
