@@ -221,6 +221,10 @@ def main() -> int:
         print(json.dumps({k: str(v) for k, v in prepare(args.work, args.rows, args.labels,
                                                          not args.no_project).items()}))
         return 0
+    # An installed copy has its bytecode; this checkout may not (PYTHONDONTWRITEBYTECODE is
+    # set here), and compiling ~70 modules at every start is not what a user pays.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "triage"),
+                    str(ROOT / "main.py")], check=True)
     # Only import cases: no labeled project to build (minutes at five million rows).
     imports_only = bool(args.only) and all(n.startswith("import") for n in args.only)
     done = subprocess.run([sys.executable, __file__, "--prepare-only", "--work", str(args.work),
