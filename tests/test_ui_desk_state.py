@@ -102,6 +102,8 @@ def test_status_line_wording():
     assert status_text(one, 30.0) == ("annotator bo  ·  1 label this session  ·  pace —/h  ·  "
                                       "time 0:30")
     assert status_text(one, 30.0, busy=True).startswith("Project file busy — retrying…  ·  ")
+    assert status_text(one, 30.0, busy=True, offline=True).startswith(
+        "Team server not answering — retrying…  ·  ")
 
 
 def test_format_duration():

@@ -67,6 +67,7 @@ class Desk(QWidget):
         self.zoom_steps = 0
         self.retry_ms = RETRY_MS
         self.busy = False
+        self.offline = False       # busy because the team server is not answering
         self._keys: dict[str, KeyAction] = {}
         self._shown_at = time.monotonic()
         self._pending: Step | None = None
@@ -228,7 +229,7 @@ class Desk(QWidget):
     def status_text(self) -> str:
         if self.stats is None:
             return "no project open"
-        return status_text(self.stats, time.monotonic(), busy=self.busy)
+        return status_text(self.stats, time.monotonic(), busy=self.busy, offline=self.offline)
 
     def _emit_status(self) -> None:
         self.statusChanged.emit(self.status_text())
@@ -294,7 +295,8 @@ class Desk(QWidget):
             try:
                 self._pending = step()
             except BusyError as error:
-                if isinstance(error, ServerUnavailable):
+                self.offline = isinstance(error, ServerUnavailable)
+                if self.offline:
                     # Say plainly why; the label stays on screen and is sent on a retry.
                     self.message.setText(str(error))
                 self._set_busy(True)

@@ -58,12 +58,14 @@ def test_desk_says_the_server_is_not_answering_and_keeps_the_label(own_server, t
     qtbot.keyClick(desk, "l")
     qtbot.waitUntil(lambda: "not answering" in desk.message.text(), timeout=3000)
     assert pg.host in desk.message.text()
+    assert desk.status_text().startswith("Team server not answering — retrying…")
     assert desk.current.candidate_id == shown.candidate_id     # the label stays on screen
     assert desk.text.text() == shown.text
     qtbot.wait(300)                                            # a few retries meanwhile
     _start(pg)
     qtbot.waitUntil(lambda: desk.current is not None
                     and desk.current.candidate_id != shown.candidate_id, timeout=10000)
+    assert not desk.status_text().startswith("Team server")
     assert _server_values(pg, "triage_deskdown") == [(first.candidate_id, "idiom"),
                                                      (shown.candidate_id, "literal")]
     window.close_project()

@@ -121,8 +121,9 @@ def format_duration(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def status_text(stats: SessionStats, now: float, *, busy: bool = False) -> str:
-    """The desk's status line."""
+def status_text(stats: SessionStats, now: float, *, busy: bool = False,
+                offline: bool = False) -> str:
+    """The desk's status line (``offline``: the busy store is a team server not answering)."""
     pace = stats.pace(now)
     parts = [
         f"annotator {stats.annotator}",
@@ -132,7 +133,8 @@ def status_text(stats: SessionStats, now: float, *, busy: bool = False) -> str:
         f"time {format_duration(stats.elapsed(now))}",
     ]
     if busy:
-        parts.insert(0, "Project file busy — retrying…")
+        parts.insert(0, "Team server not answering — retrying…" if offline
+                     else "Project file busy — retrying…")
     return "  ·  ".join(parts)
 
 
