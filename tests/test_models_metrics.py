@@ -148,3 +148,87 @@ def test_undefined_cases_have_reasons_not_nan():
     assert everything.metrics["roc_auc"].reason == "no negative items in the gold labels"
     with pytest.raises(ValueError, match="NaN"):
         mt.roc_auc(np.array([0.1, np.nan]), np.array([True, False]))
+
+
+# -- one sort per model (triage.stats.models.ranked) against the former implementations --
+
+def _old_threshold_counts(s, g):
+    order = np.argsort(-s, kind="stable")
+    s_sorted, g_sorted = s[order], g[order]
+    last = np.r_[np.flatnonzero(np.diff(s_sorted)), s_sorted.size - 1]
+    tps = np.cumsum(g_sorted)[last]
+    return tps, (last + 1) - tps, s_sorted[last]
+
+
+def _old_metrics(s, g, k):
+    """ROC-AUC, AP and NDCG@k as computed before one sort was shared (scipy ranks)."""
+    from scipy.stats import rankdata
+
+    pos, neg = int(g.sum()), int(g.size - g.sum())
+    auc = None
+    if pos and neg:
+        auc = (rankdata(s)[g].sum() - pos * (pos + 1) / 2.0) / (pos * neg)
+    ap = ndcg = None
+    if pos:
+        tps, fps, _ = _old_threshold_counts(s, g)
+        ap = float(np.sum(np.diff(np.r_[0.0, tps / tps[-1]]) * tps / (tps + fps)))
+        n, kk = s.size, min(k, s.size)
+        disc = 1.0 / np.log2(np.arange(1, n + 1) + 1.0)
+        disc[kk:] = 0.0
+        order = np.argsort(-s, kind="stable")
+        s_sorted, rel = s[order], g[order].astype(float)
+        group = np.r_[0, np.cumsum(np.diff(s_sorted) != 0)]
+        mean_rel = np.bincount(group, weights=rel) / np.bincount(group)
+        ndcg = float(np.sum(mean_rel * np.bincount(group, weights=disc))) / float(
+            np.sum(disc[:pos]))
+    return auc, ap, ndcg
+
+
+EDGE_CASES = [
+    (np.array([0.3, 0.7]), np.array([False, True])),          # n = 2
+    (np.array([0.5, 0.5]), np.array([True, False])),          # n = 2, tied
+    (np.array([0.2, 0.9, 0.9, 0.4]), np.ones(4, bool)),       # all positive
+    (np.array([0.2, 0.9, 0.9, 0.4]), np.zeros(4, bool)),      # all negative
+    (np.full(7, 0.25), np.array([1, 0, 0, 1, 0, 1, 0], bool)),  # one tie group
+    (np.array([1.0, 0.0, 1.0, 0.0, 0.5]), np.array([1, 0, 0, 1, 1], bool)),
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(cases, st.sampled_from([1, 3, 10]))
+def test_one_sort_equals_the_former_metrics(case, k):
+    scores, gold = _data(*case)
+    for s, g in [(scores, gold), *EDGE_CASES]:
+        auc, ap, ndcg = _old_metrics(s, g, k)
+        report = mt.binary_report(s, g, k_ndcg=k)
+        for name, want in (("roc_auc", auc), ("average_precision", ap), (f"ndcg@{k}", ndcg)):
+            got = report.metrics[name].value
+            assert (got is None) == (want is None), name
+            if want is not None:
+                assert got == pytest.approx(want, rel=1e-12, abs=1e-15), name
+        assert report.tied_scores == mt.tied_count(s)
+
+
+@settings(max_examples=60, deadline=None)
+@given(cases)
+def test_average_ranks_equal_scipy_rankdata(case):
+    from scipy.stats import rankdata
+
+    scores, gold = _data(*case)
+    for s, g in [(scores, gold), *EDGE_CASES, (np.array([3.0]), np.array([True]))]:
+        ranks = mt.rank_scores(s, g).item_ranks()
+        np.testing.assert_array_equal(ranks, rankdata(s))  # exact: half-integers
+
+
+def test_curves_from_one_sort_equal_the_former_curves():
+    rng = np.random.default_rng(11)
+    gold = rng.random(500) < 0.2
+    scores = np.round(rng.random(500), 2)
+    tps, fps, thr = _old_threshold_counts(scores, gold)
+    roc, pr = mt.roc_curve(scores, gold), mt.pr_curve(scores, gold)
+    np.testing.assert_array_equal(roc.x, np.r_[0.0, fps / fps[-1]])
+    np.testing.assert_array_equal(roc.y, np.r_[0.0, tps / tps[-1]])
+    np.testing.assert_array_equal(pr.y, tps / (tps + fps))
+    np.testing.assert_array_equal(pr.thresholds, thr)
+    assert mt.roc_curve(scores, np.zeros(500, bool)) is None
+    assert mt.pr_curve(scores, np.zeros(500, bool)) is None

@@ -11,7 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import rankdata
+
+from triage.stats.models import ranked as rk
+from triage.stats.models.ranked import Ranked
 
 
 @dataclass(frozen=True)
@@ -112,76 +114,56 @@ def symmetric_balanced_accuracy(c: Confusion) -> Metric:
     return Metric(total / 4.0)
 
 
-def _both_classes(g: np.ndarray) -> str | None:
-    if not g.any():
+def rank_scores(scores: np.ndarray, gold: np.ndarray) -> Ranked:
+    """Validate and sort one model's scores once, for every ranking metric and curve."""
+    s, g = as_arrays(scores, gold)
+    return rk.rank_scores(s, g)
+
+
+def _ranked(scores: np.ndarray, gold: np.ndarray, ranked: Ranked | None) -> Ranked:
+    return ranked if ranked is not None else rank_scores(scores, gold)
+
+
+def _classes_of(r: Ranked) -> str | None:
+    if r.positives == 0:
         return "no positive items in the gold labels"
-    if g.all():
+    if r.positives == r.n:
         return "no negative items in the gold labels"
     return None
 
 
-def roc_auc(scores: np.ndarray, gold: np.ndarray) -> Metric:
+def roc_auc(scores: np.ndarray, gold: np.ndarray, *, ranked: Ranked | None = None) -> Metric:
     """Area under the ROC curve; tied scores count one half (equals sklearn's trapezoids)."""
-    s, g = as_arrays(scores, gold)
-    if (why := _both_classes(g)) is not None:
+    r = _ranked(scores, gold, ranked)
+    if (why := _classes_of(r)) is not None:
         return _undefined(why)
-    ranks = rankdata(s)  # average ranks: Mann-Whitney U with ties counted 1/2
-    pos = int(g.sum())
-    neg = g.size - pos
-    u = ranks[g].sum() - pos * (pos + 1) / 2.0
-    return Metric(float(u / (pos * neg)))
+    # Mann-Whitney U from average ranks (ties share theirs), computed per tie group.
+    return Metric(rk.roc_auc(r))
 
 
-def _threshold_counts(s: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Cumulative (tps, fps) at each distinct score, highest first, and those scores."""
-    order = np.argsort(-s, kind="stable")
-    s_sorted, g_sorted = s[order], g[order]
-    last_of_group = np.r_[np.flatnonzero(np.diff(s_sorted)), s_sorted.size - 1]
-    tps = np.cumsum(g_sorted)[last_of_group]
-    fps = (last_of_group + 1) - tps
-    return tps, fps, s_sorted[last_of_group]
-
-
-def average_precision(scores: np.ndarray, gold: np.ndarray) -> Metric:
+def average_precision(scores: np.ndarray, gold: np.ndarray, *,
+                      ranked: Ranked | None = None) -> Metric:
     """AP as scikit-learn defines it: sum over distinct thresholds of ΔRecall × Precision."""
-    s, g = as_arrays(scores, gold)
-    if not g.any():
+    r = _ranked(scores, gold, ranked)
+    if r.positives == 0:
         return _undefined("no positive items in the gold labels")
-    tps, fps, _ = _threshold_counts(s, g)
-    prec = tps / (tps + fps)
-    rec = tps / tps[-1]
-    return Metric(float(np.sum(np.diff(np.r_[0.0, rec]) * prec)))
+    return Metric(rk.average_precision(r))
 
 
-def ndcg_at_k(scores: np.ndarray, gold: np.ndarray, k: int | None = 10, *, form: str = "sklearn") -> Metric:
+def ndcg_at_k(scores: np.ndarray, gold: np.ndarray, k: int | None = 10, *, form: str = "sklearn",
+              ranked: Ranked | None = None) -> Metric:
     """NDCG@k with binary relevance; tied scores share the average gain of their positions.
 
     ``form="sklearn"`` discounts position i by 1/log2(i+1) (scikit-learn, Järvelin 2002 as
     usually implemented); ``form="seed"`` uses the slide's DCG = rel_1 + Σ_{i≥2} rel_i/log2 i.
     """
-    s, g = as_arrays(scores, gold)
-    if not g.any():
+    r = _ranked(scores, gold, ranked)
+    if r.positives == 0:
         return _undefined("no positive items in the gold labels (ideal DCG is 0)")
-    n = s.size
-    k = n if k is None else min(int(k), n)
+    k = r.n if k is None else min(int(k), r.n)
     if k < 1:
         return _undefined("k must be at least 1")
-    pos = np.arange(1, n + 1, dtype=np.float64)
-    if form == "sklearn":
-        disc = 1.0 / np.log2(pos + 1.0)
-    elif form == "seed":
-        disc = np.r_[1.0, 1.0 / np.log2(pos[1:])]
-    else:
-        raise ValueError(f"unknown NDCG form {form!r}")
-    disc[k:] = 0.0
-    order = np.argsort(-s, kind="stable")
-    s_sorted, rel = s[order], g[order].astype(np.float64)
-    group = np.r_[0, np.cumsum(np.diff(s_sorted) != 0)]
-    # Average gain and summed discount per tie group: the expectation over tie orders.
-    mean_rel = np.bincount(group, weights=rel) / np.bincount(group)
-    dcg = float(np.sum(mean_rel * np.bincount(group, weights=disc)))
-    ideal = float(np.sum(disc[: int(g.sum())]))
-    return Metric(dcg / ideal)
+    return Metric(rk.ndcg(r, k, form))
 
 
 _SortedRows = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -287,33 +269,34 @@ class Curve:
     thresholds: np.ndarray
 
 
-def roc_curve(scores: np.ndarray, gold: np.ndarray) -> Curve | None:
+def roc_curve(scores: np.ndarray, gold: np.ndarray, *, ranked: Ranked | None = None) -> Curve | None:
     """ROC points (x = FPR, y = TPR) starting at (0, 0); None without both classes."""
-    s, g = as_arrays(scores, gold)
-    if _both_classes(g) is not None:
+    r = _ranked(scores, gold, ranked)
+    if _classes_of(r) is not None:
         return None
-    tps, fps, thr = _threshold_counts(s, g)
-    return Curve(np.r_[0.0, fps / fps[-1]], np.r_[0.0, tps / tps[-1]], np.r_[np.inf, thr])
+    tps, fps = r.tps, r.fps
+    return Curve(np.r_[0.0, fps / fps[-1]], np.r_[0.0, tps / tps[-1]], np.r_[np.inf, r.values])
 
 
-def pr_curve(scores: np.ndarray, gold: np.ndarray) -> Curve | None:
+def pr_curve(scores: np.ndarray, gold: np.ndarray, *, ranked: Ranked | None = None) -> Curve | None:
     """Precision-recall points (x = recall, y = precision) per distinct threshold."""
-    s, g = as_arrays(scores, gold)
-    if not g.any():
+    r = _ranked(scores, gold, ranked)
+    if r.positives == 0:
         return None
-    tps, fps, thr = _threshold_counts(s, g)
-    return Curve(tps / tps[-1], tps / (tps + fps), thr)
+    tps = r.tps
+    return Curve(tps / tps[-1], tps / (r.ends + 1.0), r.values)
 
 
 CURVE_POINTS = 400
 
 
-def model_curves(scores: np.ndarray, positive: np.ndarray, points: int = CURVE_POINTS
-                 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def model_curves(scores: np.ndarray, positive: np.ndarray, points: int = CURVE_POINTS, *,
+                 ranked: Ranked | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """ROC and precision-recall curves of one model, thinned to at most ``points`` each."""
+    r = _ranked(scores, positive, ranked)
     out = {}
     for name, make in (("roc", roc_curve), ("pr", pr_curve)):
-        curve = make(scores, positive)
+        curve = make(scores, positive, ranked=r)
         if curve is not None:
             keep = np.unique(np.linspace(0, curve.x.size - 1, min(points, curve.x.size))
                              .round().astype(int))
@@ -350,12 +333,14 @@ def tied_count(scores: np.ndarray) -> int:
     return int(counts[counts > 1].sum())
 
 
-def binary_report(scores: np.ndarray, gold: np.ndarray, *, threshold: float = 0.5, k_ndcg: int = 10) -> MetricReport:
-    """Every metric of this module for one model."""
+def binary_report(scores: np.ndarray, gold: np.ndarray, *, threshold: float = 0.5, k_ndcg: int = 10,
+                  ranked: Ranked | None = None) -> MetricReport:
+    """Every metric of this module for one model (``ranked``: its scores sorted already)."""
     s, g = as_arrays(scores, gold)
+    r = ranked if ranked is not None else rk.rank_scores(s, g)
     c = confusion(s, g, threshold)
     values = {name: fn(c) for name, fn in THRESHOLD_METRICS.items()}
-    values["roc_auc"] = roc_auc(s, g)
-    values["average_precision"] = average_precision(s, g)
-    values[f"ndcg@{k_ndcg}"] = ndcg_at_k(s, g, k_ndcg)
-    return MetricReport(int(g.size), int(g.sum()), threshold, k_ndcg, c, tied_count(s), values)
+    values["roc_auc"] = roc_auc(s, g, ranked=r)
+    values["average_precision"] = average_precision(s, g, ranked=r)
+    values[f"ndcg@{k_ndcg}"] = ndcg_at_k(s, g, k_ndcg, ranked=r)
+    return MetricReport(int(g.size), int(g.sum()), threshold, k_ndcg, c, rk.tied_count(r), values)
