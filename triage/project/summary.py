@@ -38,22 +38,37 @@ def has_gold(project: Project) -> bool:
     return candidates.has_gold(project.db)
 
 
-def gold_positive_in_rank_order(project: Project, model: store.ModelInfo) -> np.ndarray:
-    """Bool array: is the candidate at rank r+1 of ``model`` a gold positive?"""
-    gold = store.gold_by_candidate(project.db)
-    positive = np.array([project.settings.is_positive(g) for g in gold], dtype=bool)
-    return positive[store.rank_order(project.db, model.id)]
+def gold_positive_flags(project: Project) -> np.ndarray:
+    """Bool per candidate id (index 0 unused): does its gold label count as a positive?
+
+    One narrow query (the ids of the positive rows), never a Python loop over the pool."""
+    ids = candidates.ids_with_gold(project.db, sorted(project.settings.positive_labels))
+    flags = np.zeros(max(project.pool, int(ids.max()) if ids.size else 0) + 1, dtype=bool)
+    flags[ids] = True
+    return flags
 
 
-def offline_curves(project: Project) -> dict[str, np.ndarray]:
+def gold_positive_in_rank_order(project: Project, model: store.ModelInfo,
+                                flags: np.ndarray | None = None) -> np.ndarray:
+    """Bool array: is the candidate at rank r+1 of ``model`` a gold positive?
+
+    ``flags``: :func:`gold_positive_flags`, when the caller has read them already."""
+    flags = gold_positive_flags(project) if flags is None else flags
+    return flags[store.rank_order(project.db, model.id)]
+
+
+def offline_curves(project: Project, flags: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Per model, gold positives found after annotating the top r (index r-1).
 
     Empty when the project has no gold labels. Ties were broken by a seeded random
-    order at import, so no model is favoured by the file's order.
+    order at import, so no model is favoured by the file's order. ``flags``: as for
+    :func:`gold_positive_in_rank_order` (the gold labels are read once for all models).
     """
     if not project.has_gold():
         return {}
-    return {m.name: np.cumsum(project.gold_positive_in_rank_order(m)) for m in project.models}
+    flags = gold_positive_flags(project) if flags is None else flags
+    return {m.name: np.cumsum(gold_positive_in_rank_order(project, m, flags))
+            for m in project.models}
 
 
 def annotator_table(project: Project) -> list[dict[str, Any]]:

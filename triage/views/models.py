@@ -52,6 +52,9 @@ class ModelsInputs:
     queue_mode: str
     bandit: dict[str, Any] | None
     warnings: tuple[str, ...] = ()
+    # model -> positions in ``scores[model]`` in the stored rank order (best first), a
+    # sort the comparison can reuse once it has checked it
+    orders: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def _bandit_dict(belief: BanditBelief | None) -> dict[str, Any] | None:
@@ -74,19 +77,44 @@ def _flags(ids: np.ndarray, chosen: list[int]) -> np.ndarray:
     return out
 
 
+def _rankings(project: Project) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Each model's stored ranking, read once: the candidate ids (ascending), each model's
+    scores in that order, and each model's candidate ids best first."""
+    rankings = {m.name: store.ranking(project.db, m.id) for m in project.models}
+    ids = np.sort(next(iter(rankings.values()))[0])
+    size = int(max((r[0].max() for r in rankings.values() if r[0].size), default=0)) + 1
+    scores = {}
+    for name, (rank_ids, values) in rankings.items():
+        by_id = np.full(max(size, 1), np.nan)
+        by_id[rank_ids] = values
+        scores[name] = by_id[ids]
+    return ids, scores, {name: r[0] for name, r in rankings.items()}
+
+
+def _positions(ids: np.ndarray, rank_ids: np.ndarray, keep: np.ndarray) -> np.ndarray | None:
+    """Where a model's candidates, best first, sit among the kept ``ids`` (None: no match)."""
+    if rank_ids.size != ids.size:
+        return None
+    if ids.size and ids[-1] - ids[0] == ids.size - 1:  # ids 1..N, the usual case: no search
+        at = rank_ids - ids[0]
+    else:
+        at = np.minimum(np.searchsorted(ids, rank_ids), ids.size - 1)
+    if keep.all():  # gold labels: every candidate is judged
+        return at
+    return (np.cumsum(keep) - 1)[at[keep[at]]]
+
+
 def models_inputs(project: Project,
                   offline_curves: dict[str, np.ndarray] | None = None) -> ModelsInputs:
     """Read scores, positives (gold, else the final labels so far) and settings.
 
     ``offline_curves``: the project's, when the caller has them already (a pool scan)."""
-    from triage.project.gain import project_positives, project_scores
+    from triage.project.summary import gold_positive_flags
 
     s = project.settings
     if not project.models:
         raise TriageError("the project has no model scores to compare")
-    scores = {name: col_scores for name, (_col, col_scores) in project_scores(project).items()}
-    # project_scores orders by candidate id; so does this list of ids.
-    ids = np.sort(store.rank_order(project.db, project.models[0].id))
+    ids, scores, rank_ids = _rankings(project)
     finals = final_labels(store.active_labels(project.db))
     # "Labeled" for the evaluation set means a final label; "unlabeled" for the acceptance
     # advice means nobody has labeled it at all (a tie has been looked at already). Flags
@@ -94,8 +122,10 @@ def models_inputs(project: Project,
     labeled = _flags(ids, [c for c, f in finals.items() if f.value is not None])
     seen = _flags(ids, [c for c, f in finals.items() if f.votes])
     warnings: list[str] = []
-    if project.has_gold():
-        positive, _ = project_positives(project)
+    # Read once, for the positives here and for the offline curves.
+    flags = gold_positive_flags(project) if project.has_gold() else None
+    if flags is not None:
+        positive = flags[ids]
         keep, labels_from = np.ones(ids.size, dtype=bool), "gold"
     else:
         wanted = set(s.positive_labels)
@@ -111,16 +141,22 @@ def models_inputs(project: Project,
             warnings.append("labels came from a bandit choosing among the models' rankings: the "
                             "labeled items are each model's top picks, not a random sample, so "
                             "the figures favour the models that were followed most.")
-    snap = project.snapshot()
-    price = s.price_per_item if s.price_model == "per_item" else (
-        snap.spend / snap.events if snap.events else 0.0)
+    if s.price_model == "per_item":
+        price = s.price_per_item
+    else:  # the live state is read only for this (a replay of every label event)
+        snap = project.snapshot()
+        price = snap.spend / snap.events if snap.events else 0.0
     belief = project.bandit_belief() if s.queue_mode != "follow" else None
     return ModelsInputs(
         models=tuple(scores), scores={m: v[keep] for m, v in scores.items()},
         positive=positive[keep], labels_from=labels_from,
         unlabeled_scores={m: v[~seen] for m, v in scores.items()},
-        offline_curves=(project.offline_curves() if offline_curves is None
-                        else offline_curves), pool=project.pool, price=price,
+        orders={m: o for m, r in rank_ids.items()
+                if (o := _positions(ids, r, keep)) is not None},
+        # The project's offline curves, from the rankings and gold labels read above.
+        offline_curves=({m: np.cumsum(flags[r]) for m, r in rank_ids.items()}
+                        if offline_curves is None and flags is not None else
+                        offline_curves or {}), pool=project.pool, price=price,
         budget=s.budget, currency=s.currency, active_model=s.active_model,
         queue_mode=s.queue_mode, bandit=_bandit_dict(belief), warnings=tuple(warnings),
     )
@@ -287,7 +323,7 @@ def build_models_view_data(
     first with :func:`models_inputs`). With ``pvalues=False`` the permutation tests are
     left out (``pvalues_pending``); :func:`models_pvalues` computes them afterwards.
     """
-    from triage.stats.models.metrics import model_curves  # scipy: loaded by the worker
+    from triage.stats.models import metrics as mt
     from triage.stats.models.report import compare_report
 
     inputs = source if isinstance(source, ModelsInputs) else models_inputs(source)
@@ -306,15 +342,14 @@ def build_models_view_data(
         acceptance={}, bandit=inputs.bandit, currency=inputs.currency)
     if g.size < 2:
         return empty
-    if pvalues or len(names) < 2:
-        report = compare_report(inputs.scores, g, threshold=threshold, k_ndcg=k_ndcg,
-                                trials=trials if len(names) > 1 else 1, seed=seed)
-        models, pairs = report.models, _pvalue_dict(report)
-    else:  # each model alone: its metrics, no pairs to test yet
-        models = {m: compare_report({m: inputs.scores[m]}, g, threshold=threshold,
-                                    k_ndcg=k_ndcg, trials=1, seed=seed).models[m]
-                  for m in names}
-        pairs = {}
+    # Each model's scores are sorted once, for its metrics and its curves alike.
+    ranked = {m: mt.rank_scores(inputs.scores[m], g, order=inputs.orders.get(m)) for m in names}
+    models = {m: mt.binary_report(inputs.scores[m], g, threshold=threshold, k_ndcg=k_ndcg,
+                                  ranked=ranked[m]) for m in names}
+    pairs = {}
+    if pvalues and len(names) > 1:
+        pairs = _pvalue_dict(compare_report(inputs.scores, g, threshold=threshold,
+                                            k_ndcg=k_ndcg, trials=trials, seed=seed))
     _tick(progress, 2, total)
     metrics = {m: {k: v.value for k, v in r.metrics.items()} for m, r in models.items()}
     undefined = {m: {k: v.reason for k, v in r.metrics.items() if v.reason}
@@ -326,7 +361,7 @@ def build_models_view_data(
         metrics=metrics, undefined=undefined, pvalues=pairs, value_tuned=tables.tuned,
         value_rule=tables.rule, value_reasons=tables.reasons, reliability=tables.reliability,
         acceptance=tables.acceptance, pvalues_pending=not pvalues and len(names) > 1,
-        curves={name: model_curves(inputs.scores[name], g) for name in names})
+        curves={m: mt.model_curves(inputs.scores[m], g, ranked=ranked[m]) for m in names})
 
 
 def _pvalue_dict(report: Any) -> dict[str, dict[str, dict[str, Any]]]:
@@ -357,7 +392,8 @@ def models_view_at(path: str | Path, offline_curves: dict[str, np.ndarray] | Non
     from triage.project.files import open_project
 
     with open_project(path) as project:
-        inputs = models_inputs(project, offline_curves)
+        # The tests need no gain curves: skip their scan of the pool.
+        inputs = models_inputs(project, {} if stage == "pvalues" else offline_curves)
     if stage == "pvalues":
         return models_pvalues(inputs)
     return build_models_view_data(inputs, pvalues=stage == "all")

@@ -114,10 +114,13 @@ def symmetric_balanced_accuracy(c: Confusion) -> Metric:
     return Metric(total / 4.0)
 
 
-def rank_scores(scores: np.ndarray, gold: np.ndarray) -> Ranked:
-    """Validate and sort one model's scores once, for every ranking metric and curve."""
+def rank_scores(scores: np.ndarray, gold: np.ndarray, order: np.ndarray | None = None) -> Ranked:
+    """Validate and sort one model's scores once, for every ranking metric and curve.
+
+    ``order``: item indices believed to sort the scores highest first (a stored ranking);
+    used when they do, checked in one pass, else the scores are sorted here."""
     s, g = as_arrays(scores, gold)
-    return rk.rank_scores(s, g)
+    return rk.rank_scores(s, g, order)
 
 
 def _ranked(scores: np.ndarray, gold: np.ndarray, ranked: Ranked | None) -> Ranked:

@@ -56,12 +56,29 @@ class Ranked:
         return out
 
 
-def rank_scores(s: np.ndarray, g: np.ndarray) -> Ranked:
-    """Sort ``s`` (float64, no NaN) once, highest first, and count ``g``'s positives per tie group."""
-    # The default sort is not stable, which is fine: every figure read from the result
-    # depends on the tie groups only, never on the order inside one.
-    order = np.argsort(s)[::-1]
-    s_sorted = s[order]
+def _is_permutation(order: np.ndarray, n: int) -> bool:
+    if order.size != n or (n and (order.min() < 0 or order.max() >= n)):
+        return False
+    hit = np.zeros(n, dtype=bool)
+    hit[order] = True
+    return bool(hit.all())
+
+
+def rank_scores(s: np.ndarray, g: np.ndarray, order: np.ndarray | None = None) -> Ranked:
+    """Sort ``s`` (float64, no NaN) once, highest first, and count ``g``'s positives per tie group.
+
+    ``order``: a permutation believed to sort ``s`` highest first; it is used if it does
+    (checked in one pass), else ``s`` is sorted here."""
+    s_sorted = None
+    if order is not None and _is_permutation(order, s.size):
+        s_sorted = s[order]
+        if np.any(s_sorted[1:] > s_sorted[:-1]):
+            s_sorted = None
+    if s_sorted is None or order is None:
+        # The default sort is not stable, which is fine: every figure read from the result
+        # depends on the tie groups only, never on the order inside one.
+        order = np.argsort(s)[::-1]
+        s_sorted = s[order]
     ends = np.r_[np.flatnonzero(s_sorted[1:] != s_sorted[:-1]), s_sorted.size - 1] \
         if s.size else np.empty(0, np.int64)
     tps = np.cumsum(g[order], dtype=np.int64)[ends] if s.size else np.empty(0, np.int64)

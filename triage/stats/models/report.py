@@ -131,12 +131,15 @@ def model_value(
     hs, hg = cs[held_idx], g[held_idx]
     before, after = cal.reliability(s[held_idx], hg, bins), cal.reliability(hs, hg, bins)
     by_k: dict[str, KResult] = {}
+    # Sorted by confidence once per split; each k is then a few binary searches.
+    held_table = val.confidence_table(hs, hg)
+    val_table = val.confidence_table(cs[val_idx], g[val_idx]) if val_idx.size else None
     for k in ks:
-        rule = val.value_at(hs, hg, k, val.calibrated_threshold(k))
+        rule = val.value_at(held_table, None, k, val.calibrated_threshold(k))
         tuned = best_threshold = held = None
-        if val_idx.size:
-            best_threshold = val.best_threshold(cs[val_idx], g[val_idx], k)
-            held = val.value_at(hs, hg, k, best_threshold.threshold)
+        if val_table is not None:
+            best_threshold = val.best_threshold(val_table, None, k)
+            held = val.value_at(held_table, None, k, best_threshold.threshold)
             tuned = best_threshold.threshold
         # Threshold tuning beat calibration in the paper's experiments (§4.3), so the advice
         # follows the tuned τ when there is a validation split, else the calibrated rule.
@@ -150,7 +153,7 @@ def model_value(
             heldout_rejected_share=held.rejected_share if held else None,
             heldout_accepted_accuracy=held.accepted_accuracy if held else None,
             advice=advice,
-            cost_sensitive=val.cost_sensitive_value(hs, hg, ktp, kfp, float(k)),
+            cost_sensitive=val.cost_sensitive_value(held_table, None, ktp, kfp, float(k)),
         )
     return ModelValue(
         name=name, n=int(s.size), n_validation=int(val_idx.size), n_heldout=int(held_idx.size),

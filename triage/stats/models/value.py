@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -51,44 +52,97 @@ def calibrated_threshold(k: float) -> float:
     return k / (k + 1.0)
 
 
-def value_at(p: np.ndarray, gold: np.ndarray, k: float, threshold: float) -> ValuePoint:
-    """V, ρ and α when predictions with confidence >= ``threshold`` are accepted."""
+@dataclass(frozen=True)
+class ConfidenceTable:
+    """Predictions sorted once by confidence, highest first, with running counts.
+
+    Every figure of this module at any threshold or k is then a binary search or one pass
+    over the distinct confidences, not a new sort: the value tables ask for 21 values of k.
+    """
+
+    neg_conf: np.ndarray   # minus the confidences, ascending (for binary searches)
+    ends: np.ndarray       # last position of each distinct confidence
+    correct: np.ndarray    # running count of correct predictions
+    tp: np.ndarray         # running counts of predicted positive & gold positive, ...
+    fp: np.ndarray         # ... predicted positive & gold negative,
+    tn: np.ndarray         # ... predicted negative & gold negative,
+    fn: np.ndarray         # ... predicted negative & gold positive
+    n: int
+
+    @cached_property
+    def groups(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per distinct confidence: correct and wrong predictions at least that confident."""
+        correct = self.correct[self.ends]
+        return correct, (self.ends + 1) - correct
+
+    def accepted(self, threshold: float) -> int:
+        """How many predictions have confidence >= ``threshold``."""
+        return int(np.searchsorted(self.neg_conf, -threshold, side="right"))
+
+    def count(self, running: np.ndarray, accepted: int) -> int:
+        """A running count over the ``accepted`` most confident predictions."""
+        return int(running[accepted - 1]) if accepted else 0
+
+
+def confidence_table(p: np.ndarray, gold: np.ndarray) -> ConfidenceTable:
+    """Sort the predictions of probabilities ``p`` by confidence and count what :func:`value_at` needs."""
     s, g = as_arrays(p, gold)
     pred, conf = confidence(s)
-    accepted = conf >= threshold
-    n_acc = int(accepted.sum())
-    n_correct = int(np.count_nonzero(accepted & (pred == g)))
-    n = s.size
+    # Not a stable sort: only the counts at the end of each group of equal confidence are
+    # read, and those do not depend on the order inside the group.
+    order = np.argsort(conf)[::-1]
+    neg_conf = -conf[order]
+    pred, g = pred[order], g[order]
+    ends = np.r_[np.flatnonzero(neg_conf[1:] != neg_conf[:-1]), s.size - 1] if s.size else \
+        np.empty(0, np.int64)
+
+    def running(mask: np.ndarray) -> np.ndarray:
+        return np.cumsum(mask, dtype=np.int64)
+
+    return ConfidenceTable(neg_conf, ends, running(pred == g), running(pred & g),
+                           running(pred & ~g), running(~pred & ~g), running(~pred & g), int(s.size))
+
+
+def _table(p: np.ndarray | ConfidenceTable, gold: np.ndarray | None) -> ConfidenceTable:
+    if isinstance(p, ConfidenceTable):
+        return p
+    assert gold is not None  # a table carries its own labels; raw scores need them
+    return confidence_table(p, gold)
+
+
+def value_at(p: np.ndarray | ConfidenceTable, gold: np.ndarray | None, k: float,
+             threshold: float) -> ValuePoint:
+    """V, ρ and α when predictions with confidence >= ``threshold`` are accepted.
+
+    ``p``: probabilities, or their :func:`confidence_table` (then ``gold`` is not read)."""
+    table = _table(p, gold)
+    n = table.n
+    n_acc = table.accepted(threshold)
+    n_correct = table.count(table.correct, n_acc)
     value = (n_correct - k * (n_acc - n_correct)) / n if n else 0.0
     alpha = n_correct / n_acc if n_acc else None
     rho = 1.0 - n_acc / n if n else 1.0
     return ValuePoint(float(k), float(threshold), float(value), float(rho), alpha, n_acc, n)
 
 
-def best_threshold(p: np.ndarray, gold: np.ndarray, k: float) -> ValuePoint:
+def best_threshold(p: np.ndarray | ConfidenceTable, gold: np.ndarray | None, k: float) -> ValuePoint:
     """The τ maximising V on this labeled set (§3.3: "directly maximizing Eq. (5)").
 
     Candidates are the distinct confidences (accept everything at least that confident)
     and "reject all" (V = 0). Among equal maxima the highest τ wins: the same value for
     less automation risk. The paper picks at random among ties; we prefer determinism.
     """
-    s, g = as_arrays(p, gold)
-    n = s.size
+    table = _table(p, gold)
+    n = table.n
     if n == 0:
         return ValuePoint(float(k), REJECT_ALL, 0.0, 1.0, None, 0, 0)
-    pred, conf = confidence(s)
-    order = np.argsort(-conf, kind="stable")
-    conf_sorted = conf[order]
-    correct = (pred == g)[order]
-    last = np.r_[np.flatnonzero(np.diff(conf_sorted)), n - 1]  # end of each tie group
-    n_acc = last + 1
-    n_cor = np.cumsum(correct)[last]
-    values = (n_cor - k * (n_acc - n_cor)) / n
+    n_cor, n_wrong = table.groups
+    values = (n_cor - k * n_wrong) / n  # per group end: accept everything up to it
     best = int(np.argmax(values))  # first maximum = highest threshold among ties
     if values[best] <= 0.0:
         return ValuePoint(float(k), REJECT_ALL, 0.0, 1.0, None, 0, n)
-    acc = int(n_acc[best])
-    return ValuePoint(float(k), float(conf_sorted[last[best]]), float(values[best]),
+    acc = int(table.ends[best]) + 1
+    return ValuePoint(float(k), float(-table.neg_conf[table.ends[best]]), float(values[best]),
                       1.0 - acc / n, float(n_cor[best] / acc), acc, n)
 
 
@@ -121,22 +175,22 @@ def cost_sensitive_thresholds(ktp: float, kfp: float, kfn: float) -> tuple[float
     return kfp / (ktp + kfp), kfn / (1.0 + kfn)
 
 
-def cost_sensitive_value(p: np.ndarray, gold: np.ndarray, ktp: float, kfp: float, kfn: float) -> CostSensitivePoint:
+def cost_sensitive_value(p: np.ndarray | ConfidenceTable, gold: np.ndarray | None, ktp: float,
+                         kfp: float, kfn: float) -> CostSensitivePoint:
     """V = (ktp·TP + TN - kfp·FP - kfn·FN) / N over accepted predictions.
 
     Seed 001 writes (1 - ρ)(ktp·Ntp + Ntn - kfp·Nfp - kfn·Nfn); we read the N's as shares of
     the accepted items, which makes it this per-item average and reduces to Eq. 4 when
     ktp = 1 and kfp = kfn = k.
     """
-    s, g = as_arrays(p, gold)
+    table = _table(p, gold)
     tau_p, tau_n = cost_sensitive_thresholds(ktp, kfp, kfn)
-    pred, _ = confidence(s)
-    accepted = np.where(pred, s >= tau_p, 1.0 - s >= tau_n)
-    tp = int(np.count_nonzero(accepted & pred & g))
-    fp = int(np.count_nonzero(accepted & pred & ~g))
-    tn = int(np.count_nonzero(accepted & ~pred & ~g))
-    fn = int(np.count_nonzero(accepted & ~pred & g))
-    n = s.size
+    # A positive prediction (p >= 0.5) has confidence p, a negative one 1 - p (computed
+    # the same way), so "p >= τp" and "1 - p >= τn" are thresholds on the confidence.
+    at_p, at_n = table.accepted(tau_p), table.accepted(tau_n)
+    tp, fp = table.count(table.tp, at_p), table.count(table.fp, at_p)
+    tn, fn = table.count(table.tn, at_n), table.count(table.fn, at_n)
+    n = table.n
     n_acc = tp + fp + tn + fn
     value = (ktp * tp + tn - kfp * fp - kfn * fn) / n if n else 0.0
     alpha = (tp + tn) / n_acc if n_acc else None
@@ -150,4 +204,7 @@ def split(n: int, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("validation share must be in [0, 1)")
     perm = np.random.default_rng(seed).permutation(n)
     n_val = int(round(share * n))
-    return np.sort(perm[:n_val]), np.sort(perm[n_val:])
+    # The sorted halves of the permutation, by marking instead of sorting.
+    validation = np.zeros(n, dtype=bool)
+    validation[perm[:n_val]] = True
+    return np.flatnonzero(validation), np.flatnonzero(~validation)
