@@ -32,6 +32,17 @@ Progress = Callable[[int, int], bool]
 VALUE_KS = tuple(float(k) for k in np.arange(0.0, 10.5, 0.5))  # the value-versus-k curves
 ACCEPT_KS = (1.0, 2.0, 4.0, 8.0, 10.0)   # the k a lead can pick for the acceptance advice
 DEFAULT_ACCEPT_K = 2.0
+# The paired tests of the tab take at most this many (item, swap pattern) evaluations per
+# pair of models: 1000 patterns up to 500,000 labeled items, fewer beyond (500 at a million,
+# never under 200), so that they finish in seconds; each p-value states its Monte-Carlo
+# standard error. `triage compare` runs the trials it is asked for.
+PVALUE_WORK = 500_000_000
+MIN_TRIALS = 200
+
+
+def view_trials(n: int, trials: int = 1000) -> int:
+    """Random swap patterns per pair the tab's tests use for ``n`` labeled items."""
+    return min(trials, max(MIN_TRIALS, PVALUE_WORK // max(n, 1)))
 
 
 @dataclass(frozen=True)
@@ -328,6 +339,7 @@ def build_models_view_data(
 
     inputs = source if isinstance(source, ModelsInputs) else models_inputs(source)
     names, g = inputs.models, inputs.positive.astype(bool)
+    trials = view_trials(g.size, trials)
     total = 2 + len(names)
     _tick(progress, 0, total)
     budget_items = (inputs.budget / inputs.price
@@ -366,20 +378,22 @@ def build_models_view_data(
 
 def _pvalue_dict(report: Any) -> dict[str, dict[str, dict[str, Any]]]:
     return {pair: {metric: {"difference": r.difference, "p": r.p_value, "exact": r.exact,
-                            "reason": r.reason} for metric, r in row.items()}
+                            "reason": r.reason, "trials": r.trials, "se": r.standard_error}
+                   for metric, r in row.items()}
             for pair, row in report.pairs.items()}
 
 
 def models_pvalues(inputs: ModelsInputs, *, threshold: float = 0.5, k_ndcg: int = 10,
                    trials: int = 1000, seed: int = 0) -> dict[str, dict[str, dict[str, Any]]]:
-    """The paired permutation tests of :func:`build_models_view_data` alone."""
+    """The paired permutation tests of :func:`build_models_view_data` alone (``trials``
+    before :func:`view_trials`)."""
     from triage.stats.models.report import compare_report
 
     g = inputs.positive.astype(bool)
     if g.size < 2 or len(inputs.models) < 2:
         return {}
     return _pvalue_dict(compare_report(inputs.scores, g, threshold=threshold, k_ndcg=k_ndcg,
-                                       trials=trials, seed=seed))
+                                       trials=view_trials(g.size, trials), seed=seed))
 
 
 def models_view_at(path: str | Path, offline_curves: dict[str, np.ndarray] | None = None,

@@ -67,6 +67,14 @@ def _cell(text: str, *, bold: bool = False, tip: str | None = None) -> QTableWid
     return item
 
 
+def _se_tip(res: dict) -> str | None:
+    """The Monte-Carlo standard error of a sampled p-value, for its tooltip."""
+    se, trials = res.get("se"), res.get("trials")
+    if se is None or res.get("exact"):
+        return None
+    return f"Monte-Carlo standard error ±{se:.3f} ({trials} random swaps)"
+
+
 def _table() -> QTableWidget:
     table = QTableWidget(0, 0)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -264,13 +272,14 @@ class ModelsView(QWidget):
                                           tip=res.get("reason")))
                 text = "–" if pv is None else f"{pv:.3f}" + (" (exact)" if res.get("exact") else "")
                 p.setItem(r, 2 * c + 1, _cell(text, bold=pv is not None and pv < 0.05,
-                                              tip=res.get("reason")))
+                                              tip=res.get("reason") or _se_tip(res)))
         _fit_height(t)
         _fit_height(p)
         self.tests_caption.setText(
             f"Approximate randomisation: {d.trials} random swaps of the two models' scores "
-            "per item (exact when every swap pattern fits). Bold p < 0.05: the difference is "
-            "unlikely to be chance." if pairs else
+            "per item (exact when every swap pattern fits; a p-value's tooltip gives its "
+            "Monte-Carlo standard error). Bold p < 0.05: the difference is unlikely to be "
+            "chance." if pairs else
             f"Computing the paired permutation tests ({d.trials} random swaps)…"
             if d.pvalues_pending else "One model: nothing to test.")
         raw = [m for m in d.models if m in d.value_reasons]

@@ -15,8 +15,8 @@ import numpy as np
 
 from triage.stats.models import calibration as cal
 from triage.stats.models import metrics as mt
-from triage.stats.models import significance as sig
 from triage.stats.models import value as val
+from triage.stats.models.swaps import score_permutation_tests
 
 DEFAULT_KS = (0.0, 1.0, 2.0, 4.0, 8.0, 10.0)
 
@@ -194,6 +194,15 @@ class PairResult:
     trials: int
     reason: str | None
 
+    @property
+    def standard_error(self) -> float | None:
+        """Monte-Carlo standard error of a sampled p, √(p(1 − p)/N); 0 when exact."""
+        if self.p_value is None or self.trials < 1:
+            return None
+        if self.exact:
+            return 0.0
+        return math.sqrt(self.p_value * (1.0 - self.p_value) / self.trials)
+
 
 @dataclass(frozen=True)
 class CompareReport:
@@ -214,12 +223,12 @@ def compare_report(
     names = list(scores)
     pairs: dict[str, dict[str, PairResult]] = {}
 
-    def statistics(rows: np.ndarray) -> dict[str, np.ndarray]:
-        return mt.all_metrics_rows(rows, g, threshold=threshold, k_ndcg=k_ndcg)
-
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
-            tests = sig.permutation_tests(scores[a], scores[b], statistics, trials=trials, seed=seed)
+            # The test of significance.permutation_tests over metrics.all_metrics_rows, with
+            # the same p-values, computed without sorting each permuted row (swaps.py).
+            tests = score_permutation_tests(scores[a], scores[b], g, threshold=threshold,
+                                            k_ndcg=k_ndcg, trials=trials, seed=seed)
             pairs[f"{a}|{b}"] = {
                 metric: PairResult(r.difference, r.p_value, r.exact, r.trials, r.reason)
                 for metric, r in tests.items()

@@ -82,25 +82,40 @@ def permutation_test(
 MultiStatistic = Callable[[np.ndarray], dict[str, np.ndarray]]
 
 
-def _reach_counts(a: np.ndarray, b: np.ndarray, uncommon: np.ndarray,
-                  statistics: MultiStatistic, observed: dict[str, float], total: int,
-                  patterns: np.ndarray | None, rng: np.random.Generator) -> dict[str, int]:
-    """Per statistic, how many of ``total`` swap patterns reach its observed difference.
+# Given swap patterns (one row per pattern, one column per item where the systems differ),
+# {statistic: its values on the permuted A rows, then on the permuted B rows}.
+SwapEvaluator = Callable[[np.ndarray], dict[str, np.ndarray]]
 
-    The patterns are ``patterns`` (exact enumeration) or drawn from ``rng``, in batches.
-    """
-    m = uncommon.size
-    reached = dict.fromkeys(observed, 0)
+
+def _row_evaluator(a: np.ndarray, b: np.ndarray, uncommon: np.ndarray,
+                   statistics: MultiStatistic) -> SwapEvaluator:
+    """Build the permuted rows of both systems and apply ``statistics`` to them."""
     sub_a, sub_b = a[uncommon], b[uncommon]
-    batch = max(1, min(256, _CELLS // a.size))
-    for start in range(0, total, batch):
-        size = min(batch, total - start)
-        swap = patterns[start : start + size] if patterns is not None else rng.random((size, m)) < 0.5
+
+    def evaluate(swap: np.ndarray) -> dict[str, np.ndarray]:
+        size = swap.shape[0]
         rows = np.empty((2 * size, a.size))
         rows[:size], rows[size:] = a, b
         rows[:size, uncommon] = np.where(swap, sub_b, sub_a)
         rows[size:, uncommon] = np.where(swap, sub_a, sub_b)
-        values = statistics(rows)
+        return statistics(rows)
+
+    return evaluate
+
+
+def _reach_counts(evaluate: SwapEvaluator, m: int, observed: dict[str, float], total: int,
+                  patterns: np.ndarray | None, rng: np.random.Generator,
+                  batch: int) -> dict[str, int]:
+    """Per statistic, how many of ``total`` swap patterns reach its observed difference.
+
+    The patterns are ``patterns`` (exact enumeration) or drawn from ``rng``, in batches;
+    the draws are the same whatever the batch size (one row after another).
+    """
+    reached = dict.fromkeys(observed, 0)
+    for start in range(0, total, batch):
+        size = min(batch, total - start)
+        swap = patterns[start : start + size] if patterns is not None else rng.random((size, m)) < 0.5
+        values = evaluate(swap)
         for name, obs in observed.items():
             v = values[name]
             diff = np.abs(v[:size] - v[size:])
@@ -125,15 +140,28 @@ def permutation_tests(
     ``statistics(rows)`` returns {name: one value per row}; computing them together lets
     ranking metrics share one sort of each permuted row.
     """
+    a, b = _pair(a, b)
+    uncommon = np.flatnonzero(a != b)
+    return swap_tests(statistics(np.vstack([a, b])), uncommon.size,
+                      _row_evaluator(a, b, uncommon, statistics), trials=trials, seed=seed,
+                      exact=exact, batch=max(1, min(256, _CELLS // max(a.size, 1))))
+
+
+def _pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     a = np.asarray(a, dtype=np.float64).ravel()
     b = np.asarray(b, dtype=np.float64).ravel()
     if a.shape != b.shape:
         raise ValueError(f"paired test needs equal lengths, got {a.size} and {b.size}")
+    return a, b
+
+
+def swap_tests(both: dict[str, np.ndarray], m: int, evaluate: SwapEvaluator, *,
+               trials: int = 10_000, seed: int = 0, exact: bool | None = None,
+               batch: int = 256) -> dict[str, PermutationResult]:
+    """The test itself: ``both[name]`` = (f(A), f(B)), ``m`` items differ, ``evaluate`` scores
+    swap patterns over them (see :data:`SwapEvaluator`)."""
     if trials < 1:
         raise ValueError("trials must be at least 1")
-    both = statistics(np.vstack([a, b]))
-    uncommon = np.flatnonzero(a != b)
-    m = uncommon.size
     results: dict[str, PermutationResult] = {}
     observed: dict[str, float] = {}
     for name, (fa, fb) in both.items():
@@ -155,7 +183,7 @@ def permutation_tests(
     rng = np.random.default_rng(seed)
     total = 2**m if exact else trials
     patterns = _all_patterns(m) if exact else None
-    reached = _reach_counts(a, b, uncommon, statistics, observed, total, patterns, rng)
+    reached = _reach_counts(evaluate, m, observed, total, patterns, rng, batch)
     for name in observed:
         fa, fb = both[name]
         p = reached[name] / total if exact else (reached[name] + 1) / (total + 1)
