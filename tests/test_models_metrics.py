@@ -232,3 +232,22 @@ def test_curves_from_one_sort_equal_the_former_curves():
     np.testing.assert_array_equal(pr.thresholds, thr)
     assert mt.roc_curve(scores, np.zeros(500, bool)) is None
     assert mt.pr_curve(scores, np.zeros(500, bool)) is None
+
+
+def _thinned(curve, points):
+    keep = np.unique(np.linspace(0, curve.x.size - 1, min(points, curve.x.size)).round().astype(int))
+    return curve.x[keep], curve.y[keep]
+
+
+@pytest.mark.parametrize("n, points", [(2, 400), (7, 3), (500, 400), (5000, 400), (5000, 17)])
+def test_thinned_curves_equal_the_full_curves_thinned(n, points):
+    rng = np.random.default_rng(n)
+    gold = rng.random(n) < 0.3
+    gold[0], gold[-1] = True, False
+    scores = np.round(rng.random(n), 3)
+    got = mt.model_curves(scores, gold, points)
+    for name, curve in (("roc", mt.roc_curve(scores, gold)), ("pr", mt.pr_curve(scores, gold))):
+        for x, y in zip(got[name], _thinned(curve, points)):
+            np.testing.assert_array_equal(x, y)
+    assert set(mt.model_curves(scores, np.zeros(n, bool))) == set()
+    assert set(mt.model_curves(scores, np.ones(n, bool))) == {"pr"}

@@ -165,7 +165,8 @@ def models_inputs(project: Project,
         orders={m: o for m, r in rank_ids.items()
                 if (o := _positions(ids, r, keep)) is not None},
         # The project's offline curves, from the rankings and gold labels read above.
-        offline_curves=({m: np.cumsum(flags[r]) for m, r in rank_ids.items()}
+        offline_curves=({m: np.cumsum(flags[r], dtype=np.int32).astype(np.int64)
+                         for m, r in rank_ids.items()}
                         if offline_curves is None and flags is not None else
                         offline_curves or {}), pool=project.pool, price=price,
         budget=s.budget, currency=s.currency, active_model=s.active_model,

@@ -295,15 +295,24 @@ CURVE_POINTS = 400
 
 def model_curves(scores: np.ndarray, positive: np.ndarray, points: int = CURVE_POINTS, *,
                  ranked: Ranked | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """ROC and precision-recall curves of one model, thinned to at most ``points`` each."""
+    """ROC and precision-recall curves of one model, thinned to at most ``points`` each.
+
+    The points of :func:`roc_curve` and :func:`pr_curve` at evenly spaced thresholds,
+    computed at those thresholds only (a million-point curve is never built)."""
     r = _ranked(scores, positive, ranked)
+
+    def keep(size: int) -> np.ndarray:
+        return np.unique(np.linspace(0, size - 1, min(points, size)).round().astype(int))
+
     out = {}
-    for name, make in (("roc", roc_curve), ("pr", pr_curve)):
-        curve = make(scores, positive, ranked=r)
-        if curve is not None:
-            keep = np.unique(np.linspace(0, curve.x.size - 1, min(points, curve.x.size))
-                             .round().astype(int))
-            out[name] = (curve.x[keep], curve.y[keep])
+    if _classes_of(r) is None:
+        at = keep(r.tps.size + 1)  # the ROC curve starts at (0, 0), before the first group
+        tps, fps = r.tps[np.maximum(at - 1, 0)], r.fps[np.maximum(at - 1, 0)]
+        out["roc"] = (np.where(at > 0, fps / r.fps[-1], 0.0), np.where(at > 0, tps / r.tps[-1], 0.0))
+    if r.positives:
+        at = keep(r.tps.size)
+        tps = r.tps[at]
+        out["pr"] = (tps / r.tps[-1], tps / (r.ends[at] + 1.0))
     return out
 
 

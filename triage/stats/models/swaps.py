@@ -38,7 +38,7 @@ class _Axis:
     def __init__(self, s: np.ndarray, g: np.ndarray, own: tuple[np.ndarray, np.ndarray]):
         self.order = np.argsort(s)[::-1]
         desc = -s[self.order]  # ascending, for binary searches
-        positives = np.r_[0, np.cumsum(g[self.order], dtype=np.int64)]
+        positives = np.r_[0, np.cumsum(g[self.order], dtype=np.int32)]
         self.pos_order = self.order[g[self.order]]
         self.cuts = np.array([[np.searchsorted(desc, -v, side=side) for v in own]
                               for side in ("left", "right")], dtype=np.int32)
