@@ -6,9 +6,18 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from triage.stats.models import metrics as mt
-from triage.stats.models.significance import batch_mean, permutation_test, rowwise, score_statistics
+from triage.stats.models.significance import (
+    batch_mean,
+    permutation_test,
+    permutation_tests,
+    rowwise,
+    score_statistics,
+)
+from triage.stats.models.swaps import score_permutation_tests
 
 A = np.array([1, 2, 1, 2, 2, 2, 0])
 B = np.array([4, 5, 5, 4, 3, 2, 1])
@@ -90,3 +99,61 @@ def test_undefined_statistic_gives_reason():
     stats = score_statistics(gold)
     r = permutation_test(np.arange(5.0), np.arange(5.0)[::-1], stats["roc_auc"], trials=10)
     assert r.p_value is None and "undefined" in r.reason
+
+
+# -- the score tests without sorting each permuted row (swaps.py) against the plain test --
+
+def _plain(a, b, gold, trials, seed=3, k=5):
+    return permutation_tests(a, b, lambda rows: mt.all_metrics_rows(rows, gold, threshold=0.5,
+                                                                    k_ndcg=k),
+                             trials=trials, seed=seed)
+
+
+def _case(seed):
+    """Two models on up to 80 items, scores from few levels (many ties, within and across)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 80))
+    gold = rng.random(n) < rng.uniform(0, 1)
+    levels = int(rng.choice([2, 3, 7, 1000]))
+    a = np.round(rng.integers(0, levels, n) / (levels - 1) * 0.8 + 0.1 + 0.2 * gold * rng.random(), 3)
+    b = a.copy()
+    change = rng.random(n) < rng.uniform(0, 1)
+    b[change] = np.round(rng.integers(0, levels, change.sum()) / (levels - 1), 3)
+    return a, b, gold
+
+
+EDGES = [
+    (np.array([0.3, 0.7]), np.array([0.6, 0.2]), np.array([True, False])),    # n = 2
+    (np.array([0.3, 0.7]), np.array([0.6, 0.2]), np.array([True, True])),     # all positive
+    (np.array([0.3, 0.7]), np.array([0.6, 0.2]), np.array([False, False])),   # all negative
+    (np.full(6, 0.5), np.r_[np.full(3, 0.5), 0.1, 0.9, 0.5], np.array([1, 0, 1, 0, 1, 0], bool)),
+    (np.arange(5.0), np.arange(5.0), np.array([1, 0, 1, 0, 0], bool)),       # identical
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([40, 300, 2**12]))
+def test_score_tests_give_the_plain_tests_p_values(seed, trials):
+    # 2^12 patterns enumerate every swap of up to 12 differing items (exact); 40 and 300
+    # draw patterns at random: the same ones, from the same seed, in both.
+    for a, b, gold in [_case(seed), *EDGES]:
+        assert score_permutation_tests(a, b, gold, threshold=0.5, k_ndcg=5, trials=trials,
+                                       seed=3) == _plain(a, b, gold, trials)
+
+
+def test_score_tests_on_continuous_scores_with_ties_across_models():
+    # Positives whose value occurs in the other model too take the tied-group path.
+    rng = np.random.default_rng(8)
+    gold = rng.random(3000) < 0.2
+    a = np.round(rng.random(3000) + 0.3 * gold, 4)
+    b = np.where(rng.random(3000) < 0.3, a, np.round(rng.random(3000) + 0.2 * gold, 4))
+    got = score_permutation_tests(a, b, gold, threshold=0.5, k_ndcg=10, trials=60, seed=1)
+    want = permutation_tests(a, b, lambda rows: mt.all_metrics_rows(rows, gold), trials=60,
+                             seed=1)
+    assert got == want
+    assert got["roc_auc"].p_value == pytest.approx(1 / 61) and not got["roc_auc"].exact
+
+
+def test_score_tests_refuse_unequal_lengths():
+    with pytest.raises(ValueError, match="equal lengths"):
+        score_permutation_tests(np.zeros(3), np.zeros(3), np.zeros(4, bool))

@@ -113,3 +113,80 @@ def test_value_report_best_model_changes_with_k():
     assert report.best_model_by_k["0"] == "sharp"  # 90% accuracy beats ~80%
     assert report.best_model_by_k["10"] == "calibrated"  # sharp accepts its 10% errors at k=10
     assert report.models["sharp"].by_k["10"].value < 0
+
+
+# -- the confidence table (one sort per split) against the former per-call computations --
+
+def _old_value_at(p, g, k, threshold):
+    pred, conf = val.confidence(p)
+    accepted = conf >= threshold
+    n_acc, n_correct, n = int(accepted.sum()), int(np.count_nonzero(accepted & (pred == g))), p.size
+    return ((n_correct - k * (n_acc - n_correct)) / n if n else 0.0,
+            1.0 - n_acc / n if n else 1.0, n_correct / n_acc if n_acc else None, n_acc)
+
+
+def _old_best_threshold(p, g, k):
+    n = p.size
+    if n == 0:
+        return (val.REJECT_ALL, 0.0, 1.0, None, 0)
+    pred, conf = val.confidence(p)
+    order = np.argsort(-conf, kind="stable")
+    conf_sorted, correct = conf[order], (pred == g)[order]
+    last = np.r_[np.flatnonzero(np.diff(conf_sorted)), n - 1]
+    n_acc, n_cor = last + 1, np.cumsum(correct)[last]
+    values = (n_cor - k * (n_acc - n_cor)) / n
+    best = int(np.argmax(values))
+    if values[best] <= 0.0:
+        return (val.REJECT_ALL, 0.0, 1.0, None, 0)
+    acc = int(n_acc[best])
+    return (float(conf_sorted[last[best]]), float(values[best]), 1.0 - acc / n,
+            float(n_cor[best] / acc), acc)
+
+
+def _old_cost_sensitive(p, g, ktp, kfp, kfn):
+    tau_p, tau_n = val.cost_sensitive_thresholds(ktp, kfp, kfn)
+    pred, _ = val.confidence(p)
+    accepted = np.where(pred, p >= tau_p, 1.0 - p >= tau_n)
+    return tuple(int(np.count_nonzero(accepted & x)) for x in
+                 (pred & g, ~pred & ~g, pred & ~g, ~pred & g))
+
+
+VALUE_CASES = [
+    (np.array([0.2, 0.9]), np.array([False, True])),                  # n = 2
+    (np.array([0.5, 0.5]), np.array([False, True])),                  # n = 2, tied at 0.5
+    (np.array([0.1, 0.9, 0.3, 0.7]), np.ones(4, bool)),               # all positive
+    (np.array([0.1, 0.9, 0.3, 0.7]), np.zeros(4, bool)),              # all negative
+    (np.array([0.0, 1.0, 1.0, 0.0, 0.25, 0.75]), np.array([0, 1, 0, 0, 1, 1], bool)),
+    (np.empty(0), np.empty(0, bool)),
+]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_confidence_table_equals_the_former_computations(seed):
+    rng = np.random.default_rng(seed)
+    n = 400
+    g = rng.random(n) < 0.4
+    p = np.clip(np.round(0.5 + (g - 0.5) * rng.random(n) + rng.normal(0, 0.2, n), 2), 0, 1)
+    for scores, gold in [(p, g), *VALUE_CASES]:
+        table = val.confidence_table(scores, gold)
+        for k in (0.0, 0.5, 1.0, 2.0, 4.0, 10.0):
+            for tau in (0.5, k / (k + 1), 0.75, 0.99, 1.0, val.REJECT_ALL):
+                got = val.value_at(table, None, k, tau)
+                assert (got.value, got.rejected_share, got.accepted_accuracy, got.accepted) == \
+                    _old_value_at(scores, gold, k, tau)
+                assert got == val.value_at(scores, gold, k, tau)
+            best = val.best_threshold(table, None, k)
+            assert (best.threshold, best.value, best.rejected_share, best.accepted_accuracy,
+                    best.accepted) == _old_best_threshold(scores, gold, k)
+            cs = val.cost_sensitive_value(table, None, 1.0, 1.0, k)
+            assert (cs.tp, cs.tn, cs.fp, cs.fn) == _old_cost_sensitive(scores, gold, 1.0, 1.0, k)
+            assert cs == val.cost_sensitive_value(scores, gold, 1.0, 1.0, k)
+
+
+@pytest.mark.parametrize("n, share", [(0, 0.5), (1, 0.5), (2, 0.5), (1001, 0.3), (50, 0.0)])
+def test_split_equals_the_sorted_halves_of_the_permutation(n, share):
+    perm = np.random.default_rng(7).permutation(n)
+    n_val = int(round(share * n))
+    validation, held = val.split(n, share, 7)
+    np.testing.assert_array_equal(validation, np.sort(perm[:n_val]))
+    np.testing.assert_array_equal(held, np.sort(perm[n_val:]))

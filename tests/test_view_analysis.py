@@ -278,3 +278,65 @@ def test_agreement_job_equals_the_core_and_reads_nothing_later(project):
     assert seen == [(0, 1), (1, 1)]
     with pytest.raises(TriageError, match="cancelled"):
         work(lambda done, total: False)
+
+
+def test_inputs_read_once_equal_the_former_reads(project):
+    """Rankings and gold labels are read once; the arrays equal the former per-use reads."""
+    from triage import store
+    from triage.project.gain import project_positives, project_scores
+
+    inputs = models_inputs(project)
+    gold = store.gold_by_candidate(project.db)
+    for m in project.models:
+        former = np.array([project.settings.is_positive(v) for v in gold], bool)
+        ranked = former[store.rank_order(project.db, m.id)]
+        np.testing.assert_array_equal(project.gold_positive_in_rank_order(m), ranked)
+        np.testing.assert_array_equal(inputs.offline_curves[m.name], np.cumsum(ranked))
+        np.testing.assert_array_equal(project.offline_curves()[m.name], np.cumsum(ranked))
+    positive, _ = project_positives(project)
+    np.testing.assert_array_equal(inputs.positive, positive)
+    for name, (_col, scores) in project_scores(project).items():
+        np.testing.assert_array_equal(inputs.scores[name], scores)
+        # The stored rank order, reused as the sort of the scores: highest first.
+        order = inputs.orders[name]
+        assert sorted(order.tolist()) == list(range(scores.size))
+        assert np.all(np.diff(inputs.scores[name][order]) <= 0)
+
+
+def test_view_trials_bound_the_tests_work_and_p_values_carry_their_error(project):
+    from triage.views.models import MIN_TRIALS, PVALUE_WORK, view_trials
+
+    assert view_trials(60) == 1000 and view_trials(PVALUE_WORK // 1000) == 1000
+    assert view_trials(1_000_000) == 500 and view_trials(10**8) == MIN_TRIALS
+    assert view_trials(1_000_000, trials=300) == 300
+    d = build_models_view_data(models_inputs(project), trials=200, seed=3)
+    cell = d.pvalues["m1|m2"]["roc_auc"]
+    assert d.trials == 200 and cell["trials"] == 200 and not cell["exact"]
+    assert cell["se"] == pytest.approx(math.sqrt(cell["p"] * (1 - cell["p"]) / 200))
+
+
+def test_a_stored_ranking_that_does_not_sort_the_scores_is_not_trusted():
+    from triage.stats.models import metrics as mt
+
+    scores = np.array([0.2, 0.9, 0.5, 0.9])
+    gold = np.array([False, True, True, False])
+    want = mt.binary_report(scores, gold)
+    for order in (np.array([1, 3, 2, 0]), np.array([3, 1, 2, 0]),    # good: used
+                  np.array([0, 1, 2, 3]), np.array([1, 1, 2, 0]),    # unsorted, repeated
+                  np.array([1, 3, 2]), np.array([1, 3, 2, 7])):     # short, out of range
+        got = mt.binary_report(scores, gold, ranked=mt.rank_scores(scores, gold, order))
+        assert got == want
+
+
+def test_without_gold_the_reused_rank_order_covers_the_labeled_items_only(tmp_path):
+    src = write_pool(tmp_path / "pool.csv", pool_rows(40))
+    p = create_project(tmp_path / "p.triage", Settings(labels=SCHEME, positive_labels=("idiom",)))
+    p.import_file(src, ColumnMapping(text="text", key="key",
+                                     scores=(("m1", "m1"), ("m2", "m2"))))
+    label_two(p, second_session=False)
+    inputs = models_inputs(p)
+    p.close()
+    assert inputs.labels_from == "labels" and inputs.positive.size == 17
+    for name, order in inputs.orders.items():
+        assert sorted(order.tolist()) == list(range(17))
+        assert np.all(np.diff(inputs.scores[name][order]) <= 0)
