@@ -17,13 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from triage import store
 from triage.base.errors import TriageError
-from triage.project.final import final_labels
+from triage.views.model_inputs import ModelsInputs, models_inputs
 
 if TYPE_CHECKING:
     from triage.project.core import Project
-    from triage.serving.bandit import BanditBelief
     from triage.stats.models.calibration import Reliability
     from triage.stats.models.report import Advice
 
@@ -43,135 +41,6 @@ MIN_TRIALS = 200
 def view_trials(n: int, trials: int = 1000) -> int:
     """Random swap patterns per pair the tab's tests use for ``n`` labeled items."""
     return min(trials, max(MIN_TRIALS, PVALUE_WORK // max(n, 1)))
-
-
-@dataclass(frozen=True)
-class ModelsInputs:
-    """Everything the comparison needs, read from a project (arrays on the evaluation set)."""
-
-    models: tuple[str, ...]
-    scores: dict[str, np.ndarray]           # evaluation items only
-    positive: np.ndarray                     # evaluation items only
-    labels_from: str                         # "gold" or "labels"
-    unlabeled_scores: dict[str, np.ndarray]  # candidates nobody has labeled yet
-    offline_curves: dict[str, np.ndarray]
-    pool: int
-    price: float
-    budget: float | None
-    currency: str
-    active_model: str | None
-    queue_mode: str
-    bandit: dict[str, Any] | None
-    warnings: tuple[str, ...] = ()
-    # model -> positions in ``scores[model]`` in the stored rank order (best first), a
-    # sort the comparison can reuse once it has checked it
-    orders: dict[str, np.ndarray] = field(default_factory=dict)
-
-
-def _bandit_dict(belief: BanditBelief | None) -> dict[str, Any] | None:
-    if belief is None:
-        return None
-    return {"mode": belief.mode, "p_best": dict(belief.p_best), "pulls": dict(belief.pulls),
-            "posterior_mean": dict(belief.posterior_mean), "decided": belief.decided,
-            "delta": belief.delta}
-
-
-def _flags(ids: np.ndarray, chosen: list[int]) -> np.ndarray:
-    """A flag per id of the sorted ``ids``, set for the ``chosen`` ones among them."""
-    out = np.zeros(ids.size, dtype=bool)
-    if chosen:
-        wanted = np.asarray(chosen, dtype=np.int64)
-        at = np.searchsorted(ids, wanted)
-        inside = at < ids.size
-        at, wanted = at[inside], wanted[inside]
-        out[at[ids[at] == wanted]] = True
-    return out
-
-
-def _rankings(project: Project) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """Each model's stored ranking, read once: the candidate ids (ascending), each model's
-    scores in that order, and each model's candidate ids best first."""
-    rankings = {m.name: store.ranking(project.db, m.id) for m in project.models}
-    ids = np.sort(next(iter(rankings.values()))[0])
-    size = int(max((r[0].max() for r in rankings.values() if r[0].size), default=0)) + 1
-    scores = {}
-    for name, (rank_ids, values) in rankings.items():
-        by_id = np.full(max(size, 1), np.nan)
-        by_id[rank_ids] = values
-        scores[name] = by_id[ids]
-    return ids, scores, {name: r[0] for name, r in rankings.items()}
-
-
-def _positions(ids: np.ndarray, rank_ids: np.ndarray, keep: np.ndarray) -> np.ndarray | None:
-    """Where a model's candidates, best first, sit among the kept ``ids`` (None: no match)."""
-    if rank_ids.size != ids.size:
-        return None
-    if ids.size and ids[-1] - ids[0] == ids.size - 1:  # ids 1..N, the usual case: no search
-        at = rank_ids - ids[0]
-    else:
-        at = np.minimum(np.searchsorted(ids, rank_ids), ids.size - 1)
-    if keep.all():  # gold labels: every candidate is judged
-        return at
-    return (np.cumsum(keep) - 1)[at[keep[at]]]
-
-
-def models_inputs(project: Project,
-                  offline_curves: dict[str, np.ndarray] | None = None) -> ModelsInputs:
-    """Read scores, positives (gold, else the final labels so far) and settings.
-
-    ``offline_curves``: the project's, when the caller has them already (a pool scan)."""
-    from triage.project.summary import gold_positive_flags
-
-    s = project.settings
-    if not project.models:
-        raise TriageError("the project has no model scores to compare")
-    ids, scores, rank_ids = _rankings(project)
-    finals = final_labels(store.active_labels(project.db))
-    # "Labeled" for the evaluation set means a final label; "unlabeled" for the acceptance
-    # advice means nobody has labeled it at all (a tie has been looked at already). Flags
-    # are set from the (few) final labels, never by a Python loop over the pool.
-    labeled = _flags(ids, [c for c, f in finals.items() if f.value is not None])
-    seen = _flags(ids, [c for c, f in finals.items() if f.votes])
-    warnings: list[str] = []
-    # Read once, for the positives here and for the offline curves.
-    flags = gold_positive_flags(project) if project.has_gold() else None
-    if flags is not None:
-        positive = flags[ids]
-        keep, labels_from = np.ones(ids.size, dtype=bool), "gold"
-    else:
-        wanted = set(s.positive_labels)
-        positive = _flags(ids, [c for c, f in finals.items() if f.value in wanted])
-        keep, labels_from = labeled, "labels"
-        if s.queue_mode == "follow" and s.active_model:
-            from triage.stats.models.report import followed_warning
-
-            # The core's wording speaks of gold labels; here they are the project's own.
-            warnings.append(followed_warning(s.active_model).replace(
-                "gold labels came", "the labels so far came", 1))
-        elif s.queue_mode != "follow":
-            warnings.append("labels came from a bandit choosing among the models' rankings: the "
-                            "labeled items are each model's top picks, not a random sample, so "
-                            "the figures favour the models that were followed most.")
-    if s.price_model == "per_item":
-        price = s.price_per_item
-    else:  # the live state is read only for this (a replay of every label event)
-        snap = project.snapshot()
-        price = snap.spend / snap.events if snap.events else 0.0
-    belief = project.bandit_belief() if s.queue_mode != "follow" else None
-    return ModelsInputs(
-        models=tuple(scores), scores={m: v[keep] for m, v in scores.items()},
-        positive=positive[keep], labels_from=labels_from,
-        unlabeled_scores={m: v[~seen] for m, v in scores.items()},
-        orders={m: o for m, r in rank_ids.items()
-                if (o := _positions(ids, r, keep)) is not None},
-        # The project's offline curves, from the rankings and gold labels read above.
-        offline_curves=({m: np.cumsum(flags[r], dtype=np.int32).astype(np.int64)
-                         for m, r in rank_ids.items()}
-                        if offline_curves is None and flags is not None else
-                        offline_curves or {}), pool=project.pool, price=price,
-        budget=s.budget, currency=s.currency, active_model=s.active_model,
-        queue_mode=s.queue_mode, bandit=_bandit_dict(belief), warnings=tuple(warnings),
-    )
 
 
 @dataclass(frozen=True)
@@ -386,8 +255,9 @@ def _pvalue_dict(report: Any) -> dict[str, dict[str, dict[str, Any]]]:
 
 def models_pvalues(inputs: ModelsInputs, *, threshold: float = 0.5, k_ndcg: int = 10,
                    trials: int = 1000, seed: int = 0) -> dict[str, dict[str, dict[str, Any]]]:
-    """The paired permutation tests of :func:`build_models_view_data` alone (``trials``
-    before :func:`view_trials`)."""
+    """The paired permutation tests of :func:`build_models_view_data` alone.
+
+    ``trials`` as asked; :func:`view_trials` bounds them for large projects."""
     from triage.stats.models.report import compare_report
 
     g = inputs.positive.astype(bool)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from triage.stats.models.metrics import as_arrays
 
 _EPS = 1e-6  # keeps logit(0) and logit(1) finite; exact 0/1 scores exist in real data

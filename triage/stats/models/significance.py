@@ -158,8 +158,10 @@ def _pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def swap_tests(both: dict[str, np.ndarray], m: int, evaluate: SwapEvaluator, *,
                trials: int = 10_000, seed: int = 0, exact: bool | None = None,
                batch: int = 256) -> dict[str, PermutationResult]:
-    """The test itself: ``both[name]`` = (f(A), f(B)), ``m`` items differ, ``evaluate`` scores
-    swap patterns over them (see :data:`SwapEvaluator`)."""
+    """The test itself, from the observed statistics and an evaluator of swap patterns.
+
+    ``both[name]`` = (f(A), f(B)); ``m`` items differ; ``evaluate`` scores swap patterns
+    over them (see :data:`SwapEvaluator`)."""
     if trials < 1:
         raise ValueError("trials must be at least 1")
     results: dict[str, PermutationResult] = {}

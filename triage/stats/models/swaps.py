@@ -176,8 +176,10 @@ def score_permutation_tests(a: np.ndarray, b: np.ndarray, gold: np.ndarray, *,
                             threshold: float = 0.5, k_ndcg: int = 10, trials: int = 1000,
                             seed: int = 0, exact: bool | None = None
                             ) -> dict[str, PermutationResult]:
-    """Every metric of :func:`metrics.all_metrics_rows`, tested as
-    :func:`significance.permutation_tests` tests it, with the same p-values, much faster."""
+    """Paired permutation tests of every metric of :func:`metrics.all_metrics_rows`.
+
+    The test :func:`significance.permutation_tests` makes, with the same p-values, without
+    sorting a permuted row (see the module)."""
     a, b = (np.asarray(x, dtype=np.float64).ravel() for x in (a, b))
     g = np.asarray(gold).astype(bool).ravel()
     if not a.shape == b.shape == g.shape:
