@@ -70,10 +70,21 @@ class ConfidenceTable:
     n: int
 
     @cached_property
-    def groups(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per distinct confidence: correct and wrong predictions at least that confident."""
-        correct = self.correct[self.ends]
-        return correct, (self.ends + 1) - correct
+    def groups(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The distinct confidences that can maximise V for some k >= 0: their last
+        positions, and the correct and wrong predictions at least that confident.
+
+        Going down the confidences, a group that adds no correct prediction never beats
+        the one before it, and one followed by a group that adds only correct ones is
+        beaten by that group at every k; so neither is ever the first maximum."""
+        ends = self.ends
+        correct = self.correct[ends].astype(np.int64)
+        wrong = (ends + 1) - correct
+        gains = np.diff(np.r_[0, correct]) > 0
+        gains[0] = True
+        next_wrong = np.r_[np.diff(wrong) > 0, True]
+        keep = np.flatnonzero(gains & next_wrong)
+        return ends[keep], correct[keep], wrong[keep]
 
     def accepted(self, threshold: float) -> int:
         """How many predictions have confidence >= ``threshold``."""
@@ -137,13 +148,13 @@ def best_threshold(p: np.ndarray | ConfidenceTable, gold: np.ndarray | None, k: 
     n = table.n
     if n == 0:
         return ValuePoint(float(k), REJECT_ALL, 0.0, 1.0, None, 0, 0)
-    n_cor, n_wrong = table.groups
+    ends, n_cor, n_wrong = table.groups
     values = (n_cor - k * n_wrong) / n  # per group end: accept everything up to it
     best = int(np.argmax(values))  # first maximum = highest threshold among ties
     if values[best] <= 0.0:
         return ValuePoint(float(k), REJECT_ALL, 0.0, 1.0, None, 0, n)
-    acc = int(table.ends[best]) + 1
-    return ValuePoint(float(k), float(-table.neg_conf[table.ends[best]]), float(values[best]),
+    acc = int(ends[best]) + 1
+    return ValuePoint(float(k), float(-table.neg_conf[ends[best]]), float(values[best]),
                       1.0 - acc / n, float(n_cor[best] / acc), acc, n)
 
 
