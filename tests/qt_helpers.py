@@ -17,5 +17,7 @@ def open_main_window(qtbot, project_path: Path, annotator: str) -> MainWindow:
     window.show()
     qtbot.waitExposed(window)
     window.activateWindow()
-    qtbot.waitUntil(lambda: window.info is not None, timeout=5000)
+    # The panels, their live state and the offline curves arrive on later turns of the
+    # event loop (and from worker threads): wait for all of them.
+    qtbot.waitUntil(lambda: window.info is not None and not window._background, timeout=10000)
     return window

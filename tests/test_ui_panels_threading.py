@@ -14,10 +14,12 @@ from ui.panels import GainPanel
 
 def test_panels_are_drawn_on_the_chart_thread_and_painted_from_its_image(qtbot, tmp_path):
     window = open_main_window(qtbot, make_project(tmp_path), "ada")
-    qtbot.keyClick(window.desk, "i")
-    window.refresh_panels()
     gain = window.gain
     qtbot.waitUntil(lambda: gain.redraws >= 1 and not gain.drawing(), timeout=10000)
+    before = gain.redraws
+    qtbot.keyClick(window.desk, "i")
+    window.refresh_panels()
+    qtbot.waitUntil(lambda: gain.redraws > before and not gain.drawing(), timeout=10000)
     assert gain.render_threads and threading.current_thread().name not in gain.render_threads
     assert gain.panel_data()["annotated"][-1] == 1
     assert gain.live.get_xdata().tolist() == gain.panel_data()["annotated"]  # drawn = data

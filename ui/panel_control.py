@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from PySide6.QtCore import Qt, QThreadPool
+from PySide6.QtCore import Qt, QThreadPool, QTimer
 
 from triage.views.panels import PanelInfo
 from ui.palette import no_tab_traps
@@ -55,25 +55,52 @@ class PanelMixin:
                          minimum=80)
 
     def _load_panel_info(self) -> None:
-        """Create the panels and start the background reads; they draw when these arrive."""
-        self.ensure_panels()
-        if self.project is None:
-            return
-        self.info = self._panel_info(self.info.offline_curves if self.info else {})
-        from triage.project.live_build import build_live, live_inputs, serving_warmup
-        from ui.advice_process import helper_call
+        """Create the panels and start the background reads; they draw when these arrive.
 
-        project, path = self.project, self.project.path
+        In three turns of the event loop (the reads first, the panels next), so that the
+        desk answers between them; and the live state and the serving warm-up share one
+        worker: two threads running Python beside the GUI thread make it wait longer for
+        the interpreter lock than one does.
+        """
+        if self.project is None:
+            self.ensure_panels()
+            return
+        from triage.project.live_build import build_live, live_inputs, serving_warmup
+
+        project = self.project
         warmup = serving_warmup(project)
-        self._start_read(lambda _p: warmup(), lambda _r: None)
         inputs = live_inputs(project)
         if inputs is not None:
             self._live_building = project
-            worker = self._start_read(lambda _p: build_live(inputs),
+
+            def live_then_warmup(_progress):
+                built = build_live(inputs)
+                warmup()
+                return built
+
+            worker = self._start_read(live_then_warmup,
                                       lambda built: self._live_arrived(project, built))
             worker.signals.failed.connect(lambda _m: self._live_arrived(project, None))
         else:
+            self._start_read(lambda _p: warmup(), lambda _r: None)
+        QTimer.singleShot(0, lambda: self._load_panels_then_curves(project))
+
+    def _load_panels_then_curves(self, project) -> None:
+        """The second and third turns of :meth:`_load_panel_info`."""
+        self.ensure_panels()
+        if project is not self.project:
+            return
+        self.info = self._panel_info(self.info.offline_curves if self.info else {})
+        if not self.live_pending():
             self.refresh_panels()
+        QTimer.singleShot(0, lambda: self._read_curves(project))
+
+    def _read_curves(self, project) -> None:
+        if project is not self.project:
+            return
+        from ui.advice_process import helper_call
+
+        path = project.path
         self._start_read(lambda _p: helper_call("curves", path),
                          lambda curves: self._curves_arrived(project, curves))
 
