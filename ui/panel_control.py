@@ -57,10 +57,11 @@ class PanelMixin:
     def _load_panel_info(self) -> None:
         """Create the panels and start the background reads; they draw when these arrive.
 
-        In three turns of the event loop (the reads first, the panels next), so that the
-        desk answers between them; and the live state and the serving warm-up share one
-        worker: two threads running Python beside the GUI thread make it wait longer for
-        the interpreter lock than one does.
+        Over several turns of the event loop, so that the desk answers between them: one
+        worker loads the chart classes (an import of a few hundredths of a second that the
+        GUI thread need not make), then the GUI thread creates the panels while the worker
+        builds the live state and warms the serving up. One worker, not two: two threads
+        running Python beside the GUI thread make it wait longer for the interpreter lock.
         """
         if self.project is None:
             self.ensure_panels()
@@ -73,23 +74,24 @@ class PanelMixin:
         if inputs is not None:
             self._live_building = project
 
-            def live_then_warmup(_progress):
-                built = build_live(inputs)
-                warmup()
-                return built
+        def background(progress):
+            import ui.panels  # noqa: F401 - the chart classes, off the GUI thread
 
-            worker = self._start_read(live_then_warmup,
-                                      lambda built: self._live_arrived(project, built))
-            worker.signals.failed.connect(lambda _m: self._live_arrived(project, None))
-        else:
-            self._start_read(lambda _p: warmup(), lambda _r: None)
-        QTimer.singleShot(0, lambda: self._load_panels_then_curves(project))
+            progress(0, 1)  # the GUI thread creates the panels meanwhile
+            built = build_live(inputs) if inputs is not None else None
+            warmup()
+            return built
+
+        worker = self._start_read(background, lambda built: self._live_arrived(project, built))
+        worker.signals.progress.connect(lambda *_: self._load_panels_then_curves(project))
+        worker.signals.failed.connect(lambda _m: self._live_arrived(project, None))
+        worker.signals.failed.connect(lambda _m: self._load_panels_then_curves(project))
 
     def _load_panels_then_curves(self, project) -> None:
-        """The second and third turns of :meth:`_load_panel_info`."""
-        self.ensure_panels()
+        """The later turns of :meth:`_load_panel_info`: the panels, then the curves."""
         if project is not self.project:
             return
+        self.ensure_panels()
         self.info = self._panel_info(self.info.offline_curves if self.info else {})
         if not self.live_pending():
             self.refresh_panels()
