@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QThreadPool, QTimer
 
-from triage.views.panels import PanelInfo
 from ui.palette import no_tab_traps
 from ui.window_state import restore_splitter
 from ui.workers import Worker
+
+if TYPE_CHECKING:  # loaded with the panels, after the first candidate is on screen
+    from triage.views.panels import PanelInfo
 
 # Panels redraw when the annotator pauses (a chart redraw costs tens of milliseconds of
 # the chart thread), but at least every MAX_DEFER_S in a long burst.
@@ -82,10 +85,13 @@ class PanelMixin:
             warmup()
             return built
 
-        worker = self._start_read(background, lambda built: self._live_arrived(project, built))
-        worker.signals.progress.connect(lambda *_: self._load_panels_then_curves(project))
-        worker.signals.failed.connect(lambda _m: self._live_arrived(project, None))
-        worker.signals.failed.connect(lambda _m: self._load_panels_then_curves(project))
+        def failed(_message: str) -> None:
+            self._live_arrived(project, None)
+            self._load_panels_then_curves(project)
+
+        self._start_read(background, lambda built: self._live_arrived(project, built),
+                         progress=lambda *_: self._load_panels_then_curves(project),
+                         failed=failed)
 
     def _load_panels_then_curves(self, project) -> None:
         """The later turns of :meth:`_load_panel_info`: the panels, then the curves."""
@@ -106,10 +112,15 @@ class PanelMixin:
         self._start_read(lambda _p: helper_call("curves", path),
                          lambda curves: self._curves_arrived(project, curves))
 
-    def _start_read(self, work, done) -> Worker:
-        """Run ``work`` on a worker thread (``done`` gets its result on this thread)."""
+    def _start_read(self, work, done, *, progress=None, failed=None) -> Worker:
+        """Run ``work`` on a worker thread (``done`` gets its result on this thread; so do
+        ``progress`` its progress calls and ``failed`` its error, connected before it runs)."""
         worker = Worker(work)
         worker.signals.finished.connect(done)
+        if progress is not None:
+            worker.signals.progress.connect(progress)
+        if failed is not None:
+            worker.signals.failed.connect(failed)
         worker.signals.finished.connect(lambda _r: self._background.discard(worker))
         worker.signals.failed.connect(lambda _m: self._background.discard(worker))
         self._background.add(worker)  # kept alive until it reports
@@ -137,6 +148,8 @@ class PanelMixin:
         self.refresh_panels()
 
     def _panel_info(self, offline_curves: dict) -> PanelInfo:
+        from triage.views.panels import PanelInfo
+
         settings = self.project.settings
         model = self.project.active_model()
         return PanelInfo(
@@ -185,9 +198,8 @@ class PanelMixin:
             self._checkpointed_at = snapshot.events
             path = self.project.path
             self._checkpointing = True
-            worker = self._start_read(lambda _p: helper_call("checkpoint", path),
-                                      self._checkpointed)
-            worker.signals.failed.connect(self._checkpointed)
+            self._start_read(lambda _p: helper_call("checkpoint", path), self._checkpointed,
+                             failed=self._checkpointed)
 
     def _checkpointed(self, _result=None) -> None:
         self._checkpointing = False
