@@ -13,8 +13,14 @@ ratio is the median of the per-repetition ratios. Cases:
   plain table (target: at most 1.2x);
 - ``status``, ``gain``, ``advise``, ``agree``, ``adjudicate``: on a project of the same
   pool with ``--labels`` label events by two annotators (target: under 1 s; no anchor);
-- ``export``: ``triage export P out.csv`` against ``sqlite3 -csv -header P "SELECT ..."``
-  of the same rows and columns of the candidates table (target: at most 1.5x).
+- ``export``: ``triage export P out.csv`` against the shell's CSV export of the same rows
+  and columns: ``sqlite3 -csv -header same.db "SELECT * FROM t"``, where ``t`` is a plain
+  typed table holding exactly what the export writes (key, text, rank, decile, scores,
+  gold, label columns, meta), loaded once from one of our exports and not timed (target:
+  at most 1.5x);
+- ``export (candidates table)``: the same export against the shell's export of the bare
+  candidates table (id, key, text, meta, gold: half the bytes, and none of the ranking or
+  labels); shown for reference, no target.
 
 Peak memory: Linux counts a child's memory from before its ``exec`` too, so this process
 stays small (the inputs are prepared by a child process; nothing here imports numpy or
@@ -47,7 +53,7 @@ MAIN = str(ROOT / "main.py")
 MAPPING = ["--text", "text", "--key", "key", "--score", "m1=m1", "--score", "m2=m2",
            "--gold", "gold", "--labels", "pos,neg"]
 LEAD = ("status", "gain", "advise", "agree", "adjudicate")
-EXPORT_SQL = "SELECT * FROM candidates"  # what the shell exports: the same rows
+EXPORT_SQL = "SELECT * FROM candidates"  # the reference case: the bare candidates table
 
 
 def run(argv: list[str], stdout: Path | None = None) -> tuple[float, float]:
@@ -118,7 +124,31 @@ def prepare(work: Path, rows: int, labels: int, project: bool = True) -> dict[st
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
     files["project"] = project
+    files["same"] = export_anchor(work, project)
     return files
+
+
+def export_anchor(work: Path, project: Path) -> Path:
+    """A plain database whose table ``t`` holds exactly the rows and columns ``triage
+    export`` writes, typed as they are (integers, reals, text), for the shell to export."""
+    same = work / f"{project.stem}-export.db"
+    if same.exists():
+        return same
+    scratch, csv_path = work / "export-anchor.db", work / "export-anchor.csv"
+    remove(scratch)
+    run([sys.executable, MAIN, "export", str(project), str(csv_path)])
+    with open(csv_path, encoding="utf-8", newline="") as handle:
+        header = next(csv.reader(handle))
+    kinds = {"rank": "INTEGER", "decile": "INTEGER", "labels": "INTEGER"}
+    columns = ", ".join(
+        f'"{name}" ' + ("REAL" if name.startswith("score_") else kinds.get(name, "TEXT"))
+        for name in header)
+    subprocess.run([shutil.which("sqlite3") or "sqlite3", str(scratch),
+                    f"CREATE TABLE t({columns})", f".import --csv --skip 1 {csv_path} t"],
+                   check=True)
+    csv_path.unlink()
+    os.replace(scratch, same)
+    return same
 
 
 def label_project(path: Path, count: int) -> None:
@@ -159,8 +189,12 @@ def cases(files: dict[str, Path], tmp: Path) -> list[dict]:
     for command in LEAD:
         out.append({"name": command, "target_seconds": 1.0, "clear": [],
                     "ours": py + [command, str(files["copy"])], "anchor": None})
-    out.append({"name": "export", "target": 1.5, "clear": [tmp / "out.csv"],
-                "ours": py + ["export", str(files["copy"]), str(tmp / "out.csv")],
+    export = py + ["export", str(files["copy"]), str(tmp / "out.csv")]
+    out.append({"name": "export", "target": 1.5, "clear": [tmp / "out.csv"], "ours": export,
+                "anchor": [shell, "-csv", "-header", str(files["same"]), "SELECT * FROM t"]
+                if shell and "same" in files else None, "anchor_stdout": tmp / "shell.csv"})
+    out.append({"name": "export (candidates table)", "target": None,
+                "clear": [tmp / "out.csv"], "ours": export,
                 "anchor": [shell, "-csv", "-header", str(files["copy"]), EXPORT_SQL]
                 if shell else None, "anchor_stdout": tmp / "shell.csv"})
     return out
@@ -183,7 +217,7 @@ def measure(case: dict, repeat: int) -> dict:
                       anchor_all_s=[w for w, _ in anchor],
                       ratio=statistics.median(o[0] / a[0] for o, a in zip(ours, anchor)),
                       target=case["target"])
-        result["met"] = result["ratio"] <= case["target"]
+        result["met"] = None if case["target"] is None else result["ratio"] <= case["target"]
     else:
         result.update(target_seconds=case["target_seconds"])
         result["met"] = result["ours_s"] <= case["target_seconds"]
@@ -199,10 +233,12 @@ def markdown(report: dict) -> str:
     for r in report["results"]:
         anchor = f"{r['anchor_s']:.2f} s" if "anchor_s" in r else "—"
         ratio = f"{r['ratio']:.2f}×" if "ratio" in r else "—"
-        target = (f"≤ {r['target']}×" if "target" in r else f"< {r['target_seconds']:.0f} s")
+        target = (f"≤ {r['target']}×" if r.get("target") else
+                  f"< {r['target_seconds']:.0f} s" if "target_seconds" in r else "—")
+        met = "—" if r["met"] is None else "yes" if r["met"] else "**no**"
         arss = f"{r['anchor_rss_mb']:.0f} MB" if "anchor_rss_mb" in r else "—"
         lines.append(f"| {r['name']} | {r['ours_s']:.2f} s | {anchor} | {ratio} | {target} | "
-                     f"{'yes' if r['met'] else '**no**'} | {r['ours_rss_mb']:.0f} MB | {arss} |")
+                     f"{met} | {r['ours_rss_mb']:.0f} MB | {arss} |")
     return "\n".join(lines) + "\n"
 
 
@@ -245,7 +281,7 @@ def main() -> int:
     try:
         for case in cases(files, tmp):
             if args.only and case["name"] not in args.only and \
-                    case["name"].split()[0] not in args.only:
+                    case["name"].split()[0] not in args.only:  # "export": both cases
                 continue
             result = measure(case, args.repeat)
             report["results"].append(result)

@@ -66,6 +66,42 @@ def test_bootstrap_resample_equals_alpha_of_the_resampled_items(level, monkeypat
     assert res.alpha.low == pytest.approx(expected, abs=1e-12)
 
 
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_dense_and_sparse_item_statistics_give_the_same_alpha_and_intervals(level, monkeypatch):
+    """Small matrices are dense (no scipy.sparse); wide ones sparse: the numbers agree."""
+    import triage.stats.agreement.krippendorff as kr
+
+    rng = np.random.default_rng(9)
+    items, anns, labs = _random_ratings(rng, items=300, cats=4)
+    r = encode(items, anns, [str(int(x) + 1) for x in labs], level=level,
+               categories=["1", "2", "3", "4"])
+    dense_stats = kr.item_statistics(r.item, r.code, r.n_categories, level, r.values)
+    dense = (alpha_arrays(r.item, r.code, r.n_categories, level, r.values).value,
+             bootstrap(r, level, resamples=200, seed=4))
+    monkeypatch.setattr(kr, "DENSE_CELLS", 0)
+    sparse_stats = kr.item_statistics(r.item, r.code, r.n_categories, level, r.values)
+    sparse = (alpha_arrays(r.item, r.code, r.n_categories, level, r.values).value,
+              bootstrap(r, level, resamples=200, seed=4))
+    assert isinstance(dense_stats, np.ndarray) and not isinstance(sparse_stats, np.ndarray)
+    np.testing.assert_allclose(dense_stats, sparse_stats.toarray(), rtol=0, atol=1e-12)
+    assert dense[0] == pytest.approx(sparse[0], abs=1e-12)
+    for name in ("alpha", "percent_agreement"):
+        a, b = getattr(dense[1], name), getattr(sparse[1], name)
+        assert (a.low, a.high, a.defined) == pytest.approx((b.low, b.high, b.defined), abs=1e-12)
+
+
+def test_nominal_agreement_with_its_bootstrap_never_imports_scipy_sparse():
+    """``triage agree`` on nominal labels pays nothing for scipy.sparse."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from triage.stats.agreement.report import agreement_report; "
+            "agreement_report(['a','a','b','b','c','c'], ['x','y','x','y','x','y'], "
+            "['1','1','0','1','0','0'], bootstrap=50); print('scipy.sparse' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
 def test_bootstrap_undefined_cases_have_reasons():
     r = encode([1, 2], ["a", "a"], ["x", "y"])
     res = bootstrap(r, "nominal", resamples=10, seed=0)

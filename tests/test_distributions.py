@@ -60,6 +60,37 @@ def test_norm_ppf_is_scipys():
 def test_the_stopping_rules_do_not_import_scipy_stats():
     """``triage advise`` pays nothing for scipy.stats (most of a second to import)."""
     code = ("import sys, triage.stats.stopping, triage.project.advice; "
-            "print('scipy.stats' in sys.modules)")
+            "print('scipy.stats' in sys.modules, 'scipy.special' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_the_compiled_functions_load_without_scipy_special_and_it_still_imports_after():
+    """The placeholder package is gone after loading: ``import scipy.special`` is the real one."""
+    code = ("import sys, triage.stats.distributions as d; "
+            "print('scipy.special' in sys.modules); "
+            "import scipy.special; from scipy.special import expit, ndtri; "
+            "print(scipy.special.ndtri is d.ndtri, float(expit(0.0)), hasattr(scipy.special, 'gamma'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True", "0.5", "True"]
+
+
+def test_a_thread_importing_scipy_special_meanwhile_gets_the_real_package():
+    """Loading the compiled functions while another thread imports scipy.special is safe."""
+    code = """
+import sys, threading
+got = {}
+def other():
+    import scipy.special
+    got['other'] = hasattr(scipy.special, 'expit')
+t = threading.Thread(target=other)
+t.start()
+import triage.stats.distributions as d
+t.join()
+import scipy.special
+print(got['other'], float(d.norm_ppf(0.5)), sys.modules['scipy.special'] is scipy.special)
+"""
+    for _ in range(5):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True, timeout=120)
+        assert out.stdout.split() == ["True", "0.0", "True"]

@@ -330,3 +330,32 @@ def test_descending_order_is_the_stable_sort_of_the_negated_scores():
             scores[rng.integers(0, n, n // 3)] = -0.0  # -0.0 and 0.0 tie
             scores[rng.integers(0, n, n // 5)] = 0.0
         assert descending_order(scores).tolist() == np.argsort(-scores, kind="stable").tolist()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_given_ranking_gives_the_same_figures_whatever_its_tie_order(seed):
+    """A project's stored ranking (ties in a seeded order) spares the sort, same numbers."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    scores = rng.integers(0, 25, size=n).astype(float)  # many ties
+    positive = rng.random(n) < 0.2
+    expected = analyse_model(scores, positive, cost_per_item=0.5, budget=40.0)
+    # Descending score, ties in a random order: what import stores.
+    seeded = np.lexsort((rng.random(n), -scores))
+    assert analyse_model(scores, positive, cost_per_item=0.5, budget=40.0,
+                         order=seeded) == expected
+    ranking = rank_pool(scores, positive, seeded)
+    assert np.array_equal(ranking.order, seeded)
+
+
+def test_a_wrong_ranking_is_not_trusted():
+    """Not a descending permutation of the pool: the pool is sorted afresh."""
+    scores = np.array([0.9, 0.5, 0.5, 0.1, 0.7])
+    positive = np.array([1, 0, 1, 0, 1], bool)
+    expected = analyse_model(scores, positive, cost_per_item=1, budget=2)
+    for wrong in ([3, 1, 2, 4, 0], [0, 4, 1, 1, 3], [0, 4, 1], [0, 4, 1, 2, 7],
+                  [0.0, 4.0, 1.0, 2.0, 3.0], [-1, 4, 1, 2, 3]):
+        got = analyse_model(scores, positive, cost_per_item=1, budget=2,
+                            order=np.asarray(wrong))
+        assert got == expected, wrong
+        assert list(rank_pool(scores, positive, np.asarray(wrong)).order) == [0, 4, 1, 2, 3]

@@ -18,8 +18,21 @@ if TYPE_CHECKING:
 
 def project_scores(project: Project) -> dict[str, tuple[str, np.ndarray]]:
     """{model: (source column, scores in candidate-id order 1..N)}."""
-    return {m.name: (m.source_column or m.name, store.scores_by_candidate(project.db, m.id)[1:])
-            for m in project.models}
+    return {name: (column, scores) for name, (column, scores, _) in project_rankings(project).items()}
+
+
+def project_rankings(project: Project) -> dict[str, tuple[str, np.ndarray, np.ndarray]]:
+    """{model: (source column, scores in candidate-id order 1..N, its stored ranking)}.
+
+    The ranking lists 0-based indices into those scores, rank 1 first (ties in the seeded
+    order frozen at import)."""
+    out = {}
+    for m in project.models:
+        ids, values = store.ranking(project.db, m.id)
+        by_id = np.full(int(ids.max()) + 1 if ids.size else 1, np.nan)
+        by_id[ids] = values
+        out[m.name] = (m.source_column or m.name, by_id[1:], ids - 1)
+    return out
 
 
 def project_positives(project: Project, positive_values: list[str] | None = None) -> tuple[np.ndarray, str]:
@@ -55,11 +68,13 @@ def project_gain_report(project: Project, *, models: list[str] | None = None,
     from triage.stats.gain.report import build_report
 
     s = project.settings
-    scores = project_scores(project)
+    ranked = project_rankings(project)
     if models:
-        scores = {k: v for k, v in scores.items() if k in set(models)}
+        ranked = {k: v for k, v in ranked.items() if k in set(models)}
     flags, source = project_positives(project, positive)
-    data = build_report(scores, flags, cost_per_item=s.price_per_item if cost is None else cost,
+    data = build_report({name: (column, scores) for name, (column, scores, _) in ranked.items()},
+                        flags, cost_per_item=s.price_per_item if cost is None else cost,
                         budget=s.budget if budget is None else budget,
-                        after_deciles=after_deciles, currency=s.currency)
+                        after_deciles=after_deciles, currency=s.currency,
+                        orders={name: order for name, (_, _, order) in ranked.items()})
     return {"file": file or project.location, "labels_from": source, **data}

@@ -72,3 +72,12 @@ def require(condition: bool, message: str) -> None:
     """Raise a user-facing error unless ``condition`` holds."""
     if not condition:
         raise TriageError(message)
+
+
+def report_import(summary: str, result: Any) -> int:
+    """Print the import's ``summary`` line and, if any rows were rejected, where they went;
+    returns exit code 0."""
+    print(summary)
+    if result.rows_rejected:
+        print(f"{result.rows_rejected:,} rows rejected; see {result.rejects_path}")
+    return 0

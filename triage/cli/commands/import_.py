@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from triage.base.errors import TriageError
+from triage.cli.commands._common import report_import
 from triage.cli.commands._progress import ProgressBar
 from triage.cli.commands._project_args import (
     add_interchange_args,
@@ -65,8 +66,5 @@ def run(args: argparse.Namespace) -> int:
                                              skip_invalid=args.skip_invalid, progress=bar)
         finally:
             bar.finish()
-    print(f"imported {result.rows_imported:,} rows into {args.project}; "
-          f"models {', '.join(result.models)}")
-    if result.rows_rejected:
-        print(f"{result.rows_rejected:,} rows rejected; see {result.rejects_path}")
-    return 0
+    return report_import(f"imported {result.rows_imported:,} rows into {args.project}; "
+                         f"models {', '.join(result.models)}", result)

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from triage.base.errors import TriageError
+from triage.cli.commands._common import report_import
 from triage.cli.commands._progress import ProgressBar
 from triage.cli.commands._project_args import (
     add_interchange_args,
@@ -88,11 +89,8 @@ def run_server(args: argparse.Namespace) -> int:
                                   skip_invalid=args.skip_invalid, progress=bar)
     finally:
         bar.finish()
-    print(f"created {url.display}: {result.rows_imported:,} candidates, "
-          f"models {', '.join(result.models)}")
-    if result.rows_rejected:
-        print(f"{result.rows_rejected:,} rows rejected; see {result.rejects_path}")
-    return 0
+    return report_import(f"created {url.display}: {result.rows_imported:,} candidates, "
+                         f"models {', '.join(result.models)}", result)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -126,8 +124,5 @@ def run(args: argparse.Namespace) -> int:
         project.close()
         if not ok:  # a failed import leaves nothing behind
             _cleanup(args.project)
-    print(f"created {args.project}: {result.rows_imported:,} candidates, "
-          f"models {', '.join(result.models)}")
-    if result.rows_rejected:
-        print(f"{result.rows_rejected:,} rows rejected; see {result.rejects_path}")
-    return 0
+    return report_import(f"created {args.project}: {result.rows_imported:,} candidates, "
+                         f"models {', '.join(result.models)}", result)

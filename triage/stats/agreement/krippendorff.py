@@ -2,7 +2,7 @@
 
 Each pairable item (two or more ratings) contributes a row of *linear* statistics, so
 α for any multiset of items (the whole set, or a bootstrap resample) is a function of
-the weighted column sums of one sparse matrix:
+the weighted column sums of one matrix (dense, or sparse when wide):
 
 - nominal: the item's category counts n_uc, its number of values m_u, and its diagonal
   coincidences Σ_c n_uc(n_uc-1)/(m_u-1);
@@ -23,6 +23,9 @@ from triage.stats.agreement.ratings import LEVELS, Coefficient, Ratings
 
 if TYPE_CHECKING:
     from scipy import sparse
+
+# Cells up to which the item statistics are a dense array (32 MB of float64).
+DENSE_CELLS = 4_000_000
 
 NO_PAIRABLE = "no item has ratings from two or more annotators, so there is nothing to compare"
 NO_VARIATION = (
@@ -68,10 +71,11 @@ def category_counts(
 
 def item_statistics(
     item: np.ndarray, code: np.ndarray, n_categories: int, level: str, values: np.ndarray
-) -> sparse.csr_matrix:
-    """The sparse (pairable items × statistics) matrix described in the module docstring."""
-    from scipy import sparse  # here: nominal α (the lead commands' case) never needs it
+) -> np.ndarray | sparse.csr_matrix:
+    """The (pairable items × statistics) matrix described in the module docstring.
 
+    Dense while it is small (nominal and interval data have a handful of columns), sparse
+    beyond :data:`DENSE_CELLS` (ordinal/ratio data with many categories)."""
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}")
     u, c, n = category_counts(item, code, n_categories)
@@ -113,6 +117,21 @@ def item_statistics(
         data = data * w[u[a]]
         r, k = u[a], c[a] * n_cat + c[b]
         shape = (rows, n_cat * n_cat)
+    return _matrix(data, r, k, shape)
+
+
+def _matrix(data: np.ndarray, r: np.ndarray, k: np.ndarray, shape: tuple[int, int]
+            ) -> np.ndarray | sparse.csr_matrix:
+    """The matrix with ``data`` summed at (``r``, ``k``), dense when it is small.
+
+    Dense arrays spare ``triage agree`` importing scipy.sparse (a quarter of a second) and
+    multiply faster in the bootstrap."""
+    rows, cols = shape
+    if rows * cols <= DENSE_CELLS:
+        at = np.asarray(r, np.int64) * cols + np.asarray(k, np.int64)
+        return np.bincount(at, weights=data, minlength=rows * cols).reshape(shape)
+    from scipy import sparse  # only for the wide matrices of many ordered categories
+
     return sparse.csr_matrix((data, (r, k)), shape=shape)
 
 

@@ -160,13 +160,16 @@ def analyse_model(
     cost_per_item: float,
     budget: float | None = None,
     bins: int = DECILES,
+    order: np.ndarray | None = None,
 ) -> ModelGain:
-    """Gain table and budget figures for one model (``bins=len(scores)``: one row per item)."""
+    """Gain table and budget figures for one model (``bins=len(scores)``: one row per item).
+
+    ``order``: item indices in descending score order, if known (see :func:`rank_pool`)."""
     if not (math.isfinite(cost_per_item) and cost_per_item >= 0):
         raise ValueError("cost per item must be a finite number >= 0")
     if budget is not None and not (math.isfinite(budget) and budget >= 0):
         raise ValueError("budget must be a finite number >= 0")
-    ranking = rank_pool(scores, positive)
+    ranking = rank_pool(scores, positive, order)
     n = ranking.pool
     total = int(ranking.group_positives.sum())
     rows, cumulative = _decile_rows(ranking, total, cost_per_item, bins)

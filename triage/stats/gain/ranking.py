@@ -46,8 +46,15 @@ class Ranking:
         return int((self.group_size > 1).sum())
 
 
-def rank_pool(scores: np.ndarray, positive: np.ndarray) -> Ranking:
-    """Rank items by descending score and spread each tie group's positives evenly."""
+def rank_pool(scores: np.ndarray, positive: np.ndarray, order: np.ndarray | None = None
+              ) -> Ranking:
+    """Rank items by descending score and spread each tie group's positives evenly.
+
+    ``order``: the item indices already in descending score order when the caller has them
+    (a project stores each model's ranking, its ties in a seeded order). It is checked, not
+    trusted: unless it is a permutation in descending score order the pool is sorted here.
+    No figure depends on the order inside a tie group, so both give the same numbers.
+    """
     scores = np.asarray(scores, dtype=np.float64)
     positive = np.asarray(positive, dtype=bool)
     if scores.ndim != 1 or scores.shape != positive.shape:
@@ -55,8 +62,11 @@ def rank_pool(scores: np.ndarray, positive: np.ndarray) -> Ranking:
     if not np.all(np.isfinite(scores)):
         raise ValueError("scores must be finite numbers")
     n = scores.size
-    order = descending_order(scores)
-    ranked = scores[order]
+    checked = _checked_order(scores, order) if order is not None else None
+    if checked is None:
+        order = descending_order(scores)
+        checked = order, scores[order]
+    order, ranked = checked
     new_group = np.ones(n, dtype=bool)
     new_group[1:] = ranked[1:] != ranked[:-1]
     group_id = np.cumsum(new_group) - 1
@@ -69,6 +79,22 @@ def rank_pool(scores: np.ndarray, positive: np.ndarray) -> Ranking:
     else:
         expected = np.zeros(0)
     return Ranking(order, expected, group_start, group_size, group_pos)
+
+
+def _checked_order(scores: np.ndarray, order: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(order, scores[order])`` when ``order`` ranks every item once by descending score."""
+    order = np.asarray(order)
+    if order.shape != scores.shape or (order.size and order.dtype.kind not in "iu"):
+        return None
+    if order.size and (order.min() < 0 or order.max() >= scores.size):
+        return None
+    seen = np.zeros(scores.size, dtype=bool)
+    seen[order] = True
+    ranked = scores[order]
+    if not seen.all() or np.any(ranked[1:] > ranked[:-1]):
+        return None
+    return order.astype(np.int64, copy=False), ranked
 
 
 def descending_order(scores: np.ndarray) -> np.ndarray:

@@ -33,14 +33,18 @@ CONVENTIONS = {
 
 def build_report(scores: dict[str, tuple[str, np.ndarray]], positive: np.ndarray, *,
                  cost_per_item: float, budget: float | None = None,
-                 after_deciles: int | None = None, currency: str = "USD") -> dict[str, Any]:
+                 after_deciles: int | None = None, currency: str = "USD",
+                 orders: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
     """The JSON-ready report for models ``{name: (score column, scores)}`` over one pool.
 
     One builder for both sources: ``triage gain FILE`` and a project file's report
-    (:func:`triage.project.gain.gain_report`) produce exactly the same keys.
+    (:func:`triage.project.gain.gain_report`) produce exactly the same keys. ``orders``:
+    each model's item indices in descending score order, when already known (a project's
+    stored rankings), which spares sorting the pool again.
     """
+    orders = orders or {}
     results = {name: analyse_model(values, positive, cost_per_item=cost_per_item,
-                                   budget=budget)
+                                   budget=budget, order=orders.get(name))
                for name, (_, values) in scores.items()}
     comparison = compare_models(results, after_deciles=after_deciles)
     models = {}

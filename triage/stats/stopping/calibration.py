@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit
+
+from triage.stats.distributions import expit
 
 
 @dataclass(frozen=True)
