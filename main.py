@@ -6,6 +6,7 @@ it is wanted, so scripted commands never load Qt.
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Sequence
 
@@ -15,13 +16,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if cli.gui_requested(argv):
-        # The core (numpy, sqlite-utils) before Qt: once PySide6 is loaded, its import hook
-        # reads the source of every module imported after it (looking for
-        # ``from __feature__``), a tenth of a second spent before the first candidate.
-        import triage.project  # noqa: F401
-        from ui.app import run_gui
+        # Starting the desk creates a few hundred thousand objects that live as long as it
+        # does (modules, classes, Qt wrappers, the open project); each full collection
+        # would walk them all (tens of milliseconds, several times before the first
+        # candidate). The collector waits until the window is up; run_gui then freezes
+        # them out of later collections.
+        gc.disable()
+        try:
+            # The core (numpy, sqlite-utils) before Qt: once PySide6 is loaded, its import
+            # hook reads the source of every module imported after it (looking for
+            # ``from __feature__``), a tenth of a second spent before the first candidate.
+            import triage.project  # noqa: F401
+            from ui.app import run_gui
 
-        return run_gui(argv)
+            return run_gui(argv)
+        finally:
+            gc.enable()
     return cli.main(argv)
 
 

@@ -44,7 +44,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _process_start() -> float:
-    """Wall-clock time at which this process was created (from /proc, else now)."""
+    """Wall-clock time at which this process was created (from /proc, else psutil).
+
+    Read directly rather than through psutil, whose import (a few hundredths of a second)
+    would otherwise be counted as the desk's start-up time."""
+    try:
+        with open("/proc/self/stat") as stat:
+            after_name = stat.read().rsplit(")", 1)[1].split()
+        ticks = int(after_name[19])  # field 22, starttime: clock ticks after boot
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+        return time.time() - age
+    except (OSError, ValueError, IndexError, AttributeError):
+        pass
     try:
         import psutil
 
@@ -95,6 +106,7 @@ def _stall_tracer(ticks: list[float], limit_ms: float):
 
     main_id = threading.get_ident()
     reported: set[float] = set()
+    names = {t.ident: t.name for t in threading.enumerate()}
 
     def watch() -> None:
         while True:
@@ -105,10 +117,20 @@ def _stall_tracer(ticks: list[float], limit_ms: float):
             late = (time.time() - last) * 1000
             if late > limit_ms and last not in reported:
                 reported.add(last)
-                frame = sys._current_frames().get(main_id)
+                names.update({t.ident: t.name for t in threading.enumerate()})
+                frames = sys._current_frames()
+                frame = frames.get(main_id)
                 stack = "".join(traceback.format_stack(frame, limit=12)) if frame else "?"
-                print(f"STALL {late:.0f} ms at t={last - ticks[0]:.2f} s:\n{stack}",
-                      file=sys.stderr, flush=True)
+                # The GUI thread may be inside Qt waiting for the interpreter lock: say
+                # where every other thread was too (the holder is among them).
+                others = "".join(
+                    f"  [{names.get(ident, ident)}] " + " < ".join(
+                        f"{Path(f.filename).name}:{f.lineno} {f.name}"
+                        for f in reversed(traceback.extract_stack(other, limit=int(os.environ.get("PROBE_DEPTH", "4"))))) + "\n"
+                    for ident, other in frames.items()
+                    if ident not in (main_id, threading.get_ident()))
+                print(f"STALL {late:.0f} ms at t={last - ticks[0]:.2f} s:\n{stack}"
+                      f" other threads:\n{others}", file=sys.stderr, flush=True)
 
     threading.Thread(target=watch, daemon=True, name="stall-tracer").start()
 

@@ -17,5 +17,13 @@ def open_main_window(qtbot, project_path: Path, annotator: str) -> MainWindow:
     window.show()
     qtbot.waitExposed(window)
     window.activateWindow()
-    qtbot.waitUntil(lambda: window.info is not None, timeout=5000)
+    # The panels and their live state arrive on later turns of the event loop (the offline
+    # curves later still, from the helper process: see wait_for_background).
+    qtbot.waitUntil(lambda: window.info is not None and not window.live_pending(),
+                    timeout=10000)
     return window
+
+
+def wait_for_background(qtbot, window: MainWindow) -> None:
+    """Wait until every background read of the panels (offline curves included) is in."""
+    qtbot.waitUntil(lambda: not window._background, timeout=30000)

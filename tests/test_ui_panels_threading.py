@@ -7,17 +7,20 @@ import threading
 import matplotlib.backends.backend_agg  # noqa: F401 - loaded lazily by the chart thread
 from PySide6.QtGui import QColor
 
-from tests.qt_helpers import open_main_window
+from tests.qt_helpers import open_main_window, wait_for_background
 from tests.test_ui_desk import make_project
 from ui.panels import GainPanel
 
 
 def test_panels_are_drawn_on_the_chart_thread_and_painted_from_its_image(qtbot, tmp_path):
     window = open_main_window(qtbot, make_project(tmp_path), "ada")
-    qtbot.keyClick(window.desk, "i")
-    window.refresh_panels()
+    wait_for_background(qtbot, window)  # no redraw for the curves in the middle of the test
     gain = window.gain
     qtbot.waitUntil(lambda: gain.redraws >= 1 and not gain.drawing(), timeout=10000)
+    before = gain.redraws
+    qtbot.keyClick(window.desk, "i")
+    window.refresh_panels()
+    qtbot.waitUntil(lambda: gain.redraws > before and not gain.drawing(), timeout=10000)
     assert gain.render_threads and threading.current_thread().name not in gain.render_threads
     assert gain.panel_data()["annotated"][-1] == 1
     assert gain.live.get_xdata().tolist() == gain.panel_data()["annotated"]  # drawn = data
@@ -31,6 +34,7 @@ def test_panels_are_drawn_on_the_chart_thread_and_painted_from_its_image(qtbot, 
 def test_a_key_press_is_answered_while_a_panel_draw_is_in_progress(qtbot, tmp_path,
                                                                      monkeypatch):
     window = open_main_window(qtbot, make_project(tmp_path), "ada")
+    wait_for_background(qtbot, window)  # no redraw for the curves in the middle of the test
     gain = window.gain
     qtbot.waitUntil(lambda: gain.redraws >= 1 and not gain.drawing(), timeout=10000)
     release, started = threading.Event(), threading.Event()

@@ -22,12 +22,17 @@ This module imports no Qt: the helper process imports it to find :func:`serve`.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
 import threading
 from pathlib import Path
 from typing import Any
 
 _locks = {"advice": threading.Lock(), "lead": threading.Lock()}
+# The advice helper works in the background; the lead window's helper computes what a
+# person is waiting for, and keeps the desk's priority.
+NICENESS = {"advice": 10}
 _servers: dict[str, tuple[Any, Any]] = {}  # helper -> (process, connection) while it runs
 
 
@@ -46,10 +51,17 @@ def _task(name: str):
     return {"curves": live_build.offline_curves_at, "checkpoint": live_build.checkpoint_at}[name]
 
 
-def serve(connection) -> None:
+def serve(connection, niceness: int = 0) -> None:
     """The helper's loop: (task, path, args, kwargs) in, ``("ok", result)`` or
-    ``("error", message)`` out."""
+    ``("error", message)`` out; ``niceness``: how far below the desk it runs."""
     from triage.base.errors import TriageError
+
+    if niceness and hasattr(os, "nice"):
+        # On a machine with few cores the helper's imports and computations would take
+        # processor time from the desk (its first seconds most of all); lowered, it gets
+        # what the desk leaves.
+        with contextlib.suppress(OSError):
+            os.nice(niceness)
 
     while True:
         try:
@@ -73,8 +85,8 @@ def _connection(helper: str):
     if server is None or not server[0].is_alive():
         context = multiprocessing.get_context("spawn")
         ours, theirs = context.Pipe()
-        process = context.Process(target=serve, args=(theirs,), daemon=True,
-                                  name=f"triage-{helper}")
+        process = context.Process(target=serve, args=(theirs, NICENESS.get(helper, 0)),
+                                  daemon=True, name=f"triage-{helper}")
         process.start()
         theirs.close()
         server = _servers[helper] = (process, ours)

@@ -7,6 +7,7 @@ user's data directory), so the window is never empty.
 from __future__ import annotations
 
 import argparse
+import gc
 import getpass
 import sys
 import time
@@ -162,12 +163,24 @@ def run_gui(argv: Sequence[str]) -> int:
         sys.setswitchinterval(GIL_SWITCH_S)
         holder["window"] = window
         window.show()
+        settle_garbage_collector()
         if args.screenshot is not None:
             window.resize(*args.size)  # whatever the (offscreen) screen's size
             return _screenshot(app, window, args.screenshot)
         return app.exec()
     finally:
         hook.uninstall()
+
+
+def settle_garbage_collector() -> None:
+    """Everything alive now (modules, the window, the open project) stays for good: keep
+    it out of every later collection, then let the collector run again (see main.py).
+
+    A full collection walks every tracked object with the interpreter lock held; over the
+    desk's few hundred thousand it stalls the GUI thread for tens of milliseconds, at any
+    moment some thread allocates (the chart thread loading matplotlib, a key press)."""
+    gc.freeze()
+    gc.enable()
 
 
 def _screenshot(app: QApplication, window, path: Path) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
 
 from triage.base.errors import TriageError
 from triage.project import Project, open_project
-from triage.views.panels import PanelInfo
 from ui.advice_control import AdviceMixin
 from ui.annotator_dialog import ask_annotator
 from ui.desk import Desk
@@ -30,6 +29,9 @@ from ui.prefs import Prefs
 from ui.reading_actions import ReadingActions
 from ui.team_live import TeamLive, project_title, start_team_live, team_annotator
 from ui.window_state import restore_geometry, restore_splitter, size_window
+
+if TYPE_CHECKING:  # loaded with the panels, after the first candidate is on screen
+    from triage.views.panels import PanelInfo
 
 
 class MainWindow(PanelMixin, AdviceMixin, ReadingActions, QMainWindow):
@@ -162,7 +164,8 @@ class MainWindow(PanelMixin, AdviceMixin, ReadingActions, QMainWindow):
         # On a team server, other desks' labels arrive as notifications (within a second),
         # not only at the periodic look.
         self._team_live = start_team_live(self, project, self._poll_advice)
-        self.request_advice()
+        # The advice (computed in the helper process) after the first candidate is drawn.
+        QTimer.singleShot(0, self.request_advice)
         self.show_score_action.setChecked(project.settings.show_score)
         self.drawer.history.set_labels(project.settings.labels)
         self.refresh_drawer(force=True)

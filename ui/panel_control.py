@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QThreadPool
+from PySide6.QtCore import Qt, QThreadPool, QTimer
 
-from triage.views.panels import PanelInfo
 from ui.palette import no_tab_traps
 from ui.window_state import restore_splitter
 from ui.workers import Worker
+
+if TYPE_CHECKING:  # loaded with the panels, after the first candidate is on screen
+    from triage.views.panels import PanelInfo
 
 # Panels redraw when the annotator pauses (a chart redraw costs tens of milliseconds of
 # the chart thread), but at least every MAX_DEFER_S in a long burst.
@@ -55,32 +58,69 @@ class PanelMixin:
                          minimum=80)
 
     def _load_panel_info(self) -> None:
-        """Create the panels and start the background reads; they draw when these arrive."""
-        self.ensure_panels()
-        if self.project is None:
-            return
-        self.info = self._panel_info(self.info.offline_curves if self.info else {})
-        from triage.project.live_build import build_live, live_inputs, serving_warmup
-        from ui.advice_process import helper_call
+        """Create the panels and start the background reads; they draw when these arrive.
 
-        project, path = self.project, self.project.path
+        Over several turns of the event loop, so that the desk answers between them: one
+        worker loads the chart classes (an import of a few hundredths of a second that the
+        GUI thread need not make), then the GUI thread creates the panels while the worker
+        builds the live state and warms the serving up. One worker, not two: two threads
+        running Python beside the GUI thread make it wait longer for the interpreter lock.
+        """
+        if self.project is None:
+            self.ensure_panels()
+            return
+        from triage.project.live_build import build_live, live_inputs, serving_warmup
+
+        project = self.project
         warmup = serving_warmup(project)
-        self._start_read(lambda _p: warmup(), lambda _r: None)
         inputs = live_inputs(project)
         if inputs is not None:
             self._live_building = project
-            worker = self._start_read(lambda _p: build_live(inputs),
-                                      lambda built: self._live_arrived(project, built))
-            worker.signals.failed.connect(lambda _m: self._live_arrived(project, None))
-        else:
+
+        def background(progress):
+            import ui.panels  # noqa: F401 - the chart classes, off the GUI thread
+
+            progress(0, 1)  # the GUI thread creates the panels meanwhile
+            built = build_live(inputs) if inputs is not None else None
+            warmup()
+            return built
+
+        def failed(_message: str) -> None:
+            self._live_arrived(project, None)
+            self._load_panels_then_curves(project)
+
+        self._start_read(background, lambda built: self._live_arrived(project, built),
+                         progress=lambda *_: self._load_panels_then_curves(project),
+                         failed=failed)
+
+    def _load_panels_then_curves(self, project) -> None:
+        """The later turns of :meth:`_load_panel_info`: the panels, then the curves."""
+        if project is not self.project:
+            return
+        self.ensure_panels()
+        self.info = self._panel_info(self.info.offline_curves if self.info else {})
+        if not self.live_pending():
             self.refresh_panels()
+        QTimer.singleShot(0, lambda: self._read_curves(project))
+
+    def _read_curves(self, project) -> None:
+        if project is not self.project:
+            return
+        from ui.advice_process import helper_call
+
+        path = project.path
         self._start_read(lambda _p: helper_call("curves", path),
                          lambda curves: self._curves_arrived(project, curves))
 
-    def _start_read(self, work, done) -> Worker:
-        """Run ``work`` on a worker thread (``done`` gets its result on this thread)."""
+    def _start_read(self, work, done, *, progress=None, failed=None) -> Worker:
+        """Run ``work`` on a worker thread (``done`` gets its result on this thread; so do
+        ``progress`` its progress calls and ``failed`` its error, connected before it runs)."""
         worker = Worker(work)
         worker.signals.finished.connect(done)
+        if progress is not None:
+            worker.signals.progress.connect(progress)
+        if failed is not None:
+            worker.signals.failed.connect(failed)
         worker.signals.finished.connect(lambda _r: self._background.discard(worker))
         worker.signals.failed.connect(lambda _m: self._background.discard(worker))
         self._background.add(worker)  # kept alive until it reports
@@ -108,6 +148,8 @@ class PanelMixin:
         self.refresh_panels()
 
     def _panel_info(self, offline_curves: dict) -> PanelInfo:
+        from triage.views.panels import PanelInfo
+
         settings = self.project.settings
         model = self.project.active_model()
         return PanelInfo(
@@ -156,9 +198,8 @@ class PanelMixin:
             self._checkpointed_at = snapshot.events
             path = self.project.path
             self._checkpointing = True
-            worker = self._start_read(lambda _p: helper_call("checkpoint", path),
-                                      self._checkpointed)
-            worker.signals.failed.connect(self._checkpointed)
+            self._start_read(lambda _p: helper_call("checkpoint", path), self._checkpointed,
+                             failed=self._checkpointed)
 
     def _checkpointed(self, _result=None) -> None:
         self._checkpointing = False

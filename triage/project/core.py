@@ -20,13 +20,14 @@ import triage.project.summary as summary
 from triage import store
 from triage.base.errors import TriageError
 from triage.project.final import final_labels
+from triage.project.live_replay import label_events, replay
 from triage.project.types import Candidate, Progress, Session, busy_guard
 from triage.serving.bandit import BanditBelief
 from triage.serving.compose import build_dispatcher
 from triage.serving.dispatcher import Dispatcher, Pick
 from triage.serving.queue import decile_of
 from triage.serving.tracker import LabelTracker
-from triage.stats.live import LabelEvent, LiveSnapshot, LiveState, rebuild
+from triage.stats.live import LabelEvent, LiveSnapshot, LiveState
 from triage.store import connection
 from triage.store.schema import LABEL_KINDS
 from triage.store.settings import Settings
@@ -357,9 +358,9 @@ class Project:
         self._sync()
         if self._live is None:
             s = self.settings
-            events = [self._event(row) for row in sorted(self.tracker.rows.values(),
-                                                         key=lambda r: r.id)]
-            self._live = rebuild(
+            rows = sorted(self.tracker.rows.values(), key=lambda r: r.id)
+            events = label_events(rows, self._ranks(), s)
+            self._live = replay(
                 self.pool, events, price_model=s.price_model, price_per_item=s.price_per_item,
                 hourly_rates=store.hourly_rates(self.db, s.default_hourly_rate),
                 budget=s.budget, value_per_positive=s.value_per_positive, currency=s.currency,

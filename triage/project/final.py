@@ -31,9 +31,13 @@ def _when(row: LabelRow) -> tuple[str, int]:
 
 def current_labels(rows: list[LabelRow]) -> dict[int, dict[str, str]]:
     """candidate -> {annotator: latest non-skip label}, from active (not undone) events."""
-    current: dict[int, dict[str, str]] = {}
     # By time, then id: merged copies give later ids to events that may be older.
-    for row in sorted(rows, key=_when):
+    return _current(sorted(rows, key=_when))
+
+
+def _current(ordered: list[LabelRow]) -> dict[int, dict[str, str]]:
+    current: dict[int, dict[str, str]] = {}
+    for row in ordered:
         # Re-test labels measure consistency; they do not outvote the original label.
         if (row.undone_at is not None or row.value is None
                 or row.kind in ("adjudication", "retest")):
@@ -44,10 +48,11 @@ def current_labels(rows: list[LabelRow]) -> dict[int, dict[str, str]]:
 
 def final_labels(rows: list[LabelRow]) -> dict[int, FinalLabel]:
     """The final label of every candidate that has at least one active event."""
-    votes = current_labels(rows)
+    ordered = sorted(rows, key=_when)  # once: every advice refresh and export reads this
+    votes = _current(ordered)
     adjudicated: dict[int, str] = {}
     touched: set[int] = set()
-    for row in sorted(rows, key=_when):
+    for row in ordered:
         if row.undone_at is not None:
             continue
         touched.add(row.candidate_id)
@@ -55,16 +60,17 @@ def final_labels(rows: list[LabelRow]) -> dict[int, FinalLabel]:
             adjudicated[row.candidate_id] = row.value
     out: dict[int, FinalLabel] = {}
     for cid in touched:
-        v = votes.get(cid, {})
+        v = votes.get(cid) or {}
         if cid in adjudicated:
             out[cid] = FinalLabel(cid, adjudicated[cid], RESOLVED, v, True)
-            continue
-        if not v:
+        elif not v:
             out[cid] = FinalLabel(cid, None, SKIPPED, v, False)
-            continue
-        counts = Counter(v.values()).most_common()
-        if len(counts) > 1 and counts[0][1] == counts[1][1]:
-            out[cid] = FinalLabel(cid, None, UNRESOLVED, v, False)
+        elif len(v) == 1:  # the common case: one annotator, whose label is final
+            out[cid] = FinalLabel(cid, next(iter(v.values())), RESOLVED, v, False)
         else:
-            out[cid] = FinalLabel(cid, counts[0][0], RESOLVED, v, False)
+            counts = Counter(v.values()).most_common()
+            if len(counts) > 1 and counts[0][1] == counts[1][1]:
+                out[cid] = FinalLabel(cid, None, UNRESOLVED, v, False)
+            else:
+                out[cid] = FinalLabel(cid, counts[0][0], RESOLVED, v, False)
     return out

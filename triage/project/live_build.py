@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from triage import store
-from triage.project.final import final_labels
-from triage.stats.live import LabelEvent, LiveState, rebuild
+from triage.project.live_replay import label_events, replay
+from triage.stats.live import LabelEvent, LiveState
 from triage.store.settings import Settings
 
 if TYPE_CHECKING:
@@ -63,24 +63,11 @@ def live_inputs(project: Project) -> LiveInputs | None:
 def build_live(inputs: LiveInputs) -> BuiltLive:
     """Replay the events into a fresh live state (any thread; the project is not touched)."""
     s = inputs.settings
-    seen: dict[int, list[store.LabelRow]] = {}
-    events = []
-    for row in inputs.rows:
-        earlier = seen.setdefault(row.candidate_id, [])
-        earlier.append(row)
-        if len(earlier) == 1:
-            positive = s.is_positive(row.value)
-        else:
-            final = final_labels(list(earlier)).get(row.candidate_id)
-            positive = final is not None and s.is_positive(final.value)
-        events.append(LabelEvent(
-            event_id=row.id, rank=int(inputs.ranks[row.candidate_id]),
-            annotator=row.annotator, positive=positive, skipped=row.value is None,
-            seconds=row.seconds, kind=row.kind))
-    state = rebuild(inputs.pool, events, price_model=s.price_model,
-                    price_per_item=s.price_per_item, hourly_rates=inputs.hourly_rates,
-                    budget=s.budget, value_per_positive=s.value_per_positive,
-                    currency=s.currency)
+    events = label_events(inputs.rows, inputs.ranks, s)
+    state = replay(inputs.pool, events, price_model=s.price_model,
+                   price_per_item=s.price_per_item, hourly_rates=inputs.hourly_rates,
+                   budget=s.budget, value_per_positive=s.value_per_positive,
+                   currency=s.currency)
     return BuiltLive(inputs, state, {e.event_id: e for e in events})
 
 

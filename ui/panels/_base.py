@@ -16,6 +16,7 @@ runs is remembered, and exactly one more runs after it.
 from __future__ import annotations
 
 import contextlib
+import gc
 import threading
 from pathlib import Path
 
@@ -44,6 +45,19 @@ def render_pool() -> QThreadPool:
         _POOL = QThreadPool()
         _POOL.setMaxThreadCount(1)
     return _POOL
+
+
+_FROZE = False
+
+
+def _freeze_matplotlib() -> None:
+    """Once matplotlib has loaded (a few hundred thousand objects that stay), keep those out
+    of later garbage collections, as the desk's start-up did (ui.app): a full collection
+    walking them would hold the interpreter lock, and the GUI thread, for tens of ms."""
+    global _FROZE
+    if not _FROZE:
+        _FROZE = True
+        gc.freeze()
 
 
 class _RenderSignals(QObject):
@@ -169,6 +183,7 @@ class ChartPanel(QWidget):
                                                wspace=0.04)
         self.figure = figure
         self._build()
+        _freeze_matplotlib()
 
     def _current(self):
         """(view data, state it was prepared from), prepared now if the state moved on."""

@@ -75,8 +75,7 @@ def require(condition: bool, message: str) -> None:
 
 
 def report_import(summary: str, result: Any) -> int:
-    """Print the import's ``summary`` line and, if any rows were rejected, where they went;
-    returns exit code 0."""
+    """Print the import's summary line and where any rejected rows went; returns 0."""
     print(summary)
     if result.rows_rejected:
         print(f"{result.rows_rejected:,} rows rejected; see {result.rejects_path}")
