@@ -71,9 +71,10 @@ class ConfidenceTable:
 
     @cached_property
     def groups(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The distinct confidences that can maximise V for some k >= 0: their last
-        positions, and the correct and wrong predictions at least that confident.
+        """The confidence groups that can maximise V: last positions, correct, wrong.
 
+        Per distinct confidence that can be the first maximum of V for some k >= 0: its
+        last position, and the correct and wrong predictions at least that confident.
         Going down the confidences, a group that adds no correct prediction never beats
         the one before it, and one followed by a group that adds only correct ones is
         beaten by that group at every k; so neither is ever the first maximum."""
