@@ -123,3 +123,8 @@ def test_cancelled_report_writes_nothing(window, qtbot, tmp_path):
     qtbot.waitUntil(lambda: "cancelled" in lead.status.text(), timeout=120000)
     assert not out.exists()
     assert lead.report_button.isEnabled()
+    # The news stays beside what is computing, and after it, until the next news.
+    lead.refresh_analysis()
+    assert lead.status.text().startswith("report cancelled; nothing was written — computing ")
+    qtbot.waitUntil(lambda: not lead.workers, timeout=120000)
+    assert lead.status.text() == "report cancelled; nothing was written"

@@ -18,6 +18,7 @@ from tests.qt_helpers import open_main_window
 from triage.ingest.importer import ColumnMapping
 from triage.project import create_project
 from triage.store.settings import Settings
+from ui import advice_process
 
 N = 100_000
 
@@ -77,5 +78,11 @@ def test_models_tab_shows_metrics_then_the_tests(qtbot, large):
         assert view.tests_caption.text().startswith("Approximate randomisation: 1000 random")
         # Generous: the helper process starts and imports first; 2 s is the aim at 1M.
         assert shown_after < 30, shown_after
+        # The comparison ran in its own helper, beside the agreement's: no tab queues
+        # behind the permutation tests; closing the window ends that helper only.
+        models_helper, lead_helper = (advice_process._servers[h][0] for h in ("models", "lead"))
+        assert models_helper.pid != lead_helper.pid
     finally:
         window.close()
+    models_helper.join(10)  # terminated by the window's close
+    assert not models_helper.is_alive() and lead_helper.is_alive()

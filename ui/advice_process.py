@@ -7,10 +7,12 @@ SQLite call the desk makes gives the lock up and must win it back). So the compu
 in one long-lived helper process (started on first use with ``spawn``; a daemon, ended with
 the desk). :func:`compute_advice` sends it a project path and waits for the result; it is
 called from the advice feed's worker thread. :func:`helper_call` does the same for the
-offline curves and checkpoints, and (in a second helper, ``helper="lead"``, started when the
-lead window first opens) for the lead window's agreement, disagreements and model
-comparison. Each helper serves its requests one at a time; the two run side by side, so a
-lead window never waits for an advice computation.
+offline curves and checkpoints, for the lead window's agreement and disagreements (a
+second helper, ``helper="lead"``, started when the lead window first opens) and for its
+model comparison (a third, ``helper="models"``: on a million candidates it takes a second or
+two, its permutation tests much longer, and the other tabs should not queue behind them).
+Each helper serves its requests one at a time; they run side by side, so a lead window
+never waits for an advice computation, nor the Agreement tab for the Models tab.
 
 The desk's process never opens the project file a second time either: closing any file
 descriptor of a file drops every POSIX lock the process holds on it, including the shared
@@ -29,7 +31,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-_locks = {"advice": threading.Lock(), "lead": threading.Lock()}
+_locks = {"advice": threading.Lock(), "lead": threading.Lock(), "models": threading.Lock()}
 # The advice helper works in the background; the lead window's helper computes what a
 # person is waiting for, and keeps the desk's priority.
 NICENESS = {"advice": 10}

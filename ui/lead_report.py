@@ -47,7 +47,7 @@ def export_report_to(window: LeadWindow, out: Path) -> Worker | None:
     def finished(_data) -> None:
         dialog.reset()
         window.report_button.setEnabled(True)
-        window.status.setText(f"report written to {out}")
+        window.say(f"report written to {out}")
 
     def failed(message: str) -> None:
         dialog.reset()
@@ -57,7 +57,7 @@ def export_report_to(window: LeadWindow, out: Path) -> Worker | None:
     def cancelled() -> None:
         dialog.reset()
         window.report_button.setEnabled(True)
-        window.status.setText("report cancelled; nothing was written")
+        window.say("report cancelled; nothing was written")
 
     worker.signals.finished.connect(finished)
     worker.signals.failed.connect(failed)

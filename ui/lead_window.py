@@ -110,6 +110,7 @@ class LeadWindow(QWidget):
     def _build_bar(self, certify: Callable[[bool], None] | None) -> None:
         self.status = QLabel("", self)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self._news = ""  # the last news (a report written, an error): see say()
         recompute = QPushButton("&Recompute", self)
         recompute.setToolTip("Compute the advice and every tab again (F5)")
         recompute.clicked.connect(self.refresh_analysis)
@@ -135,7 +136,7 @@ class LeadWindow(QWidget):
             return
         worker = Worker(lambda _p: [import_module(name) for name in CHART_MODULES])
         worker.signals.finished.connect(lambda _r: self._build_chart_views())
-        worker.signals.failed.connect(lambda message: self.status.setText(f"charts: {message}"))
+        worker.signals.failed.connect(lambda message: self.say(f"charts: {message}"))
         self.workers["charts"] = worker
         QThreadPool.globalInstance().start(worker)
 
@@ -208,7 +209,7 @@ class LeadWindow(QWidget):
         self.rulings.end()
         # A model comparison still running is of no use now: end its helper (the next
         # opening starts another); what it was computing counts as stale.
-        stop_helper("lead")
+        stop_helper("models")
         self._stale = set(ANALYSES)
         super().closeEvent(event)
 
@@ -261,7 +262,7 @@ class LeadWindow(QWidget):
             try:
                 self._show(name, (current_guidelines(project), project.settings.highlight_words))
             except TriageError as error:
-                self.status.setText(f"{name}: {error}")
+                self.say(f"{name}: {error}")
             return
         from ui.advice_process import helper_call
 
@@ -276,7 +277,7 @@ class LeadWindow(QWidget):
             self._filled.discard("models-pvalues")
             for step, stage in (("models", "quick"), ("models-pvalues", "pvalues")):
                 self._start(step, path, lambda stage=stage: helper_call(
-                    "models", path, curves, helper="lead", stage=stage))
+                    "models", path, curves, helper="models", stage=stage))
 
     def _start(self, name: str, path: Path, work: Callable[[], Any]) -> None:
         worker = Worker(lambda _progress: work())
@@ -286,12 +287,16 @@ class LeadWindow(QWidget):
         self._say_computing()
         self._pool.start(worker)
 
+    def say(self, news: str) -> None:
+        """Show news (a report written, an error) in the status line; it stays there, beside
+        what is still computing, until the next news."""
+        self._news = news
+        self._say_computing()
+
     def _say_computing(self) -> None:
         running = [n for n in TABS if n in self.workers]
-        if running:
-            self.status.setText(f"computing {', '.join(running)}…")
-        elif self.status.text().startswith("computing "):
-            self.status.setText("")  # other news (a report written) stays
+        computing = f"computing {', '.join(running)}…" if running else ""
+        self.status.setText(" — ".join(part for part in (self._news, computing) if part))
 
     def _arrive(self, name: str, path: Path, result: Any, error: str | None = None) -> None:
         self.workers.pop(name, None)
@@ -301,7 +306,7 @@ class LeadWindow(QWidget):
             return  # another project is open now
         if error is not None:
             self._filled.add(name)  # it will not fill: the status line says why
-            self.status.setText(f"{name}: {error}")
+            self.say(f"{name}: {error}")
             return
         self._show(name, result)
 
