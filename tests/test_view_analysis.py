@@ -220,13 +220,19 @@ def test_without_gold_only_labeled_items_count_and_the_bias_is_named(tmp_path):
     assert d.gain == {} and d.budget_items == pytest.approx(10.0)
 
 
-def test_the_comparison_in_two_steps_equals_it_in_one(tmp_path):
-    """The lead window shows the metrics first and the permutation tests when they come."""
+def _labeled_without_gold(tmp_path):
+    """Two models, no gold column, 40 candidates of which some are labeled by one session."""
     src = write_pool(tmp_path / "pool.csv", pool_rows(40))
     p = create_project(tmp_path / "p.triage", Settings(labels=SCHEME, positive_labels=("idiom",)))
     p.import_file(src, ColumnMapping(text="text", key="key",
                                      scores=(("m1", "m1"), ("m2", "m2"))))
     label_two(p, second_session=False)
+    return p
+
+
+def test_the_comparison_in_two_steps_equals_it_in_one(tmp_path):
+    """The lead window shows the metrics first and the permutation tests when they come."""
+    p = _labeled_without_gold(tmp_path)
     inputs = models_inputs(p)
     full = build_models_view_data(inputs, trials=1000)
     quick = build_models_view_data(inputs, trials=1000, pvalues=False)
@@ -329,11 +335,7 @@ def test_a_stored_ranking_that_does_not_sort_the_scores_is_not_trusted():
 
 
 def test_without_gold_the_reused_rank_order_covers_the_labeled_items_only(tmp_path):
-    src = write_pool(tmp_path / "pool.csv", pool_rows(40))
-    p = create_project(tmp_path / "p.triage", Settings(labels=SCHEME, positive_labels=("idiom",)))
-    p.import_file(src, ColumnMapping(text="text", key="key",
-                                     scores=(("m1", "m1"), ("m2", "m2"))))
-    label_two(p, second_session=False)
+    p = _labeled_without_gold(tmp_path)
     inputs = models_inputs(p)
     p.close()
     assert inputs.labels_from == "labels" and inputs.positive.size == 17

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLineEdit,
     QMessageBox,
-    QProgressDialog,
     QPushButton,
     QRadioButton,
     QVBoxLayout,
@@ -99,17 +98,12 @@ class ExportDialog(QDialog):
 def run_export(window, out: Path, labeled_only: bool = False) -> None:
     """Export in the background with progress and cancel; the desk stays usable."""
     from triage.project.export import export_project
-    from ui.workers import Worker
+    from ui.workers import Worker, progress_dialog
 
     path = window.project.path
     worker = Worker(lambda progress: export_project(path, out, labeled_only=labeled_only,
                                                     progress=progress))
-    dialog = QProgressDialog("Exporting labels…", "Cancel", 0, 100, window)
-    dialog.setWindowTitle("Export")
-    dialog.setMinimumDuration(500)
-    dialog.canceled.connect(worker.cancel)
-    worker.signals.progress.connect(
-        lambda done, total: dialog.setValue(int(100 * done / max(1, total))))
+    dialog = progress_dialog(worker, window, "Exporting labels…", "Export", 500)
 
     def finished(count: int) -> None:
         dialog.reset()

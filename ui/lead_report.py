@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QThreadPool
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from ui.workers import Worker
+from ui.workers import Worker, progress_dialog
 
 if TYPE_CHECKING:
     from ui.lead_window import LeadWindow
@@ -37,12 +37,7 @@ def export_report_to(window: LeadWindow, out: Path) -> Worker | None:
         return None
     path = project.path
     worker = Worker(lambda progress: write_report(path, out, progress=progress))
-    dialog = QProgressDialog("Writing the report…", "Cancel", 0, 100, window)
-    dialog.setWindowTitle("Export report")
-    dialog.setMinimumDuration(300)
-    dialog.canceled.connect(worker.cancel)
-    worker.signals.progress.connect(
-        lambda done, total: dialog.setValue(int(100 * done / max(1, total))))
+    dialog = progress_dialog(worker, window, "Writing the report…", "Export report", 300)
 
     def finished(_data) -> None:
         dialog.reset()

@@ -77,3 +77,17 @@ class Worker(QRunnable):
             self.signals.failed.emit(failed)
         else:
             self.signals.finished.emit(result)
+
+
+def progress_dialog(worker: Worker, parent: Any, text: str, title: str,
+                    delay_ms: int) -> Any:
+    """A cancellable progress dialog following ``worker`` (shown after ``delay_ms``)."""
+    from PySide6.QtWidgets import QProgressDialog
+
+    dialog = QProgressDialog(text, "Cancel", 0, 100, parent)
+    dialog.setWindowTitle(title)
+    dialog.setMinimumDuration(delay_ms)
+    dialog.canceled.connect(worker.cancel)
+    worker.signals.progress.connect(
+        lambda done, total: dialog.setValue(int(100 * done / max(1, total))))
+    return dialog

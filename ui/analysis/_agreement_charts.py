@@ -91,13 +91,20 @@ def _empty(ax, title: str, message: str) -> None:
             transform=ax.transAxes)
 
 
-def _trend(ax, s: Series) -> None:
-    title = "α per session (against the other annotators)"
+def _titled(ax, title: str, s: Series, nothing: str) -> bool:
+    """Style the axes and title them; False (and ``nothing`` said) when ``s`` is empty."""
     if not s.groups:
-        _empty(ax, title, "No sessions with overlapping labels yet")
-        return
+        _empty(ax, title, nothing)
+        return False
     style_axes(ax)
     ax.set_title(title, fontsize=FS + 1, loc="left")
+    return True
+
+
+def _trend(ax, s: Series) -> None:
+    if not _titled(ax, "α per session (against the other annotators)", s,
+                   "No sessions with overlapping labels yet"):
+        return
     x = np.arange(len(s.groups))
     ok = np.isfinite(s.values)
     ax.plot(x[ok], s.values[ok], color=BLUE, linewidth=1.4, marker="o", markersize=5,
@@ -118,13 +125,10 @@ def _trend(ax, s: Series) -> None:
 
 
 def _deciles(ax, s: Series) -> None:
-    title = "α by score decile of the active model"
-    if not s.groups:
-        _empty(ax, title, "No overlapping labels yet")
+    if not _titled(ax, "α by score decile of the active model", s,
+                   "No overlapping labels yet"):
         return
-    style_axes(ax)
     ax.grid(False, axis="x")
-    ax.set_title(title, fontsize=FS + 1, loc="left")
     x = np.arange(len(s.groups))
     ok = np.isfinite(s.values)
     ax.bar(x[ok], s.values[ok], color=ORANGE, width=0.7, zorder=2)
