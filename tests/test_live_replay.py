@@ -90,7 +90,7 @@ def _reference(project) -> LiveState:
     """The state as the project built it before: one ``_event`` and one ``apply`` per row."""
     rows = sorted(project.tracker.rows.values(), key=lambda r: r.id)
     s = project.settings
-    return rebuild(project.pool, [project._event(r) for r in rows],
+    return rebuild(project.pool, [project.state.event(r) for r in rows],
                    price_model=s.price_model, price_per_item=s.price_per_item)
 
 
@@ -123,13 +123,13 @@ def test_project_live_equals_event_by_event(tmp_path, seed):
     assert any(len(v) > 1 for v in project.tracker.by_candidate.values())
     assert any(r.kind == "adjudication" for r in rows)
     assert store_undone(project) > 0
-    project._live = None
+    project.state.drop_live()
     assert_same_state(project.live, _reference(project))
     # The worker's build (the desk) gives the same state, and the same events to revert.
-    project._live = None
+    project.state.drop_live()
     built = build_live(live_inputs(project))
     assert_same_state(built.state, _reference(project))
-    assert built.events == {r.id: project._event(r) for r in rows}
+    assert built.events == {r.id: project.state.event(r) for r in rows}
     # Labels after opening still go through apply: the figures keep agreeing.
     session = sessions[0]
     candidate = project.next_candidate(session)
@@ -154,9 +154,9 @@ def test_label_events_use_the_final_label_so_far(tmp_path):
     project.record_label(bo, first.candidate_id, "literal", kind="overlap")  # a tie
     project.record_label(bo, first.candidate_id, "idiom", kind="adjudication")
     rows = sorted(project.tracker.rows.values(), key=lambda r: r.id)
-    events = label_events(rows, project._ranks(), project.settings)
+    events = label_events(rows, project.state.ranking().ranks, project.settings)
     # Positive, then unresolved (a tie counts as no positive), then ruled positive.
     assert [e.positive for e in events] == [True, False, True]
     assert [e.kind for e in events] == ["triage", "overlap", "adjudication"]
-    assert events == [project._event(r) for r in rows]
+    assert events == [project.state.event(r) for r in rows]
     project.close()

@@ -1,8 +1,9 @@
-"""The store's write functions behave the same on a project file and on a server replica.
+"""The project's writer behaves the same on a project file and on a server replica.
 
-Each test runs twice: ``file`` opens the same project file once per desk; ``server``
-pushes that file to the test server and opens it once per login role (a replica each),
-so every write below goes through :class:`triage.store.pg.link.TeamLink`.
+Each test runs twice: ``file`` opens the same project file once per desk (its writer is
+:class:`triage.store.writer.FileWriter`); ``server`` pushes that file to the test server
+and opens it once per login role (a replica each), so every write below goes through
+:class:`triage.store.teamwriter.TeamWriter` and :class:`triage.store.pg.link.TeamLink`.
 """
 
 from __future__ import annotations
@@ -49,26 +50,26 @@ def desk(request, tmp_path, monkeypatch) -> Callable[[str], Project]:
 
 def _leased(project: Project) -> set[int]:
     """Candidates under a desk's lease (not those a refused claim marks busy for a moment)."""
-    return {c for c, s in claims.live_claims(project.db, time.time()) if s > 0}
+    return {c for c, s in project.writer.live_claims(time.time()) if s > 0}
 
 
 def _session(project: Project, name: str) -> tuple[int, int]:
-    annotator = store.ensure_annotator(project.db, name)
-    return annotator, store.start_session(project.db, annotator)
+    annotator = project.writer.ensure_annotator(name)
+    return annotator, project.writer.start_session(annotator)
 
 
 def test_label_undo_and_note_round_trip(desk):
     project = desk("ann1")
     annotator, session = _session(project, "ann1")
-    label_id = store.insert_label(project.db, candidate_id=3, annotator_id=annotator,
+    label_id = project.writer.insert_label(candidate_id=3, annotator_id=annotator,
                                   session_id=session, value="idiom", kind="triage",
                                   seconds=2.5, note=None)
     [row] = store.labels_after(project.db, label_id - 1)
     assert (row.id, row.candidate_id, row.annotator, row.value, row.seconds) == (
         label_id, 3, "ann1", "idiom", 2.5)
-    store.set_note(project.db, label_id, "a fixed phrase")
+    project.writer.set_note(label_id, "a fixed phrase")
     assert store.labels_after(project.db, label_id - 1)[0].note == "a fixed phrase"
-    store.mark_undone(project.db, label_id, session)
+    project.writer.mark_undone(label_id, session)
     assert store.undone_after(project.db, 0)[-1][1] == label_id
     assert store.last_active_label(project.db, annotator) is None
 
@@ -78,18 +79,18 @@ def test_leases_keep_two_desks_apart(desk):
     a1, s1 = _session(one, "ann1")
     a2, s2 = _session(two, "ann2")
     now = time.time()
-    assert claims.claim(one.db, s1, 5, now, now + 60, lambda: True)
-    assert (5, s1) in claims.live_claims(two.db, time.time())
-    assert not claims.claim(two.db, s2, 5, time.time(), time.time() + 60, lambda: True)
-    assert claims.claim(two.db, s2, 6, time.time(), time.time() + 60, lambda: True)
+    assert one.writer.claim(s1, 5, now, now + 60, lambda: True)
+    assert (5, s1) in two.writer.live_claims(time.time())
+    assert not two.writer.claim(s2, 5, time.time(), time.time() + 60, lambda: True)
+    assert two.writer.claim(s2, 6, time.time(), time.time() + 60, lambda: True)
     # still_needed saying no rolls the lease back.
-    assert not claims.claim(two.db, s2, 7, time.time(), time.time() + 60, lambda: False)
+    assert not two.writer.claim(s2, 7, time.time(), time.time() + 60, lambda: False)
     assert 7 not in _leased(one)
-    store.insert_label(one.db, candidate_id=5, annotator_id=a1, session_id=s1, value="idiom",
+    one.writer.insert_label(candidate_id=5, annotator_id=a1, session_id=s1, value="idiom",
                        kind="triage", seconds=1.0, note=None)
     assert 5 not in _leased(two)
-    assert claims.active_label_kinds(two.db, 5) == [("ann1", "triage")]
-    store.end_session(two.db, s2)
+    assert two.writer.active_label_kinds(5) == [("ann1", "triage")]
+    two.writer.end_session(s2)
     assert 6 not in _leased(one)
 
 
@@ -97,23 +98,23 @@ def test_lead_writes_settings_plan_guidelines_and_certification(desk):
     lead = desk("boss")
     lead.update_settings(budget=123.0)
     assert store.load_settings(desk("ann1").db).budget == 123.0
-    claims.replace_overlap_plan(lead.db, [2, 4, 8])
+    lead.writer.replace_overlap_plan([2, 4, 8])
     assert claims.overlap_items(lead.db) == {2, 4, 8}
-    assert curation.add_guidelines(lead.db, "Idioms are figurative.", "boss") == 1
-    assert curation.add_guidelines(lead.db, "Second take.", "boss") == 2
+    assert lead.writer.add_guidelines("Idioms are figurative.", "boss") == 1
+    assert lead.writer.add_guidelines("Second take.", "boss") == 2
     annotator, session = _session(lead, "boss")
-    label_id = store.insert_label(lead.db, candidate_id=9, annotator_id=annotator,
+    label_id = lead.writer.insert_label(candidate_id=9, annotator_id=annotator,
                                   session_id=session, value="literal", kind="triage",
                                   seconds=1.0, note=None)
     assert curation.label_guideline_versions(lead.db)[label_id] == 2
-    cert = certification.start_certification(
-        lead.db, target=0.9, confidence=0.95, found=3, order=np.array([7, 1, 5]),
+    cert = lead.writer.start_certification(
+        target=0.9, confidence=0.95, found=3, order=np.array([7, 1, 5]),
         planned=3, labels_at=1)
     assert certification.latest_certification(lead.db).sample_order.tolist() == [7, 1, 5]
-    certification.end_certification(lead.db, cert, outcome="cancelled", p_value=None,
+    lead.writer.end_certification(cert, outcome="cancelled", p_value=None,
                                     sample_n=0, sample_k=0)
     assert certification.latest_certification(lead.db).outcome == "cancelled"
-    store.set_hourly_rate(lead.db, "ann2", 30.0)
+    lead.writer.set_hourly_rate("ann2", 30.0)
     assert store.hourly_rates(lead.db, 10.0)["ann2"] == 30.0
 
 

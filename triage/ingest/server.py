@@ -12,10 +12,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from triage import store
 from triage.ingest.importer import ColumnMapping, ImportResult, Progress, import_candidates
 from triage.store.connection import create_database
 from triage.store.settings import Settings
+from triage.store.writer import FileWriter, write_new_project
 
 
 def create_on_server(url: str, source: str | Path, mapping: ColumnMapping, settings: Settings,
@@ -35,9 +35,7 @@ def create_on_server(url: str, source: str | Path, mapping: ColumnMapping, setti
         # imports on a busy machine, against a COPY that takes two).
         db = create_database(Path(tmp) / "new.triage")
         try:
-            store.set_project_info(db, "application", "triage")
-            store.set_project_info(db, "created_at", store.now_iso())
-            store.save_settings(db, settings.validate())
+            write_new_project(FileWriter(db), settings)
             with transaction(server) as conn:
                 ensure_project(conn, server)
                 refuse_if_published(conn, server)

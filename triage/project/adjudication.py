@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from triage import store
 from triage.base.errors import TriageError
-from triage.project.final import UNRESOLVED, FinalLabel, final_labels
+from triage.project.final import FinalLabel, FinalStatus, final_labels
 
 if TYPE_CHECKING:
     from triage.project.core import Project
@@ -52,7 +52,7 @@ def disagreements(project: Project) -> list[Disagreement]:
     for f in pending:
         key, text, _meta, _gold = rows[f.candidate_id]
         counts = dict(Counter(f.votes.values()).most_common())
-        tie = f.status == UNRESOLVED
+        tie = f.status is FinalStatus.UNRESOLVED
         out.append(Disagreement(
             candidate_id=f.candidate_id, key=key, text=text, rank=project.rank_of(f.candidate_id),
             votes=dict(sorted(f.votes.items())), status=TIE if tie else MAJORITY,
@@ -93,7 +93,7 @@ def undo_ruling(project: Project, session: Session) -> int | None:
     last = store.last_active_ruling(project.db, session.annotator_id)
     if last is None:
         return None
-    store.mark_undone(project.db, last.id)
+    project.writer.mark_undone(last.id)
     project.refresh()
     return last.candidate_id
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from triage import store
-from triage.project.final import final_labels
+from triage.project.final import final_labels, is_positive
 from triage.store.certification import last_label_id, latest_certification
 
 if TYPE_CHECKING:
@@ -92,14 +92,14 @@ def advice_inputs(project: Project, *, alpha: float | None = None,
     if rows is None:
         rows = current_rows(project)
     snap = project.snapshot()
-    rank = project_ranks(project)
-    finals = [f for f in final_labels(rows).values() if f.status != "skipped"]
+    ranking = project.state.ranking()  # the active model's ranks and scores, read together
+    rank = ranking.ranks
+    finals = [f for f in final_labels(rows).values() if not f.skipped]
     ranks = rank[np.fromiter((f.candidate_id for f in finals), np.int64, len(finals))]
-    positive = np.fromiter((f.value is not None and s.is_positive(f.value) for f in finals),
-                           bool, len(finals))
+    positive = np.fromiter((is_positive(f, s) for f in finals), bool, len(finals))
     audit_ranks, audit_positive = project.audit_sample()
     ranked = [r.candidate_id for r in rows if r.kind in RANKED_KINDS and r.value is not None]
-    raw = project._ordered_scores  # the active model's, read with the ranking above
+    raw = ranking.scores
     cert = _certification_inputs(project)
     price = _price(project, snap)
     return AdviceInputs(
@@ -122,18 +122,13 @@ def current_rows(project: Project) -> list[store.LabelRow]:
     return list(project.tracker.rows.values())
 
 
-def project_ranks(project: Project) -> np.ndarray:
-    """Candidate id -> 1-based rank under the active model (0 for no candidate)."""
-    return project._ranks()
-
-
 def _certification_inputs(project: Project) -> dict[str, Any]:
     from triage.project.certify import sample_counts
 
     row = latest_certification(project.db)
     if row is None or row.outcome == "cancelled":
         return {}
-    n, k = sample_counts(project, row)
+    n, k = sample_counts(project.state, row)
     return {"cert_found": row.found, "cert_remaining": row.remaining, "cert_n": n, "cert_k": k}
 
 
@@ -144,7 +139,7 @@ def certification_record(project: Project) -> dict[str, Any] | None:
     row = latest_certification(project.db)
     if row is None:
         return None
-    n, k = sample_counts(project, row)
+    n, k = sample_counts(project.state, row)
     return {"started_at": row.started_at, "target": row.target, "confidence": row.confidence,
             "found_before": row.found, "remaining": row.remaining, "planned": row.planned,
             "labels_at": row.labels_at, "running": row.running, "ended_at": row.ended_at,

@@ -71,8 +71,9 @@ def import_interchange(project: Project, ex: Exchange, *, reject_label: str | No
     """Import what ``ex`` holds (all or nothing); returns (candidates, labels, models)."""
     from triage.ingest.exchange import import_exchange, resolve_labels
 
+    db = project.writer.import_target("import Prodigy or Label Studio labels into")
     resolve_labels(ex, [o.value for o in project.settings.labels], reject_label)
-    result = import_exchange(project.db, ex, seed=project.settings.seed, progress=progress)
+    result = import_exchange(db, ex, seed=project.settings.seed, progress=progress)
     project.reload_models()
     if project.settings.overlap_rate > 0 and project.models:
         project.dispatcher.replan_overlap()

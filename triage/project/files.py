@@ -7,12 +7,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from triage import store
 from triage.base.errors import ProjectError
 from triage.project.core import Project
 from triage.store import connection as dbmod
 from triage.store.pg.url import is_server_url
 from triage.store.settings import Settings
+from triage.store.writer import FileWriter, write_new_project
 
 
 def create_project(path: str | Path, settings: Settings | None = None) -> Project:
@@ -22,9 +22,7 @@ def create_project(path: str | Path, settings: Settings | None = None) -> Projec
     database = dbmod.create_database(path)
     try:
         with database.atomic():
-            store.set_project_info(database, "application", "triage")
-            store.set_project_info(database, "created_at", store.now_iso())
-        store.save_settings(database, settings)
+            write_new_project(FileWriter(database), settings)
     except BaseException:
         database.close()
         raise

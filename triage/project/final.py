@@ -10,19 +10,43 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from enum import StrEnum
 
 from triage.store.records import LabelRow
+from triage.store.settings import Settings
 
-RESOLVED, UNRESOLVED, SKIPPED = "final", "unresolved", "skipped"
+
+class FinalStatus(StrEnum):
+    """Where a candidate's labels stand; the values are what exports and JSON show."""
+
+    RESOLVED = "final"          # one final label (adjudicated, sole, or the majority)
+    UNRESOLVED = "unresolved"   # a tie: no final label until somebody rules
+    SKIPPED = "skipped"         # only skips: seen, paid for, no class
+
+
+RESOLVED, UNRESOLVED, SKIPPED = FinalStatus.RESOLVED, FinalStatus.UNRESOLVED, FinalStatus.SKIPPED
 
 
 @dataclass(frozen=True)
 class FinalLabel:
+    """A candidate's final label, with the current votes it rests on."""
+
     candidate_id: int
     value: str | None          # None when unresolved or only skipped
-    status: str                # final | unresolved | skipped
+    status: FinalStatus
     votes: dict[str, str]      # annotator -> current label
     adjudicated: bool
+
+    @property
+    def skipped(self) -> bool:
+        """Only skips: the candidate was seen and paid for but has no class."""
+        return self.status is FinalStatus.SKIPPED
+
+
+def is_positive(final: FinalLabel | None, settings: Settings) -> bool:
+    """Does the candidate count as a positive? Only a resolved final label can."""
+    return (final is not None and final.status is FinalStatus.RESOLVED
+            and final.value is not None and settings.is_positive(final.value))
 
 
 def _when(row: LabelRow) -> tuple[str, int]:

@@ -53,5 +53,5 @@ def save_guidelines(project: Project, text: str, author: str | None = None) -> G
     current = current_guidelines(project)
     if text == current.text and current.version:
         return current
-    store.add_guidelines(project.db, text, (author or "").strip() or None)
+    project.writer.add_guidelines(text, (author or "").strip() or None)
     return current_guidelines(project)

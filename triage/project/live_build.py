@@ -51,13 +51,14 @@ class BuiltLive:
 
 def live_inputs(project: Project) -> LiveInputs | None:
     """Copy what the live state is built from (None: already built, or nothing to build)."""
-    if not project.models or project._live is not None:
+    state = project.state
+    if not state.models or state.built_live() is not None:
         return None
-    project.refresh()
-    rows = tuple(sorted(project.tracker.rows.values(), key=lambda r: r.id))
-    s = project.settings
-    return LiveInputs(project.pool, rows, project._ranks(), s,
-                      store.hourly_rates(project.db, s.default_hourly_rate))
+    state.refresh()
+    rows = tuple(sorted(state.tracker.rows.values(), key=lambda r: r.id))
+    s = state.settings
+    return LiveInputs(state.pool, rows, state.ranking().ranks, s,
+                      store.hourly_rates(state.db, s.default_hourly_rate))
 
 
 def build_live(inputs: LiveInputs) -> BuiltLive:
@@ -73,25 +74,26 @@ def build_live(inputs: LiveInputs) -> BuiltLive:
 
 def adopt_live(project: Project, built: BuiltLive) -> bool:
     """Install a state built elsewhere, plus the labels recorded since; False if stale."""
-    project.refresh()
-    if project._live is not None:
+    state = project.state
+    state.refresh()
+    if state.built_live() is not None:
         return True
     inputs = built.inputs
-    if (project.settings != inputs.settings or project.pool != inputs.pool
-            or project._ranks() is not inputs.ranks
-            or store.hourly_rates(project.db, project.settings.default_hourly_rate)
+    if (state.settings != inputs.settings or state.pool != inputs.pool
+            or state.ranking().ranks is not inputs.ranks
+            or store.hourly_rates(state.db, state.settings.default_hourly_rate)
             != inputs.hourly_rates):
         return False
     upto = inputs.rows[-1].id if inputs.rows else 0
-    rows = project.tracker.rows
+    rows = state.tracker.rows
     if {i for i in rows if i <= upto} != set(built.events):
         return False  # an undo (here or at another desk) since the copy: rebuild lazily
-    state, events = built.state, dict(built.events)
+    live, events = built.state, dict(built.events)
     for label_id in sorted(i for i in rows if i > upto):
-        event = project._event(rows[label_id])
-        state.apply(event)
+        event = state.event(rows[label_id])
+        live.apply(event)
         events[label_id] = event
-    project._live, project._live_events = state, events
+    state.install_live(live, events)
     return True
 
 

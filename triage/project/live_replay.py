@@ -26,7 +26,7 @@ from typing import Unpack
 import numpy as np
 
 from triage import store
-from triage.project.final import final_labels
+from triage.project.final import final_labels, is_positive
 from triage.stats.live import KINDS, LabelEvent, LiveState, PriceSettings, rebuild
 from triage.store.settings import Settings
 
@@ -44,18 +44,16 @@ def label_events(rows: Sequence[store.LabelRow], ranks: np.ndarray,
     cids = np.fromiter((row.candidate_id for row in rows), np.int64, len(rows))
     rank_of = ranks[cids].tolist() if len(rows) else []
     seen: dict[int, list[store.LabelRow]] = {}
-    is_positive = settings.is_positive
     events = []
     for row, rank in zip(rows, rank_of):
         cid = row.candidate_id
         earlier = seen.get(cid)
         if earlier is None:
             seen[cid] = [row]
-            positive = is_positive(row.value)
+            positive = settings.is_positive(row.value)
         else:
             earlier.append(row)
-            final = final_labels(list(earlier)).get(cid)
-            positive = final is not None and is_positive(final.value)
+            positive = is_positive(final_labels(list(earlier)).get(cid), settings)
         events.append(LabelEvent(row.id, rank, row.annotator, positive, row.value is None,
                                  row.seconds, row.kind))
     return events

@@ -12,36 +12,35 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from triage.base.errors import TriageError
+from triage.project.state import HasState
 from triage.project.types import Progress
-from triage.store.connection import remote_of
 
 if TYPE_CHECKING:
     from triage.ingest.importer import ColumnMapping, ImportResult
-    from triage.project.core import Project
 
 
-def import_file(project: Project, path: str | Path, mapping: ColumnMapping, *,
+def import_file(project: HasState, path: str | Path, mapping: ColumnMapping, *,
                 skip_invalid: bool = False, progress: Progress | None = None) -> ImportResult:
     """Import the candidate pool (one transaction: all or nothing)."""
     from triage.ingest.importer import import_candidates
 
-    _refuse_on_server(project, "import a pool into")
-    result = import_candidates(project.db, path, mapping, skip_invalid=skip_invalid,
-                               progress=progress, seed=project.settings.seed,
+    state = project.state
+    db = state.writer.import_target("import a pool into")
+    result = import_candidates(db, path, mapping, skip_invalid=skip_invalid,
+                               progress=progress, seed=state.settings.seed,
                                plan=_overlap(project, [m for m, _ in mapping.scores]))
-    project.reload_models()
+    state.reload()
     return result
 
 
-def _overlap(project: Project, models: list[str]) -> Callable[[Any], Any] | None:
+def _overlap(project: HasState, models: list[str]) -> Callable[[Any], Any] | None:
     """The overlap plan for the import to store with the active model's ranking.
 
     It is the plan the dispatcher would draw when first built (it then finds it stored),
     drawn from the ranking in hand and stored in the import's own transaction: no
     second commit, no ranking read back, no dispatcher built for a command that exits.
     """
-    settings = project.settings
+    settings = project.state.settings
     if settings.overlap_rate <= 0 or not models:
         return None
     from triage.serving.dispatcher import overlap_plan
@@ -51,20 +50,14 @@ def _overlap(project: Project, models: list[str]) -> Callable[[Any], Any] | None
                                        settings.seed) if model.name == active else None)
 
 
-def add_scores(project: Project, path: str | Path, *, key: str, scores: list[tuple[str, str]],
+def add_scores(project: HasState, path: str | Path, *, key: str, scores: list[tuple[str, str]],
                progress: Progress | None = None) -> ImportResult:
     """Add later models' scores, matched by key; labels are untouched."""
     from triage.ingest.importer import add_scores as import_scores
 
-    _refuse_on_server(project, "add scores to")
-    result = import_scores(project.db, path, key=key, scores=scores, progress=progress,
-                           seed=project.settings.seed)
-    project.reload_models()
+    state = project.state
+    db = state.writer.import_target("add scores to")
+    result = import_scores(db, path, key=key, scores=scores, progress=progress,
+                           seed=state.settings.seed)
+    state.reload()
     return result
-
-
-def _refuse_on_server(project: Project, what: str) -> None:
-    """A team project's pool is the server's: it is imported there, not into a replica."""
-    if remote_of(project.db) is not None:
-        raise TriageError(f"cannot {what} a project on a server from a desk; the lead imports "
-                          "with `triage new URL SOURCE …` or publishes a file with `triage push`")

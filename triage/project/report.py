@@ -54,17 +54,16 @@ def audit_items(project: Project) -> list[dict[str, Any]]:
 
     The same items as :meth:`Project.audit_sample`, with key, text and final label.
     """
-    from triage.project.final import final_labels
+    from triage.project.final import final_labels, is_positive
 
     project.refresh()
     ids = project.dispatcher.audit_sample().tolist()
     finals = final_labels(store.active_labels(project.db))
-    kept = [cid for cid in ids if cid in finals and finals[cid].status != "skipped"]
+    kept = [cid for cid in ids if cid in finals and not finals[cid].skipped]
     rows = store.candidate_rows(project.db, kept)
     out = [{"rank": project.rank_of(cid), "key": rows[cid][0], "text": rows[cid][1],
             "label": finals[cid].value,
-            "positive": finals[cid].value is not None
-            and project.settings.is_positive(finals[cid].value)} for cid in kept]
+            "positive": is_positive(finals[cid], project.settings)} for cid in kept]
     return sorted(out, key=lambda r: r["rank"])
 
 

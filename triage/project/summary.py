@@ -1,80 +1,81 @@
 """Read-only summaries of a project: status, gold labels, offline curves, the annotator table.
 
-Functions of an open :class:`~triage.project.core.Project`; the project's methods of the
-same names delegate here.
+Functions of an open project's state (anything with a ``state``, see
+:class:`~triage.project.state.HasState`); the project's methods of the same names delegate
+here. They never import the facade, so the facade may import them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from triage import store
-from triage.project.final import final_labels
+from triage.project.final import final_labels, is_positive
+from triage.project.state import HasState, ProjectState
 from triage.project.types import ProjectStatus
 from triage.store import candidates
 
-if TYPE_CHECKING:
-    from triage.project.core import Project
 
-
-def status(project: Project) -> ProjectStatus:
+def status(project: HasState) -> ProjectStatus:
     """Pool, models, annotators, sessions, settings and the live snapshot."""
-    active = project.active_model()
+    state = project.state
+    active = state.active_model()
     return ProjectStatus(
-        path=project.location, pool=project.pool,
+        path=state.location, pool=state.pool,
         models=[{"name": m.name, "column": m.source_column, "tied_items": m.tied_items}
-                for m in project.models],
+                for m in state.models],
         active_model=active.name if active else None,
-        annotators=len(store.annotator_names(project.db)),
-        sessions=store.session_counts(project.db), settings=project.settings,
-        snapshot=project.snapshot() if project.models else None,
+        annotators=len(store.annotator_names(state.db)),
+        sessions=store.session_counts(state.db), settings=state.settings,
+        snapshot=state.snapshot() if state.models else None,
     )
 
 
-def has_gold(project: Project) -> bool:
+def has_gold(project: HasState) -> bool:
     """Does any candidate carry a gold label?"""
-    return candidates.has_gold(project.db)
+    return candidates.has_gold(project.state.db)
 
 
-def gold_positive_flags(project: Project) -> np.ndarray:
+def gold_positive_flags(project: HasState) -> np.ndarray:
     """Bool per candidate id (index 0 unused): does its gold label count as a positive?
 
     One narrow query (the ids of the positive rows), never a Python loop over the pool."""
-    ids = candidates.ids_with_gold(project.db, sorted(project.settings.positive_labels))
-    flags = np.zeros(max(project.pool, int(ids.max()) if ids.size else 0) + 1, dtype=bool)
+    state = project.state
+    ids = candidates.ids_with_gold(state.db, sorted(state.settings.positive_labels))
+    flags = np.zeros(max(state.pool, int(ids.max()) if ids.size else 0) + 1, dtype=bool)
     flags[ids] = True
     return flags
 
 
-def gold_positive_in_rank_order(project: Project, model: store.ModelInfo,
+def gold_positive_in_rank_order(project: HasState, model: store.ModelInfo,
                                 flags: np.ndarray | None = None) -> np.ndarray:
     """Bool array: is the candidate at rank r+1 of ``model`` a gold positive?
 
     ``flags``: :func:`gold_positive_flags`, when the caller has read them already."""
     flags = gold_positive_flags(project) if flags is None else flags
-    return flags[store.rank_order(project.db, model.id)]
+    return flags[store.rank_order(project.state.db, model.id)]
 
 
-def offline_curves(project: Project, flags: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def offline_curves(project: HasState, flags: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Per model, gold positives found after annotating the top r (index r-1).
 
     Empty when the project has no gold labels. Ties were broken by a seeded random
     order at import, so no model is favoured by the file's order. ``flags``: as for
     :func:`gold_positive_in_rank_order` (the gold labels are read once for all models).
     """
-    if not project.has_gold():
+    if not has_gold(project):
         return {}
     flags = gold_positive_flags(project) if flags is None else flags
     return {m.name: np.cumsum(gold_positive_in_rank_order(project, m, flags))
-            for m in project.models}
+            for m in project.state.models}
 
 
-def annotator_table(project: Project) -> list[dict[str, Any]]:
+def annotator_table(project: HasState) -> list[dict[str, Any]]:
     """Per annotator: labels, skips, positives, seconds per label, sessions, spend."""
-    snap = project.snapshot()
-    sessions = store.session_counts(project.db)
+    snap = project.state.snapshot()
+    sessions = store.session_counts(project.state.db)
     names = sorted(set(sessions) | set(snap.labels_by_annotator))
     rows = []
     for name in names:
@@ -92,22 +93,22 @@ def annotator_table(project: Project) -> list[dict[str, Any]]:
     return rows
 
 
-def audit_sample(project: Project) -> tuple[np.ndarray, np.ndarray]:
+def audit_sample(project: HasState) -> tuple[np.ndarray, np.ndarray]:
     """(ranks, is-positive) of the random audit sample handled so far (skips left out)."""
-    project.refresh()
-    ids = _audit_prefix(project)
+    state = project.state
+    state.refresh()
+    ids = _audit_prefix(state)
     ranks, positive = [], []
     for cid in ids.tolist():
-        events = project.tracker.events_of(cid)
-        final = final_labels(events).get(cid)
-        if final is None or final.status == "skipped":
+        final = final_labels(state.tracker.events_of(cid)).get(cid)
+        if final is None or final.skipped:
             continue
-        ranks.append(project.rank_of(cid))
-        positive.append(final.value is not None and project.settings.is_positive(final.value))
+        ranks.append(state.rank_of(cid))
+        positive.append(is_positive(final, state.settings))
     return np.array(ranks, dtype=np.int64), np.array(positive, dtype=bool)
 
 
-def _audit_prefix(project: Project) -> np.ndarray:
+def _audit_prefix(state: ProjectState) -> np.ndarray:
     """Candidate ids of the audit sample so far: the handled prefix of the audit order.
 
     The dispatcher's when the project has one (a desk); otherwise the same prefix of the
@@ -115,12 +116,12 @@ def _audit_prefix(project: Project) -> np.ndarray:
     overlap plan, a tenth of the pool, which a lead command never needs."""
     from triage.serving.dispatcher import audit_order
 
-    if project._dispatcher is not None:
-        return project.dispatcher.audit_sample()
-    project._ranks()
-    assert project._order is not None  # set by _ranks()
-    order = audit_order(project._order, project.settings.seed)
-    handled = np.zeros(project._ranks().size, dtype=bool)
-    handled[np.fromiter(project.tracker.by_candidate, np.int64)] = True
+    dispatcher = state.built_dispatcher()
+    if dispatcher is not None:
+        return dispatcher.audit_sample()
+    ranking = state.ranking()
+    order = audit_order(ranking.order, state.settings.seed)
+    handled = np.zeros(ranking.ranks.size, dtype=bool)
+    handled[np.fromiter(state.tracker.by_candidate, np.int64)] = True
     unhandled = np.flatnonzero(~handled[order])
     return order[: unhandled[0] if unhandled.size else order.size]

@@ -2,7 +2,8 @@
 
 ``open_team_project("postgresql://host/db?project=name")`` connects, brings the local
 replica up to date (creating it on first use) and returns an ordinary :class:`Project` on
-it, whose writes go to the server first (:class:`triage.store.pg.link.TeamLink`). Reads
+it, whose writer (:class:`triage.store.teamwriter.TeamWriter`) writes on the server first
+and follows each change back into the replica (:class:`triage.store.pg.link.TeamLink`). Reads
 (statistics, panels, reports) run on the replica with the code that reads project files,
 so nothing above the store knows a server exists.
 
@@ -17,10 +18,13 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import sqlite_utils
 
 from triage.project.core import Project
 from triage.store import connection as dbmod
+from triage.store.teamwriter import TeamWriter
 
 if TYPE_CHECKING:
     from triage.store.pg.link import TeamLink
@@ -48,14 +52,14 @@ def replica_path(url: ServerUrl, role: str) -> Path:
 class TeamProject(Project):
     """A project on a server, worked on through its local replica."""
 
-    def __init__(self, path: Path, database: Any, link: TeamLink, url: ServerUrl):
+    def __init__(self, path: Path, database: sqlite_utils.Database, link: TeamLink,
+                 url: ServerUrl):
         self.link = link
         self.url = url
-        dbmod.register_remote(database, link)
-        super().__init__(path, database)
+        super().__init__(path, database, writer=TeamWriter(link))
         # What a write's or a lease check's pull brought is followed at once, so the next
         # choice is made on it (as after a lost race on one file).
-        link.on_news = self._sync
+        link.on_news = self.state.sync
 
     @property
     def address(self) -> str:
@@ -85,7 +89,6 @@ class TeamProject(Project):
 
     def close(self) -> None:
         """Close the replica and the server connection."""
-        dbmod.unregister_remote(self.db)
         super().close()
         self.link.close()
 

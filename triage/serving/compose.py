@@ -13,18 +13,20 @@ from triage.serving.queue import RankedQueue
 from triage.serving.tracker import LabelTracker
 from triage.store.records import ModelInfo
 from triage.store.settings import Settings
+from triage.store.writer import ProjectWriter
 
 
-def build_dispatcher(db: sqlite_utils.Database, order: np.ndarray, ordered_scores: np.ndarray,
-                     ranks: np.ndarray, tracker: LabelTracker, settings: Settings,
-                     models: list[ModelInfo], resync: Callable[[], None]) -> Dispatcher:
+def build_dispatcher(db: sqlite_utils.Database, writer: ProjectWriter, order: np.ndarray,
+                     ordered_scores: np.ndarray, ranks: np.ndarray, tracker: LabelTracker,
+                     settings: Settings, models: list[ModelInfo],
+                     resync: Callable[[], None]) -> Dispatcher:
     """The dispatcher over the active ranking, with its overlap plan.
 
     When the queue mode asks for one and there are several models, it also gets the bandit
     over their rankings.
     """
     queue = RankedQueue(order, ordered_scores, tracker.is_handled)
-    dispatcher = Dispatcher(db, queue, ranks, order, tracker, settings)
+    dispatcher = Dispatcher(db, writer, queue, ranks, order, tracker, settings)
     dispatcher.resync = resync
     dispatcher.certify_pick = CertifySource(db, tracker)  # a running certification sample
     if settings.overlap_rate > 0 and not dispatcher.overlap_items():

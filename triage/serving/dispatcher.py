@@ -27,9 +27,10 @@ import sqlite_utils
 
 from triage.base.errors import BusyError
 from triage.serving.queue import RankedQueue
-from triage.serving.tracker import LabelTracker
+from triage.serving.tracker import LabelTracker, SyncResult
 from triage.store import claims
 from triage.store.settings import Settings
+from triage.store.writer import ProjectWriter
 
 if TYPE_CHECKING:
     from triage.serving.bandit import BanditQueue
@@ -75,9 +76,11 @@ def audit_order(candidate_ids: np.ndarray, seed: int) -> np.ndarray:
 class Dispatcher:
     """Chooses and claims the next candidate for a session."""
 
-    def __init__(self, db: sqlite_utils.Database, queue: RankedQueue, ranks: np.ndarray,
-                 order: np.ndarray, tracker: LabelTracker, settings: Settings):
-        self.db = db
+    def __init__(self, db: sqlite_utils.Database, writer: ProjectWriter, queue: RankedQueue,
+                 ranks: np.ndarray, order: np.ndarray, tracker: LabelTracker,
+                 settings: Settings):
+        self.db = db                # reads (the overlap plan)
+        self.writer = writer        # the plan, and claims: judged where they are written
         self.queue = queue
         self.ranks = ranks          # candidate id -> rank under the active model
         self.order = order          # rank - 1 -> candidate id
@@ -108,7 +111,7 @@ class Dispatcher:
     def replan_overlap(self) -> None:
         """Draw the overlap plan for the current settings (labels already made stay)."""
         ids = overlap_plan(self.order, self.settings.overlap_rate, self.settings.seed)
-        claims.replace_overlap_plan(self.db, ids)
+        self.writer.replace_overlap_plan(ids)
         self._overlap = {int(i) for i in ids}
         self._open, self._open_for = None, {}
 
@@ -125,6 +128,22 @@ class Dispatcher:
         for cid in candidate_ids:
             if cid in plan:
                 self._update_open(cid)
+
+    def follow(self, change: SyncResult) -> None:
+        """Label events arrived or were undone (any desk): keep the plans and queues in step."""
+        if change.added or change.removed:
+            self.note_changes({r.candidate_id for r in change.added + change.removed})
+        bandit = self.bandit
+        if bandit is not None:
+            if any(row.served_by for row in change.removed):
+                bandit.rebuild(list(self.tracker.rows.values()))
+            else:
+                bandit.fold(change.added)
+        for row in change.removed:
+            if not self.tracker.is_handled(row.candidate_id):
+                self.queue.rewind(int(self.ranks[row.candidate_id]))
+                if bandit is not None:  # cheap: each re-scan stops at its head
+                    bandit.rewind(dict.fromkeys(bandit.queues, 1))
 
     def _update_open(self, cid: int) -> None:
         seen = self.tracker.seen_by(cid)
@@ -182,7 +201,7 @@ class Dispatcher:
 
     def live_claims(self, session_id: int, now: float) -> tuple[int | None, frozenset[int]]:
         """(this session's claimed candidate or None, candidates other desks hold)."""
-        rows = claims.live_claims(self.db, now)
+        rows = self.writer.live_claims(now)
         own = [cid for cid, sid in rows if sid == session_id]
         return (own[0] if own else None,
                 frozenset(cid for cid, sid in rows if sid != session_id))
@@ -279,12 +298,12 @@ class Dispatcher:
         Claims need no durability (losing one only frees a candidate), so they are written
         without an fsync; the next label's durable commit carries them to disk anyway.
         """
-        return claims.claim(self.db, session_id, candidate_id, now, now + CLAIM_SECONDS,
-                            lambda: self._still_needed(candidate_id, annotator, kind))
+        return self.writer.claim(session_id, candidate_id, now, now + CLAIM_SECONDS,
+                                 lambda: self._still_needed(candidate_id, annotator, kind))
 
     def _still_needed(self, candidate_id: int, annotator: str | None, kind: str) -> bool:
         """Re-check, inside the write transaction, that the candidate is still ours to label."""
-        rows = claims.active_label_kinds(self.db, candidate_id)
+        rows = self.writer.active_label_kinds(candidate_id)
         seen = {name for name, k in rows if k in ("triage", "overlap", "audit", "certify")}
         if kind == "certify":
             return not any(k == "certify" for _name, k in rows)

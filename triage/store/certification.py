@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 import sqlite_utils
 
-from triage.store.connection import remote_of
 from triage.store.records import new_uid, now_iso
 
 
@@ -55,10 +54,6 @@ def start_certification(db: sqlite_utils.Database, *, target: float, confidence:
                         found: int, order: np.ndarray, planned: int | None,
                         labels_at: int) -> int:
     """Store a new running certification sample; returns its id. One runs at a time."""
-    link = remote_of(db)
-    if link is not None:
-        return link.start_certification(target=target, confidence=confidence, found=found,
-                                        order=order, planned=planned, labels_at=labels_at)
     with db.atomic():
         running = db.conn.execute(
             "SELECT id FROM certifications WHERE ended_at IS NULL").fetchone()
@@ -76,11 +71,6 @@ def start_certification(db: sqlite_utils.Database, *, target: float, confidence:
 def end_certification(db: sqlite_utils.Database, cert_id: int, *, outcome: str,
                       p_value: float | None, sample_n: int, sample_k: int) -> None:
     """Close a running sample with its outcome (certified / not_certified / cancelled)."""
-    link = remote_of(db)
-    if link is not None:
-        link.end_certification(cert_id, outcome=outcome, p_value=p_value,
-                               sample_n=sample_n, sample_k=sample_k)
-        return
     with db.atomic():
         db.conn.execute(
             "UPDATE certifications SET ended_at = ?, outcome = ?, p_value = ?, sample_n = ?, "

@@ -7,8 +7,6 @@ from collections.abc import Callable, Iterable
 
 import sqlite_utils
 
-from triage.store.connection import remote_of
-
 
 class _Taken(Exception):
     """Raised inside the claim transaction to roll it back: the candidate is not free."""
@@ -26,10 +24,6 @@ def overlap_items(db: sqlite_utils.Database) -> set[int]:
 
 def replace_overlap_plan(db: sqlite_utils.Database, ids: Iterable[int]) -> None:
     """Store ``ids`` as the overlap plan in place of the old one, in one transaction."""
-    link = remote_of(db)
-    if link is not None:
-        link.replace_overlap_plan(ids)
-        return
     # One JSON array parameter: a tenth of a million-candidate pool goes in in one
     # statement instead of a hundred thousand.
     plan = json.dumps([int(i) for i in ids])
@@ -41,9 +35,6 @@ def replace_overlap_plan(db: sqlite_utils.Database, ids: Iterable[int]) -> None:
 
 def live_claims(db: sqlite_utils.Database, now: float) -> list[tuple[int, int]]:
     """(candidate id, session id) of every claim not expired at ``now``."""
-    link = remote_of(db)
-    if link is not None:
-        return link.live_claims(now)
     return db.execute(
         "SELECT candidate_id, session_id FROM claims WHERE expires_at > ?", [now]
     ).fetchall()
@@ -58,9 +49,6 @@ def claim(db: sqlite_utils.Database, session_id: int, candidate_id: int, now: fl
     False (or a live claim of another desk) rolls everything back. Claims need no
     durability (losing one only frees a candidate), so they are written without an fsync.
     """
-    link = remote_of(db)
-    if link is not None:
-        return link.claim(session_id, candidate_id, now, expires_at, still_needed)
     conn = db.conn
     conn.execute("PRAGMA synchronous=NORMAL")
     try:
@@ -85,9 +73,6 @@ def claim(db: sqlite_utils.Database, session_id: int, candidate_id: int, now: fl
 
 def active_label_kinds(db: sqlite_utils.Database, candidate_id: int) -> list[tuple[str, str]]:
     """(annotator name, kind) of every label event on the candidate that is not undone."""
-    link = remote_of(db)
-    if link is not None:
-        return link.active_label_kinds(candidate_id)
     return db.conn.execute(
         "SELECT a.name, l.kind FROM labels l JOIN annotators a ON a.id = l.annotator_id "
         "WHERE l.candidate_id = ? AND l.undone_at IS NULL", [candidate_id],

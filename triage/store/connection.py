@@ -15,19 +15,14 @@ import datetime as dt
 import os
 import shutil
 import sqlite3
-import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import sqlite_utils
 
 from triage.base.errors import ProjectError
 from triage.store.schema import APPLICATION_ID, MIGRATIONS
-
-if TYPE_CHECKING:
-    from triage.store.pg.link import TeamLink
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_S = 10.0
@@ -39,27 +34,6 @@ BUSY_TIMEOUT_S = 10.0
 # the write lock or remove the log under our feet. SQLite's own descriptors are safe (it
 # defers closing them while locks are held).
 _OPENED: set[str] = set()
-
-
-# Replicas of projects on a PostgreSQL server, keyed by the Database object: each write
-# function of the store asks remote_of(db) and, for a replica, writes on the server first
-# (triage.store.pg.link). Weak keys: a closed and dropped replica leaves no entry behind.
-_REMOTES: weakref.WeakKeyDictionary[sqlite_utils.Database, TeamLink] = weakref.WeakKeyDictionary()
-
-
-def register_remote(db: sqlite_utils.Database, link: TeamLink) -> None:
-    """Mark ``db`` as the local replica of a server project reached through ``link``."""
-    _REMOTES[db] = link
-
-
-def unregister_remote(db: sqlite_utils.Database) -> None:
-    """``db`` is no longer linked to a server (closed)."""
-    _REMOTES.pop(db, None)
-
-
-def remote_of(db: sqlite_utils.Database) -> TeamLink | None:
-    """The server link of a replica, or None for an ordinary project file."""
-    return _REMOTES.get(db) if _REMOTES else None
 
 
 def _key(path: str | Path) -> str:

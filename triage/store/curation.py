@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from triage.store.connection import remote_of
 from triage.store.records import _LABEL_SELECT, LabelRow, now_iso
 
 
@@ -40,9 +39,6 @@ def guideline_versions(db: sqlite_utils.Database) -> list[GuidelineRow]:
 
 def add_guidelines(db: sqlite_utils.Database, text: str, author: str | None) -> int:
     """Store a new version of the guidelines; returns its number (1 for the first)."""
-    link = remote_of(db)
-    if link is not None:
-        return link.add_guidelines(text, author)
     with db.atomic():
         row = db.execute("SELECT coalesce(max(version), 0) + 1 FROM guidelines").fetchone()
         version = int(row[0])

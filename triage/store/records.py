@@ -1,6 +1,8 @@
-"""Small typed SQL functions over a project database. The only SQL outside import/migrations.
+"""Small typed SQL functions over a project file: settings, models, rankings, label events.
 
-Every statement takes parameters; nothing user-supplied is ever formatted into SQL.
+The writes here are the project file's half of the write path: an open project reaches
+them only through :class:`triage.store.writer.FileWriter`; they check their arguments with
+:mod:`triage.store.checks`, as the team server's writer does. Every statement takes parameters; nothing user-supplied is ever formatted into SQL.
 """
 
 from __future__ import annotations
@@ -18,8 +20,7 @@ import sqlite_utils
 
 from triage import __version__
 from triage.base.errors import TriageError
-from triage.store import candidates
-from triage.store.connection import remote_of
+from triage.store import candidates, checks
 from triage.store.settings import Settings
 
 
@@ -80,10 +81,6 @@ def load_settings(db: sqlite_utils.Database) -> Settings:
 
 def save_settings(db: sqlite_utils.Database, settings: Settings) -> None:
     """Store every setting (one transaction), replacing the stored values."""
-    link = remote_of(db)
-    if link is not None:
-        link.save_settings(settings)
-        return
     with db.atomic():
         db.conn.executemany(
             "INSERT INTO settings(key, value) VALUES (?, ?) "
@@ -94,10 +91,6 @@ def save_settings(db: sqlite_utils.Database, settings: Settings) -> None:
 
 def set_project_info(db: sqlite_utils.Database, key: str, value: str) -> None:
     """Set one fact about the file (application, created_at, ...)."""
-    link = remote_of(db)
-    if link is not None:
-        link.set_project_info(key, value)
-        return
     db.conn.execute(
         "INSERT INTO project(key, value) VALUES (?, ?) "
         "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -176,14 +169,7 @@ def gold_by_candidate(db: sqlite_utils.Database) -> list[str | None]:
 
 def ensure_annotator(db: sqlite_utils.Database, name: str) -> int:
     """The id of annotator ``name``, creating them on first use."""
-    link = remote_of(db)
-    if link is not None:
-        return link.ensure_annotator(name)
-    name = name.strip()
-    if not name:
-        raise TriageError("annotator name must not be empty")
-    if len(name) > 80:
-        raise TriageError("annotator name is too long (80 characters at most)")
+    name = checks.annotator_name(name)
     row = db.execute("SELECT id FROM annotators WHERE name = ?", [name]).fetchone()
     if row:
         return int(row[0])
@@ -196,9 +182,6 @@ def ensure_annotator(db: sqlite_utils.Database, name: str) -> int:
 
 def start_session(db: sqlite_utils.Database, annotator_id: int) -> int:
     """Open a session for the annotator (recording host and app version); returns its id."""
-    link = remote_of(db)
-    if link is not None:
-        return link.start_session(annotator_id)
     with db.atomic():
         cur = db.conn.execute(
             "INSERT INTO sessions(uid, annotator_id, started_at, host, app_version) "
@@ -210,10 +193,6 @@ def start_session(db: sqlite_utils.Database, annotator_id: int) -> int:
 
 def end_session(db: sqlite_utils.Database, session_id: int) -> None:
     """Close a session; its claim is released so the candidate on screen goes to the next desk."""
-    link = remote_of(db)
-    if link is not None:
-        link.end_session(session_id)
-        return
     with db.atomic():
         db.conn.execute("DELETE FROM claims WHERE session_id = ?", [session_id])
         db.conn.execute(
@@ -238,11 +217,7 @@ def insert_label(
 
     The desk's claim on the candidate ends in the same transaction.
     """
-    link = remote_of(db)
-    if link is not None:
-        return link.insert_label(
-            candidate_id=candidate_id, annotator_id=annotator_id, session_id=session_id,
-            value=value, kind=kind, seconds=seconds, note=note, served_by=served_by)
+    seconds = checks.label_fields(kind, seconds)
     with db.atomic():
         db.conn.execute("DELETE FROM claims WHERE candidate_id = ? AND session_id = ?",
                         [candidate_id, session_id])
@@ -250,7 +225,7 @@ def insert_label(
             "INSERT INTO labels(uid, candidate_id, annotator_id, session_id, value, kind, "
             "created_at, seconds, note, served_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [new_uid(), candidate_id, annotator_id, session_id, value, kind,
-             now_iso(), float(seconds), note, served_by],
+             now_iso(), seconds, note, served_by],
         )
     return _new_row_id(cur)
 
@@ -271,10 +246,6 @@ def mark_undone(db: sqlite_utils.Database, label_id: int, session_id: int | None
     The undoing desk's claim is released in the same transaction, so the undone candidate
     is what it serves next.
     """
-    link = remote_of(db)
-    if link is not None:
-        link.mark_undone(label_id, session_id)
-        return
     with db.atomic():
         if session_id is not None:
             db.conn.execute("DELETE FROM claims WHERE session_id = ?", [session_id])
@@ -301,10 +272,6 @@ def undone_after(db: sqlite_utils.Database, undo_seq: int) -> list[tuple[int, in
 
 def set_note(db: sqlite_utils.Database, label_id: int, note: str) -> None:
     """Replace the note kept with a label event."""
-    link = remote_of(db)
-    if link is not None:
-        link.set_note(label_id, note)
-        return
     with db.atomic():
         db.conn.execute("UPDATE labels SET note = ? WHERE id = ?", [note, label_id])
 
@@ -360,12 +327,7 @@ def hourly_rates(db: sqlite_utils.Database, default: float) -> dict[str, float]:
 
 def set_hourly_rate(db: sqlite_utils.Database, name: str, rate: float | None) -> None:
     """Set (or with None clear) an annotator's own hourly rate, creating them if new."""
-    link = remote_of(db)
-    if link is not None:
-        link.set_hourly_rate(name, rate)
-        return
-    if rate is not None and rate < 0:
-        raise TriageError("hourly rate must not be negative")
+    rate = checks.hourly_rate(rate)
     annotator_id = ensure_annotator(db, name)
     with db.atomic():
         db.conn.execute("UPDATE annotators SET hourly_rate = ? WHERE id = ?", [rate, annotator_id])
