@@ -130,3 +130,25 @@ def test_desk_api_serves_labels_and_undoes(desk):
     assert again.candidate_id == first.candidate_id     # the undone candidate comes back
     assert project.snapshot().events == 0
 
+
+
+def test_prodigy_import_into_a_server_project_is_refused_in_words(pg, project_name, tmp_path,
+                                                                  monkeypatch, capsys):
+    # It used to write into the replica behind the server's back (or die with "database is
+    # locked" when the link's pull held the file); the writer now refuses before any write.
+    import json
+
+    from triage.cli.program import main as cli
+
+    monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
+    url = pg.url(project_name)
+    publish(pg, url, tmp_path, n=40, overlap_rate=0.0)
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"text": "phrase number 1", "label": "idiom", "answer": "accept",
+                                  "meta": {"key": "c0001"}, "_annotator_id": "ada"}) + "\n")
+    assert cli(["import", url, str(labels), "--from", "prodigy"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("triage: cannot import Prodigy or Label Studio labels into a project "
+                          "on a server from a desk; import into a project file")
+    with open_project(url) as lead:
+        assert store.active_labels(lead.db) == []
