@@ -1,0 +1,325 @@
+"""One write path: every function of the store that writes is reached through the project's
+writer (:class:`triage.store.writer.ProjectWriter`), or is listed below as refused on a
+server or as internal, with the reason.
+
+The writers are found by reading the source: a function (or method) writes when it holds
+SQL that changes data or schema (INSERT, UPDATE, DELETE, REPLACE, CREATE, DROP, ALTER),
+refers to a module constant that does, or calls one of sqlite-utils' writing methods. A
+new writer that is in none of the lists fails :func:`test_every_writer_of_the_store_is_accounted_for`.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+from triage.base.errors import TriageError
+from triage.store.teamwriter import TeamWriter
+from triage.store.writer import FileWriter, ProjectWriter
+
+ROOT = Path(__file__).resolve().parent.parent
+STORE = ROOT / "triage" / "store"
+
+WRITE_SQL = re.compile(rb"\b(INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER)\b")
+WRITE_CALLS = {"executescript", "insert", "insert_all", "upsert", "upsert_all", "delete_where",
+               "transform", "add_column", "create_index", "create_table"}
+
+# -- reached through the writer: the project file's functions, by the FileWriter method
+# -- that calls them (the team server's side is checked method by method below).
+THROUGH_FILE_WRITER = {
+    "triage.store.records:save_settings": "save_settings",
+    "triage.store.records:set_project_info": "set_project_info",
+    "triage.store.records:ensure_annotator": "ensure_annotator",
+    "triage.store.records:start_session": "start_session",
+    "triage.store.records:end_session": "end_session",
+    "triage.store.records:insert_label": "insert_label",
+    "triage.store.records:mark_undone": "mark_undone",
+    "triage.store.records:set_note": "set_note",
+    "triage.store.records:set_hourly_rate": "set_hourly_rate",
+    "triage.store.claims:replace_overlap_plan": "replace_overlap_plan",
+    "triage.store.claims:claim": "claim",
+    "triage.store.curation:add_guidelines": "add_guidelines",
+    "triage.store.certification:start_certification": "start_certification",
+    "triage.store.certification:end_certification": "end_certification",
+}
+
+# -- the team server's statements: built for the TeamLink method that runs them, which
+# -- TeamWriter calls (see test_team_writer_hands_every_write_to_the_link).
+TEAM_STATEMENTS = {
+    "triage.store.pg.serving_sql:start_session": "start_session",
+    "triage.store.pg.serving_sql:end_session": "end_session",
+    "triage.store.pg.serving_sql:set_note": "set_note",
+    "triage.store.pg.serving_sql:upsert": "save_settings",
+    "triage.store.pg.serving_sql:ensure_annotator": "ensure_annotator",
+    "triage.store.pg.serving_sql:set_rate": "set_hourly_rate",
+    "triage.store.pg.serving_sql:replace_plan": "replace_overlap_plan",
+    "triage.store.pg.serving_sql:running_certification": "start_certification",
+    "triage.store.pg.serving_sql:insert_certification": "start_certification",
+    "triage.store.pg.serving_sql:end_certification": "end_certification",
+    "triage.store.pg.serving_sql:add_guidelines": "add_guidelines",
+    "triage.store.pg.link:TeamLink.save_settings": "save_settings",
+    "triage.store.pg.link:TeamLink.set_project_info": "set_project_info",
+}
+
+# -- imports: one transaction over many tables, into the project file that
+# -- ProjectWriter.import_target hands out; a team project refuses them there.
+REFUSED_ON_SERVER = {
+    "triage.store.bulk:insert_model": "a later model's row (import of scores)",
+    "triage.store.records:save_ranking": "a later model's ranking (import of scores)",
+    "triage.store.provenance:record_source": "the imported file's provenance",
+    "triage.store.exchange:insert_session": "a Prodigy / Label Studio session",
+    "triage.store.exchange:insert_labels": "Prodigy / Label Studio label events",
+    "triage.store.poolwrite:_write_sqlite": "the pool, through sqlite3",
+    "triage.store.poolwrite:_write_adbc": "the pool, through ADBC",
+    "triage.store.poolwrite:_store_plan": "the overlap plan drawn with the pool",
+    "triage.store.poolwrite:_rollback_journal": "the journal mode of a bulk write",
+    "triage.store.merging:insert_row": "merge (project files only; refuses a server address)",
+    "triage.store.merging:end_session": "merge (project files only)",
+    "triage.store.merging:mark_undone": "merge (project files only)",
+    "triage.store.merging:add_note": "merge (project files only)",
+}
+
+# -- internal: not a write of the project's data by a desk or a lead.
+INTERNAL = {
+    "triage.store.schema:m0001_initial": "schema migration",
+    "triage.store.schema:m0002_certification": "schema migration",
+    "triage.store.schema:m0003_guidelines": "schema migration",
+    "triage.store.candidates:ensure_key_index": "a derived index, built on first look-up",
+    "triage.store.pg.pull:_insert": "the replica following its server (link's connection)",
+    "triage.store.pg.pull:_apply": "the replica following its server (link's connection)",
+    "triage.store.pg.follow:_insert_sql": "the replica following its server",
+    "triage.store.pg.follow:pull_new": "the replica following its server",
+    "triage.store.pg.copy:push_tables": "`triage push`: a file published to a new server project",
+    "triage.store.pg.copy:add_member_annotators": "`triage push`",
+    "triage.store.pg.copy:without_primary_key": "`triage push`",
+    "triage.store.pg.ingest:write_pool": "`triage new URL`: a pool created on the server",
+    "triage.store.pg.functions:function_statements": "`triage server init`",
+    "triage.store.pg.schema:table_statements": "`triage server init`",
+    "triage.store.pg.schema:role_statements": "`triage server init`",
+    "triage.store.pg.schema:permission_statements": "`triage server init|grant`",
+    "triage.store.pg.schema:project_statements": "`triage server init`",
+    "triage.store.pg.schema:_check_login_roles": "`triage server grant`",
+    "triage.store.pg.schema:grant_roles": "`triage server grant`",
+}
+
+
+# -- finding the writers ------------------------------------------------------------------
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                out.add(id(body[0].value))
+    return out
+
+
+def _writes(node: ast.AST, docstrings: set[int], constants: set[str]) -> bool:
+    for n in ast.walk(node):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str | bytes) \
+                and id(n) not in docstrings:
+            text = n.value.encode() if isinstance(n.value, str) else n.value
+            if WRITE_SQL.search(text):
+                return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                and n.func.attr in WRITE_CALLS:
+            return True
+        if isinstance(n, ast.Name) and n.id in constants:
+            return True
+    return False
+
+
+def writers(root: Path, package_root: Path) -> set[str]:
+    """``module:function`` (``module:Class.method``) of every writer under ``root``."""
+    found = set()
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = _docstrings(tree)
+        constants = {t.id for s in tree.body if isinstance(s, ast.Assign)
+                     for t in s.targets if isinstance(t, ast.Name) and _writes(s.value, docs, set())}
+        module = ".".join(path.relative_to(package_root).with_suffix("").parts)
+        units: list[tuple[str, ast.AST]] = []
+        for s in tree.body:
+            if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef):
+                units.append((s.name, s))
+            elif isinstance(s, ast.ClassDef):
+                units += [(f"{s.name}.{f.name}", f) for f in s.body
+                          if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)]
+        found |= {f"{module}:{name}" for name, node in units if _writes(node, docs, constants)}
+    return found
+
+
+# -- the checks -----------------------------------------------------------------------------
+
+
+def test_every_writer_of_the_store_is_accounted_for():
+    listed = {**THROUGH_FILE_WRITER, **TEAM_STATEMENTS, **REFUSED_ON_SERVER, **INTERNAL}
+    found = writers(STORE, ROOT)
+    assert sorted(found - listed.keys()) == [], "a new writer: route it through ProjectWriter"
+    assert sorted(listed.keys() - found) == [], "listed but no longer a writer: drop it"
+
+
+def _calls(function: object) -> set[str]:
+    """Names of the attributes called in a function's source (``x.f(...)`` gives ``f``)."""
+    tree = ast.parse(inspect.getsource(function).strip().replace("\n    ", "\n"))
+    return {n.func.attr for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
+
+
+def _protocol_methods() -> list[str]:
+    return sorted(name for name, member in vars(ProjectWriter).items()
+                  if callable(member) and not name.startswith("_"))
+
+
+def test_file_writer_reaches_each_store_writer():
+    for target, method in THROUGH_FILE_WRITER.items():
+        function = target.split(":")[1]
+        assert function in _calls(getattr(FileWriter, method)), target
+
+
+def test_both_writers_implement_the_whole_interface():
+    methods = _protocol_methods()
+    assert "insert_label" in methods and "import_target" in methods
+    for cls in (FileWriter, TeamWriter):
+        for name in methods:
+            ours = inspect.signature(getattr(cls, name))
+            theirs = inspect.signature(getattr(ProjectWriter, name))
+            assert list(ours.parameters) == list(theirs.parameters), (cls.__name__, name)
+
+
+def test_team_writer_hands_every_write_to_the_link():
+    from triage.store.pg.link import TeamLink
+
+    for name in _protocol_methods():
+        if name == "import_target":
+            continue
+        assert name in _calls(getattr(TeamWriter, name)), name
+        assert callable(getattr(TeamLink, name)), name
+    for target, method in TEAM_STATEMENTS.items():
+        if ".link:" in target:
+            continue
+        builder = target.split(":")[1]
+        assert builder in _calls(getattr(TeamLink, method)), target
+
+
+def _store_aliases(tree: ast.Module) -> dict[str, str]:
+    """Names a module binds to modules of ``triage.store`` (``store``, ``claims`` …)."""
+    out = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("triage"):
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                if full.startswith("triage.store"):
+                    out[alias.asname or alias.name] = full
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("triage.store") and alias.asname:
+                    out[alias.asname] = alias.name
+    return out
+
+
+def _package_exports() -> dict[str, str]:
+    """``triage.store.X`` for each function the package re-exports, to its home module."""
+    tree = ast.parse((STORE / "__init__.py").read_text(encoding="utf-8"))
+    return {f"triage.store.{a.name}": f"{n.module}.{a.name}" for n in tree.body
+            if isinstance(n, ast.ImportFrom) and n.module for a in n.names}
+
+
+def direct_writes(root: Path) -> list[str]:
+    """``path: module.function`` wherever code outside the store calls a writer directly."""
+    through = {t.replace(":", ".") for t in THROUGH_FILE_WRITER}
+    exports = _package_exports()
+    out = []
+    for path in sorted(root.rglob("*.py")):
+        if STORE in path.parents:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases = _store_aliases(tree)
+        for node in ast.walk(tree):
+            target = None
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                    and node.value.id in aliases:
+                target = f"{aliases[node.value.id]}.{node.attr}"
+            elif isinstance(node, ast.Name) and node.id in aliases:
+                target = aliases[node.id]
+            if target is not None and exports.get(target, target) in through:
+                out.append(f"{path.relative_to(root.parent)}: {exports.get(target, target)}")
+    return sorted(set(out))
+
+
+# Direct calls that are part of an import (on the file import_target handed out).
+IMPORT_CALLS = [
+    "triage/ingest/exchange.py: triage.store.records.ensure_annotator",
+]
+
+
+def test_nothing_outside_the_store_calls_a_writer_directly():
+    assert direct_writes(ROOT / "triage") == IMPORT_CALLS
+    assert direct_writes(ROOT / "ui") == []
+
+
+def test_imports_write_only_the_file_the_writer_hands_out():
+    # Each call of an import into an open project takes the database from import_target.
+    entry_points = {"import_candidates", "import_scores", "import_exchange"}
+    seen = 0
+    for path in sorted((ROOT / "triage" / "project").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for function in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
+            handed = {t.id for n in ast.walk(function) if isinstance(n, ast.Assign)
+                      and isinstance(n.value, ast.Call)
+                      and isinstance(n.value.func, ast.Attribute)
+                      and n.value.func.attr == "import_target"
+                      for t in n.targets if isinstance(t, ast.Name)}
+            for call in [n for n in ast.walk(function) if isinstance(n, ast.Call)]:
+                if isinstance(call.func, ast.Name) and call.func.id in entry_points:
+                    seen += 1
+                    first = call.args[0]
+                    assert isinstance(first, ast.Name) and first.id in handed, (
+                        f"{path.name}:{call.lineno} {call.func.id}")
+    assert seen == 3
+
+
+def test_a_team_project_refuses_an_import_in_words(tmp_path):
+    writer = TeamWriter(link=None)  # type: ignore[arg-type]  # refused before any use
+    with pytest.raises(TriageError, match=r"^cannot import a pool into a project on a server "
+                                          r"from a desk; import into a project file"):
+        writer.import_target("import a pool into")
+
+
+# -- the guards above must be able to fail ------------------------------------------------
+
+
+def test_the_scan_finds_a_planted_writer(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "quiet.py").write_text(
+        '"""INSERT in a docstring is not a write."""\n'
+        "def read(db):\n    return db.execute('SELECT 1')\n")
+    (pkg / "sneaky.py").write_text(
+        "_WIPE = 'DELETE FROM labels'\n"
+        "def wipe(db):\n    db.conn.execute(_WIPE)\n"
+        "def plan(db):\n    db['plan'].insert_all([])\n"
+        "class Keeper:\n    def keep(self, db):\n"
+        "        db.execute(f\"UPDATE labels SET note = {'?'}\")\n")
+    assert writers(pkg, tmp_path) == {"pkg.sneaky:wipe", "pkg.sneaky:plan",
+                                      "pkg.sneaky:Keeper.keep"}
+
+
+def test_the_direct_write_check_finds_a_planted_call(tmp_path):
+    pkg = tmp_path / "triage"
+    pkg.mkdir()
+    (pkg / "sneaky.py").write_text(
+        "from triage import store\nfrom triage.store import claims\n"
+        "from triage.store.records import set_note\n"
+        "def go(db):\n    store.insert_label(db)\n    claims.claim(db)\n"
+        "    set_note(db, 1, 'x')\n    store.load_settings(db)\n")
+    assert direct_writes(pkg) == [
+        "triage/sneaky.py: triage.store.claims.claim",
+        "triage/sneaky.py: triage.store.records.insert_label",
+        "triage/sneaky.py: triage.store.records.set_note"]
