@@ -1,7 +1,8 @@
 """The house rules a reader relies on: small modules, short functions, no import circles.
 
 The layer contracts themselves are import-linter's (``lint-imports`` in ``make test``);
-these checks cover what it does not.
+these checks cover what it does not. Import circles count every import: at the top of a
+module, inside a function (lazy), and under ``if TYPE_CHECKING:``.
 """
 
 from __future__ import annotations
@@ -54,8 +55,8 @@ def long_functions(paths: list[Path], limit: int = MAX_FUNCTION_LINES) -> list[s
 
 
 def import_cycles(*packages: str) -> list[list[str]]:
-    """Strongly connected groups of modules that import each other at run time."""
-    graph = grimp.build_graph(*packages, cache_dir=None, exclude_type_checking_imports=True)
+    """Strongly connected groups of modules that import each other, counting every import."""
+    graph = grimp.build_graph(*packages, cache_dir=None, exclude_type_checking_imports=False)
     modules = sorted(graph.modules)
     edges = {m: sorted(graph.find_modules_directly_imported_by(m)) for m in modules}
     index: dict[str, int] = {}
@@ -115,7 +116,13 @@ def test_no_function_is_over_60_lines_without_a_reason():
     assert long_functions(_sources()) == []
 
 
-def test_no_import_circles_in_triage_or_ui():
+def test_no_import_circles_in_triage():
+    assert import_cycles("triage") == []
+
+
+@pytest.mark.xfail(strict=True, reason="ui.lead_window <-> ui.lead_report: house-ui's part of "
+                   "issue 21 removes it; then delete this marker")
+def test_no_import_circles_in_ui():
     assert import_cycles(*PACKAGES) == []
 
 
@@ -140,10 +147,14 @@ def test_the_cycle_check_catches_a_circle(tmp_path, monkeypatch):
     (pkg / "__init__.py").write_text("")
     (pkg / "a.py").write_text("from circle_pkg import b\n")
     (pkg / "b.py").write_text("from circle_pkg import a\n")
-    (pkg / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-                              "    from circle_pkg import a\n")
+    # Lazy and annotation-only imports close circles too.
+    (pkg / "c.py").write_text("def f():\n    from circle_pkg import d\n")
+    (pkg / "d.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                              "    from circle_pkg import c\n")
+    (pkg / "e.py").write_text("from circle_pkg import a\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert import_cycles("circle_pkg") == [["circle_pkg.a", "circle_pkg.b"]]
+    assert import_cycles("circle_pkg") == [["circle_pkg.a", "circle_pkg.b"],
+                                           ["circle_pkg.c", "circle_pkg.d"]]
 
 
 @pytest.mark.parametrize("package", PACKAGES)
