@@ -108,6 +108,41 @@ def import_cycles(*packages: str) -> list[list[str]]:
     return cycles
 
 
+# Private names of other libraries that Triage reads on purpose, each with its reason.
+THIRD_PARTY_PRIVATE = {
+    "argparse._SubParsersAction": "the type add_subparsers() returns (annotations only)",
+    "spec._initializing": "importlib: a stand-in package marked as importing (distributions.py)",
+    "bootstrap._ModuleLockManager": "importlib: the package's import lock (distributions.py)",
+    "_UFUNCS._beta_ppf": "SciPy's compiled ufuncs without scipy.stats (distributions.py)",
+    "_UFUNCS._binom_sf": "SciPy's compiled ufuncs without scipy.stats (distributions.py)",
+    "_UFUNCS._hypergeom_cdf": "SciPy's compiled ufuncs without scipy.stats (distributions.py)",
+    "sqlite_utils.plugins._plugins_loaded": "no plugin discovery (store/_quiet_import.py)",
+    "MIGRATIONS._migrations": "sqlite-utils lists a Migrations set's steps nowhere else",
+}
+
+
+def private_reads(paths: list[Path], allowed: dict[str, str] | None = None) -> list[str]:
+    """``path:line expr`` wherever code reads ``x._name`` of an object other than self/cls."""
+    allowed = THIRD_PARTY_PRIVATE if allowed is None else allowed
+    out: list[tuple[str, int, str]] = []
+    for path in paths:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute) or not node.attr.startswith("_") \
+                    or (node.attr.startswith("__") and node.attr.endswith("__")):
+                continue
+            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                continue
+            expr = ast.unparse(node)
+            if expr not in allowed:
+                out.append((str(path.relative_to(path.parents[1])), node.lineno, expr))
+    return [f"{name}:{line} {expr}" for name, line, expr in sorted(out)]
+
+
+def test_no_module_reads_another_objects_private_attributes():
+    assert private_reads(sorted((ROOT / "triage").rglob("*.py"))) == []
+
+
 def test_no_module_is_over_400_lines():
     assert oversized_modules(_sources()) == []
 
@@ -155,6 +190,18 @@ def test_the_cycle_check_catches_a_circle(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     assert import_cycles("circle_pkg") == [["circle_pkg.a", "circle_pkg.b"],
                                            ["circle_pkg.c", "circle_pkg.d"]]
+
+
+def test_the_private_read_check_catches_offenders(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "peek.py").write_text(
+        "class A:\n    def f(self, other):\n        self._mine = other._theirs\n"
+        "        return cls_of(self).__name__, self._mine\n"
+        "def g(project):\n    project._live = None\n    return project.state._ranks()\n")
+    assert private_reads([pkg / "peek.py"]) == [
+        "pkg/peek.py:3 other._theirs", "pkg/peek.py:6 project._live",
+        "pkg/peek.py:7 project.state._ranks"]
 
 
 @pytest.mark.parametrize("package", PACKAGES)

@@ -40,9 +40,8 @@ _BLANK = "^[" + "".join(f"\\x{{{ord(c):x}}}" for c in WHITESPACE) + "]*$"
 Columns = dict[str, Any]  # name -> pyarrow string array, or float64 numpy array
 
 
-def _head(source: str | bytes | Path) -> bytes | None:
-    """The first line without BOM and line end; None when the file is empty, starts with
-    a line break or cannot be read."""
+def first_line(source: str | bytes | Path) -> bytes | None:
+    """The first line without BOM and line end (None: empty, unreadable, or a blank first line)."""
     if isinstance(source, Path):
         try:
             with open(source, "rb") as handle:
@@ -90,7 +89,7 @@ def fast_delimited(source: str | bytes | Path, delimiter: str, numeric: list[str
                    total: int = 0, progress: Any = None
                    ) -> tuple[list[str], Columns, np.ndarray] | None:
     """Columns of a clean CSV/TSV (text, bytes or a path); None when it is not clean."""
-    first = _head(source)
+    first = first_line(source)
     if first is None or _has_quote(source):
         return None
     try:
@@ -152,7 +151,7 @@ def _columns(table: Any, numeric: list[str]) -> Columns | None:
 
 def fast_jsonl(path: Path, numeric: list[str]) -> tuple[list[str], Columns, np.ndarray] | None:
     """Columns of a clean JSONL file; None when it is not clean (see the module docstring)."""
-    first, lines = _head(path), _line_count(path)
+    first, lines = first_line(path), _line_count(path)
     if first is None or lines is None:
         return None
     try:

@@ -109,7 +109,7 @@ def open_batches(path: Path, kind: str, numeric: tuple[str, ...]) -> tuple[list[
     """The column names and a reader of record batches of a file that may be clean."""
     import pyarrow as pa
 
-    first = fastread._head(path)
+    first = fastread.first_line(path)
     if first is None:
         raise NotClean()
     try:

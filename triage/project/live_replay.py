@@ -111,24 +111,18 @@ def _fill(state: LiveState, events: list[LabelEvent], rank: np.ndarray,  # long:
         deciles = (_DECILES * ranks + pool - 1) // pool - 1
         return [int(c) for c in np.bincount(deciles, minlength=_DECILES)]
 
-    state._dec_annotated = per_decile(annotated_ranks)
-    state._dec_positive = per_decile(positive_ranks)
-    state._dec_visited = per_decile(visited_ranks)
-    state._annotated, state._positives = int(annotated_ranks.size), int(positive_ranks.size)
-    state._label_events, state._skip_events = int(l_rank.size), int(n - l_rank.size)
     labels: dict[int, list[tuple[int, bool]]] = {}
     for e in events:
         if not e.skipped:
             labels.setdefault(e.rank, []).append((e.event_id, e.positive))
-    state._labels = labels
-    state._skips = dict(Counter(int(r) for r in rank[skipped]))
-    state._applied = {e.event_id: e for e in events}
-    state._tally = _tally(events, skipped, positive, seconds)
-    size = max(64, l_rank.size)
-    state._curve_x = np.zeros(size, np.int64)
-    state._curve_y = np.zeros(size, np.int64)
-    state._curve_x[:l_rank.size], state._curve_y[:l_rank.size] = curve_x, curve_y
-    state._curve_n, state._exposed = int(l_rank.size), 0
+    state.restore(
+        deciles=(per_decile(annotated_ranks), per_decile(positive_ranks),
+                 per_decile(visited_ranks)),
+        counts=(int(annotated_ranks.size), int(positive_ranks.size), int(l_rank.size),
+                int(n - l_rank.size)),
+        labels=labels, skips=dict(Counter(int(r) for r in rank[skipped])),
+        applied={e.event_id: e for e in events},
+        tally=_tally(events, skipped, positive, seconds), curve=(curve_x, curve_y))
 
 
 def _tally(events: list[LabelEvent], skipped: np.ndarray, positive: np.ndarray,

@@ -160,6 +160,22 @@ class LiveState:
         self._curve_n = 0
         self._exposed = 0  # curve points visible through a snapshot: never overwrite them
 
+    def restore(self, *, deciles: tuple[list[int], list[int], list[int]],
+                counts: tuple[int, int, int, int], labels: dict[int, list[tuple[int, bool]]],
+                skips: dict[int, int], applied: dict[int, LabelEvent],
+                tally: dict[str, list[int]], curve: tuple[np.ndarray, np.ndarray]) -> None:
+        """Install totals computed in bulk from events, as applying them one by one would.
+
+        :mod:`triage.project.live_replay` computes them with numpy."""
+        self._dec_annotated, self._dec_positive, self._dec_visited = (list(d) for d in deciles)
+        self._annotated, self._positives, self._label_events, self._skip_events = counts
+        self._labels, self._skips, self._applied, self._tally = labels, skips, applied, tally
+        n = int(curve[0].size)
+        self._curve_x = np.zeros(max(64, n), np.int64)
+        self._curve_y = np.zeros(max(64, n), np.int64)
+        self._curve_x[:n], self._curve_y[:n] = curve
+        self._curve_n, self._exposed = n, 0
+
     @property
     def events(self) -> list[LabelEvent]:
         """Active events in the order they were applied."""

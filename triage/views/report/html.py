@@ -18,7 +18,8 @@ from triage.views.panels import format_money, format_share
 from triage.views.report.charts import report_charts, to_svg
 
 
-def _num(x: Any, digits: int = 3) -> str:
+def format_number(x: Any, digits: int = 3) -> str:
+    """A number for the report: thousands separated, ``digits`` decimals, — for none."""
     if x is None:
         return "—"
     if isinstance(x, bool) or not isinstance(x, int | float):
@@ -35,7 +36,7 @@ def environment() -> Environment:
     env = Environment(loader=PackageLoader("triage.views.report", "templates"),
                       autoescape=True, undefined=StrictUndefined, trim_blocks=True,
                       lstrip_blocks=True)
-    env.filters["num"] = _num
+    env.filters["num"] = format_number
     env.filters["share"] = format_share
     env.filters["money"] = format_money
     return env

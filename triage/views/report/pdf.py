@@ -21,7 +21,7 @@ from triage.views.report.charts import report_charts, to_png
 
 money = _html.format_money
 share = _html.format_share
-num = _html._num
+num = _html.format_number
 ACCENT = (31, 95, 168)
 MUTED = (91, 100, 112)
 
