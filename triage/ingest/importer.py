@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 import sqlite_utils
@@ -205,11 +205,15 @@ def _write_rejects(path: Path, table: Table) -> str | None:
     return str(target)
 
 
-def _without_gc(func):
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _without_gc(func: Callable[_P, _R]) -> Callable[_P, _R]:
     """Run ``func`` with the cyclic GC paused: millions of fresh tuples would trigger it
     hundreds of times over a heap of a million row lists, for nothing (no cycles here)."""
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         enabled = gc.isenabled()
         gc.disable()
         try:

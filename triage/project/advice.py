@@ -24,6 +24,7 @@ from triage.store.certification import last_label_id, latest_certification
 
 if TYPE_CHECKING:
     from triage.project.core import Project
+    from triage.stats.live import LiveSnapshot
     from triage.stats.stopping import Advice, AdviceInputs
 
 # Agreement gates the advice only when it rests on enough overlap items.
@@ -71,7 +72,7 @@ def state_version(project: Project) -> tuple:
             len(project.models))
 
 
-def _price(project: Project, snap) -> float:
+def _price(project: Project, snap: LiveSnapshot) -> float:
     s = project.settings
     if s.price_model == "per_item":
         return s.price_per_item

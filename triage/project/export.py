@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import sqlite_utils
 
 from triage import store
 from triage.project.adjudication import rulings_by
@@ -37,7 +38,8 @@ if TYPE_CHECKING:
     from triage.project.types import Progress
 
 
-def _in_rank_order(db, order: np.ndarray, chunk: int = 2000):
+def _in_rank_order(db: sqlite_utils.Database, order: np.ndarray,
+                   chunk: int = 2000) -> Iterator[tuple[Any, ...]]:
     """(rank, id, key, text, gold, meta) rows, best-ranked first, fetched a chunk at a time."""
     for start in range(0, order.size, chunk):
         ids = order[start:start + chunk].tolist()
@@ -284,7 +286,7 @@ def _export_jsonl(project: Project, out: Path, labeled_only: bool,
     total = project.pool
     counted = [0]
 
-    def rows():
+    def rows() -> Iterator[dict[str, Any]]:
         for n, row in enumerate(export_rows(project), start=1):
             if progress is not None and n % 20_000 == 0 and progress(n, total) is False:
                 raise TriageError("export cancelled; nothing was written")
