@@ -53,6 +53,8 @@ from triage.store.records import now_iso, save_ranking
 Progress = Callable[[int, int], "bool | None"]
 DEFAULT_SEED = 20181
 CHUNK = 50_000
+_P = ParamSpec("_P")   # _without_gc keeps the signature of what it decorates
+_R = TypeVar("_R")
 
 
 @dataclass(frozen=True)
@@ -203,10 +205,6 @@ def _write_rejects(path: Path, table: Table) -> str | None:
     rows = ({"line": line, "reason": reason, **raw} for line, raw, reason in table.rejected)
     write_table(target, names, rows, fmt="csv")
     return str(target)
-
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
 
 
 def _without_gc(func: Callable[_P, _R]) -> Callable[_P, _R]:
