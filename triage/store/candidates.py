@@ -54,11 +54,6 @@ def keys_by_id(db: sqlite_utils.Database, ids: list[int]) -> dict[int, str]:
     return dict(rows)
 
 
-def golds(db: sqlite_utils.Database) -> list[str | None]:
-    """Gold labels in candidate-id order (None where a candidate has none)."""
-    return [r[0] for r in db.execute("SELECT gold FROM candidates ORDER BY id").fetchall()]
-
-
 def has_gold(db: sqlite_utils.Database) -> bool:
     """True when some candidate has a non-empty gold label."""
     return db.execute(

@@ -37,15 +37,6 @@ def clopper_pearson_lower(k: ArrayLike, r: ArrayLike, confidence: float) -> np.n
     return np.where(r <= 0, np.nan, np.where(k <= 0, 0.0, low))
 
 
-def clopper_pearson_upper(k: ArrayLike, r: ArrayLike, confidence: float) -> np.ndarray:
-    """One-sided Clopper–Pearson upper bound of k/r (1 when k = r; NaN when r = 0)."""
-    k = np.asarray(k, dtype=float)
-    r = np.asarray(r, dtype=float)
-    with np.errstate(invalid="ignore"):
-        up = beta_ppf(confidence, k + 1, np.maximum(r - k, 1e-300))
-    return np.where(r <= 0, np.nan, np.where(k >= r, 1.0, up))
-
-
 def qbcb_required(r: int, target: float, confidence: float) -> int | None:
     """QBCB (Lewis, Yang & Frieder 2021): audit positives needed above the stopping point.
 

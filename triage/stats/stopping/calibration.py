@@ -25,13 +25,6 @@ class Calibration:
     cov: np.ndarray | None = None
     extrapolates_below_rank: int | None = None
 
-    def slice_sum(self, lo: int, hi: int, z: float) -> tuple[float, float]:
-        """Expected positives in ranks (lo, hi] and its standard error (parameters only)."""
-        lo, hi = max(lo, 0), min(hi, self.p.size)
-        if hi <= lo:
-            return 0.0, 0.0
-        return self.masked_sum(np.arange(lo, hi), z)
-
     def masked_sum(self, index: np.ndarray, z: float) -> tuple[float, float]:
         """Expected positives over the given 0-based rank indices, with its standard error."""
         p = self.p[index]

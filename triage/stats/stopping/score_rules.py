@@ -3,8 +3,6 @@ when met and never stop the work on their own (no guarantee; they trust the cali
 
 from __future__ import annotations
 
-import numpy as np
-
 from triage.stats.stopping.quant import quant
 from triage.stats.stopping.state import State
 from triage.stats.stopping.types import AdviceInputs, RuleResult
@@ -35,8 +33,3 @@ def quant_rules(inp: AdviceInputs, st: State) -> list[RuleResult]:
                 if met else " — not met.")
         out.append(RuleResult(name, "warn" if met else "continue", text + tail, dict(nums)))
     return out
-
-
-def reviewed_mask(st: State) -> np.ndarray:
-    """Which ranks carry a label (what Quant counts as reviewed)."""
-    return st.label >= 0
