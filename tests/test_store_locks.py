@@ -38,3 +38,14 @@ def test_a_file_not_open_here_is_still_read_from_its_header(tmp_path):
     other = tmp_path / "notes.triage"
     other.write_bytes(b"just some text, not a database")
     assert not connection.is_sqlite_file(other)
+
+
+def test_the_busy_timeout_is_read_when_a_connection_opens(tmp_path, monkeypatch):
+    # It used to be baked into the pragmas at import, so changing it did nothing.
+    create_project(tmp_path / "p.triage").close()
+    monkeypatch.setattr(connection, "BUSY_TIMEOUT_S", 0.25)
+    with open_project(tmp_path / "p.triage") as project:
+        assert project.db.execute("PRAGMA busy_timeout").fetchone()[0] == 250
+    monkeypatch.setattr(connection, "BUSY_TIMEOUT_S", 3.0)
+    with open_project(tmp_path / "p.triage") as project:
+        assert project.db.execute("PRAGMA busy_timeout").fetchone()[0] == 3000

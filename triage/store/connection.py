@@ -25,6 +25,8 @@ from triage.base.errors import ProjectError
 from triage.store.schema import APPLICATION_ID, MIGRATIONS
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+# How long a write waits for another connection's lock. Read whenever a connection opens
+# (never baked into a constant), so a test or a caller that changes it is obeyed.
 BUSY_TIMEOUT_S = 10.0
 
 
@@ -58,16 +60,21 @@ PAGE_SIZE = 4096
 WAL_AUTOCHECKPOINT_PAGES = 8000
 
 
-# Every connection's settings (the ADBC bulk writer applies them too). Checkpoints copy
-# the log into the file; SQLite runs one inside whichever commit crosses the threshold. A
-# larger threshold keeps that work off most key presses; the desk checkpoints while the
-# annotator pauses (Project.checkpoint).
+# Every connection's settings (the ADBC bulk writer applies them too), besides the busy
+# timeout (:func:`busy_timeout_pragma`, read at connect time). Checkpoints copy the log
+# into the file; SQLite runs one inside whichever commit crosses the threshold. A larger
+# threshold keeps that work off most key presses; the desk checkpoints while the annotator
+# pauses (Project.checkpoint).
 PRAGMAS = (
     f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}",
     "PRAGMA foreign_keys=ON",
     "PRAGMA synchronous=FULL",
-    f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}",
 )
+
+
+def busy_timeout_pragma() -> str:
+    """The busy-timeout setting for a connection opening now (:data:`BUSY_TIMEOUT_S`)."""
+    return f"PRAGMA busy_timeout={max(0, int(BUSY_TIMEOUT_S * 1000))}"
 
 
 def _raw_connect(path: Path, page_size: int | None = None) -> sqlite3.Connection:
@@ -79,7 +86,7 @@ def _raw_connect(path: Path, page_size: int | None = None) -> sqlite3.Connection
     if page_size is not None:
         conn.execute(f"PRAGMA page_size={int(page_size)}")
     conn.execute("PRAGMA journal_mode=WAL")
-    for pragma in PRAGMAS:
+    for pragma in (*PRAGMAS, busy_timeout_pragma()):
         conn.execute(pragma)
     return conn
 
@@ -273,7 +280,10 @@ def schema_version(db: sqlite_utils.Database) -> int:
 
 
 def copy_project(src: str | Path, dst: str | Path) -> None:
-    """Copy a project file consistently (used by export of copies and tests)."""
+    """Copy a project file byte for byte: one no connection has open (tests make copies).
+
+    Its write-ahead log is not copied; closing the last connection folds it into the file.
+    """
     shutil.copyfile(src, dst)
 
 
