@@ -220,8 +220,19 @@ def test_one_model_and_ties(tmp_path):
     p = build(tmp_path, GOLD, scores=[0.5] * 300, budget=100.0)  # one model, all tied
     label_down(p, 90)
     data = check_physical(advice_state(p))
-    assert data["decision"] in ("continue", "stop")
-    assert data["counts"]["labelled"] == 90
+    assert data["counts"]["labelled"] == 90 and data["counts"]["found"] == 11
+    # Tied scores say nothing about where the positives are: the calibrated estimate puts
+    # the same share everywhere, so recall is the share labelled, far below the target.
+    assert data["estimated_recall"]["point"] == pytest.approx(90 / 300, abs=1e-6)
+    assert reason(data, "recall")["verdict"] == "continue"
+    # ... and the next items still pay: 11 positives in 90 at $0.04 each is about $0.33 a
+    # positive, against $0.50 for one.
+    value = reason(data, "marginal_value")
+    assert value["verdict"] == "continue"
+    assert value["numbers"]["cost_per_positive"] == pytest.approx(0.04 / (11 / 90), rel=1e-3)
+    assert data["decision"] == "continue"
+    assert data["headline"] == ("continue — the next 3 items cost about $0.33 per positive "
+                                "against a value of $0.50")
 
 
 def test_scores_added_mid_way(tmp_path):
