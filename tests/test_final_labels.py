@@ -67,3 +67,19 @@ def test_votes_of_different_candidates_are_never_one_shared_dict():
     labels = list(final_labels(rows).values())
     empties = [f.votes for f in labels if not f.votes]
     assert len({id(v) for v in empties}) == len(empties)
+
+
+def test_is_positive_needs_a_resolved_positive_final_label():
+    from triage.project.final import FinalLabel, FinalStatus, is_positive
+    from triage.store.settings import LabelOption, Settings
+
+    settings = Settings(labels=(LabelOption("idiom", "1"), LabelOption("literal", "2")),
+                        positive_labels=("idiom",))
+    votes = {"ada": "idiom", "bo": "literal"}
+    assert is_positive(FinalLabel(1, "idiom", FinalStatus.RESOLVED, votes, False), settings)
+    assert not is_positive(FinalLabel(1, "literal", FinalStatus.RESOLVED, votes, False), settings)
+    assert not is_positive(FinalLabel(1, None, FinalStatus.UNRESOLVED, votes, False), settings)
+    assert not is_positive(FinalLabel(1, None, FinalStatus.SKIPPED, {}, False), settings)
+    assert not is_positive(None, settings)
+    # The status keeps the words exports and JSON have always shown.
+    assert [str(s) for s in FinalStatus] == ["final", "unresolved", "skipped"]

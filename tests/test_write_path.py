@@ -323,3 +323,25 @@ def test_the_direct_write_check_finds_a_planted_call(tmp_path):
         "triage/sneaky.py: triage.store.claims.claim",
         "triage/sneaky.py: triage.store.records.insert_label",
         "triage/sneaky.py: triage.store.records.set_note"]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda w: w.ensure_annotator("   "), "annotator name must not be empty"),
+    (lambda w: w.ensure_annotator("x" * 81), r"annotator name is too long \(80"),
+    (lambda w: w.set_hourly_rate("ada", -1.0), "hourly rate must not be negative"),
+    (lambda w: w.set_hourly_rate("ada", float("nan")), "hourly rate must be a finite number"),
+    (lambda w: w.insert_label(candidate_id=1, annotator_id=1, session_id=1, value="idiom",
+                              kind="vote", seconds=1.0, note=None), "unknown label kind 'vote'"),
+])
+def test_both_writers_refuse_the_same_values_in_the_same_words(tmp_path, call, message):
+    # The team writer checks before it would touch its link (here: none at all).
+    from triage.project import create_project
+
+    project = create_project(tmp_path / "p.triage")
+    try:
+        for writer in (project.writer, TeamWriter(link=None)):  # type: ignore[arg-type]
+            with pytest.raises(TriageError, match=message):
+                call(writer)
+        assert project.db.execute("SELECT count(*) FROM annotators").fetchone()[0] == 0
+    finally:
+        project.close()

@@ -32,7 +32,8 @@ class TeamWriter:
 
     def ensure_annotator(self, name: str) -> int:
         """The server id of annotator ``name`` (on a server, a login role's name)."""
-        return self.link.ensure_annotator(annotator_name(name))
+        name = annotator_name(name)
+        return self.link.ensure_annotator(name)
 
     def start_session(self, annotator_id: int) -> int:
         """Open a session for this login role; the server's session id."""
@@ -46,10 +47,10 @@ class TeamWriter:
                      value: str | None, kind: str, seconds: float, note: str | None,
                      served_by: str | None = None) -> int:
         """Commit one label on the server (idempotent across retries), pull; its id."""
+        seconds = label_fields(kind, seconds)
         return self.link.insert_label(
             candidate_id=candidate_id, annotator_id=annotator_id, session_id=session_id,
-            value=value, kind=kind, seconds=label_fields(kind, seconds), note=note,
-            served_by=served_by)
+            value=value, kind=kind, seconds=seconds, note=note, served_by=served_by)
 
     def mark_undone(self, label_id: int, session_id: int | None = None) -> None:
         """Mark a label undone on the server (and release the session's lease)."""
@@ -82,7 +83,8 @@ class TeamWriter:
 
     def set_hourly_rate(self, name: str, rate: float | None) -> None:
         """Set an annotator's hourly rate on the server (lead only)."""
-        self.link.set_hourly_rate(annotator_name(name), hourly_rate(rate))
+        name, rate = annotator_name(name), hourly_rate(rate)
+        self.link.set_hourly_rate(name, rate)
 
     def replace_overlap_plan(self, ids: Iterable[int]) -> None:
         """Store the overlap plan on the server (the lead's; a no-op for an annotator)."""
