@@ -1,7 +1,7 @@
 """A replica's link to its project on a PostgreSQL server: every write goes through here.
 
-The store's write functions hand a replica's writes to :class:`TeamLink` (see
-:func:`triage.store.connection.remote_of`). Each write is one transaction on the server,
+A team project's writer (:class:`triage.store.teamwriter.TeamWriter`) hands its writes to
+:class:`TeamLink`. Each write is one transaction on the server,
 committed with ``synchronous_commit=on`` (that commit is the acknowledgement), and then
 the replica **pulls** from the server, so the new row arrives with the server's id and the
 replica never holds a row the server lacks.
