@@ -121,7 +121,8 @@ def labelstudio_chunks(tasks: list[dict[str, Any]], labels: list[str], positive:
         task = {
             "data": {"text": t["text"], "key": t["key"], "rank": t["rank"],
                      **{f"score_{m}": s for m, s in t["scores"].items()}},
-            "meta": {"triage": {"key": t["key"], "rank": t["rank"], "annotations": [
+            "meta": {"triage": {"key": t["key"], "rank": t["rank"], "labels": labels,
+                                "positive": positive, "annotations": [
                 {"annotator": e["annotator"], "kind": e["kind"], "note": e["note"],
                  "session": e["session"], "created_at": e["created_at"], "uid": e["uid"]}
                 for e in t["events"]]}},
@@ -130,7 +131,7 @@ def labelstudio_chunks(tasks: list[dict[str, Any]], labels: list[str], positive:
             "annotations": [{
                 "result": [] if e["value"] is None else _result(e["value"]),
                 "was_cancelled": e["value"] is None, "lead_time": e["seconds"],
-                **({"completed_by": emails[e["annotator"]]} if e["annotator"] in emails
+                **({"completed_by": {"email": emails[e["annotator"]]}} if e["annotator"] in emails
                    else {}),
             } for e in t["events"]],
         }

@@ -126,6 +126,7 @@ class _TaskReader:
         self.score_steps = [(n, values.path_steps(p)) for n, p in options.scores]
         self.problems: list[Problem] = []
         self.unresolved = self.left_out = 0
+        self.unresolved_own = False   # ids-only predictions whose scores are in data
         if config:
             self.ex.scheme_hint = list(config.choices.get(self.from_name, []))
 
@@ -154,16 +155,40 @@ class _TaskReader:
         assert text is not None and key is not None
         self.ex.add_candidate(key, text, where, self.problems)
         preds = self._prediction_objects(task, where)
+        own = self._own(task, key, where)
         if self.score_steps:
             self._chosen_scores(dict(task, predictions=[p for _w, p in preds]), key, where)
         else:
             for at, pred in preds:
-                self._prediction(pred, key, at)
+                if str(pred.get("model_version")) not in own:
+                    self._prediction(pred, key, at)
         extra = values.lookup(task, ["meta", "triage", "annotations"])
         for j, ann in enumerate(task.get("annotations") or []):
             mine = extra[j] if isinstance(extra, list) and j < len(extra) else None
             self._annotation(ann, key, f"{where}.annotations[{j}]",
                              mine if isinstance(mine, dict) else {})
+
+    def _own(self, task: dict[str, Any], key: str, where: str) -> set[str]:
+        """A task Triage exported: its scheme and exact scores (``data.score_MODEL``)."""
+        mine = values.lookup(task, ["meta", "triage"])
+        if not isinstance(mine, dict) or self.score_steps:
+            return set()
+        if not self.ex.scheme_hint and isinstance(mine.get("labels"), list):
+            self.ex.scheme_hint = [str(v) for v in mine["labels"]]
+            self.ex.positive_hint = [str(v) for v in mine.get("positive") or []]
+        models = set()
+        for name, value in task["data"].items():
+            if name.startswith("score_") and len(name) > 6:
+                try:
+                    got = values.score(value, f"data.{name}")
+                except BadValue as error:
+                    self.bad(f"{where}.data.{name}", str(error))
+                    continue
+                self.ex.scores.setdefault(name[6:], {})[key] = got
+                models.add(name[6:])
+        if models:
+            self.unresolved_own = True
+        return models
 
     def _prediction_objects(self, task: dict[str, Any], where: str
                             ) -> list[tuple[str, dict[str, Any]]]:
@@ -256,7 +281,7 @@ class _TaskReader:
     def finish(self) -> Exchange:
         """The exchange, or every problem found."""
         fail(self.problems)
-        if self.unresolved:
+        if self.unresolved and not self.unresolved_own:
             self.ex.notes.append(
                 f"{self.unresolved} predictions were ids only (Label Studio's JSON export "
                 "gives a prediction's object only inside the annotations that used it); "
