@@ -86,7 +86,9 @@ def prodigy_lines(events: list[dict[str, Any]], labels: list[str], positive: lis
         task.update(_input_hash=input_hash, _task_hash=task_hash)
         if "priority" in kept:
             task["priority"] = kept["priority"]
-        task.update(_annotator_id=e["annotator"], _session_id=f"{dataset}-{e['annotator']}",
+        who = e["annotator"]
+        task.update(_annotator_id=who,
+                    _session_id=who if who.startswith(f"{dataset}-") else f"{dataset}-{who}",
                     _timestamp=e["timestamp"],
                     _triage={"kind": e["kind"], "created_at": e["created_at"],
                              "seconds": e["seconds"], "note": e["note"],

@@ -44,8 +44,10 @@ def read_interchange(path: str | Path, fmt: str, options: ReadOptions | None = N
 
 
 def default_positive(values: list[str], hint: list[str]) -> tuple[str, ...]:
-    """The file's positive label: what it declares, else one named "positive" (any case),
-    else the first label (of the config, or as first seen)."""
+    """The file's positive label: declared, else one named "positive", else the first.
+
+    "positive" in any case; the first is the config's first label, or the first seen.
+    """
     declared = [v for v in hint if v in values]
     if declared:
         return tuple(declared)
@@ -55,9 +57,10 @@ def default_positive(values: list[str], hint: list[str]) -> tuple[str, ...]:
 
 def scheme_for(ex: Exchange, settings: Settings, reject_label: str | None,
                labels_given: bool, positive: tuple[str, ...] = ()) -> Settings:
-    """Settings whose label scheme covers the file's labels (with their case), when the
-    user gave none. ``positive``: the positive label(s) asked for (see
-    :func:`default_positive` otherwise)."""
+    """Settings whose scheme covers the file's labels (case kept) when the user gave none.
+
+    ``positive``: the positive label(s) asked for (see :func:`default_positive` otherwise).
+    """
     if labels_given:
         return settings
     values = ex.label_values()
