@@ -83,6 +83,7 @@ def test_snapshot_with_full_predictions_and_user_objects(tmp_path, capsys):
     emails = {"user 2": "ada@example.org", "user 3": "bo@example.org", "user 4": "cy@example.org"}
     assert set(labels(out)) == {(k, emails[w], v, s) for k, w, v, s in LS_LABELS}
     got = scores(out)
+    assert got["sentiment-v1"]["1"] == pytest.approx(0.93)  # "Positive" at 0.93
     assert got["sentiment-v1"]["8"] == pytest.approx(0.26)  # "Negative" at 0.74
     # sentiment-v2 predicted "Negative" at 0.535 on task 1: P(Positive) = 0.465
     assert got["sentiment-v2"]["1"] == pytest.approx(0.465)

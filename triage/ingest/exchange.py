@@ -138,7 +138,7 @@ def fail(problems: list[Problem]) -> None:
         raise InputError(problems[:1000], total=len(problems))
 
 
-def resolve_scores(ex: Exchange, labels: list[str], positive: set[str]) -> None:
+def resolve_scores(ex: Exchange, positive: set[str]) -> None:
     """Turn predictions into each model's score of the positive class.
 
     A prediction's score is its confidence in its own choice: a choice of a positive label

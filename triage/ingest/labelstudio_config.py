@@ -88,6 +88,8 @@ def pick_from_name(path: Path, seen: Counter[tuple[str, str]], asked: str | None
                               f"export (choice groups: {where})")
         return asked
     others = Counter({k: n for k, n in seen.items() if k[1] != "choices"})
+    if not groups and not others:
+        return ""   # no results at all: tasks without labels or predictions
     if len(groups) == 1 and not others:
         return next(iter(groups))
     if not groups:

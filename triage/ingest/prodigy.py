@@ -117,6 +117,14 @@ def _label(obj: dict[str, Any], key: str, where: str, default_annotator: str
     return label, empty
 
 
+def _names(given: Any, what: str) -> list[str]:
+    """Label names a line declares (strings or numbers; a lone surrogate is refused)."""
+    if not isinstance(given, list):
+        return []
+    return [str(values.text(str(v), what)) for v in given
+            if isinstance(v, str | int) and not isinstance(v, bool) and str(v).strip()]
+
+
 class _Reader:
     """Reads the lines of one file into an :class:`Exchange`."""
 
@@ -133,12 +141,12 @@ class _Reader:
         """The label order and positive label a line declares (our export, or options)."""
         extra = obj.get("_triage")
         if isinstance(extra, dict) and not self.ex.scheme_hint:
-            self.ex.scheme_hint = [str(v) for v in extra.get("labels") or [] if str(v)]
-            self.ex.positive_hint = [str(v) for v in extra.get("positive") or [] if str(v)]
+            self.ex.scheme_hint = _names(extra.get("labels"), "_triage.labels")
+            self.ex.positive_hint = _names(extra.get("positive"), "_triage.positive")
         options = obj.get("options")
         if isinstance(options, list) and not self.ex.scheme_hint:
-            self.ex.scheme_hint = [str(o["id"]) for o in options
-                                   if isinstance(o, dict) and isinstance(o.get("id"), str | int)]
+            self.ex.scheme_hint = _names([o.get("id") for o in options if isinstance(o, dict)],
+                                         "an option id")
         if isinstance(obj.get("label"), str) and "accept" not in obj \
                 and not self.ex.positive_hint:
             self.ex.positive_hint = [obj["label"]]   # a binary task asks about its label

@@ -88,7 +88,7 @@ def import_interchange(project: Project, ex: Exchange, *, reject_label: str | No
     from triage.ingest.exchange import import_exchange, resolve_labels, resolve_scores
 
     labels = [o.value for o in project.settings.labels]
-    resolve_scores(ex, labels, set(project.settings.positive_labels))
+    resolve_scores(ex, set(project.settings.positive_labels))
     resolve_labels(ex, labels, reject_label)
     fresh = not project.models
     result = import_exchange(project.db, ex, seed=project.settings.seed, progress=progress)
