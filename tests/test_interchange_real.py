@@ -260,3 +260,22 @@ def test_options_that_do_not_apply_to_from_are_refused(tmp_path, capsys):
     code, said = run(capsys, "new", tmp_path / "g.triage", LS / "sentiment.json", "--from",
                      "labelstudio", "--gold", "x")
     assert code == 2 and "--gold is not used with --from" in said
+
+
+def test_prodigy_column_mapping_text_key_and_score(tmp_path, capsys):
+    """Finding 10: --text/--key/--score are used with --from prodigy, not ignored."""
+    rows = [{"body": "first text", "meta": {"id": "a1", "prob": 0.7}, "label": "SPAM",
+             "answer": "accept", "_annotator_id": "ada"},
+            {"body": "second text", "meta": {"id": "a2", "prob": 0.2}, "label": "SPAM",
+             "answer": "reject", "_annotator_id": "ada"}]
+    src = tmp_path / "mapped.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "mapped.triage"
+    code, said = run(capsys, "new", out, src, "--from", "prodigy", "--text", "body",
+                     "--key", "meta.id", "--score", "spam=meta.prob", "--reject-label", "HAM")
+    assert code == 0, said
+    assert scores(out) == {"spam": {"a1": 0.7, "a2": 0.2}}
+    assert set(labels(out)) == {("a1", "ada", "SPAM", 0.0), ("a2", "ada", "HAM", 0.0)}
+    code, said = run(capsys, "new", tmp_path / "x.triage", src, "--from", "prodigy",
+                     "--text", "body", "--score", "spam=meta.missing")
+    assert code == 2 and f"{src}:1: --score spam: no value at meta.missing" in said
