@@ -83,6 +83,9 @@ def main() -> int:
         (work / "again.snapshot.json").write_bytes(ls.snapshot(project))
     finally:
         ls.stop()
+    snapshot = json.loads((work / "again.snapshot.json").read_text(encoding="utf-8"))
+    print("Label Studio users of the annotations:", dict(Counter(
+        a["completed_by"]["email"] for t in snapshot for a in t["annotations"])))
     before = labels_and_scores(original)
     ok = True
     for name in ("again.json", "again.snapshot.json"):
