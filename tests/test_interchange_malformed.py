@@ -48,6 +48,8 @@ LABEL_STUDIO_BAD = {
                    "exactly one choice",
     "completed_by_list": ": [1].annotations[1]: completed_by [3] is not a name",
     "not_a_list": ": a Label Studio export is a JSON list of tasks",
+    "annotations_not_a_list": ": [2].annotations: must be a list",
+    "annotation_id_lone_surrogate": ": [1].annotations[0]: annotation id holds a lone surrogate",
 }
 
 

@@ -59,4 +59,13 @@ labelstudio("prediction_not_an_id", lambda t: t[4].update(predictions=[True]))
 labelstudio("two_choices", lambda t: t[0]["annotations"][0]["result"][0]["value"].update(
     choices=["Positive", "Negative"]))
 labelstudio("completed_by_list", lambda t: t[1]["annotations"][1].update(completed_by=[3]))
+labelstudio("annotations_not_a_list", lambda t: t[2].update(annotations=3.5))
+
+
+def ls_id_surrogate(tasks):
+    tasks[1]["annotations"][0]["id"] = "SURROGATE"
+    return json.dumps(tasks, indent=1).replace("SURROGATE", "\\ud800")
+
+
+labelstudio("annotation_id_lone_surrogate", ls_id_surrogate)
 labelstudio("not_a_list", lambda t: json.dumps({"tasks": t}))

@@ -111,6 +111,14 @@ def name(value: Any, what: str) -> str | None:
     return None if got is None else got.strip()
 
 
+def source_id(prefix: str, value: Any, what: str) -> str | None:
+    """The other tool's id of an event, as text (``prefix`` + the id); None when absent."""
+    if value is None or isinstance(value, bool) or not isinstance(value, str | int):
+        return None
+    got = text(f"{prefix}{value}", what, required=False)
+    return got[:300] if got else None
+
+
 def short(value: Any) -> str:
     """``repr`` of a value, cut to 60 characters (surrogates escaped)."""
     shown = repr(value)

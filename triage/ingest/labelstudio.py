@@ -59,11 +59,16 @@ def read_labelstudio(path: str | Path, options: ReadOptions | None = None) -> Ex
     return _read_tasks(path, tasks, options, config)
 
 
+def listed(value: Any) -> list[Any]:
+    """``value`` when it is a list, else no items (the reader reports the wrong type)."""
+    return value if isinstance(value, list) else []
+
+
 def _results(task: dict[str, Any]) -> list[Any]:
     """Every result item of a task's annotations and predictions (objects only)."""
     items: list[Any] = []
-    groups = [a for a in task.get("annotations") or [] if isinstance(a, dict)]
-    groups += [p for p in task.get("predictions") or [] if isinstance(p, dict)]
+    groups = [a for a in listed(task.get("annotations")) if isinstance(a, dict)]
+    groups += [p for p in listed(task.get("predictions")) if isinstance(p, dict)]
     groups += [a["prediction"] for a in groups if isinstance(a.get("prediction"), dict)]
     for group in groups:
         if isinstance(group.get("result"), list):
@@ -163,7 +168,9 @@ class _TaskReader:
                 if str(pred.get("model_version")) not in own:
                     self._prediction(pred, key, at)
         extra = values.lookup(task, ["meta", "triage", "annotations"])
-        for j, ann in enumerate(task.get("annotations") or []):
+        if not isinstance(task.get("annotations") or [], list):
+            self.bad(f"{where}.annotations", "must be a list")
+        for j, ann in enumerate(listed(task.get("annotations"))):
             mine = extra[j] if isinstance(extra, list) and j < len(extra) else None
             self._annotation(ann, key, f"{where}.annotations[{j}]",
                              mine if isinstance(mine, dict) else {})
@@ -194,16 +201,16 @@ class _TaskReader:
                             ) -> list[tuple[str, dict[str, Any]]]:
         """The task's prediction objects, ids resolved through the annotations' copies."""
         copies: dict[Any, tuple[str, dict[str, Any]]] = {}
-        for j, ann in enumerate(task.get("annotations") or []):
+        for j, ann in enumerate(listed(task.get("annotations"))):
             pred = ann.get("prediction") if isinstance(ann, dict) else None
             if isinstance(pred, dict) and pred.get("id") is not None and pred.get("result"):
                 copies[pred["id"]] = (f"{where}.annotations[{j}].prediction", pred)
         out: list[tuple[str, dict[str, Any]]] = []
-        listed = task.get("predictions") or []
-        if not isinstance(listed, list):
+        given = task.get("predictions") or []
+        if not isinstance(given, list):
             self.bad(f"{where}.predictions", "must be a list")
             return out
-        for j, pred in enumerate(listed):
+        for j, pred in enumerate(given):
             if isinstance(pred, dict):
                 out.append((f"{where}.predictions[{j}]", pred))
             elif isinstance(pred, int) and not isinstance(pred, bool):
@@ -268,15 +275,16 @@ class _TaskReader:
             lead = values.seconds(ann.get("lead_time"), "lead_time")
             note = values.text(extra.get("note"), "meta note", required=False)
             session = values.name(extra.get("session"), "meta session") or who
+            source = (values.source_id("", extra.get("uid"), "meta uid")
+                      or values.source_id("ls:", ann.get("id"), "annotation id"))
         except BadValue as error:
             self.bad(at, str(error))
             return
-        source = extra.get("uid") or (f"ls:{ann['id']}" if ann.get("id") is not None else None)
         self.ex.labels.append(ExchangeLabel(
             key=key, annotator=who, value=None if cancelled else value, session=session,
             where=at, created_at=created, seconds=lead, note=note,
             kind=extra.get("kind") if isinstance(extra.get("kind"), str) else None,
-            source=str(source) if source else None))
+            source=source))
 
     def finish(self) -> Exchange:
         """The exchange, or every problem found."""

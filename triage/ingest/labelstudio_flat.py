@@ -113,7 +113,7 @@ def _row(ex: Exchange, row: Any, where: str, names: tuple[str, str, str],
             value=_value(row.get(group)), session="", where=where,
             created_at=values.any_time(row.get("created_at"), "created_at"),
             seconds=values.seconds(row.get("lead_time"), "lead_time"),
-            source=f"ls:{row['annotation_id']}")
+            source=values.source_id("ls:", row["annotation_id"], "annotation_id"))
     except BadValue as error:
         problems.append(ex.problem(where, str(error)))
         return

@@ -102,9 +102,9 @@ def _label(obj: dict[str, Any], key: str, where: str, default_annotator: str
     session = values.name(extra.get("session") or obj.get("_session_id"), "_session_id")
     task_hash = obj.get("_task_hash")
     if isinstance(task_hash, bool) or not isinstance(task_hash, str | int):
-        task_hash = f"{key}/{value or rejected or obj.get('options')}"
-    source = extra.get("uid") if isinstance(extra.get("uid"), str) else \
-        f"prodigy:{task_hash}:{annotator}"
+        task_hash = f"{key}/{value or rejected}"
+    source = (values.source_id("", extra.get("uid"), "_triage.uid")
+              or values.source_id("prodigy:", f"{task_hash}:{annotator}", "_task_hash"))
     label = ExchangeLabel(
         key=key, annotator=annotator, value=value, rejected=rejected, where=where,
         session=session or annotator,
