@@ -89,7 +89,7 @@ def test_prodigy_export_example_becomes_a_project(tmp_path):
                 "LITERAL"]) == 0
     with open_project(out) as project:
         assert [o.value for o in project.settings.labels] == ["IDIOM", "LITERAL"]
-        assert project.pool == 3 and [m.name for m in project.models] == ["prodigy"]
+        assert project.pool == 3 and [m.name for m in project.models] == ["prodigy:IDIOM"]
         rows = store.active_labels(project.db)
         assert sorted(store.annotator_names(project.db).values()) == ["idioms-ada", "idioms-bo"]
     got = {(k, who, v) for k, who, v, _kind, _s in _labels(out)}

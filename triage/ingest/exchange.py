@@ -2,14 +2,16 @@
 
 A reader turns a file into an :class:`Exchange`: candidates (key, text, where they were
 read), model scores per candidate and label events (annotator, value, session, time,
-seconds, note). :func:`import_exchange` checks it against the project's label scheme and
-pool, then writes candidates, rankings, annotators, sessions and labels in ONE
-transaction: a bad file, or any error while writing, leaves the project as it was.
+seconds, note, the other tool's id of the event). :func:`import_exchange` checks it
+against the project's label scheme and pool, then writes candidates, rankings,
+annotators, sessions and labels in ONE transaction: a bad file, or any error while
+writing, leaves the project as it was. A label whose source id and annotator are already
+in the project is not added again, so importing the same file twice adds nothing.
 """
 
 from __future__ import annotations
 
-import datetime as dt
+import json
 import os
 import tempfile
 from collections.abc import Callable, Iterable
@@ -46,6 +48,45 @@ class ExchangeLabel:
     note: str | None = None
     kind: str | None = None
     rejected: str | None = None  # a binary "reject" of this label: resolved by the scheme
+    source: str | None = None    # the other tool's id of this event (idempotent imports)
+
+
+@dataclass
+class Prediction:
+    """A model's prediction: its choice and its confidence in it (Label Studio)."""
+
+    model: str
+    key: str
+    choice: str | None
+    score: float
+    where: str
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read another tool's file: field paths (``--text/--key/--score``) and choices.
+
+    Paths are dotted (``data.review``, ``meta.key``); ``predictions[MODEL].score`` picks a
+    Label Studio prediction by its ``model_version``.
+    """
+
+    text: str | None = None
+    key: str | None = None
+    scores: tuple[tuple[str, str], ...] = ()
+    from_name: str | None = None     # Label Studio: the Choices to import
+    config: Path | None = None       # Label Studio: the project's labelling config (XML)
+    default_annotator: str = "prodigy"
+
+
+@dataclass
+class ExchangeResult:
+    """What an interchange import did."""
+
+    candidates: int
+    labels: int
+    models: tuple[str, ...]
+    already_present: int = 0
+    notes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -59,6 +100,11 @@ class Exchange:
     wheres: list[str] = field(default_factory=list)
     scores: dict[str, dict[str, float]] = field(default_factory=dict)  # model -> key -> score
     labels: list[ExchangeLabel] = field(default_factory=list)
+    predictions: list[Prediction] = field(default_factory=list)
+    scheme_hint: list[str] = field(default_factory=list)    # label order the file declares
+    positive_hint: list[str] = field(default_factory=list)  # positive label(s) it declares
+    notes: list[str] = field(default_factory=list)          # what the summary should say
+    extras: dict[str, dict[str, Any]] = field(default_factory=dict)  # key -> kept fields
     index: dict[str, int] = field(default_factory=dict, repr=False)
 
     def add_candidate(self, key: str, text: str, where: str, problems: list[Problem]) -> None:
@@ -80,9 +126,10 @@ class Exchange:
         return Problem(str(self.path), None, None, f"{where}: {reason}")
 
     def label_values(self) -> list[str]:
-        """Label values in the order first seen (rejected labels' names included)."""
+        """The declared labels, then the others in the order first seen (case kept)."""
         seen = [x.value or x.rejected for x in self.labels]
-        return list(dict.fromkeys(v for v in seen if v))
+        seen += [p.choice for p in self.predictions]
+        return list(dict.fromkeys([*self.scheme_hint, *(v for v in seen if v)]))
 
 
 def fail(problems: list[Problem]) -> None:
@@ -91,18 +138,24 @@ def fail(problems: list[Problem]) -> None:
         raise InputError(problems[:1000], total=len(problems))
 
 
-def iso_time(value: Any) -> str | None:
-    """An ISO timestamp from a unix time or an ISO string; None when absent or unreadable."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int | float):
-        return dt.datetime.fromtimestamp(float(value), dt.UTC).isoformat(timespec="microseconds")
-    if isinstance(value, str):
-        try:
-            return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).isoformat()
-        except ValueError:
-            return None
-    return None
+def resolve_scores(ex: Exchange, positive: set[str]) -> None:
+    """Turn predictions into each model's score of the positive class.
+
+    A prediction's score is its confidence in its own choice: a choice of a positive label
+    keeps it, any other choice gives ``1 − score`` (scores in [0, 1] only).
+    """
+    problems: list[Problem] = []
+    for p in ex.predictions:
+        value = p.score
+        if p.choice is not None and p.choice not in positive:
+            if not 0 <= value <= 1:
+                problems.append(ex.problem(p.where, f"score {value} of choice {p.choice!r} is "
+                                           "not a probability, so it cannot be turned around"))
+                continue
+            value = 1.0 - value
+        ex.scores.setdefault(p.model, {})[p.key] = value
+    ex.predictions = []
+    fail(problems)
 
 
 def resolve_labels(ex: Exchange, scheme: list[str], reject_label: str | None) -> None:
@@ -126,61 +179,96 @@ def resolve_labels(ex: Exchange, scheme: list[str], reject_label: str | None) ->
     fail(problems)
 
 
+def _fill_missing(ex: Exchange, model: str, by_key: dict[str, float]) -> np.ndarray:
+    """A model's scores in candidate order; a candidate the file gave no score ranks last.
+
+    Label Studio's JSON export keeps prediction objects only inside annotations, so a task
+    nobody annotated has no score: it gets the model's lowest score (0 for probabilities)
+    and the summary says how many did.
+    """
+    values = np.array([by_key.get(k, np.nan) for k in ex.keys], dtype=np.float64)
+    missing = int(np.isnan(values).sum())
+    if missing:
+        known = values[~np.isnan(values)]
+        low = 0.0 if known.min() >= 0 else float(known.min())
+        values[np.isnan(values)] = low
+        ex.notes.append(f"model {model}: {missing} of {len(values)} candidates had no score "
+                        f"in the file and rank last (score {low:g})")
+    return values
+
+
 def _table(ex: Exchange) -> tuple[Table, tuple[tuple[str, str], ...]]:
-    """The candidates as the importer's table: key, text and one column per model."""
-    problems: list[Problem] = []
+    """The candidates as the importer's table: key, text, one column per model, kept fields."""
     data: dict[str, Any] = {"key": ex.keys, "text": ex.texts}
     models = []
     scores = ex.scores or {FILE_ORDER_MODEL: {k: float(len(ex.keys) - i)
                                               for i, k in enumerate(ex.keys)}}
+    if not ex.scores:
+        ex.notes.append("no model scores in the file: candidates are ranked in file order "
+                        f"(model {FILE_ORDER_MODEL})")
     for model, by_key in scores.items():
-        missing = [i for i, k in enumerate(ex.keys) if k not in by_key]
-        for i in missing[:20]:
-            problems.append(ex.problem(ex.wheres[i], f"candidate {ex.keys[i]!r} has no score "
-                                       f"of model {model!r}; every candidate needs one"))
         column = f"score:{model}"
-        data[column] = np.array([by_key.get(k, np.nan) for k in ex.keys], dtype=np.float64)
+        data[column] = _fill_missing(ex, model, by_key)
         models.append((model, column))
-    fail(problems)
+    if ex.extras:  # the other tool's fields an export gives back (hashes, meta, priority)
+        data["source"] = [json.dumps(ex.extras[k], ensure_ascii=False) if k in ex.extras
+                          else "" for k in ex.keys]
     lines = np.array([int(w) if w.isdigit() else i + 1 for i, w in enumerate(ex.wheres)],
                      dtype=np.int64)
     table = Table(ex.path, "jsonl", list(data), lines, data)
     return table, tuple(models)
 
 
+def _new_labels(db: sqlite_utils.Database, ex: Exchange) -> list[ExchangeLabel]:
+    """The file's labels that are not in the project yet (same source id).
+
+    A source id names one event of one annotator (a Label Studio annotation id; a Prodigy
+    task hash with its annotator; a Triage label uid).
+    """
+    sources = [lab.source for lab in ex.labels if lab.source]
+    present = store_exchange.present_sources(db, sources) if sources else set()
+    fresh = [lab for lab in ex.labels
+             if not lab.source or lab.source not in present]
+    return fresh
+
+
 def write_labels(db: sqlite_utils.Database, ex: Exchange, origin: str) -> int:
-    """Annotators, one session per (annotator, source session), and the label events."""
+    """Annotators, one session per (annotator, source session), and the new label events."""
     ids = store_candidates.ids_by_key(db)
     problems = [ex.problem(lab.where, f"key {lab.key!r} is not a candidate of this project")
                 for lab in ex.labels if lab.key not in ids]
     fail(problems)
+    labels = _new_labels(db, ex)
     stamp = now_iso()
-    times = [lab.created_at or stamp for lab in ex.labels]
+    times = [lab.created_at or stamp for lab in labels]
+    spans: dict[tuple[str, str], list[str]] = {}
+    for lab, when in zip(labels, times):
+        spans.setdefault((lab.annotator, lab.session), []).append(when)
     sessions: dict[tuple[str, str], int] = {}
     seen: set[int] = set(store_exchange.labelled_candidates(db))
     rows = []
-    for lab, when in sorted(zip(ex.labels, times), key=lambda t: t[1]):
+    for lab, when in sorted(zip(labels, times), key=lambda t: t[1]):
         annotator_id = ensure_annotator(db, lab.annotator)
         group = (lab.annotator, lab.session)
         if group not in sessions:
-            mine = [t for x, t in zip(ex.labels, times) if (x.annotator, x.session) == group]
             sessions[group] = store_exchange.insert_session(
-                db, annotator_id, min(mine), max(mine), f"{origin}:{lab.session}"[:200])
+                db, annotator_id, min(spans[group]), max(spans[group]),
+                f"{origin}:{lab.session}"[:200])
         cid = ids[lab.key]
         kind = lab.kind or ("overlap" if cid in seen else "triage")
         seen.add(cid)
         rows.append((cid, annotator_id, sessions[group], lab.value, kind, when,
-                     max(0.0, float(lab.seconds)), lab.note))
-    store_exchange.insert_labels(db, rows)
+                     max(0.0, float(lab.seconds)), lab.note, lab.source))
+    store_exchange.insert_sourced_labels(db, rows)
     return len(rows)
 
 
 def import_exchange(db: sqlite_utils.Database, ex: Exchange, *, seed: int,
-                    progress: Progress | None = None) -> tuple[int, int, tuple[str, ...]]:
+                    progress: Progress | None = None) -> ExchangeResult:
     """Import ``ex`` in one transaction: the pool (into an empty project) and the labels.
 
     Into a project that has its pool already, only the labels are added (their keys must
-    be candidates). Returns (candidates imported, labels imported, models imported).
+    be candidates); scores in the file are not added then (see ``--add-scores``).
     """
     from triage.ingest.importer import ColumnMapping, import_candidates
 
@@ -197,14 +285,18 @@ def import_exchange(db: sqlite_utils.Database, ex: Exchange, *, seed: int,
                                           "sha256": _digest(ex.path), "imported_at": now_iso(),
                                           "kind": f"{ex.fmt} labels", "models": [],
                                           "rows": written[0]})
-        return 0, written[0], ()
+        if ex.scores:
+            ex.notes.append("the project has its pool already: only the labels were "
+                            "imported, not the file's model scores")
+        return ExchangeResult(0, written[0], (), len(ex.labels) - written[0], tuple(ex.notes))
     if not ex.keys:
         raise TriageError(f"{ex.path}: no candidates to import")
     table, models = _table(ex)
     result = import_candidates(db, ex.path, ColumnMapping(text="text", key="key", scores=models),
                                progress=progress, seed=seed, table=table, after=labels,
                                kind=ex.fmt)
-    return result.rows_imported, written[0], result.models
+    return ExchangeResult(result.rows_imported, written[0], result.models,
+                          len(ex.labels) - written[0], tuple(ex.notes))
 
 
 def _digest(path: Path) -> str:

@@ -1,163 +1,308 @@
-"""Label Studio JSON: read an export (a list of tasks), write tasks to import there.
+"""Label Studio exports in: JSON (tasks), JSON_MIN and CSV (flat rows, see ``labelstudio_flat``).
 
-Reading: each task's ``data.text`` is the candidate; its key is ``data.key``, else the
-task ``id``. ``predictions[].score`` is the score of model ``model_version``: the
-positive class's score, so a prediction whose choice is another label gives
-``1 − score`` (scores in [0, 1] only). ``annotations[]`` are label events: the one choice
-of their ``choices`` result (none, or ``was_cancelled``: a skip), by ``completed_by``
-(an email, a name or a user id), with ``lead_time`` seconds and ``created_at``.
-Problems are reported with the JSON path of the task at fault.
-
-Writing: every candidate as a task (text, key, rank and scores in ``data``), each
-model's score as a prediction choosing the positive label, and each label event as an
-annotation with its annotator, time and seconds.
+A JSON task's text is ``data.text`` (or the field the labelling config's ``<Text>`` reads,
+or ``--text data.FIELD``); its key ``data.key``, else the task ``id`` (or ``--key``).
+Annotations are label events: the one choice of the chosen ``from_name`` (see
+:mod:`.labelstudio_config`), a skip when ``was_cancelled`` or empty, by ``completed_by``
+(a user id — "user 3" —, an object with an email, or an email), with ``lead_time`` seconds
+and ``created_at``; ``history`` and drafts are not read. Predictions are read in both
+shapes Label Studio writes: objects in the task's ``predictions``, or (the current JSON
+export) ids there with the objects inside the annotations as ``prediction``. A
+prediction's ``score`` is its confidence in its choice; it becomes the positive class's
+score once the label scheme is known (:func:`triage.ingest.exchange.resolve_scores`).
+Problems are reported with the JSON path of the value at fault.
 """
 
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Iterator
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from triage.base.errors import Problem, TriageError
-from triage.ingest.exchange import Exchange, ExchangeLabel, fail, iso_time
-
-FROM_NAME = "label"
-TO_NAME = "text"
-
-
-def _choice(result: Any, where: str, ex: Exchange, problems: list[Problem]) -> tuple[bool, str | None]:
-    """(readable, the single choice or None) of a result list."""
-    if not isinstance(result, list):
-        problems.append(ex.problem(where, "'result' must be a list"))
-        return False, None
-    choices = [r.get("value", {}).get("choices") for r in result
-               if isinstance(r, dict) and r.get("type") == "choices"]
-    if not choices:
-        return True, None
-    picked = choices[0]
-    if len(choices) > 1 or not isinstance(picked, list) or len(picked) != 1:
-        problems.append(ex.problem(where, f"choices {choices!r}: Triage takes exactly one "
-                                   "choice per annotation"))
-        return False, None
-    return True, str(picked[0])
+from triage.ingest import exchange_values as values
+from triage.ingest.exchange import Exchange, ExchangeLabel, Prediction, ReadOptions, fail
+from triage.ingest.exchange_values import BadValue
+from triage.ingest.labelstudio_config import LabelConfig, pick_from_name, read_config
 
 
-def _annotator(value: Any) -> str:
-    if isinstance(value, dict):
-        name = value.get("email") or " ".join(
-            p for p in (value.get("first_name"), value.get("last_name")) if p)
-        return str(name or f"user {value.get('id', '?')}")
-    return "labelstudio" if value is None else f"user {value}"
-
-
-def _predictions(ex: Exchange, task: dict, key: str, where: str, positive: set[str],
-                 problems: list[Problem]) -> None:
-    for j, pred in enumerate(task.get("predictions") or []):
-        at = f"{where}.predictions[{j}]"
-        if not isinstance(pred, dict):
-            problems.append(ex.problem(at, "a prediction must be an object"))
-            continue
-        score = pred.get("score")
-        if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
-            problems.append(ex.problem(at, f"score {score!r} is not a finite number"))
-            continue
-        ok, choice = _choice(pred.get("result", []), at, ex, problems)
-        if ok and choice is not None and positive and choice not in positive:
-            if not 0 <= score <= 1:
-                problems.append(ex.problem(at, f"score {score} of choice {choice!r} is not a "
-                                           "probability, so it cannot be turned around"))
-                continue
-            score = 1.0 - score
-        model = str(pred.get("model_version") or f"prediction{j + 1}")
-        ex.scores.setdefault(model, {})[key] = float(score)
-
-
-def _annotations(ex: Exchange, task: dict, key: str, where: str, problems: list[Problem]) -> None:
-    for j, ann in enumerate(task.get("annotations") or []):
-        at = f"{where}.annotations[{j}]"
-        if not isinstance(ann, dict):
-            problems.append(ex.problem(at, "an annotation must be an object"))
-            continue
-        ok, value = _choice(ann.get("result", []), at, ex, problems)
-        if not ok:
-            continue
-        extra: dict[str, Any] = ann["triage"] if isinstance(ann.get("triage"), dict) else {}
-        who = _annotator(ann.get("completed_by"))
-        ex.labels.append(ExchangeLabel(
-            key=key, annotator=who, value=None if ann.get("was_cancelled") else value,
-            session=str(extra.get("session") or who), where=at,
-            created_at=iso_time(ann.get("created_at")),
-            seconds=float(ann.get("lead_time") or 0.0), note=extra.get("note"),
-            kind=extra.get("kind")))
-
-
-def read_labelstudio(path: str | Path, *, positive: set[str] | None = None,
-                     text_field: str = "text") -> Exchange:
-    """Read a Label Studio JSON export; every problem is reported with its JSON path."""
-    path = Path(path)
+def load(path: Path) -> tuple[str, Any]:
+    """The file's text and, for JSON, its value (None for CSV)."""
     try:
-        tasks = json.loads(path.read_bytes().decode("utf-8-sig"))
+        raw = path.read_bytes().decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         raise TriageError(f"{path}: cannot be read as UTF-8 text ({error})") from error
+    if raw.lstrip()[:1] not in ("[", "{"):
+        return raw, None
+    try:
+        return raw, json.loads(raw)
     except json.JSONDecodeError as error:
         raise TriageError(f"{path}:{error.lineno}: column {error.colno}: not JSON: "
                           f"{error.msg}") from error
+
+
+def read_labelstudio(path: str | Path, options: ReadOptions | None = None) -> Exchange:
+    """Read a Label Studio JSON, JSON_MIN or CSV export (told apart by their shape)."""
+    from triage.ingest import labelstudio_flat
+
+    path = Path(path)
+    options = options or ReadOptions()
+    config = read_config(options.config) if options.config else None
+    raw, tasks = load(path)
+    if tasks is None:
+        return labelstudio_flat.read_csv(path, raw, options, config)
     if not isinstance(tasks, list):
         raise TriageError(f"{path}: a Label Studio export is a JSON list of tasks")
-    ex = Exchange(path, "labelstudio")
-    problems: list[Problem] = []
-    for i, task in enumerate(tasks):
+    if tasks and all(isinstance(t, dict) and "data" not in t for t in tasks):
+        return labelstudio_flat.read_rows(path, tasks, options, config, "JSON_MIN")
+    return _read_tasks(path, tasks, options, config)
+
+
+def listed(value: Any) -> list[Any]:
+    """``value`` when it is a list, else no items (the reader reports the wrong type)."""
+    return value if isinstance(value, list) else []
+
+
+def _results(task: dict[str, Any]) -> list[Any]:
+    """Every result item of a task's annotations and predictions (objects only)."""
+    items: list[Any] = []
+    groups = [a for a in listed(task.get("annotations")) if isinstance(a, dict)]
+    groups += [p for p in listed(task.get("predictions")) if isinstance(p, dict)]
+    groups += [a["prediction"] for a in groups if isinstance(a.get("prediction"), dict)]
+    for group in groups:
+        if isinstance(group.get("result"), list):
+            items += group["result"]
+    return items
+
+
+def result_groups(tasks: list[Any]) -> Counter[tuple[str, str]]:
+    """How many results each (from_name, type) has in the export."""
+    seen: Counter[tuple[str, str]] = Counter()
+    for task in tasks:
+        if isinstance(task, dict):
+            for r in _results(task):
+                if isinstance(r, dict) and isinstance(r.get("from_name"), str):
+                    seen[(r["from_name"], str(r.get("type") or "?"))] += 1
+    return seen
+
+
+def choice_of(result: Any, from_name: str) -> tuple[bool, str | None]:
+    """(this result list answers ``from_name``, its one choice or None)."""
+    if not isinstance(result, list):
+        raise BadValue("'result' must be a list")
+    mine = [r for r in result if isinstance(r, dict) and r.get("from_name") == from_name]
+    if not mine:
+        return False, None
+    picked: list[Any] = []
+    for r in mine:
+        value = r.get("value")
+        if not isinstance(value, dict) or not isinstance(value.get("choices"), list):
+            raise BadValue(f"result value {values.short(value)} of {from_name!r} holds no "
+                           "'choices' list")
+        picked += value["choices"]
+    if len(picked) > 1:
+        raise BadValue(f"choices {values.short(picked)}: Triage takes exactly one choice "
+                       "per annotation")
+    return True, values.text(picked[0], "choice") if picked else None
+
+
+def field_steps(path: str | None, default: list[str], top: tuple[str, ...] = ()) -> list[str]:
+    """Steps of ``--text/--key`` (a bare NAME is ``data.NAME`` unless it is a task field)."""
+    if path is None:
+        return default
+    steps = values.path_steps(path)
+    if len(steps) == 1 and steps[0] not in top and steps[0] != "data":
+        return ["data", *steps]
+    return steps
+
+
+class _TaskReader:
+    """Reads the tasks of one JSON export into an :class:`Exchange`."""
+
+    def __init__(self, path: Path, tasks: list[Any], options: ReadOptions,
+                 config: LabelConfig | None) -> None:
+        self.ex = Exchange(path, "labelstudio")
+        self.options = options
+        self.from_name = pick_from_name(path, result_groups(tasks), options.from_name, config)
+        field = config.text_field(self.from_name) if config else None
+        self.text_steps = field_steps(options.text, ["data", field or "text"])
+        self.key_steps = field_steps(options.key, [], ("id", "inner_id"))
+        self.score_steps = [(n, values.path_steps(p)) for n, p in options.scores]
+        self.problems: list[Problem] = []
+        self.unresolved = self.left_out = 0
+        self.unresolved_own = False   # ids-only predictions whose scores are in data
+        if config:
+            self.ex.scheme_hint = list(config.choices.get(self.from_name, []))
+
+    def bad(self, where: str, reason: str) -> None:
+        """Note a problem at JSON path ``where``."""
+        self.problems.append(self.ex.problem(where, reason))
+
+    def task(self, i: int, task: Any) -> None:
+        """One task: its candidate, predictions and annotations."""
         where = f"[{i}]"
-        data = task.get("data") if isinstance(task, dict) else None
-        if not isinstance(data, dict):
-            problems.append(ex.problem(where, "a task must be an object with 'data'"))
-            continue
-        text = data.get(text_field)
-        if not isinstance(text, str) or not text.strip():
-            problems.append(ex.problem(f"{where}.data.{text_field}", "missing or empty text"))
-            continue
-        raw_key = data.get("key", task.get("id", i + 1))
-        key = str(raw_key)
-        ex.add_candidate(key, text, where, problems)
-        _predictions(ex, task, key, where, positive or set(), problems)
-        _annotations(ex, task, key, where, problems)
-    fail(problems)
-    return ex
+        if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
+            self.bad(where, "a task must be an object with 'data'")
+            return
+        text_at = f"{where}.{'.'.join(self.text_steps)}"
+        try:
+            text = values.text(values.lookup(task, self.text_steps), "the text")
+            raw_key = (values.lookup(task, self.key_steps) if self.key_steps
+                       else task["data"].get("key", task.get("id", i + 1)))
+            key = values.text(None if raw_key is None else str(raw_key), "the key")
+        except BadValue as error:
+            fields = [k for k, v in task["data"].items() if isinstance(v, str)]
+            hint = (f" (data fields: {', '.join(fields)}; give --text data.FIELD or "
+                    "--ls-config FILE)" if "text is missing" in str(error) and fields else "")
+            self.bad(text_at if "text" in str(error) else where, f"{error}{hint}")
+            return
+        assert text is not None and key is not None
+        self.ex.add_candidate(key, text, where, self.problems)
+        preds = self._prediction_objects(task, where)
+        own = self._own(task, key, where)
+        if self.score_steps:
+            self._chosen_scores(dict(task, predictions=[p for _w, p in preds]), key, where)
+        else:
+            for at, pred in preds:
+                if str(pred.get("model_version")) not in own:
+                    self._prediction(pred, key, at)
+        extra = values.lookup(task, ["meta", "triage", "annotations"])
+        if not isinstance(task.get("annotations") or [], list):
+            self.bad(f"{where}.annotations", "must be a list")
+        for j, ann in enumerate(listed(task.get("annotations"))):
+            mine = extra[j] if isinstance(extra, list) and j < len(extra) else None
+            self._annotation(ann, key, f"{where}.annotations[{j}]",
+                             mine if isinstance(mine, dict) else {})
+
+    def _own(self, task: dict[str, Any], key: str, where: str) -> set[str]:
+        """A task Triage exported: its scheme and exact scores (``data.score_MODEL``)."""
+        mine = values.lookup(task, ["meta", "triage"])
+        if not isinstance(mine, dict) or self.score_steps:
+            return set()
+        if not self.ex.scheme_hint and isinstance(mine.get("labels"), list):
+            self.ex.scheme_hint = [str(v) for v in mine["labels"]]
+            self.ex.positive_hint = [str(v) for v in mine.get("positive") or []]
+        models = set()
+        for name, value in task["data"].items():
+            if name.startswith("score_") and len(name) > 6:
+                try:
+                    got = values.score(value, f"data.{name}")
+                except BadValue as error:
+                    self.bad(f"{where}.data.{name}", str(error))
+                    continue
+                self.ex.scores.setdefault(name[6:], {})[key] = got
+                models.add(name[6:])
+        if models:
+            self.unresolved_own = True
+        return models
+
+    def _prediction_objects(self, task: dict[str, Any], where: str
+                            ) -> list[tuple[str, dict[str, Any]]]:
+        """The task's prediction objects, ids resolved through the annotations' copies."""
+        copies: dict[Any, tuple[str, dict[str, Any]]] = {}
+        for j, ann in enumerate(listed(task.get("annotations"))):
+            pred = ann.get("prediction") if isinstance(ann, dict) else None
+            if isinstance(pred, dict) and pred.get("id") is not None and pred.get("result"):
+                copies[pred["id"]] = (f"{where}.annotations[{j}].prediction", pred)
+        out: list[tuple[str, dict[str, Any]]] = []
+        given = task.get("predictions") or []
+        if not isinstance(given, list):
+            self.bad(f"{where}.predictions", "must be a list")
+            return out
+        for j, pred in enumerate(given):
+            if isinstance(pred, dict):
+                out.append((f"{where}.predictions[{j}]", pred))
+            elif isinstance(pred, int) and not isinstance(pred, bool):
+                if pred in copies:
+                    out.append(copies.pop(pred))
+                else:
+                    self.unresolved += 1
+            else:
+                self.bad(f"{where}.predictions[{j}]", "a prediction must be an object or a "
+                         "prediction id")
+        return out
+
+    def _prediction(self, pred: dict[str, Any], key: str, at: str) -> None:
+        if pred.get("score") is None:
+            return
+        try:
+            score = values.score(pred.get("score"), "score")
+            answers, choice = choice_of(pred.get("result", []), self.from_name)
+            model = values.text(str(pred.get("model_version") or "prediction"), "model_version")
+        except BadValue as error:
+            self.bad(at, str(error))
+            return
+        if answers and model:
+            self.ex.predictions.append(Prediction(model, key, choice, score, at))
+
+    def _chosen_scores(self, task: dict[str, Any], key: str, where: str) -> None:
+        """``--score NAME=PATH``: a prediction's score (made positive later) or a number."""
+        for name, steps in self.score_steps:
+            holder = values.lookup(task, steps[:-1])
+            got = values.lookup(task, steps)
+            try:
+                if got is None:
+                    raise BadValue(f"no value at {'.'.join(steps)}")
+                score = values.score(got, ".".join(steps))
+                choice = None
+                if isinstance(holder, dict) and "result" in holder and steps[-1] == "score":
+                    choice = choice_of(holder["result"], self.from_name)[1]
+            except BadValue as error:
+                self.bad(where, f"--score {name}: {error}")
+                continue
+            self.ex.predictions.append(Prediction(name, key, choice, score, where))
+
+    def _annotation(self, ann: Any, key: str, at: str, extra: dict[str, Any]) -> None:
+        # long: each field of an annotation is checked in turn, with its own message
+        if not isinstance(ann, dict):
+            self.bad(at, "an annotation must be an object")
+            return
+        try:
+            answers, value = choice_of(ann.get("result", []), self.from_name)
+            cancelled = bool(ann.get("was_cancelled"))
+            if not answers and not cancelled and ann.get("result"):
+                self.left_out += 1   # it answers other groups only
+                return
+            # Triage's own export names the annotator in the task's meta: Label Studio
+            # gives an annotation it imported without completed_by to the importing user.
+            who = values.name(extra.get("annotator"), "meta annotator")
+            if who is None:
+                who = values.name(ann.get("completed_by"), "completed_by") or "labelstudio"
+                who = f"user {who}" if who.isdigit() else who
+            created = (values.any_time(extra.get("created_at"), "meta created_at")
+                       or values.any_time(ann.get("created_at"), "created_at"))
+            lead = values.seconds(ann.get("lead_time"), "lead_time")
+            note = values.text(extra.get("note"), "meta note", required=False)
+            session = values.name(extra.get("session"), "meta session") or who
+            source = (values.source_id("", extra.get("uid"), "meta uid")
+                      or values.source_id("ls:", ann.get("id"), "annotation id"))
+        except BadValue as error:
+            self.bad(at, str(error))
+            return
+        self.ex.labels.append(ExchangeLabel(
+            key=key, annotator=who, value=None if cancelled else value, session=session,
+            where=at, created_at=created, seconds=lead, note=note,
+            kind=extra.get("kind") if isinstance(extra.get("kind"), str) else None,
+            source=source))
+
+    def finish(self) -> Exchange:
+        """The exchange, or every problem found."""
+        fail(self.problems)
+        if self.unresolved and not self.unresolved_own:
+            self.ex.notes.append(
+                f"{self.unresolved} predictions were ids only (Label Studio's JSON export "
+                "gives a prediction's object only inside the annotations that used it); "
+                "export a snapshot with full predictions to import every score")
+        if self.left_out:
+            self.ex.notes.append(f"{self.left_out} annotations answer no {self.from_name!r} "
+                                 "choice and were left out")
+        return self.ex
 
 
-def _result(value: str) -> list[dict[str, Any]]:
-    return [{"from_name": FROM_NAME, "to_name": TO_NAME, "type": "choices",
-             "value": {"choices": [value]}}]
-
-
-def labelstudio_chunks(tasks: list[dict[str, Any]], positive: str) -> Iterator[str]:
-    """The JSON list of tasks, a task at a time (from :func:`triage.project.exchange`)."""
-    yield "["
-    for n, t in enumerate(tasks):
-        task = {
-            "data": {"text": t["text"], "key": t["key"], "rank": t["rank"],
-                     **{f"score_{m}": s for m, s in t["scores"].items()}},
-            "predictions": [{"model_version": m, "score": s, "result": _result(positive)}
-                            for m, s in t["scores"].items()],
-            "annotations": [{
-                "completed_by": {"email": e["annotator"]},
-                "result": [] if e["value"] is None else _result(e["value"]),
-                "was_cancelled": e["value"] is None,
-                "lead_time": e["seconds"], "created_at": e["created_at"],
-                "triage": {"kind": e["kind"], "note": e["note"], "session": e["session"]},
-            } for e in t["events"]],
-        }
-        yield ("\n" if n == 0 else ",\n") + json.dumps(task, ensure_ascii=False, allow_nan=False)
-    yield "\n]\n"
-
-
-def labeling_config(labels: list[str]) -> str:
-    """The Label Studio labeling config that matches the exported tasks."""
-    from xml.sax.saxutils import quoteattr
-
-    choices = "".join(f"\n    <Choice value={quoteattr(v)}/>" for v in labels)
-    return (f'<View>\n  <Text name="{TO_NAME}" value="$text"/>\n  <Choices name="{FROM_NAME}" '
-            f'toName="{TO_NAME}" choice="single">{choices}\n  </Choices>\n</View>\n')
+def _read_tasks(path: Path, tasks: list[Any], options: ReadOptions,
+                config: LabelConfig | None) -> Exchange:
+    reader = _TaskReader(path, tasks, options, config)
+    for i, task in enumerate(tasks):
+        reader.task(i, task)
+    return reader.finish()

@@ -1,35 +1,45 @@
-"""Prodigy JSONL: read a ``prodigy db-out`` export, write labels that ``prodigy db-in`` takes.
+"""Prodigy JSONL in: what ``prodigy db-out`` writes (and what Triage's export writes).
 
-Reading: one JSON object per line. ``text`` is the candidate; its key is ``meta.key``,
-else ``_input_hash``. An ``answer`` makes the line a label event: ``accept`` of a binary
-task (``label``) is that label, ``reject`` the scheme's other label (or
-``--reject-label``), ``ignore`` a skip; a choice task (``accept: [..]``) takes its one
-accepted option, a rejected choice is a skip. ``_annotator_id`` (else ``_session_id``)
-names the annotator and ``_session_id`` the session, ``_timestamp`` the time. Numbers in
-``meta`` named ``score_<model>`` are that model's score, a plain ``score`` is model
-``prodigy``. A line without ``answer`` is a candidate only.
+One JSON object per line. ``text`` is the candidate (or ``--text FIELD``); its key
+``meta.key``, else ``_input_hash`` (or ``--key``). An ``answer`` makes the line a label
+event: ``accept`` of a binary task (``label``) is that label, ``reject`` the scheme's other
+label (or ``--reject-label``), ``ignore`` a skip; a choice task (``accept: [..]``) takes its
+one accepted option (none accepted, or a rejected choice, is a skip). ``_annotator_id``
+(else ``_session_id``) names the annotator, ``_session_id`` the session, ``_timestamp``
+(seconds, or milliseconds) the time.
 
-Writing: one choice task per label event, with ``meta`` holding the key, rank and every
-model's score, and ``_triage`` the event's kind, time, seconds and note.
+Scores: ``meta.score`` is the model's score of the task's own ``label`` (``textcat.teach``
+writes P(label)), so it is stored as model ``prodigy:LABEL`` — one model per label, never
+one label's score as another's; without a ``label`` it is model ``prodigy``. Numbers in
+``meta`` named ``score_<model>`` are that model's score; ``--score NAME=PATH`` picks others.
+The original ``_input_hash``, ``meta`` and ``priority`` are kept with the candidate, and
+``_task_hash`` with the label, so an export gives them back. Every problem is reported
+with its line; nothing is written when there is one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from triage.base.errors import Problem, TriageError
-from triage.ingest.exchange import Exchange, ExchangeLabel, fail, iso_time
+from triage.ingest import exchange_values as values
+from triage.ingest.exchange import Exchange, ExchangeLabel, ReadOptions, fail
+from triage.ingest.exchange_values import BadValue
 
 ANSWERS = ("accept", "reject", "ignore")
 PLAIN_SCORE_MODEL = "prodigy"
+KEPT = ("_input_hash", "meta", "priority")
 
 
-def _key(obj: dict[str, Any], text: str) -> str:
+def _key(obj: dict[str, Any], text: str, steps: list[str] | None) -> str:
+    if steps is not None:
+        got = values.lookup(obj, steps)
+        if isinstance(got, bool) or not isinstance(got, str | int) or not str(got).strip():
+            raise BadValue(f"key {'.'.join(steps)} is missing or not a string or number")
+        return str(got)
     meta: dict[str, Any] = obj["meta"] if isinstance(obj.get("meta"), dict) else {}
     for value in (meta.get("key"), obj.get("_input_hash")):
         if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
@@ -37,113 +47,168 @@ def _key(obj: dict[str, Any], text: str) -> str:
     return "h" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
 
 
-def _scores(ex: Exchange, obj: dict[str, Any], key: str, where: str,
-            problems: list[Problem]) -> None:
+def _scores(obj: dict[str, Any], chosen: list[tuple[str, list[str]]]) -> dict[str, float]:
+    """Model -> score of this line."""
+    if chosen:
+        out = {}
+        for name, steps in chosen:
+            got = values.lookup(obj, steps)
+            if got is None:
+                raise BadValue(f"--score {name}: no value at {'.'.join(steps)}")
+            out[name] = values.score(got, f"--score {name}: {'.'.join(steps)}")
+        return out
     meta = obj.get("meta")
     if not isinstance(meta, dict):
-        return
+        return {}
+    label = obj.get("label") if isinstance(obj.get("label"), str) else None
+    out = {}
     for name, value in meta.items():
-        model = name[6:] if name.startswith("score_") else (
-            PLAIN_SCORE_MODEL if name == "score" else None)
-        if not model:
+        if name == "score":
+            model = f"{PLAIN_SCORE_MODEL}:{label}" if label else PLAIN_SCORE_MODEL
+        elif name.startswith("score_") and len(name) > 6:
+            model = name[6:]
+        else:
             continue
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            problems.append(ex.problem(where, f"meta.{name}: {value!r} is not a finite number"))
-            continue
-        ex.scores.setdefault(model, {})[key] = float(value)
+        out[model] = values.score(value, f"meta.{name}")
+    return out
 
 
-def _label(ex: Exchange, obj: dict[str, Any], key: str, where: str, default_annotator: str,
-           problems: list[Problem]) -> None:
+def _value(obj: dict[str, Any], answer: str) -> tuple[str | None, str | None, bool]:
+    """(accepted label, rejected binary label, a choice accepted with no option)."""
+    accepted = obj.get("accept")
+    if isinstance(accepted, list):
+        if answer != "accept" or not accepted:
+            return None, None, answer == "accept"
+        if len(accepted) != 1 or isinstance(accepted[0], bool) or \
+                not isinstance(accepted[0], str | int):
+            raise BadValue(f"accept {values.short(accepted)}: Triage takes exactly one "
+                           "accepted option per task")
+        return values.text(str(accepted[0]), "accepted option"), None, False
+    if answer == "ignore":
+        return None, None, False
+    label = values.text(obj.get("label"), f"the label of an {answer}ed binary task")
+    return (label, None, False) if answer == "accept" else (None, label, False)
+
+
+def _label(obj: dict[str, Any], key: str, where: str, default_annotator: str
+           ) -> tuple[ExchangeLabel, bool]:
     answer = obj.get("answer")
     if answer not in ANSWERS:
-        problems.append(ex.problem(where, f"answer {answer!r} is not one of {', '.join(ANSWERS)}"))
-        return
-    value: str | None = None
-    rejected = None
-    accepted = obj.get("accept")
-    if answer == "accept" and isinstance(accepted, list):
-        if len(accepted) != 1 or not isinstance(accepted[0], str | int):
-            problems.append(ex.problem(where, f"accept {accepted!r}: Triage takes exactly one "
-                                       "accepted option per task"))
-            return
-        value = str(accepted[0])
-    elif answer == "accept" or (answer == "reject" and not isinstance(accepted, list)):
-        label = obj.get("label")
-        if not isinstance(label, str) or not label.strip():
-            problems.append(ex.problem(where, f"an {answer}ed binary task needs a 'label'"))
-            return
-        value, rejected = (label, None) if answer == "accept" else (None, label)
-    annotator = obj.get("_annotator_id") or obj.get("_session_id") or default_annotator
+        raise BadValue(f"answer {values.short(answer)} is not one of {', '.join(ANSWERS)}")
+    value, rejected, empty = _value(obj, answer)
     extra: dict[str, Any] = obj["_triage"] if isinstance(obj.get("_triage"), dict) else {}
-    ex.labels.append(ExchangeLabel(
-        key=key, annotator=str(annotator), value=value, rejected=rejected, where=where,
-        session=str(obj.get("_session_id") or annotator),
-        created_at=iso_time(extra.get("created_at")) or iso_time(obj.get("_timestamp")),
-        seconds=float(extra.get("seconds") or 0.0), note=extra.get("note"),
-        kind=extra.get("kind")))
+    annotator = (values.name(obj.get("_annotator_id"), "_annotator_id")
+                 or values.name(obj.get("_session_id"), "_session_id") or default_annotator)
+    session = values.name(extra.get("session") or obj.get("_session_id"), "_session_id")
+    task_hash = obj.get("_task_hash")
+    if isinstance(task_hash, bool) or not isinstance(task_hash, str | int):
+        task_hash = f"{key}/{value or rejected}"
+    source = (values.source_id("", extra.get("uid"), "_triage.uid")
+              or values.source_id("prodigy:", f"{task_hash}:{annotator}", "_task_hash"))
+    label = ExchangeLabel(
+        key=key, annotator=annotator, value=value, rejected=rejected, where=where,
+        session=session or annotator,
+        created_at=(values.any_time(extra.get("created_at"), "_triage.created_at")
+                    or values.unix_time(obj.get("_timestamp"), "_timestamp")),
+        seconds=values.seconds(extra.get("seconds"), "_triage.seconds"),
+        note=values.text(extra.get("note"), "_triage.note", required=False),
+        kind=extra.get("kind") if isinstance(extra.get("kind"), str) else None,
+        source=source)
+    return label, empty
 
 
-def read_prodigy(path: str | Path, *, default_annotator: str = "prodigy") -> Exchange:
+def _names(given: Any, what: str) -> list[str]:
+    """Label names a line declares (strings or numbers; a lone surrogate is refused)."""
+    if not isinstance(given, list):
+        return []
+    return [str(values.text(str(v), what)) for v in given
+            if isinstance(v, str | int) and not isinstance(v, bool) and str(v).strip()]
+
+
+class _Reader:
+    """Reads the lines of one file into an :class:`Exchange`."""
+
+    def __init__(self, path: Path, options: ReadOptions) -> None:
+        self.ex = Exchange(path, "prodigy")
+        self.options = options
+        self.text_steps = values.path_steps(options.text or "text")
+        self.key_steps = values.path_steps(options.key) if options.key else None
+        self.chosen = [(n, values.path_steps(p)) for n, p in options.scores]
+        self.problems: list[Problem] = []
+        self.empty_choices = 0
+
+    def hints(self, obj: dict[str, Any]) -> None:
+        """The label order and positive label a line declares (our export, or options)."""
+        extra = obj.get("_triage")
+        if isinstance(extra, dict) and not self.ex.scheme_hint:
+            self.ex.scheme_hint = _names(extra.get("labels"), "_triage.labels")
+            self.ex.positive_hint = _names(extra.get("positive"), "_triage.positive")
+        options = obj.get("options")
+        if isinstance(options, list) and not self.ex.scheme_hint:
+            self.ex.scheme_hint = _names([o.get("id") for o in options if isinstance(o, dict)],
+                                         "an option id")
+        if isinstance(obj.get("label"), str) and "accept" not in obj \
+                and not self.ex.positive_hint:
+            self.ex.positive_hint = [obj["label"]]   # a binary task asks about its label
+
+    def keep(self, key: str, obj: dict[str, Any]) -> None:
+        """Keep the first line's hashes, meta and priority, and each binary task's label."""
+        kept = {k: obj[k] for k in KEPT if k in obj}
+        if kept and key not in self.ex.extras:
+            self.ex.extras[key] = {"prodigy": kept}
+        task_hash, label = obj.get("_task_hash"), obj.get("label")
+        if key in self.ex.extras and isinstance(label, str) and "accept" not in obj and \
+                isinstance(task_hash, str | int) and not isinstance(task_hash, bool):
+            tasks = self.ex.extras[key]["prodigy"].setdefault("labels", {})
+            tasks[str(task_hash)] = label
+
+    def line(self, number: int, obj: Any) -> None:
+        """One task line."""
+        where = str(number)
+        if not isinstance(obj, dict):
+            self.problems.append(self.ex.problem(where, "a line must be a JSON object (one task)"))
+            return
+        try:
+            text = values.text(values.lookup(obj, self.text_steps), "'text'")
+            assert text is not None
+            key = values.text(_key(obj, text, self.key_steps), "key")
+            assert key is not None
+            scores = _scores(obj, self.chosen)
+            label = _label(obj, key, where, self.options.default_annotator) \
+                if "answer" in obj else None
+            self.hints(obj)
+        except BadValue as error:
+            self.problems.append(self.ex.problem(where, str(error)))
+            return
+        self.ex.add_candidate(key, text, where, self.problems)
+        for model, score in scores.items():
+            self.ex.scores.setdefault(model, {})[key] = score
+        self.keep(key, obj)
+        if label is not None:
+            self.ex.labels.append(label[0])
+            self.empty_choices += label[1]
+
+
+def read_prodigy(path: str | Path, options: ReadOptions | None = None) -> Exchange:
     """Read a Prodigy JSONL export; every problem is reported with its line."""
     path = Path(path)
     try:
         raw = path.read_bytes().decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         raise TriageError(f"{path}: cannot be read as UTF-8 text ({error})") from error
-    ex = Exchange(path, "prodigy")
-    problems: list[Problem] = []
+    reader = _Reader(path, options or ReadOptions())
     for number, line in enumerate(raw.split("\n"), start=1):
         if not line.strip():
             continue
-        where = str(number)
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as error:
-            problems.append(Problem(str(path), number, error.colno, f"not JSON: {error.msg}"))
+            reader.problems.append(Problem(str(path), number, error.colno,
+                                           f"not JSON: {error.msg}"))
             continue
-        if not isinstance(obj, dict):
-            problems.append(ex.problem(where, "a line must be a JSON object (one task)"))
-            continue
-        text = obj.get("text")
-        if not isinstance(text, str) or not text.strip():
-            problems.append(ex.problem(where, "'text' is missing or empty"))
-            continue
-        key = _key(obj, text)
-        ex.add_candidate(key, text, where, problems)
-        _scores(ex, obj, key, where, problems)
-        if "answer" in obj:
-            _label(ex, obj, key, where, default_annotator, problems)
-    fail(problems)
-    return ex
-
-
-def _hash(*parts: str) -> int:
-    """A stable signed 32-bit hash, the shape of Prodigy's ``_input_hash``/``_task_hash``."""
-    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).digest()
-    return int.from_bytes(digest[:4], "big", signed=True)
-
-
-def prodigy_lines(events: list[dict[str, Any]], options: list[str], dataset: str
-                  ) -> Iterator[str]:
-    """One JSONL line per label event (dicts from :func:`triage.project.exchange.events`)."""
-    opts = [{"id": o, "text": o} for o in options]
-    for e in events:
-        answer = "ignore" if e["value"] is None else "accept"
-        task = {
-            "text": e["text"],
-            "meta": {"key": e["key"], "rank": e["rank"],
-                     **{f"score_{m}": s for m, s in e["scores"].items()}},
-            "options": opts,
-            "accept": [] if e["value"] is None else [e["value"]],
-            "answer": answer,
-            "_input_hash": _hash(e["key"]),
-            "_task_hash": _hash(e["key"], *options),
-            "_view_id": "choice",
-            "_annotator_id": e["annotator"],
-            "_session_id": f"{dataset}-{e['annotator']}",
-            "_timestamp": e["timestamp"],
-            "_triage": {"kind": e["kind"], "created_at": e["created_at"],
-                        "seconds": e["seconds"], "note": e["note"], "session": e["session"]},
-        }
-        yield json.dumps(task, ensure_ascii=False, allow_nan=False) + "\n"
+        reader.line(number, obj)
+    fail(reader.problems)
+    if reader.empty_choices:
+        reader.ex.notes.append(f"{reader.empty_choices} choice tasks were accepted with no "
+                               "option selected and were read as skips")
+    return reader.ex

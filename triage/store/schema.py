@@ -189,3 +189,18 @@ def m0003_guidelines(db: sqlite_utils.Database) -> None:
         END;
         """
     )
+
+
+@MIGRATIONS(name="0004_label_source")
+def m0004_label_source(db: sqlite_utils.Database) -> None:
+    """Where an imported label came from, so importing the same file again adds nothing.
+
+    ``source_id`` is the other tool's id of the event (a Label Studio annotation id, a
+    Prodigy ``_task_hash``, a Triage label uid); NULL for labels made in Triage.
+    """
+    db.executescript(
+        """
+        ALTER TABLE labels ADD COLUMN source_id TEXT;
+        CREATE INDEX labels_by_source ON labels(source_id) WHERE source_id IS NOT NULL;
+        """
+    )

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from triage.base.errors import TriageError
 from triage.cli.commands._common import parse_score_option
 from triage.store.settings import scheme_from_text
 
 if TYPE_CHECKING:
+    from triage.ingest.exchange import ExchangeResult, ReadOptions
     from triage.ingest.importer import ColumnMapping
 
 
@@ -85,17 +88,41 @@ def add_interchange_args(parser: argparse.ArgumentParser) -> None:
     """``--from prodigy|labelstudio`` and the options of reading another tool's export."""
     g = parser.add_argument_group("from another annotation tool")
     g.add_argument("--from", dest="source_format", choices=["prodigy", "labelstudio"],
-                   help="FILE is a Prodigy JSONL or Label Studio JSON export: candidates, "
-                   "scores and labels with their annotators (see the formats page)")
+                   help="FILE is a Prodigy JSONL export or a Label Studio JSON, JSON_MIN or "
+                   "CSV export: candidates, scores and labels with their annotators (see the "
+                   "formats page). --text/--key/--score then name fields: data.FIELD, "
+                   "meta.FIELD, predictions[MODEL].score")
     g.add_argument("--reject-label", metavar="LABEL",
                    help="Prodigy: the label a rejected binary task gets (default: the "
                    "scheme's other label)")
     g.add_argument("--annotator", metavar="NAME", default="prodigy",
                    help="Prodigy: annotator of lines without _annotator_id/_session_id")
+    g.add_argument("--ls-config", type=Path, metavar="FILE",
+                   help="Label Studio: the project's labelling config (XML): its choices "
+                   "and their order become the label scheme")
+    g.add_argument("--from-name", metavar="NAME",
+                   help="Label Studio: the <Choices> group (from_name) to import when the "
+                   "export has several, or other results besides choices")
 
 
-def interchange_summary(target: object, counts: tuple[int, int, tuple[str, ...]]) -> str:
-    """What an interchange import did, in one line."""
-    candidates, labels, models = counts
-    text = f"{target}: {candidates:,} candidates, {labels:,} label events"
-    return text + (f"; models {', '.join(models)}" if models else "")
+def read_options(args: argparse.Namespace) -> ReadOptions:
+    """How to read a ``--from`` file, from the command line; refuses options it cannot use."""
+    from triage.ingest.exchange import ReadOptions
+
+    for name in ("gold", "skip_invalid", "add_scores"):
+        if getattr(args, name, None):
+            raise TriageError(f"--{name.replace('_', '-')} is not used with --from")
+    if args.source_format != "labelstudio" and (args.ls_config or args.from_name):
+        raise TriageError("--ls-config and --from-name are for --from labelstudio")
+    return ReadOptions(text=args.text, key=args.key, scores=tuple(args.score),
+                       from_name=args.from_name, config=args.ls_config,
+                       default_annotator=args.annotator)
+
+
+def interchange_summary(target: object, result: ExchangeResult) -> str:
+    """What an interchange import did: counts, then one line per note."""
+    text = (f"{target}: {result.candidates:,} candidates, {result.labels:,} label events"
+            + (f"; models {', '.join(result.models)}" if result.models else ""))
+    if result.already_present:
+        text += f"; {result.already_present:,} already present, not added again"
+    return text + "".join(f"\n  note: {n}" for n in result.notes)

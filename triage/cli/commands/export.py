@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from triage.base.errors import TriageError
 from triage.cli.commands._progress import ProgressBar
 from triage.project.files import project_location
 
@@ -20,9 +21,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--to", choices=["prodigy", "labelstudio"],
                    help="write for another tool: Prodigy JSONL (label events, for db-in) or "
                    "Label Studio JSON (tasks with predictions and annotations)")
+    p.add_argument("--annotator-email", action="append", default=[], metavar="NAME=EMAIL",
+                   help="Label Studio: the user email of a Triage annotator, written as the "
+                   "annotation's completed_by (repeatable; annotators not given are left out, "
+                   "since Label Studio refuses emails it does not know)")
     p.add_argument("--dataset", metavar="NAME",
                    help="Prodigy: dataset name in _session_id (default: the project's name)")
     p.set_defaults(func=run)
+
+
+def _pair(value: str) -> tuple[str, str]:
+    name, sep, email = value.rpartition("=")
+    if not sep or not name.strip() or "@" not in email:
+        raise TriageError(f"--annotator-email {value!r}: expected NAME=EMAIL")
+    return name.strip(), email.strip()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,7 +44,9 @@ def run(args: argparse.Namespace) -> int:
     if args.to:
         from triage.project.exchange import export_interchange
 
-        count = export_interchange(args.project, args.out, args.to, dataset=args.dataset)
+        emails = dict(_pair(v) for v in args.annotator_email)
+        count = export_interchange(args.project, args.out, args.to, dataset=args.dataset,
+                                   emails=emails)
         what = "label events" if args.to == "prodigy" else "tasks"
         print(f"wrote {count:,} {what} to {args.out}")
         return 0

@@ -13,6 +13,7 @@ from triage.cli.commands._project_args import (
     add_mapping_args,
     interchange_summary,
     mapping_from_args,
+    read_options,
 )
 from triage.project.files import project_location
 
@@ -34,12 +35,11 @@ def run_interchange(args: argparse.Namespace) -> int:
     from triage.project import open_project
     from triage.project.exchange import import_interchange, read_interchange
 
+    options = read_options(args)
     with open_project(args.project) as project:
-        ex = read_interchange(args.file, args.source_format,
-                              positive=set(project.settings.positive_labels),
-                              default_annotator=args.annotator)
-        counts = import_interchange(project, ex, reject_label=args.reject_label)
-    print("imported into " + interchange_summary(args.project, counts))
+        ex = read_interchange(args.file, args.source_format, options)
+        result = import_interchange(project, ex, reject_label=args.reject_label)
+    print("imported into " + interchange_summary(args.project, result))
     return 0
 
 

@@ -14,6 +14,7 @@ from triage.cli.commands._project_args import (
     add_settings_args,
     interchange_summary,
     mapping_from_args,
+    read_options,
     settings_changes,
 )
 
@@ -49,14 +50,12 @@ def run_interchange(args: argparse.Namespace) -> int:
     positive = () if args.labels else changes.pop("positive_labels", ())
     active = changes.pop("active_model", None)
     settings = Settings().with_changes(**changes)
-    ex = read_interchange(args.file, args.source_format,
-                          positive=set(positive or settings.positive_labels),
-                          default_annotator=args.annotator)
+    ex = read_interchange(args.file, args.source_format, read_options(args))
     settings = scheme_for(ex, settings, args.reject_label, bool(args.labels), positive)
     project = create_project(args.project, settings)
     ok = False
     try:
-        counts = import_interchange(project, ex, reject_label=args.reject_label)
+        result = import_interchange(project, ex, reject_label=args.reject_label)
         if active:
             project.update_settings(active_model=active)
         ok = True
@@ -64,7 +63,10 @@ def run_interchange(args: argparse.Namespace) -> int:
         project.close()
         if not ok:  # a failed import leaves nothing behind
             _cleanup(args.project)
-    print("created " + interchange_summary(args.project, counts))
+    print("created " + interchange_summary(args.project, result))
+    if not args.labels and not positive:
+        print(f"  positive label: {', '.join(settings.positive_labels)} "
+              f"(of {', '.join(o.value for o in settings.labels)}; --positive chooses)")
     return 0
 
 
