@@ -46,7 +46,7 @@ def test_live_panels_survive_a_saved_zero_width_pane(qtbot, project_path):
     assert Prefs().layout("split") is not None
 
     again = open_main_window(qtbot, project_path, "ada")
-    qtbot.waitUntil(lambda: again.split.sizes()[1] > 0, timeout=3000)
+    qtbot.waitUntil(lambda: again.split.sizes()[1] > 0, timeout=10000)
     desk_width, panels_width = again.split.sizes()
     assert desk_width >= 120 and panels_width >= 120
     assert all(panel.isVisible() and panel.width() > 0 for panel in again.panels)
