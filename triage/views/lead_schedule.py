@@ -150,8 +150,7 @@ def guidelines_tab(project: Project) -> tuple[Guidelines, tuple[str, ...]]:
 
 def save_guidelines_tab(project: Project, text: str, words: tuple[str, ...],
                         author: str | None) -> tuple[Guidelines, str]:
-    """Save new guidelines (and the highlight words, when they changed); the saved
-    guidelines and the line that says so."""
+    """Save guidelines (and changed highlight words); the saved ones and the news line."""
     before = tuple(project.settings.highlight_words)
     saved = save_guidelines(project, text, author)
     if tuple(words) != before:
