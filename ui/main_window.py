@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from triage.base.errors import TriageError
 from triage.project import Project, open_project
+from triage.views.formatting import exported_text
 from ui.advice_control import AdviceController
 from ui.analysis.advice_banner import AdviceBanner
 from ui.annotator_dialog import ask_annotator
@@ -291,7 +292,7 @@ class MainWindow(QMainWindow):
 
     def _exported(self, out: Path, count: int) -> None:
         self.last_export = out
-        self.statusBar().showMessage(f"exported {count:,} candidates to {out}", 8000)
+        self.statusBar().showMessage(exported_text(count, out), 8000)
 
     def open_settings(self) -> None:
         if self.project is None:
