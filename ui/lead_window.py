@@ -231,6 +231,9 @@ class LeadWindow(QWidget):
     def refresh_analysis(self) -> None:
         """Recompute the advice and every analysis tab, each on its worker or helper."""
         self._request_advice()
+        if self._project_of() is None:
+            self.schedule.closed()   # all stale: they compute once a project is open
+            return
         self._run(self.schedule.recompute())
 
     def show_advice_state(self, state) -> None:
@@ -246,12 +249,13 @@ class LeadWindow(QWidget):
         widget = self.tabs.currentWidget()
         name = next((n for n in ANALYSES if widget is not None and widget in (
             getattr(self, n), self._placeholders.get(n))), None)
-        self._run(self.schedule.on_tab(name))
+        if self._project_of() is not None:
+            self._run(self.schedule.on_tab(name))
 
     def _run(self, requests: list[Request]) -> None:
         """Do what the schedule asks: the guidelines here (one row), the rest in helpers."""
         project = self._project_of()
-        if project is None:
+        if project is None:   # the callers ask the schedule only with one open
             return
         from ui.advice_process import helper_call
 
