@@ -100,6 +100,23 @@ def assert_on_screen(window, screen: QRect) -> None:
     assert screen.contains(frame.topLeft()) and frame.right() <= screen.right() + 1
 
 
+def test_lead_window_stays_on_screen_when_its_chart_views_widen_it(qtbot, project_path):
+    """The chart views are built after the window is restored, and widen its minimum: a
+    narrow window saved at the screen's right edge must not then reach past it."""
+    window = open_main_window(qtbot, project_path, "ada")
+    screen = window.screen().availableGeometry()
+    narrow = QWidget()
+    narrow.setGeometry(screen.right() - 430, screen.y() + 40, 420, 520)
+    Prefs().set_layout("lead_geometry", narrow.saveGeometry())
+    window.show_lead_view()
+    lead = window.lead_view
+    qtbot.waitUntil(lambda: lead.models is not None, timeout=30000)
+    qtbot.wait(50)
+    assert lead.minimumSizeHint().width() > 420   # the views did widen it
+    assert_on_screen(lead, screen)
+    window.close()
+
+
 def test_lead_window_remembers_its_tab_and_closes_on_esc_and_ctrl_w(qtbot, project_path):
     window = open_main_window(qtbot, project_path, "ada")
     window.show_lead_view()

@@ -47,7 +47,7 @@ from ui.lead_tabs import ADVICE_COLUMNS, AdviceTab, Rulings, computing_placehold
 from ui.lead_view import LeadView
 from ui.palette import FOCUS_STYLE, no_tab_traps
 from ui.prefs import Prefs
-from ui.window_state import restore_geometry, size_window
+from ui.window_state import keep_on_screen, restore_geometry, size_window
 from ui.workers import Worker
 
 __all__ = ["ADVICE_COLUMNS", "ANALYSES", "LEAD_KEYS", "AdviceTab", "LeadWindow", "Rulings"]
@@ -170,6 +170,10 @@ class LeadWindow(QWidget):
             self.models = ModelsView(self)
             place("models", self.models)
             no_tab_traps(self)
+            # The chart views widen the window's minimum: a narrow window restored at the
+            # screen's edge would now reach past it.
+            self.layout().activate()
+            keep_on_screen(self)
 
         agreement()
 
