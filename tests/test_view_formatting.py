@@ -40,3 +40,14 @@ def test_chart_texts():
     assert comparison_label("m2", False, None) == "m2"
     assert budget_buys(5000) == " budget buys 5,000" and budget_buys(None) == ""
     assert pool_caption(20_000, None) == "pool 20,000 · ranking followed: —"
+
+
+def test_certification_plan_items_reads_the_plan_of_an_advice_state():
+    from types import SimpleNamespace
+
+    from triage.views.advice import certification_plan_items
+
+    state = SimpleNamespace(advice={"certification": {"plan": {"items": 240, "text": "…"}}})
+    assert certification_plan_items(state) == 240
+    assert certification_plan_items(SimpleNamespace(advice={})) is None
+    assert certification_plan_items(None) is None
