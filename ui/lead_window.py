@@ -251,8 +251,10 @@ class LeadWindow(QWidget):
 
     def _refresh_current(self) -> None:
         widget = self.tabs.currentWidget()
+        views = {"agreement": self.agreement, "adjudication": self.adjudication,
+                 "guidelines": self.guidelines, "models": self.models}
         name = next((n for n in ANALYSES if widget is not None and widget in (
-            getattr(self, n), self._placeholders.get(n))), None)
+            views[n], self._placeholders.get(n))), None)
         if self._project_of() is not None:
             self._run(self.schedule.on_tab(name))
 
