@@ -1,11 +1,13 @@
-# Two commands matter: `make run` opens the desk on the demo project, `make test` runs
-# ruff and the whole suite. Both create .venv and install the project when needed.
+# Three commands matter: `make run` opens the desk on the demo project, `make test` runs the
+# checks and the fast tier of the suite (pytest -m "not slow", ≤ 5 min on 2 cores), and
+# `make test-all` runs the checks and every test (the slow tier too; CI runs this one).
+# All create .venv and install the project when needed.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint docs bench screenshot screenshots clean
+.PHONY: run check test test-all lint docs bench screenshot screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,11 +25,17 @@ run: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-test: $(STAMP)
+# ruff, the import contracts, mypy and the docs (strict, not quiet: any warning fails it).
+check: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/mkdocs build --strict --quiet --site-dir .site
+	$(BIN)/mkdocs build --strict --site-dir .site
+
+test: check
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m "not slow"
+
+test-all: check
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
 
 docs: $(STAMP)

@@ -19,6 +19,7 @@ BENCHES = [
     ("label-and-next", "bench_label.py", ["--rows", "1000000"], ["--rows", "100000"]),
     ("agreement", "bench_agreement.py", [], []),
     ("desk", "bench_desk.py", [], ["--rows", "100000"]),
+    ("cost guards", "bench_cheap.py", [], []),
 ]
 
 

@@ -26,4 +26,4 @@ def open_main_window(qtbot, project_path: Path, annotator: str) -> MainWindow:
 
 def wait_for_background(qtbot, window: MainWindow) -> None:
     """Wait until every background read of the panels (offline curves included) is in."""
-    qtbot.waitUntil(lambda: not window._background, timeout=30000)
+    qtbot.waitUntil(lambda: not window.live_panels.busy(), timeout=30000)

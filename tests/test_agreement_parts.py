@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import krippendorff
 import numpy as np
 import pytest
@@ -111,7 +109,7 @@ def test_bootstrap_undefined_cases_have_reasons():
     assert res.alpha.defined == 0 and "every resample" in res.alpha.reason
 
 
-def test_bootstrap_1000_resamples_of_10000_items_is_fast():
+def test_bootstrap_1000_resamples_of_10000_items():
     rng = np.random.default_rng(1)
     n = 10_000
     item = np.repeat(np.arange(n), 3)
@@ -120,9 +118,7 @@ def test_bootstrap_1000_resamples_of_10000_items_is_fast():
 
     r = Ratings(item, np.tile(np.arange(3), n), code, ("a", "b", "c", "d"),
                 tuple(map(str, range(n))), ("x", "y", "z"), np.arange(4.0))
-    start = time.perf_counter()
-    res = bootstrap(r, "nominal", resamples=1000, seed=0)
-    assert time.perf_counter() - start < 10  # ~1 s on one free core
+    res = bootstrap(r, "nominal", resamples=1000, seed=0)  # time: bench/bench_cheap.py
     assert res.alpha.defined == 1000
 
 

@@ -3,8 +3,6 @@ vectorised replay agrees with advise(), and it is fast."""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -119,12 +117,11 @@ def test_replay_agrees_with_advise():
     assert rp.stops["recall"][0].any() and rp.stops["marginal_value"][0].any()
 
 
-def test_hundred_repeats_on_25000_items_is_fast():
+def test_hundred_repeats_on_25000_items_run_in_one_backtest():
+    # Its time (a second or so) is a benchmark: bench/bench_cheap.py.
     gold = pool(25000, 3000, 0.01, 0.6, seed=1)
-    start = time.perf_counter()
     bt = backtest(np.broadcast_to(np.arange(25000), (100, 25000)), gold, price=1.0,
                   value_per_positive=10.0, audit_rate=0.01, seed=0)
-    assert time.perf_counter() - start < 5.0
     assert bt.checkpoints == 100 and bt.repeats == 100
 
 

@@ -118,7 +118,7 @@ def test_tab_leaves_every_table(window, qtbot):
     assert trapped == []
     lead.close()
     window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    qtbot.waitUntil(window.isActiveWindow, timeout=10000)
     qtbot.keyClick(window.desk, "i")
     qtbot.keyClick(window, Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier)
     table = window.drawer.history.table

@@ -202,7 +202,7 @@ def test_models_data_can_be_built_in_the_worker(qtbot, project):
     with qtbot.waitSignal(worker.signals.finished, timeout=10_000) as result:
         QThreadPool.globalInstance().start(worker)
     assert result.args[0].metrics["m1"]["precision"] == pytest.approx(11 / 31)
-    qtbot.waitUntil(lambda: (4, 4) in seen, timeout=2000)
+    qtbot.waitUntil(lambda: (4, 4) in seen, timeout=10000)
 
 
 def test_advice_banner_shows_the_headline_and_colours_by_decision(qtbot, project):

@@ -140,7 +140,7 @@ def test_panels_show_the_known_sequence(window, qtbot):
     # ranks 1..5 are idiom, idiom, literal(gold), idiom, idiom; we label i, i, l, skip, i.
     press(qtbot, window.desk, "i", "i", "l", "s", "i")
     qtbot.waitUntil(lambda: window.gain.panel_data().get("annotated") == [0, 1, 2, 3, 4],
-                    timeout=2000)
+                    timeout=10000)
     # The offline curves (a scan of the whole pool) come from the helper process, later.
     qtbot.waitUntil(lambda: list(window.gain.panel_data().get("offline", {})) == ["m"],
                     timeout=20000)
@@ -163,7 +163,7 @@ def test_panels_show_the_known_sequence(window, qtbot):
 def test_a_settings_change_moves_the_spend_figures(window, qtbot, monkeypatch):
     press(qtbot, window.desk, "i", "l", "i")
     qtbot.waitUntil(lambda: window.spend.panel_data().get("spent") == pytest.approx(0.12),
-                    timeout=2000)
+                    timeout=10000)
     from ui.dialogs import settings as settings_dialog
 
     monkeypatch.setattr(settings_dialog.SettingsDialog, "changes",
@@ -173,7 +173,7 @@ def test_a_settings_change_moves_the_spend_figures(window, qtbot, monkeypatch):
     settings_action.trigger()
     window.settings_dialog.accept()
     qtbot.waitUntil(lambda: window.spend.panel_data().get("spent") == pytest.approx(0.75),
-                    timeout=2000)
+                    timeout=10000)
     assert window.spend.panel_data()["budget"] == 10.0
     assert window.project.settings.price_per_item == 0.25
 
@@ -292,7 +292,7 @@ def test_an_unexpected_error_is_logged_shown_and_survived(window, qtbot, project
             raise RuntimeError("boom in a slot")
 
         QTimer.singleShot(0, broken_slot)
-        qtbot.waitUntil(lambda: hook.count == 1, timeout=2000)
+        qtbot.waitUntil(lambda: hook.count == 1, timeout=10000)
         assert "RuntimeError: boom in a slot" in log_path().read_text(encoding="utf-8")
         assert hook.dialog is not None and hook.dialog.isVisible()
         assert not hook.dialog.isModal()
@@ -312,7 +312,7 @@ def test_lead_view_gets_the_annotator_table(window, qtbot, monkeypatch):
                         lambda snap, info: seen.update(events=snap.events,
                                                        rows=info.annotator_rows))
     press(qtbot, window.desk, "i")
-    qtbot.waitUntil(lambda: seen.get("events") == 4, timeout=2000)
+    qtbot.waitUntil(lambda: seen.get("events") == 4, timeout=10000)
     (row,) = seen["rows"]
     assert (row["annotator"], row["labels"], row["skips"], row["positives"]) == ("ada", 3, 1, 2)
     window.lead_view.close()

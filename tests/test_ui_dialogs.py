@@ -86,10 +86,10 @@ def test_worker_reports_progress_then_the_result(qtbot):
     seen = []
     worker = Worker(lambda progress: [progress(i, 3) for i in range(1, 4)] and "done")
     worker.signals.progress.connect(lambda d, t: seen.append((d, t)))
-    with qtbot.waitSignal(worker.signals.finished, timeout=5000) as blocker:
+    with qtbot.waitSignal(worker.signals.finished, timeout=10000) as blocker:
         QThreadPool.globalInstance().start(worker)
     assert blocker.args == ["done"]
-    qtbot.waitUntil(lambda: len(seen) == 3, timeout=2000)
+    qtbot.waitUntil(lambda: len(seen) == 3, timeout=10000)
     assert seen == [(1, 3), (2, 3), (3, 3)]
 
 
@@ -98,11 +98,11 @@ def test_worker_turns_errors_into_messages(qtbot):
         raise TriageError("data.csv:3: column m1: not a number")
 
     worker = Worker(fail)
-    with qtbot.waitSignal(worker.signals.failed, timeout=5000) as blocker:
+    with qtbot.waitSignal(worker.signals.failed, timeout=10000) as blocker:
         QThreadPool.globalInstance().start(worker)
     assert blocker.args == ["data.csv:3: column m1: not a number"]
     crash = Worker(lambda _p: 1 / 0)
-    with qtbot.waitSignal(crash.signals.failed, timeout=5000) as blocker:
+    with qtbot.waitSignal(crash.signals.failed, timeout=10000) as blocker:
         QThreadPool.globalInstance().start(crash)
     assert blocker.args[0].startswith("unexpected error: ZeroDivisionError")
 
@@ -118,7 +118,7 @@ def test_worker_cancel_makes_progress_answer_false(qtbot):
             raise TriageError("cancelled")
 
     worker = Worker(work)
-    with qtbot.waitSignal(worker.signals.cancelled, timeout=5000):
+    with qtbot.waitSignal(worker.signals.cancelled, timeout=10000):
         QThreadPool.globalInstance().start(worker)
     assert answers == [True, False] and worker.is_cancelled
 
@@ -170,7 +170,7 @@ def test_a_bad_file_shows_line_and_column_and_creates_nothing(qtbot, tmp_path):
     item.setCheckState(Qt.CheckState.Checked)  # the user insists m2 is a model
     with qtbot.waitSignal(dialog.errors.textChanged, timeout=10000):
         qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not dialog.running, timeout=5000)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=10000)
     text = dialog.errors.toPlainText()
     assert "bad.csv:3: column m2" in text and not dialog.errors.isHidden()
     assert dialog.project_path is None and dialog.result() == 0

@@ -46,7 +46,7 @@ def test_live_panels_survive_a_saved_zero_width_pane(qtbot, project_path):
     assert Prefs().layout("split") is not None
 
     again = open_main_window(qtbot, project_path, "ada")
-    qtbot.waitUntil(lambda: again.split.sizes()[1] > 0, timeout=3000)
+    qtbot.waitUntil(lambda: again.split.sizes()[1] > 0, timeout=10000)
     desk_width, panels_width = again.split.sizes()
     assert desk_width >= 120 and panels_width >= 120
     assert all(panel.isVisible() and panel.width() > 0 for panel in again.panels)
@@ -80,9 +80,41 @@ def test_geometry_is_clamped_to_the_screen_on_restore(qtbot, project_path):
     window.setGeometry(screen.x() + 5000, screen.y() + 4000, 600, 400)  # off any screen
     window.close()
     again = open_main_window(qtbot, project_path, "ada")
-    frame = again.geometry()
-    assert screen.contains(frame.topLeft()) and frame.right() <= screen.right() + 1
+    assert_on_screen(again, screen)
+    # The advice arrives from the helper process after the window was placed (sooner or
+    # later, with the machine's load): a long line must not widen the window's minimum,
+    # and so the window, past the screen's edge.
+    minimum = again.minimumSizeHint().width()
+    banner = again.advice_banner
+    banner.text.setText("the estimate of positives still moves " * 8)
+    banner.stamp.setText("computed at 1,234,567 labels " * 3)
+    qtbot.wait(50)
+    assert again.minimumSizeHint().width() == minimum
+    assert_on_screen(again, screen)
     again.close()
+
+
+def assert_on_screen(window, screen: QRect) -> None:
+    """The window's left, top and right edges lie on ``screen``."""
+    frame = window.geometry()
+    assert screen.contains(frame.topLeft()) and frame.right() <= screen.right() + 1
+
+
+def test_lead_window_stays_on_screen_when_its_chart_views_widen_it(qtbot, project_path):
+    """The chart views are built after the window is restored, and widen its minimum: a
+    narrow window saved at the screen's right edge must not then reach past it."""
+    window = open_main_window(qtbot, project_path, "ada")
+    screen = window.screen().availableGeometry()
+    narrow = QWidget()
+    narrow.setGeometry(screen.right() - 430, screen.y() + 40, 420, 520)
+    Prefs().set_layout("lead_geometry", narrow.saveGeometry())
+    window.show_lead_view()
+    lead = window.lead_view
+    qtbot.waitUntil(lambda: lead.models is not None, timeout=30000)
+    qtbot.wait(50)
+    assert lead.minimumSizeHint().width() > 420   # the views did widen it
+    assert_on_screen(lead, screen)
+    window.close()
 
 
 def test_lead_window_remembers_its_tab_and_closes_on_esc_and_ctrl_w(qtbot, project_path):

@@ -128,3 +128,23 @@ def test_cancelled_report_writes_nothing(window, qtbot, tmp_path):
     assert lead.status.text().startswith("report cancelled; nothing was written — computing ")
     qtbot.waitUntil(lambda: not lead.workers, timeout=120000)
     assert lead.status.text() == "report cancelled; nothing was written"
+
+
+def test_certify_now_asks_then_starts_and_cancel_ends_the_sample(window, qtbot, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    from triage.store.certification import latest_certification
+
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: asked.append(args[2])
+                        or QMessageBox.StandardButton.Yes)
+    window.show_lead_view()
+    lead = window.lead_view
+    qtbot.waitUntil(lambda: lead.advice.certify.isEnabled(), timeout=30000)
+    qtbot.mouseClick(lead.advice.certify, Qt.MouseButton.LeftButton)
+    assert asked and asked[0].endswith("Start the certification sample?")
+    running = latest_certification(window.project.db)
+    assert running is not None and running.running
+    qtbot.waitUntil(lambda: lead.advice.cancel_certify.isEnabled(), timeout=30000)
+    qtbot.mouseClick(lead.advice.cancel_certify, Qt.MouseButton.LeftButton)
+    assert not latest_certification(window.project.db).running

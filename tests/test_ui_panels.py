@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import matplotlib.backends.backend_agg  # noqa: F401 - the panels load it lazily, on their drawing
 import numpy as np  # thread; loaded here so that the timeouts below measure drawing only
 import pytest
@@ -95,10 +93,10 @@ def test_show_state_is_cheap_and_redraws_coalesce(qtbot, project):
     panel = _panel(qtbot, GainPanel)
     panel.show()
     snap, info = project.snapshot(), _info(project)
-    started = time.perf_counter()
+    # show_state only stores the snapshot and starts a timer: 500 calls draw nothing (its
+    # time per call, well under a millisecond, is in bench/bench_cheap.py).
     for _ in range(500):
         panel.show_state(snap, info)
-    assert time.perf_counter() - started < 0.5  # ≤ 1 ms a call: never blocks the desk
     assert panel.redraws == 0
     qtbot.waitUntil(lambda: panel.redraws == 1, timeout=10000)  # slack for a loaded machine
     qtbot.wait(120)
@@ -146,11 +144,11 @@ def test_per_hour_pricing_and_a_million_item_pool_are_downsampled(qtbot):
     info = PanelInfo(pool=1_000_000, offline_curves=curves, active_model="m1")
     gain, spend = _panel(qtbot, GainPanel), _panel(qtbot, SpendPanel)
     comparison = _panel(qtbot, ComparisonPanel, large=True)
-    started = time.perf_counter()
+    # What keeps the draw fast is the downsampling asserted below (the time is a benchmark:
+    # bench/bench_cheap.py).
     for panel in (gain, spend, comparison):
         panel.show_state(state.snapshot(), info)
         panel.flush()
-    assert time.perf_counter() - started < 3.0
     g = gain.panel_data()
     assert len(g["annotated"]) <= 2000 and g["annotated"][-1] == 5000
     assert g["xlim"] == 6250 and all(len(v) <= 2000 for v in g["offline"].values())

@@ -1,14 +1,24 @@
-"""The main window's share of the one advice state: ask for it, poll for outside changes,
-hand every result to every surface, and start or cancel a certification sample."""
+"""The main window's advice controller: ask for the one advice state, poll for outside
+changes, hand every result on (a signal), and start or cancel a certification sample.
+
+It holds no reference to the window: it is given the parent for its dialogs and a way to
+read the open project, and says what happened through its signals.
+"""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from triage.base.errors import TriageError
+from ui.advice_feed import AdviceFeed
+
+if TYPE_CHECKING:
+    from triage.project import Project
 
 ADVICE_POLL_MS = 5000  # how often to look for changes made by other programs
 # After labels, the advice is recomputed when the annotator pauses: a computation takes
@@ -19,80 +29,87 @@ ADVICE_PAUSE_MS = 1000
 ADVICE_MAX_DEFER_S = 30.0
 
 
-class AdviceMixin:
-    """Mixed into :class:`ui.main_window.MainWindow` (uses its project, desk, banner, feed)."""
+class AdviceController(QObject):
+    """Keeps the advice state current; ``arrived(state)`` for every result, ``changedOutside``
+    when another program changed the project (the panels should refresh)."""
 
-    def _start_advice_poll(self) -> None:
-        """Changes made by other programs (another desk, an import or merge from the command
-        line) are caught by a cheap look at the file's version now and then."""
-        self._advice_version: tuple | None = None
-        self._advice_poll = QTimer(self)  # type: ignore[arg-type]
-        self._advice_poll.setInterval(ADVICE_POLL_MS)
-        self._advice_poll.timeout.connect(self._poll_advice)
-        self._advice_poll.start()
-        self._advice_timer = QTimer(self)  # type: ignore[arg-type]
-        self._advice_timer.setSingleShot(True)
-        self._advice_timer.setInterval(ADVICE_PAUSE_MS)
-        self._advice_timer.timeout.connect(self.request_advice)
-        self._advice_dirty_since: float | None = None
+    arrived = Signal(object)
+    changedOutside = Signal()
 
-    def schedule_advice(self) -> None:
-        """Recompute the advice once the annotator pauses (debounced; see request_advice)."""
+    def __init__(self, dialog_parent: QWidget, project_of: Callable[[], Project | None]) -> None:
+        super().__init__(dialog_parent)
+        self._dialog_parent = dialog_parent
+        self._project_of = project_of
+        self.feed = AdviceFeed(self.arrived.emit)
+        self._version: tuple | None = None
+        # Changes made by other programs (another desk, an import or merge from the command
+        # line) are caught by a cheap look at the file's version now and then.
+        self._poll = QTimer(self)
+        self._poll.setInterval(ADVICE_POLL_MS)
+        self._poll.timeout.connect(self.poll)
+        self._poll.start()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(ADVICE_PAUSE_MS)
+        self._timer.timeout.connect(self.request)
+        self._dirty_since: float | None = None
+
+    def schedule(self) -> None:
+        """Recompute the advice once the annotator pauses (debounced; see request)."""
         now = time.monotonic()
-        if self._advice_dirty_since is None:
-            self._advice_dirty_since = now
-        if (now - self._advice_dirty_since < ADVICE_MAX_DEFER_S
-                or not self._advice_timer.isActive()):
-            self._advice_timer.start()
+        if self._dirty_since is None:
+            self._dirty_since = now
+        if now - self._dirty_since < ADVICE_MAX_DEFER_S or not self._timer.isActive():
+            self._timer.start()
 
-    def request_advice(self) -> None:
+    def request(self) -> None:
         """Recompute the advice state off the GUI thread (coalesced)."""
-        self._advice_dirty_since = None
-        self._advice_timer.stop()
-        if self.project is not None and self.project.models:
+        self._dirty_since = None
+        self._timer.stop()
+        project = self._project_of()
+        if project is not None and project.models:
             from triage.project.advice import state_version
 
-            self._advice_version = state_version(self.project)
-            self.advice_feed.request(self.project.path)
+            self._version = state_version(project)
+            self.feed.request(project.path)
 
-    def _poll_advice(self) -> None:
-        if self.project is None or not self.project.models:
+    def poll(self) -> None:
+        """Look at the project's version; recompute when another program changed it."""
+        project = self._project_of()
+        if project is None or not project.models:
             return
         from triage.project.advice import state_version
 
-        if state_version(self.project) != self._advice_version:
-            self.project.refresh()
-            self.request_advice()
-            self.schedule_refresh()
+        if state_version(project) != self._version:
+            project.refresh()
+            self.request()
+            self.changedOutside.emit()
 
-    def _advice_arrived(self, state) -> None:
-        """Hand the same state to every surface: banner, Advice tab, band, agreement."""
-        self.advice_banner.show_advice(state)
-        if self.lead_view is not None:
-            self.lead_view.show_advice_state(state)
+    def clear(self) -> None:
+        """The project closed: results still in flight are dropped."""
+        self.feed.clear()
 
     def certify(self, start: bool) -> None:
         """Start (after stating its cost) or cancel the one-off certification sample."""
-        if self.project is None:
+        project = self._project_of()
+        if project is None:
             return
         from triage.project.certify import cancel_certification, start_certification
-        from triage.views.advice import certification_text
+        from triage.views.advice import certification_plan_items, certification_text
 
+        parent = self._dialog_parent
         try:
             if start:
-                state = self.advice_feed.latest
+                state = self.feed.latest
                 cost = certification_text(state.to_json()) if state is not None else ""
                 answer = QMessageBox.question(
-                    self, "Certify recall now", f"{cost}\n\nStart the certification sample?")
+                    parent, "Certify recall now", f"{cost}\n\nStart the certification sample?")
                 if answer != QMessageBox.StandardButton.Yes:
                     return
-                plan = ((state.advice.get("certification") or {}).get("plan") or {}
-                        if state is not None else {})
-                start_certification(self.project, planned=plan.get("items"))
+                start_certification(project, planned=certification_plan_items(state))
             else:
-                cancel_certification(self.project)
+                cancel_certification(project)
         except TriageError as error:
-            QMessageBox.warning(self, "Certification", str(error))
+            QMessageBox.warning(parent, "Certification", str(error))
             return
-        self.request_advice()
-
+        self.request()

@@ -6,6 +6,7 @@ format when the name has none; the file gets the permissions the user's umask gi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QThreadPool
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui.file_dialogs import save_file, with_extension
+from ui.workers import Worker, progress_dialog
 
 FORMATS = (("CSV (spreadsheets)", ".csv"), ("JSON lines", ".jsonl"))
 FILTERS = "CSV (*.csv);;JSON lines (*.jsonl)"
@@ -95,27 +97,27 @@ class ExportDialog(QDialog):
             self.format.setCurrentIndex(allowed.index(chosen.suffix.lower()))
 
 
-def run_export(window, out: Path, labeled_only: bool = False) -> None:
-    """Export in the background with progress and cancel; the desk stays usable."""
+def run_export(parent: QWidget, project_path: Path, out: Path, labeled_only: bool,
+               done: Callable[[Path, int], None]) -> Worker:
+    """Export in the background with progress and cancel (the desk stays usable); ``done``
+    gets the file and the count. The caller keeps the worker alive until it reports."""
     from triage.project.export import export_project
-    from ui.workers import Worker, progress_dialog
 
-    path = window.project.path
-    worker = Worker(lambda progress: export_project(path, out, labeled_only=labeled_only,
+    worker = Worker(lambda progress: export_project(project_path, out,
+                                                    labeled_only=labeled_only,
                                                     progress=progress))
-    dialog = progress_dialog(worker, window, "Exporting labels…", "Export", 500)
+    dialog = progress_dialog(worker, parent, "Exporting labels…", "Export", 500)
 
     def finished(count: int) -> None:
         dialog.reset()
-        window.last_export = out
-        window.statusBar().showMessage(f"exported {count:,} candidates to {out}", 8000)
+        done(out, count)
 
     def failed(message: str) -> None:
         dialog.reset()
-        QMessageBox.warning(window, "Export failed", message)
+        QMessageBox.warning(parent, "Export failed", message)
 
     worker.signals.finished.connect(finished)
     worker.signals.failed.connect(failed)
     worker.signals.cancelled.connect(dialog.reset)
-    window.export_worker = worker      # keep it alive until it reports
     QThreadPool.globalInstance().start(worker)
+    return worker

@@ -1,63 +1,55 @@
-"""The lead window's report export: one HTML page or a PDF, written off the GUI thread."""
+"""The lead window's report export: one HTML page or a PDF, written off the GUI thread.
+
+It knows nothing of the lead window (no import of it, lazy or for typing): it takes the
+parent widget, the project's path, the button to disable while it writes, and where to say
+how it went.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QThreadPool
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QPushButton, QWidget
 
 from ui.workers import Worker, progress_dialog
 
-if TYPE_CHECKING:
-    from ui.lead_window import LeadWindow
 
-
-def export_report_dialog(window: LeadWindow) -> None:
-    """Ask where to write the report (HTML or PDF), then write it in the background."""
-    project = window._project_of()
-    if project is None:
-        return
+def ask_report_path(parent: QWidget, project_path: Path) -> Path | None:
+    """Ask where to write the report (HTML or PDF); ``None`` when the user cancels."""
     out, _ = QFileDialog.getSaveFileName(
-        window, "Export report", f"{project.path.stem}-report.html",
+        parent, "Export report", f"{project_path.stem}-report.html",
         "Web page (*.html);;PDF (*.pdf)")
-    if out:
-        if Path(out).suffix.lower() not in (".html", ".htm", ".pdf"):
-            out += ".html"
-        window.export_report_to(Path(out))
+    if not out:
+        return None
+    if Path(out).suffix.lower() not in (".html", ".htm", ".pdf"):
+        out += ".html"
+    return Path(out)
 
 
-def export_report_to(window: LeadWindow, out: Path) -> Worker | None:
-    """Write the report off the GUI thread, with progress and cancel."""
+def write_report_in_background(parent: QWidget, project_path: Path, out: Path,
+                               button: QPushButton, say: Callable[[str], None]) -> Worker:
+    """Write the report off the GUI thread, with progress and cancel; the caller keeps the
+    worker alive until it reports."""
     from triage.views.report import write_report
 
-    project = window._project_of()
-    if project is None:
-        return None
-    path = project.path
-    worker = Worker(lambda progress: write_report(path, out, progress=progress))
-    dialog = progress_dialog(worker, window, "Writing the report…", "Export report", 300)
+    worker = Worker(lambda progress: write_report(project_path, out, progress=progress))
+    dialog = progress_dialog(worker, parent, "Writing the report…", "Export report", 300)
 
-    def finished(_data) -> None:
+    def ended(news: str | None) -> None:
         dialog.reset()
-        window.report_button.setEnabled(True)
-        window.say(f"report written to {out}")
+        button.setEnabled(True)
+        if news is not None:
+            say(news)
 
     def failed(message: str) -> None:
-        dialog.reset()
-        window.report_button.setEnabled(True)
-        QMessageBox.warning(window, "Report failed", message)
+        ended(None)
+        QMessageBox.warning(parent, "Report failed", message)
 
-    def cancelled() -> None:
-        dialog.reset()
-        window.report_button.setEnabled(True)
-        window.say("report cancelled; nothing was written")
-
-    worker.signals.finished.connect(finished)
+    worker.signals.finished.connect(lambda _data: ended(f"report written to {out}"))
     worker.signals.failed.connect(failed)
-    worker.signals.cancelled.connect(cancelled)
-    window.report_button.setEnabled(False)
-    window.report_worker = worker   # keep it alive until it reports
+    worker.signals.cancelled.connect(lambda: ended("report cancelled; nothing was written"))
+    button.setEnabled(False)
     QThreadPool.globalInstance().start(worker)
     return worker

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from triage.views.formatting import format_decimal, pool_caption
 from triage.views.panels import LiveSnapshot, PanelInfo, format_money
 from ui.panels import ComparisonPanel, GainPanel, SpendPanel, YieldPanel
 
@@ -111,8 +112,7 @@ class LeadView(QWidget):
         self.no_gold.setVisible(not has_gold)
         self.save_actions["Offline model comparison"].setEnabled(has_gold)
         self._fill_table(project_info.annotator_rows, snapshot.currency or project_info.currency)
-        model = project_info.active_model or "—"
-        self.caption.setText(f"pool {snapshot.pool:,} · ranking followed: {model}")
+        self.caption.setText(pool_caption(snapshot.pool, project_info.active_model))
 
     def table_rows(self) -> list[list[str]]:
         """The table as shown (for tests)."""
@@ -125,7 +125,7 @@ class LeadView(QWidget):
             secs = row.get("seconds_per_label")
             cells = [str(row.get("annotator", "")), str(row.get("labels", 0)),
                      str(row.get("skips", 0)), str(row.get("positives", 0)),
-                     "—" if secs is None else f"{secs:.1f}", str(row.get("sessions", 0)),
+                     format_decimal(secs, 1), str(row.get("sessions", 0)),
                      format_money(row.get("spend"), currency)]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)  # a plain-text item: names are untrusted

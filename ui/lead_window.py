@@ -13,7 +13,6 @@ labels), which fill in their table when they arrive.
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from collections.abc import Callable
 from importlib import import_module
@@ -33,20 +32,26 @@ from PySide6.QtWidgets import (
 
 from triage.base.errors import TriageError
 from triage.views.advice import recall_band
+from triage.views.lead_schedule import (
+    ANALYSES,
+    LeadSchedule,
+    Request,
+    guidelines_tab,
+    save_guidelines_tab,
+    with_pvalues,
+)
 from ui.analysis.adjudication_view import AdjudicationView
 from ui.analysis.guidelines_view import GuidelinesView
+from ui.lead_report import ask_report_path, write_report_in_background
 from ui.lead_tabs import ADVICE_COLUMNS, AdviceTab, Rulings, computing_placeholder
 from ui.lead_view import LeadView
 from ui.palette import FOCUS_STYLE, no_tab_traps
 from ui.prefs import Prefs
-from ui.window_state import restore_geometry, size_window
+from ui.window_state import keep_on_screen, restore_geometry, size_window
 from ui.workers import Worker
 
 __all__ = ["ADVICE_COLUMNS", "ANALYSES", "LEAD_KEYS", "AdviceTab", "LeadWindow", "Rulings"]
 
-# The advice is not among them: it arrives as the one AdviceState (show_advice_state).
-ANALYSES = ("agreement", "adjudication", "guidelines", "models")
-TABS = ("overview", "advice", *ANALYSES, "models-pvalues")  # what pending_tabs() counts
 # Imported on a worker before the chart views are built (matplotlib: about a second).
 CHART_MODULES = ("matplotlib.backends.backend_agg", "ui.analysis.agreement_view",
                  "ui.analysis.models_view")
@@ -78,8 +83,7 @@ class LeadWindow(QWidget):
         self.workers: dict[str, Worker] = {}
         self._pool = QThreadPool(self)  # one thread: the helper serves one request at a time
         self._pool.setMaxThreadCount(1)
-        self._filled: set[str] = set()             # tabs showing their figures (TABS)
-        self._arrived: dict[str, Any] = {}         # results waiting for their view
+        self.schedule = LeadSchedule()             # what is stale, computing, shown
         self.overview = LeadView(self)
         self.advice = AdviceTab(self)
         self.adjudication = AdjudicationView(self, on_rule=self._rule, on_undo=self._undo_rule)
@@ -100,7 +104,6 @@ class LeadWindow(QWidget):
                               ("Models", self._placeholders["models"])):
             self.tabs.addTab(widget, title)
         self._build_bar(certify)
-        self._stale = set(ANALYSES)
         no_tab_traps(self)
         self._keys()
         self._restore()
@@ -110,7 +113,6 @@ class LeadWindow(QWidget):
     def _build_bar(self, certify: Callable[[bool], None] | None) -> None:
         self.status = QLabel("", self)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
-        self._news = ""  # the last news (a report written, an error): see say()
         recompute = QPushButton("&Recompute", self)
         recompute.setToolTip("Compute the advice and every tab again (F5)")
         recompute.clicked.connect(self.refresh_analysis)
@@ -155,8 +157,7 @@ class LeadWindow(QWidget):
             self.tabs.setCurrentIndex(current)
             self.tabs.blockSignals(False)
             placeholder.deleteLater()
-            if name in self._arrived:
-                self._show(name, self._arrived.pop(name))
+            self._draw_all(self.schedule.view_built(name))
 
         def agreement() -> None:
             self.agreement = AgreementView(self)
@@ -169,6 +170,10 @@ class LeadWindow(QWidget):
             self.models = ModelsView(self)
             place("models", self.models)
             no_tab_traps(self)
+            # The chart views widen the window's minimum: a narrow window restored at the
+            # screen's edge would now reach past it.
+            self.layout().activate()
+            keep_on_screen(self)
 
         agreement()
 
@@ -210,7 +215,7 @@ class LeadWindow(QWidget):
         # A model comparison still running is of no use now: end its helper (the next
         # opening starts another); what it was computing counts as stale.
         stop_helper("models")
-        self._stale = set(ANALYSES)
+        self.schedule.closed()
         super().closeEvent(event)
 
     def _tab_changed(self, index: int) -> None:
@@ -218,21 +223,22 @@ class LeadWindow(QWidget):
         self._refresh_current()
 
     def pending_tabs(self) -> set[str]:
-        """The tabs (TABS) not yet showing their figures: "computing…" or still filling."""
-        return set(TABS) - self._filled
+        """The tabs not yet showing their figures: "computing…" or still filling."""
+        return self.schedule.pending()
 
     # -- live overview -------------------------------------------------------------------
     def show_state(self, snapshot, info) -> None:
         self.overview.show_state(snapshot, info)
-        self._filled.add("overview")
+        self.schedule.shown("overview")
 
     # -- analysis ------------------------------------------------------------------------
     def refresh_analysis(self) -> None:
         """Recompute the advice and every analysis tab, each on its worker or helper."""
-        self._stale = set(ANALYSES)
         self._request_advice()
-        for name in ANALYSES:
-            self._run(name)
+        if self._project_of() is None:
+            self.schedule.closed()   # all stale: they compute once a project is open
+            return
+        self._run(self.schedule.recompute())
 
     def show_advice_state(self, state) -> None:
         """The one advice state: Advice tab, the gain chart's band, the Agreement verdict."""
@@ -241,43 +247,36 @@ class LeadWindow(QWidget):
         self.overview.gain.show_estimate(recall_band(state))
         if self.agreement is not None:
             self.agreement.show_reliability(state)
-        self._filled.add("advice")
+        self.schedule.shown("advice")
 
     def _refresh_current(self) -> None:
         widget = self.tabs.currentWidget()
+        views = {"agreement": self.agreement, "adjudication": self.adjudication,
+                 "guidelines": self.guidelines, "models": self.models}
         name = next((n for n in ANALYSES if widget is not None and widget in (
-            getattr(self, n), self._placeholders.get(n))), None)
-        if name in self._stale:
-            self._run(name)
+            views[n], self._placeholders.get(n))), None)
+        if self._project_of() is not None:
+            self._run(self.schedule.on_tab(name))
 
-    def _run(self, name: str) -> None:
-        """Start (or, for the guidelines, do) one analysis; its tab fills when it arrives."""
+    def _run(self, requests: list[Request]) -> None:
+        """Do what the schedule asks: the guidelines here (one row), the rest in helpers."""
         project = self._project_of()
-        if project is None:
-            return
-        self._stale.discard(name)
-        if name == "guidelines":  # one row: no worker needed
-            from triage.project.guidelines import current_guidelines
-
-            try:
-                self._show(name, (current_guidelines(project), project.settings.highlight_words))
-            except TriageError as error:
-                self.say(f"{name}: {error}")
+        if project is None:   # the callers ask the schedule only with one open
             return
         from ui.advice_process import helper_call
 
-        path, labels = project.path, project.settings.labels
-        if name == "adjudication":
-            self._start(name, path, lambda: (helper_call("disagreements", path, helper="lead"),
-                                             labels))
-        elif name == "agreement":
-            self._start(name, path, lambda: helper_call("agreement", path, helper="lead"))
-        else:  # the comparison, then its permutation tests
-            curves = self._curves_of()
-            self._filled.discard("models-pvalues")
-            for step, stage in (("models", "quick"), ("models-pvalues", "pvalues")):
-                self._start(step, path, lambda stage=stage: helper_call(
-                    "models", path, curves, helper="models", stage=stage))
+        path = project.path
+        for request in requests:
+            if request.helper == "local":
+                try:
+                    self._draw_all(self.schedule.arrive(request.step, guidelines_tab(project)))
+                except TriageError as error:
+                    self.say(self.schedule.fail(request.step, str(error)))
+                continue
+            args = (self._curves_of(),) if request.needs_curves else ()
+            extra = {"stage": request.stage} if request.stage else {}
+            self._start(request.step, path, lambda r=request, a=args, k=extra: helper_call(
+                r.task, path, *a, helper=r.helper, **k))
 
     def _start(self, name: str, path: Path, work: Callable[[], Any]) -> None:
         worker = Worker(lambda _progress: work())
@@ -290,51 +289,39 @@ class LeadWindow(QWidget):
     def say(self, news: str) -> None:
         """Show news (a report written, an error) in the status line; it stays there, beside
         what is still computing, until the next news."""
-        self._news = news
+        self.schedule.say(news)
         self._say_computing()
 
     def _say_computing(self) -> None:
-        running = [n for n in TABS if n in self.workers]
-        computing = f"computing {', '.join(running)}…" if running else ""
-        self.status.setText(" — ".join(part for part in (self._news, computing) if part))
+        self.status.setText(self.schedule.status())
 
     def _arrive(self, name: str, path: Path, result: Any, error: str | None = None) -> None:
         self.workers.pop(name, None)
-        self._say_computing()
         project = self._project_of()
         if project is None or project.path != path:
-            return  # another project is open now
-        if error is not None:
-            self._filled.add(name)  # it will not fill: the status line says why
-            self.say(f"{name}: {error}")
-            return
-        self._show(name, result)
+            self.schedule.dropped(name)   # another project is open now
+        elif error is not None:
+            self.schedule.fail(name, error)   # it will not fill: the status line says why
+        else:
+            self._draw_all(self.schedule.arrive(name, result))
+        self._say_computing()
 
-    def _show(self, name: str, result) -> None:
-        """Show a result in its tab, or keep it until the tab's view is built."""
-        view = {"agreement": self.agreement, "models": self.models,
-                "models-pvalues": self.models}.get(name, True)
-        if view is None or (name == "models-pvalues" and self.models.data is None):
-            self._arrived[name] = result  # shown when the view (or the first step) is there
-            return
-        if name == "agreement":
-            report, names = result
-            self.agreement.show_report(report, names)
-        elif name == "adjudication":
-            items, labels = result
-            self.adjudication.show_items(items, labels)
-        elif name == "guidelines":
-            self.guidelines.show_guidelines(*result)
-        elif name == "models":
-            self.models.show_data(result)
-            self._filled.add(name)
-            if "models-pvalues" in self._arrived:
-                self._show("models-pvalues", self._arrived.pop("models-pvalues"))
-            return
-        else:  # the permutation tests, into the comparison already shown
-            self.models.show_data(dataclasses.replace(self.models.data, pvalues=result,
-                                                      pvalues_pending=False))
-        self._filled.add(name)
+    def _draw_all(self, results: list[tuple[str, Any]]) -> None:
+        """Draw each result the schedule hands over into its tab."""
+        for name, result in results:
+            if name == "agreement":
+                report, names = result
+                self.agreement.show_report(report, names)
+            elif name == "adjudication":
+                project = self._project_of()
+                labels = project.settings.labels if project is not None else ()
+                self.adjudication.show_items(result, labels)
+            elif name == "guidelines":
+                self.guidelines.show_guidelines(*result)
+            elif name == "models":
+                self.models.show_data(result)
+            else:  # the permutation tests, into the comparison already shown
+                self.models.show_data(with_pvalues(self.models.data, result))
 
     # -- the lead's actions ----------------------------------------------------------------
     def _rule(self, candidate_id: int, value: str) -> None:
@@ -346,7 +333,7 @@ class LeadWindow(QWidget):
         self.prefs.set_curator(name)
         adjudicate(project, self.rulings.session(name), candidate_id, value)
         self.adjudication.show_items(disagreements(project), project.settings.labels)
-        self._stale |= {"agreement"}
+        self.schedule.ruled()
         self._request_advice()
 
     def _undo_rule(self) -> int | None:
@@ -356,34 +343,34 @@ class LeadWindow(QWidget):
         candidate = undo_ruling(project, self.rulings.session(self.adjudication.curator_name()))
         if candidate is not None:
             self.adjudication.show_items(disagreements(project), project.settings.labels)
-            self._stale |= {"agreement"}
+            self.schedule.ruled()
             self._request_advice()
         return candidate
 
     def _save_guidelines(self, text: str, words: tuple[str, ...]) -> str:
-        from triage.project.guidelines import save_guidelines
-
         project = self._project_of()
         if project is None:
             raise TriageError("no project is open")
-        before = project.settings.highlight_words
-        saved = save_guidelines(project, text, self.adjudication.curator_name() or None)
-        if tuple(words) != tuple(before):
-            project.update_settings(highlight_words=words)
+        saved, news = save_guidelines_tab(project, text, tuple(words),
+                                          self.adjudication.curator_name() or None)
         self.guidelines.show_guidelines(saved, project.settings.highlight_words)
         self.guidelinesSaved.emit()
         self._request_advice()
-        return f"Saved: guidelines v{saved.version}, {len(words)} highlight words."
+        return news
 
     # -- the report ------------------------------------------------------------------------
     def export_report_dialog(self) -> None:
         """Ask where to write the report (HTML or PDF), then write it in the background."""
-        from ui.lead_report import export_report_dialog
-
-        export_report_dialog(self)
+        project = self._project_of()
+        out = ask_report_path(self, project.path) if project is not None else None
+        if out is not None:
+            self.export_report_to(out)
 
     def export_report_to(self, out: Path) -> Worker | None:
         """Write the report off the GUI thread, with progress and cancel."""
-        from ui.lead_report import export_report_to
-
-        return export_report_to(self, out)
+        project = self._project_of()
+        if project is None:
+            return None
+        self.report_worker = write_report_in_background(self, project.path, out,
+                                                        self.report_button, self.say)
+        return self.report_worker

@@ -1,4 +1,11 @@
-"""The main window: the desk beside the three live panels, menus, and the status line."""
+"""The main window: the desk beside the three live panels, menus, and the status line.
+
+It composes objects that talk through explicit methods and signals, not shared attributes:
+the menus (:mod:`ui.main_menus`), the live panels (:class:`ui.panel_control.PanelController`),
+the advice (:class:`ui.advice_control.AdviceController`) and the reading pane, help and text
+size (:class:`ui.reading_actions.ReadingController`). Each is given a way to read the open
+project; the window owns the project and the annotator's session.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QTimer
-from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
@@ -18,15 +25,18 @@ from PySide6.QtWidgets import (
 
 from triage.base.errors import TriageError
 from triage.project import Project, open_project
-from ui.advice_control import AdviceMixin
+from triage.views.formatting import exported_text
+from ui.advice_control import AdviceController
+from ui.analysis.advice_banner import AdviceBanner
 from ui.annotator_dialog import ask_annotator
 from ui.desk import Desk
 from ui.desk_drawer import DeskDrawer
 from ui.file_dialogs import open_file, start_folder
+from ui.main_menus import MainMenus, MenuSlots
 from ui.palette import FOCUS_STYLE, apply_app_palette
-from ui.panel_control import REFRESH_MS, PanelMixin
+from ui.panel_control import PanelController
 from ui.prefs import Prefs
-from ui.reading_actions import ReadingActions
+from ui.reading_actions import ReadingController
 from ui.team_live import TeamLive, project_title, start_team_live, team_annotator
 from ui.window_state import restore_geometry, restore_splitter, size_window
 
@@ -34,40 +44,47 @@ if TYPE_CHECKING:  # loaded with the panels, after the first candidate is on scr
     from triage.views.panels import PanelInfo
 
 
-class MainWindow(PanelMixin, AdviceMixin, ReadingActions, QMainWindow):
+class MainWindow(QMainWindow):
     """Owns the open project and the annotator's session; panels only draw snapshots."""
 
     def __init__(self, prefs: Prefs | None = None, parent: QWidget | None = None):
         super().__init__(parent)
         self.prefs = prefs or Prefs()
         self.project: Project | None = None
-        self.info: PanelInfo | None = None
-        self.lead_view = None
+        self.lead_view: Any = None
         self._team_live: TeamLive | None = None
-        self.settings_dialog = self.new_project_dialog = None
-        self.refreshes = 0
-        self._init_panel_state()
+        self.settings_dialog = self.new_project_dialog = self.help_dialog = None
+        self.last_export: Path | None = None   # the file the last export wrote
+        self.export_worker = self.export_options = None
         self.setWindowTitle("Triage")
         self.desk = Desk()
-        from ui.advice_feed import AdviceFeed
-        from ui.analysis.advice_banner import AdviceBanner
-
         self.advice_banner = AdviceBanner()
-        self.advice_feed = AdviceFeed(self._advice_arrived)
+        self.drawer = DeskDrawer(on_show=lambda: self.reading.refresh_drawer())
+        self._build_layout()
+        project_of = self.current_project
+        self.live_panels = PanelController(self.panel_split, self.prefs, project_of)
+        self.advice = AdviceController(self, project_of)
+        self.advice_feed = self.advice.feed   # the last state: advice_feed.latest
+        self.reading = ReadingController(self, self.desk, self.drawer, self.prefs, project_of)
+        self.menus = MainMenus(self, self._menu_slots())
+        self._connect()
+        self.desk.set_zoom(self.prefs.font_zoom())
+        apply_app_palette()
+        self.setStyleSheet(FOCUS_STYLE)
+        size_window(self, QSize(1360, 820))  # less on a small or scaled-up screen
+        self._restore_layout()
+
+    def _build_layout(self) -> None:
         desk_top = QWidget()
         desk_layout = QVBoxLayout(desk_top)
         desk_layout.setContentsMargins(0, 0, 0, 0)
         desk_layout.addWidget(self.advice_banner)
         desk_layout.addWidget(self.desk, 1)
-        self.drawer = DeskDrawer(on_show=self.refresh_drawer)
-        self.drawer.history.changeRequested.connect(self.desk.change_from_history)
-        self.drawer.history.leave.connect(self.desk.setFocus)
         desk_side = self.desk_split = QSplitter(Qt.Orientation.Vertical)
         desk_side.addWidget(desk_top)
         desk_side.addWidget(self.drawer)
         desk_side.setStretchFactor(0, 3)
         desk_side.setStretchFactor(1, 1)
-        self.panels: tuple = ()
         self.panel_split = QSplitter(Qt.Orientation.Vertical)
         self.panel_split.setMinimumWidth(420)
         self.split = QSplitter(Qt.Orientation.Horizontal)
@@ -79,72 +96,108 @@ class MainWindow(PanelMixin, AdviceMixin, ReadingActions, QMainWindow):
         self.status_label = QLabel()
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
         self.statusBar().addWidget(self.status_label, 1)
+
+    def _menu_slots(self) -> MenuSlots:
+        reading = self.reading
+        return MenuSlots(
+            new_project=self.new_project, open_dialog=self.open_dialog,
+            open_recent=self.open_interactive, recent_projects=self.prefs.recent_projects,
+            export=self.export_dialog, quit=self.close, lead_view=self.show_lead_view,
+            zoom=reading.zoom, toggle_drawer=reading.toggle_drawer,
+            focus_history=reading.focus_history, toggle_score=self.toggle_score,
+            settings=self.open_settings, switch_annotator=self.switch_annotator,
+            help=self.show_help)
+
+    def _connect(self) -> None:
+        """Who tells whom what: every link between the parts, in one place."""
+        self.drawer.history.changeRequested.connect(self.desk.change_from_history)
+        self.drawer.history.leave.connect(self.desk.setFocus)
         self.desk.statusChanged.connect(self.status_label.setText)
-        self.desk.changed.connect(self.schedule_refresh)
-        self.desk.changed.connect(self.refresh_drawer)
-        self.desk.changed.connect(self.schedule_advice)  # label, undo, skip
-        # Changes made by other programs (another desk, an import or merge from the command
-        # line) are caught by a cheap look at the file's version now and then.
-        self._start_advice_poll()
-        self._refresh_timer = QTimer(self)
-        self._refresh_timer.setSingleShot(True)
-        self._refresh_timer.setInterval(REFRESH_MS)
-        self._refresh_timer.timeout.connect(self.refresh_panels)
-        self._dirty_since: float | None = None
-        self._build_menus()
-        self.desk.set_zoom(self.prefs.font_zoom())
-        apply_app_palette()
-        self.setStyleSheet(FOCUS_STYLE)
-        size_window(self, QSize(1360, 820))  # less on a small or scaled-up screen
-        self._restore_layout()
+        self.desk.changed.connect(self.live_panels.schedule_refresh)
+        self.desk.changed.connect(self.reading.refresh_drawer)
+        self.desk.changed.connect(self.advice.schedule)  # label, undo, skip
+        self.live_panels.refreshed.connect(self._lead_overview)
+        self.advice.arrived.connect(self._advice_arrived)
+        self.advice.changedOutside.connect(self.live_panels.schedule_refresh)
+        self.reading.drawerShown.connect(self.menus.drawer_action.setChecked)
+        self.reading.message.connect(self.statusBar().showMessage)
 
-    # -- menus -----------------------------------------------------------------------
-    def _action(self, menu, text: str, slot, shortcut=None, checkable=False) -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        action.setCheckable(checkable)
-        action.triggered.connect(slot)
-        menu.addAction(action)
-        return action
+    def current_project(self) -> Project | None:
+        """The open project (None when none is)."""
+        return self.project
 
-    def _build_menus(self) -> None:
-        bar = self.menuBar()
-        file = bar.addMenu("&File")
-        self._action(file, "New project…", self.new_project, QKeySequence.StandardKey.New)
-        self._action(file, "Open…", self.open_dialog, QKeySequence.StandardKey.Open)
-        self.recent_menu = file.addMenu("Recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent)
-        self.export_action = self._action(file, "Export…", self.export_dialog)
-        file.addSeparator()
-        self._action(file, "Quit", self.close, QKeySequence.StandardKey.Quit)
-        view = bar.addMenu("&View")
-        self._action(view, "Lead view", self.show_lead_view, "Ctrl+L")
-        view.addSeparator()
-        zoom_in = self._action(view, "Larger text", lambda: self.zoom(+1), "Ctrl+=")
-        zoom_in.setShortcuts([QKeySequence("Ctrl+="), QKeySequence("Ctrl++")])
-        self._action(view, "Smaller text", lambda: self.zoom(-1), "Ctrl+-")
-        self._action(view, "Reset text size", lambda: self.zoom(None), "Ctrl+0")
-        view.addSeparator()
-        self.drawer_action = self._action(view, "Guidelines and history", self.toggle_drawer,
-                                          "Ctrl+G", checkable=True)
-        self._action(view, "History", self.focus_history, "Ctrl+H")
-        view.addSeparator()
-        self.show_score_action = self._action(view, "Show score", self.toggle_score,
-                                              checkable=True)
-        project = bar.addMenu("&Project")
-        self._action(project, "Settings…", self.open_settings, "Ctrl+,")
-        self._action(project, "Switch annotator…", self.switch_annotator)
-        help_menu = bar.addMenu("&Help")
-        self._action(help_menu, "Guidelines and keyboard shortcuts", self.show_help, "F1")
+    # -- what tests, scripts and the app read --------------------------------------------
+    @property
+    def info(self) -> PanelInfo | None:
+        """What the panels know beside the snapshot (None until they are loaded)."""
+        return self.live_panels.info
 
-    def _fill_recent(self) -> None:
-        self.recent_menu.clear()
-        for path in self.prefs.recent_projects():
-            action = self.recent_menu.addAction(path)
-            action.triggered.connect(lambda _=False, p=path: self.open_interactive(p))
-        if not self.recent_menu.actions():
-            self.recent_menu.addAction("(none)").setEnabled(False)
+    @property
+    def panels(self) -> tuple:
+        return self.live_panels.panels
+
+    @property
+    def show_score_action(self):
+        return self.menus.show_score_action
+
+    @property
+    def drawer_action(self):
+        return self.menus.drawer_action
+
+    @property
+    def gain(self):
+        return self.live_panels.gain
+
+    @property
+    def spend(self):
+        return self.live_panels.spend
+
+    @property
+    def yield_(self):
+        return self.live_panels.yield_
+
+    @property
+    def refreshes(self) -> int:
+        """How many times the panels were handed a snapshot (tests check the coalescing)."""
+        return self.live_panels.refreshes
+
+    def live_pending(self) -> bool:
+        """Is the open project's live state still being built off the GUI thread?"""
+        return self.live_panels.live_pending()
+
+    def refresh_panels(self) -> None:
+        """Hand the current snapshot to the panels now."""
+        self.live_panels.refresh_panels()
+
+    def ensure_panels(self) -> None:
+        """Create the live panels now."""
+        self.live_panels.ensure_panels()
+
+    def request_advice(self) -> None:
+        """Recompute the advice state off the GUI thread."""
+        self.advice.request()
+
+    def zoom(self, step: int | None) -> None:
+        """Change the candidate's text size (None: back to normal)."""
+        self.reading.zoom(step)
+
+    def focus_history(self) -> None:
+        """Open the history tab with the keyboard in it."""
+        self.reading.focus_history()
+
+    def show_help(self) -> None:
+        """F1: the guidelines and the keyboard shortcuts."""
+        self.help_dialog = self.reading.show_help()
+
+    def _lead_overview(self, snapshot) -> None:
+        if self.lead_view is not None and self.lead_view.isVisible():
+            self.lead_view.show_state(snapshot, self.live_panels.lead_info())
+
+    def _advice_arrived(self, state) -> None:
+        """Hand the same state to every surface: banner, Advice tab, band, agreement."""
+        self.advice_banner.show_advice(state)
+        if self.lead_view is not None:
+            self.lead_view.show_advice_state(state)
 
     # -- project ---------------------------------------------------------------------
     def open_project(self, path: str | Path, annotator: str,
@@ -163,28 +216,27 @@ class MainWindow(PanelMixin, AdviceMixin, ReadingActions, QMainWindow):
         self.desk.start(project, annotator)
         # On a team server, other desks' labels arrive as notifications (within a second),
         # not only at the periodic look.
-        self._team_live = start_team_live(self, project, self._poll_advice)
+        self._team_live = start_team_live(self, project, self.advice.poll)
         # The advice (computed in the helper process) after the first candidate is drawn.
-        QTimer.singleShot(0, self.request_advice)
-        self.show_score_action.setChecked(project.settings.show_score)
+        QTimer.singleShot(0, self.advice.request)
+        self.menus.show_score_action.setChecked(project.settings.show_score)
         self.drawer.history.set_labels(project.settings.labels)
-        self.refresh_drawer(force=True)
+        self.reading.refresh_drawer(force=True)
         self.desk.setFocus()
         # Panels and offline curves (a scan of the whole pool) after the first candidate
         # is on screen.
-        QTimer.singleShot(50, self._load_panel_info)
+        QTimer.singleShot(50, self.live_panels.load_panel_info)
 
     def close_project(self) -> None:
         if self._team_live is not None:
             self._team_live.stop()
             self._team_live = None
         self.desk.stop()
-        self.advice_feed.clear()
+        self.advice.clear()
         if self.project is not None:
             self.project.close()
         self.project = None
-        self.info = None
-        self._checkpointed_at = None
+        self.live_panels.closed()
 
     # -- user actions ----------------------------------------------------------------
     def open_interactive(self, path: str | Path) -> bool:
@@ -233,7 +285,14 @@ class MainWindow(PanelMixin, AdviceMixin, ReadingActions, QMainWindow):
         """Export in the background with progress and cancel; the desk stays usable."""
         from ui.export_dialog import run_export
 
-        run_export(self, out, labeled_only)
+        if self.project is None:
+            return
+        self.export_worker = run_export(self, self.project.path, out, labeled_only,
+                                        self._exported)
+
+    def _exported(self, out: Path, count: int) -> None:
+        self.last_export = out
+        self.statusBar().showMessage(exported_text(count, out), 8000)
 
     def open_settings(self) -> None:
         if self.project is None:
@@ -256,14 +315,12 @@ class MainWindow(PanelMixin, AdviceMixin, ReadingActions, QMainWindow):
             QMessageBox.warning(self, "Settings not saved", str(error))
             return False
         self.desk.settings_changed()
-        self.request_advice()
-        self.show_score_action.setChecked(self.project.settings.show_score)
-        if self.project.settings.active_model != old_model:
+        self.advice.request()
+        self.menus.show_score_action.setChecked(self.project.settings.show_score)
+        model_changed = self.project.settings.active_model != old_model
+        if model_changed:
             self.desk.show_next()  # the queue follows another ranking now
-            self._load_panel_info()
-        else:
-            self._settings_info()
-            self.refresh_panels()
+        self.live_panels.settings_changed(model_changed)
         return True
 
     def toggle_score(self, checked: bool) -> None:
@@ -280,25 +337,24 @@ class MainWindow(PanelMixin, AdviceMixin, ReadingActions, QMainWindow):
         self.desk.stop()
         self.prefs.set_last_annotator(project.path, name)
         self.desk.start(project, name)
-        self.refresh_drawer(force=True)
+        self.reading.refresh_drawer(force=True)
         self.desk.setFocus()
-        self.refresh_panels()
+        self.live_panels.refresh_panels()
 
     def show_lead_view(self) -> None:
         from ui.lead_window import LeadWindow
 
         if self.lead_view is None:
-            self.lead_view = LeadWindow(lambda: self.project, self.prefs,
-                                        request_advice=self.request_advice,
-                                        certify=self.certify,
-                                        curves_of=lambda: self.info and self.info.offline_curves
-                                        or None)
-            self.lead_view.guidelinesSaved.connect(self._guidelines_saved)
-            if self.advice_feed.latest is not None:
-                self.lead_view.show_advice_state(self.advice_feed.latest)
+            self.lead_view = LeadWindow(self.current_project, self.prefs,
+                                        request_advice=self.advice.request,
+                                        certify=self.advice.certify,
+                                        curves_of=self.live_panels.curves)
+            self.lead_view.guidelinesSaved.connect(self.reading.guidelines_saved)
+            if self.advice.feed.latest is not None:
+                self.lead_view.show_advice_state(self.advice.feed.latest)
         self.lead_view.show()
         self.lead_view.raise_()
-        self.refresh_panels()
+        self.live_panels.refresh_panels()
         self.lead_view.refresh_analysis()
 
     # -- Qt overrides ----------------------------------------------------------------
@@ -315,16 +371,16 @@ class MainWindow(PanelMixin, AdviceMixin, ReadingActions, QMainWindow):
             self.restoreState(saved)
         restore_splitter(self.split, self.prefs.layout("split"), weights=[3, 2])
         restore_splitter(self.desk_split, self.prefs.layout("desk_split"), weights=[3, 1])
-        self.drawer_action.setChecked(not self.prefs.drawer_hidden())
-        self.drawer.setVisible(self.drawer_action.isChecked())
+        self.menus.drawer_action.setChecked(not self.prefs.drawer_hidden())
+        self.drawer.setVisible(self.menus.drawer_action.isChecked())
 
     def save_layout(self) -> None:
         self.prefs.set_layout("geometry", self.saveGeometry())
         self.prefs.set_layout("state", self.saveState())
         self.prefs.set_layout("split", self.split.saveState())
         self.prefs.set_layout("desk_split", self.desk_split.saveState())
-        self.prefs.set_drawer_hidden(not self.drawer_action.isChecked())
-        if self.panels:
+        self.prefs.set_drawer_hidden(not self.menus.drawer_action.isChecked())
+        if self.live_panels.panels:
             self.prefs.set_layout("panel_split", self.panel_split.saveState())
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override

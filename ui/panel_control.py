@@ -1,5 +1,5 @@
-"""The main window's share of the live panels: create them once the first candidate is on
-screen, read what they need off the GUI thread, and hand them snapshots, coalesced.
+"""The main window's panel controller: create the live panels once the first candidate is
+on screen, read what they need off the GUI thread, and hand them snapshots, coalesced.
 
 Two reads would stall the desk if they ran here: the offline curves (a scan of the whole
 pool) and the first build of the live state (a replay of every label event). The live state
@@ -7,21 +7,29 @@ is built on a worker thread from a copy of the project's label events
 (:mod:`triage.project.live_build`); the curves, like the checkpoints taken while the
 annotator pauses, come from the helper process (:mod:`ui.advice_process`), which has its own
 connection. The panels draw when they arrive.
+
+The controller holds no reference to the window: it is given the splitter the panels go
+in, the preferences and a way to read the open project, and it says ``refreshed(snapshot)``
+after each refresh (the lead window draws the same snapshot).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QThreadPool, QTimer
+from PySide6.QtCore import QObject, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtWidgets import QSplitter
 
 from ui.palette import no_tab_traps
+from ui.prefs import Prefs
 from ui.window_state import restore_splitter
 from ui.workers import Worker
 
 if TYPE_CHECKING:  # loaded with the panels, after the first candidate is on screen
+    from triage.project import Project
     from triage.views.panels import PanelInfo
 
 # Panels redraw when the annotator pauses (a chart redraw costs tens of milliseconds of
@@ -31,16 +39,62 @@ CHECKPOINT_EVERY = 200  # label events between checkpoints taken while the annot
 MAX_DEFER_S = 2.0
 
 
-class PanelMixin:
-    """Mixed into :class:`ui.main_window.MainWindow` (uses its project, prefs, splitter)."""
+class PanelController(QObject):
+    """The three live panels of the main window and the reads that feed them."""
 
-    def _init_panel_state(self) -> None:
+    refreshed = Signal(object)   # the snapshot the panels were just given
+
+    def __init__(self, panel_split: QSplitter, prefs: Prefs,
+                 project_of: Callable[[], Project | None]) -> None:
+        super().__init__(panel_split)
+        self.panel_split, self.prefs, self._project_of = panel_split, prefs, project_of
+        self.panels: tuple = ()
+        self.info: PanelInfo | None = None
+        self.refreshes = 0
         self._checkpointed_at: int | None = None  # label events at the last checkpoint
         self._background: set = set()  # workers for the panels, kept until they report
-        self._live_building = None  # the project whose live state a worker builds
+        self._live_building: Any = None  # the project whose live state a worker builds
         self._checkpointing = False
         self._panel_pool = QThreadPool()  # its own threads: two of them wait on the helper
         self._panel_pool.setMaxThreadCount(3)
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(REFRESH_MS)
+        self._refresh_timer.timeout.connect(self.refresh_panels)
+        self._dirty_since: float | None = None
+
+    @property
+    def project(self) -> Project | None:
+        """The open project (the window's)."""
+        return self._project_of()
+
+    def busy(self) -> bool:
+        """Is a background read of the panels (the offline curves included) still out?"""
+        return bool(self._background)
+
+    def closed(self) -> None:
+        """The project closed: what arrives for it is dropped."""
+        self.info = None
+        self._checkpointed_at = None
+
+    def curves(self) -> dict | None:
+        """The offline curves, once read (the lead window's model comparison uses them)."""
+        return (self.info.offline_curves or None) if self.info is not None else None
+
+    def lead_info(self) -> PanelInfo | None:
+        """The panel info with the annotators' table, for the lead window's overview."""
+        project = self.project
+        if self.info is None or project is None:
+            return None
+        return dataclasses.replace(self.info, annotator_rows=project.annotator_table())
+
+    def settings_changed(self, model_changed: bool) -> None:
+        """The settings changed: reload everything for another model, else refresh."""
+        if model_changed:
+            self.load_panel_info()
+        else:
+            self._settings_info()
+            self.refresh_panels()
 
     def ensure_panels(self) -> None:
         """Create the live panels (cheap: their figures are built on the chart thread)."""
@@ -53,11 +107,11 @@ class PanelMixin:
         for panel in self.panels:
             panel.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             self.panel_split.addWidget(panel)
-        no_tab_traps(self)
+        no_tab_traps(self.panel_split.window())
         restore_splitter(self.panel_split, self.prefs.layout("panel_split"), weights=[1, 1, 1],
                          minimum=80)
 
-    def _load_panel_info(self) -> None:
+    def load_panel_info(self) -> None:
         """Create the panels and start the background reads; they draw when these arrive.
 
         Over several turns of the event loop, so that the desk answers between them: one
@@ -184,9 +238,7 @@ class PanelMixin:
         snapshot = self.project.snapshot()
         for panel in self.panels:
             panel.show_state(snapshot, self.info)
-        if self.lead_view is not None and self.lead_view.isVisible():
-            info = dataclasses.replace(self.info, annotator_rows=self.project.annotator_table())
-            self.lead_view.show_state(snapshot, info)
+        self.refreshed.emit(snapshot)
         if self._checkpointed_at is None:
             self._checkpointed_at = snapshot.events  # counted from the opening
         elif (snapshot.events - self._checkpointed_at >= CHECKPOINT_EVERY

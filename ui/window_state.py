@@ -50,12 +50,18 @@ def restore_geometry(window: QWidget, saved: QByteArray | None) -> bool:
     """Restore a saved geometry, then pull the window back onto the available screen."""
     if saved is None or not window.restoreGeometry(saved):
         return False
+    keep_on_screen(window)
+    return True
+
+
+def keep_on_screen(window: QWidget) -> None:
+    """Pull the window back onto the available screen (call it when content built after the
+    restore, e.g. the lead window's chart views, has widened the window's minimum)."""
     area = available_rect(window)
     frame = window.geometry()
     fitted = clamp_rect(frame, area)
     if fitted != frame:
         window.setGeometry(fitted)
-    return True
 
 
 def pane_sizes(sizes: list[int], total: int, minimum: int = MIN_PANE,

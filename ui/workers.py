@@ -71,12 +71,17 @@ class Worker(QRunnable):
             self._end(result=result)
 
     def _end(self, *, failed: str | None = None, result: Any = None) -> None:
-        if self._cancel.is_set():
-            self.signals.cancelled.emit()
-        elif failed is not None:
-            self.signals.failed.emit(failed)
-        else:
-            self.signals.finished.emit(result)
+        try:
+            if self._cancel.is_set():
+                self.signals.cancelled.emit()
+            elif failed is not None:
+                self.signals.failed.emit(failed)
+            else:
+                self.signals.finished.emit(result)
+        except RuntimeError:
+            # The signals' Qt object went with its owner (a window closed, or the program
+            # quitting) while the work ran: there is nobody left to report to.
+            pass
 
 
 def progress_dialog(worker: Worker, parent: Any, text: str, title: str,

@@ -131,8 +131,15 @@ def test_a_role_outside_the_project_reads_nothing(team):
 
 
 def test_a_lead_may_change_settings_through_the_groups_grants(team):
+    update = "UPDATE triage_roles.settings SET value = %s WHERE key = 'budget'"
     with team.connect("lena") as conn:
-        conn.execute("UPDATE triage_roles.settings SET value = value WHERE key = 'budget'")
+        old = _scalar(conn, "SELECT value FROM triage_roles.settings WHERE key = 'budget'")
+        assert conn.execute(update, ["1234.5"]).rowcount == 1   # not silently 0 rows
+    with team.connect() as conn:   # another connection sees the lead's change
+        assert _scalar(conn, "SELECT value FROM triage_roles.settings "
+                             "WHERE key = 'budget'") == "1234.5"
+    with team.connect("lena") as conn:
+        assert conn.execute(update, [old]).rowcount == 1
 
 
 def test_grant_adds_an_annotator_who_then_sees_only_their_own(team):

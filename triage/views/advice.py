@@ -118,6 +118,15 @@ def next_batch_text(data: Mapping[str, Any]) -> str:
             f"({money(cpp)} per positive)")
 
 
+def certification_plan_items(state: Any) -> int | None:
+    """How many items the certification plan of an AdviceState (or ``None``) samples."""
+    if state is None:
+        return None
+    plan = (state.advice.get("certification") or {}).get("plan") or {}
+    items = plan.get("items")
+    return None if items is None else int(items)
+
+
 def certification_text(data: Mapping[str, Any]) -> str:
     """What certifying costs now, or how the running/last certification sample stands."""
     cert = data.get("certification") or {}

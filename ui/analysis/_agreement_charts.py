@@ -10,6 +10,7 @@ from matplotlib import colormaps
 from matplotlib.patches import Rectangle
 
 from triage.views.analysis import AgreementViewData, Series
+from triage.views.formatting import format_decimal
 from ui.analysis._common import BLUE, FS, GREY, LIGHT, ORANGE, VERMILLION, chart_text, style_axes
 
 BANDS = ((0.800, "reliable"), (0.667, "tentative"))
@@ -63,7 +64,7 @@ def _heatmap(ax, d: AgreementViewData) -> None:
             if small:
                 continue
             dark = k[i, j] < 0.55
-            ax.text(j, i, f"{k[i, j]:.2f}\nn={d.kappa_items[i, j]}", ha="center",
+            ax.text(j, i, f"{format_decimal(k[i, j], 2)}\nn={d.kappa_items[i, j]}", ha="center",
                     va="center", fontsize=FS - 1, color="white" if dark else "black",
                     linespacing=1.1)
 

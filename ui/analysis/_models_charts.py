@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from triage.views.formatting import format_decimal, format_share
 from triage.views.models import ModelsViewData
 from ui.analysis._common import FS, GREY, MARKERS, chart_text, model_colour, style_axes
 
@@ -116,7 +117,7 @@ def draw_calibration(fig, d: ModelsViewData) -> None:
                 ax.annotate(f"{n}", (c, a), xytext=(0, -10), textcoords="offset points",
                             ha="center", fontsize=FS - 2.5, color=GREY)
         eb, ea = rel["before"]["ece"], rel["after"]["ece"]
-        ece = "ECE –" if eb is None else f"ECE {eb:.3f} → {ea:.3f}"
+        ece = "ECE –" if eb is None else f"ECE {format_decimal(eb)} → {format_decimal(ea)}"
         ax.set_title(f"{chart_text(m)}: {ece} (numbers: held-out items per bin)", fontsize=FS,
                      loc="left")
         ax.set_xlim(0.48, 1.01)
@@ -143,7 +144,7 @@ def draw_bandit(fig, d: ModelsViewData) -> None:
                for i, m in enumerate(names)]
     ax.barh(y, p, color=colours, height=0.5)
     for yi, m, pi in zip(y, names, p):
-        ax.annotate(f"{100 * pi:.0f}% · {b['pulls'].get(m, 0)} labels served",
+        ax.annotate(f"{format_share(pi, 0)} · {b['pulls'].get(m, 0)} labels served",
                     (pi, yi), xytext=(4, 0), textcoords="offset points", va="center",
                     fontsize=FS - 1)
     ax.axvline(1 - b["delta"], color="#333333", linestyle=(0, (1, 2)), linewidth=1)
@@ -153,7 +154,7 @@ def draw_bandit(fig, d: ModelsViewData) -> None:
     ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0], ["0", "25%", "50%", "75%", "100%"])
     decided = b.get("decided")
     title = (f"decided: {chart_text(decided)}" if decided else
-             f"not decided yet (decides at P(best) ≥ {100 * (1 - b['delta']):.0f}%)")
+             f"not decided yet (decides at P(best) ≥ {format_share(1 - b['delta'], 0)})")
     ax.set_title(f"P(best ranking) — {b['mode']} mode — {title}", fontsize=FS + 1,
                  loc="left")
 
@@ -172,18 +173,18 @@ def draw_curves(fig, d: ModelsViewData) -> None:
     roc.plot([0, 1], [0, 1], color="#999999", linewidth=0.8, linestyle="--", label="chance")
     base = d.positives / d.n if d.n else 0.0
     pr.axhline(base, color="#999999", linewidth=0.8, linestyle="--",
-               label=f"chance ({base:.0%} positive)")
+               label=f"chance ({format_share(base, 0)} positive)")
     for i, m in enumerate(d.models):
         curves = d.curves.get(m, {})
         auc = d.metrics.get(m, {}).get("roc_auc")
         ap = d.metrics.get(m, {}).get("average_precision")
         if "roc" in curves:
             x, y = curves["roc"]
-            label = chart_text(m) + ("" if auc is None else f" (AUC {auc:.3f})")
+            label = chart_text(m) + ("" if auc is None else f" (AUC {format_decimal(auc)})")
             roc.plot(*thin(x, y), color=model_colour(i), linewidth=1.4, label=label)
         if "pr" in curves:
             x, y = curves["pr"]
-            label = chart_text(m) + ("" if ap is None else f" (AP {ap:.3f})")
+            label = chart_text(m) + ("" if ap is None else f" (AP {format_decimal(ap)})")
             pr.step(*thin(x, y), where="post", color=model_colour(i), linewidth=1.4, label=label)
     roc.set_xlabel("false positive rate", fontsize=FS)
     roc.set_ylabel("true positive rate (recall)", fontsize=FS)

@@ -7,8 +7,11 @@ from typing import Any
 
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QWidget
 
+from triage.views.advice import DECISION_BADGE
 from triage.views.analysis import BannerData, banner_data
 from ui.analysis._text import ROLE_COLOURS, plain_label
+
+MIN_TEXT = 90  # px: the least width of the headline and of the stamp (both wrap)
 
 
 class AdviceBanner(QFrame):
@@ -22,11 +25,18 @@ class AdviceBanner(QFrame):
         # Wraps rather than clips when the window is narrow; one line otherwise.
         self.text = plain_label(wrap=True)
         self.text.setObjectName("adviceText")
-        self.stamp = plain_label(wrap=False)
+        self.stamp = plain_label(wrap=True)
         self.stamp.setObjectName("adviceStamp")
         font = self.badge.font()
         font.setBold(True)
         self.badge.setFont(font)
+        # The advice arrives after the window has been sized and placed on the screen, so
+        # its text must not set the window's minimum width (a longer line widened a
+        # restored window past the screen's edge): fixed minimums, the text wraps.
+        widest = max(self.badge.fontMetrics().horizontalAdvance(b) for b in DECISION_BADGE.values())
+        self.badge.setMinimumWidth(widest + 4)
+        self.text.setMinimumWidth(MIN_TEXT)
+        self.stamp.setMinimumWidth(MIN_TEXT)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 8, 4)
         layout.setSpacing(10)
@@ -44,9 +54,6 @@ class AdviceBanner(QFrame):
     def colour_role(self) -> str:
         """go | stop | pause | none: which colour scheme the banner shows."""
         return self.data.role
-
-    def tooltip_lines(self) -> list[str]:
-        return list(self.data.details)
 
     def _apply(self) -> None:
         d = self.data

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from triage.views.analysis import AgreementViewData, Series, agreement_view_data
+from triage.views.formatting import format_count, format_decimal, format_share
 from ui.analysis._agreement_charts import draw_agreement
 from ui.analysis._common import ChartCanvas, plain_label, role_style
 from ui.palette import CAPTION
@@ -104,9 +105,8 @@ class AgreementView(QWidget):
         self.versions.setRowCount(len(s.groups))
         for r, (label, value, n, pct, why) in enumerate(
                 zip(s.labels, s.values, s.items, s.percent, s.reasons)):
-            alpha = f"{value:.3f}" if math.isfinite(value) else f"undefined ({why or '—'})"
-            share = f"{100 * pct:.1f}%" if math.isfinite(pct) else "—"
-            for c, text in enumerate((label, f"{n:,}", alpha, share)):
+            alpha = format_decimal(value, 3, f"undefined ({why or '—'})")
+            for c, text in enumerate((label, format_count(n), alpha, format_share(pct))):
                 self.versions.setItem(r, c, QTableWidgetItem(text))
 
     def version_rows(self) -> list[list[str]]:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from triage.views.formatting import format_decimal, format_difference, format_number
 from triage.views.models import ACCEPT_KS, DEFAULT_ACCEPT_K, ModelsViewData, bandit_lines
 from ui.analysis._common import ChartCanvas, plain_label, role_style
 from ui.analysis._models_charts import (
@@ -50,7 +51,7 @@ def _metric_name(key: str, threshold: float) -> str:
     if key.startswith("ndcg@"):
         return f"NDCG@{key.split('@', 1)[1]}"
     name = METRIC_NAMES.get(key, key)
-    return f"{name} (score ≥ {threshold:g})" if key in ("precision", "recall", "f1", "mcc",
+    return f"{name} (score ≥ {format_number(threshold)})" if key in ("precision", "recall", "f1", "mcc",
                                                           "sba") else name
 
 
@@ -72,7 +73,7 @@ def _se_tip(res: dict) -> str | None:
     se, trials = res.get("se"), res.get("trials")
     if se is None or res.get("exact"):
         return None
-    return f"Monte-Carlo standard error ±{se:.3f} ({trials} random swaps)"
+    return f"Monte-Carlo standard error ±{format_decimal(se)} ({trials} random swaps)"
 
 
 def _table() -> QTableWidget:
@@ -125,7 +126,7 @@ class ModelsView(QWidget):
         self.k_combo = QComboBox()
         self.k_combo.setAccessibleName("Cost of an error, k")
         for k in ACCEPT_KS:
-            self.k_combo.addItem(f"k = {k:g}", k)
+            self.k_combo.addItem(f"k = {format_number(k)}", k)
         self.k_combo.setCurrentIndex(ACCEPT_KS.index(DEFAULT_ACCEPT_K))
         self.k_combo.currentIndexChanged.connect(self._show_acceptance)
         self.acceptance = plain_label()
@@ -267,10 +268,9 @@ class ModelsView(QWidget):
             for r, key in enumerate(d.metric_names):
                 res = d.pvalues[pair].get(key, {})
                 diff, pv = res.get("difference"), res.get("p")
-                shown = "–" if diff is None else f"{round(diff, 3) + 0.0:+.3f}"  # no "-0.000"
-                p.setItem(r, 2 * c, _cell(shown,
-                                          tip=res.get("reason")))
-                text = "–" if pv is None else f"{pv:.3f}" + (" (exact)" if res.get("exact") else "")
+                p.setItem(r, 2 * c, _cell(format_difference(diff), tip=res.get("reason")))
+                text = format_decimal(pv, 3, "–") + (" (exact)" if pv is not None
+                                                     and res.get("exact") else "")
                 p.setItem(r, 2 * c + 1, _cell(text, bold=pv is not None and pv < 0.05,
                                               tip=res.get("reason") or _se_tip(res)))
         _fit_height(t)
@@ -286,7 +286,7 @@ class ModelsView(QWidget):
         if raw:
             self.tests_caption.setText(
                 self.tests_caption.text() + f"\n{', '.join(raw)}: scores are not probabilities, "
-                f"so the metrics at score ≥ {d.threshold:g} say little about "
+                f"so the metrics at score ≥ {format_number(d.threshold)} say little about "
                 f"{'it' if len(raw) == 1 else 'them'}; compare by ROC-AUC, AP and NDCG.")
 
     def _show_acceptance(self) -> None:

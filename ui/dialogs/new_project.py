@@ -354,9 +354,3 @@ class NewProjectDialog(QDialog):
             self.worker.cancel()
             return
         super().reject()
-
-    def cancel_import(self) -> None:
-        """Stop a running import but keep the dialog open."""
-        if self.worker is not None:
-            self._cancel_requested = True
-            self.worker.cancel()

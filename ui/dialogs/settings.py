@@ -20,12 +20,13 @@ from PySide6.QtWidgets import (
 )
 
 from triage.base.errors import TriageError
+from triage.views.formatting import format_number
 from triage.views.new_project import Settings, settings_changes
 from ui.dialogs.money_form import money_form, read_money_form
 
 
 def _amount(value: float | None) -> str:
-    return "" if value is None else f"{value:g}"
+    return format_number(value)
 
 
 class SettingsDialog(QDialog):

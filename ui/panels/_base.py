@@ -24,6 +24,7 @@ from PySide6.QtCore import QObject, QRectF, QRunnable, Qt, QThreadPool, QTimer, 
 from PySide6.QtGui import QAction, QColor, QImage, QPainter
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from triage.views.formatting import format_count
 from triage.views.panels import LiveSnapshot, PanelInfo
 from ui.save_chart import save_chart_dialog
 
@@ -231,7 +232,7 @@ class ChartPanel(QWidget):
         """Re-run the layout when the canvas size or the axis-label widths changed."""
         w, h = self.figure.get_size_inches()
         key = (round(w, 3), round(h, 3), self.figure.dpi, *(
-            len(f"{v:,.0f}") for ax in self.figure.axes for v in (*ax.get_xlim(), *ax.get_ylim())))
+            len(format_count(v)) for ax in self.figure.axes for v in (*ax.get_xlim(), *ax.get_ylim())))
         if force or key != self._layout_key:
             self._engine.execute(self.figure)
             self._layout_key = key

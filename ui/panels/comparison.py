@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from triage.views.formatting import budget_buys, comparison_label, format_count
 from triage.views.panels import ComparisonData, comparison_data
 from ui.panels._base import GREY, MODEL_COLOURS, ChartPanel
 
@@ -28,7 +29,7 @@ class ComparisonPanel(ChartPanel):
         ax.set_ylabel("gold positives found", fontsize=self.fs)
         for axis in (ax.xaxis, ax.yaxis):
             axis.set_major_locator(MaxNLocator(nbins=6, integer=True))
-            axis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:,.0f}"))
+            axis.set_major_formatter(FuncFormatter(lambda v, _p: format_count(v)))
         ax.set_title(self.title, fontsize=self.fs + 1, loc="left", pad=3)
 
     def _prepare(self, snapshot, info) -> ComparisonData:
@@ -46,10 +47,8 @@ class ComparisonPanel(ChartPanel):
             line = self.lines[model]
             line.set_data(x, y)
             line.set_linewidth(2.2 if model == data.active_model else 1.3)
-            found = data.at_budget.get(model)
-            extra = "" if found is None else f": {found:,} at budget"
-            active = " (active)" if model == data.active_model else ""
-            line.set_label(f"{model}{active}{extra}")
+            line.set_label(comparison_label(model, model == data.active_model,
+                                            data.at_budget.get(model)))
         pool = max(data.pool, 1)
         total = data.total or 0
         self.diagonal.set_data([0, pool], [0, total])
@@ -57,7 +56,7 @@ class ComparisonPanel(ChartPanel):
         self.budget_line.set_visible(k is not None and bool(data.curves))
         self.budget_line.set_xdata([k or 0, k or 0])
         self.budget_text.set_x(k or 0)
-        self.budget_text.set_text(f" budget buys {k:,}" if k is not None and data.curves else "")
+        self.budget_text.set_text(budget_buys(k) if data.curves else "")
         ax.set_xlim(0, pool)
         ax.set_ylim(0, max(total, 1) * 1.08)
         self.empty_text.set_text("" if data.curves else

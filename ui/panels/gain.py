@@ -4,14 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from triage.views.formatting import count_tick, format_count, gain_title
 from triage.views.panels import GainData, RecallBand, gain_data
 from ui.panels._base import BLUE, GREY, HIGHLIGHT, MODEL_COLOURS, ChartPanel
-
-
-def share_tick(share: float) -> str:
-    """``5%``, or ``2.5%`` when a whole percent would misstate the tick."""
-    pct = 100 * share
-    return f"{pct:.0f}%" if abs(pct - round(pct)) < 0.05 else f"{pct:.1f}%"
 
 
 class GainPanel(ChartPanel):
@@ -47,9 +42,9 @@ class GainPanel(ChartPanel):
         ax.set_ylabel("positives found (items)", fontsize=self.fs)
         ax.xaxis.set_major_locator(MaxNLocator(nbins=6 if self.large else 4, integer=True))
         ax.yaxis.set_major_locator(MaxNLocator(nbins=6 if self.large else 4, integer=True))
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:,.0f}"))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: format_count(v)))
         if self.large:
-            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:,.0f}"))
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: format_count(v)))
             ax.set_xlabel("candidates annotated (items)", fontsize=self.fs)
             top = ax.secondary_xaxis("top", functions=(self._to_share, self._from_share))
             top.set_xlabel("share of the pool (%)", fontsize=self.fs - 1)
@@ -86,7 +81,7 @@ class GainPanel(ChartPanel):
         return s * self._pool / 100.0
 
     def _tick(self, value: float, _pos) -> str:
-        return f"{value:,.0f}\n{share_tick(value / self._pool)}"
+        return count_tick(value, self._pool)
 
     def show_estimate(self, band: RecallBand | None) -> None:
         """Draw the estimate of all positives in the pool as a band (the lead view)."""
@@ -150,5 +145,4 @@ class GainPanel(ChartPanel):
             self._legend(ax)
         if not self.large and not data.empty:
             found = int(data.positives[-1])
-            self.title_text.set_text(f"Cumulative gain · {found:,} positive"
-                                     f"{'' if found == 1 else 's'} in {data.annotated[-1]:,}")
+            self.title_text.set_text(gain_title(found, int(data.annotated[-1])))

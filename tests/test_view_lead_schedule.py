@@ -1,0 +1,110 @@
+"""The lead window's schedule, without Qt: what is stale, what computes, what is shown."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from tests.helpers import make_project
+from triage.views.lead_schedule import (
+    ANALYSES,
+    TABS,
+    LeadSchedule,
+    guidelines_tab,
+    save_guidelines_tab,
+    with_pvalues,
+)
+
+
+def steps(requests) -> list[str]:
+    return [r.step for r in requests]
+
+
+def test_recompute_asks_for_every_analysis_and_the_tests_after_the_metrics():
+    schedule = LeadSchedule()
+    requests = schedule.recompute()
+    assert steps(requests) == ["agreement", "adjudication", "guidelines", "models",
+                               "models-pvalues"]
+    assert schedule.stale == set()
+    models, pvalues = requests[-2:]
+    assert (models.task, models.helper, models.stage, models.needs_curves) == (
+        "models", "models", "quick", True)
+    assert (pvalues.stage, pvalues.helper) == ("pvalues", "models")
+    assert requests[2].helper == "local"   # one row: computed in the window
+    assert schedule.status() == "computing agreement, adjudication, models, models-pvalues…"
+    assert schedule.pending() == set(TABS)
+
+
+def test_a_tab_computes_when_shown_stale_and_only_then():
+    schedule = LeadSchedule()
+    assert steps(schedule.on_tab("adjudication")) == ["adjudication"]
+    assert schedule.on_tab("adjudication") == []   # no longer stale
+    assert schedule.on_tab(None) == []             # overview, advice: nothing to compute
+    schedule.ruled()                               # a ruling: the agreement is stale again
+    assert schedule.stale == set(ANALYSES) - {"adjudication"}
+    assert steps(schedule.on_tab("agreement")) == ["agreement"]
+    schedule.closed()
+    assert schedule.stale == set(ANALYSES)
+
+
+def test_results_wait_for_their_view_and_the_tests_for_the_metrics():
+    schedule = LeadSchedule()
+    schedule.recompute()
+    assert schedule.arrive("adjudication", ["item"]) == [("adjudication", ["item"])]
+    # The chart views load matplotlib first: their results wait.
+    assert schedule.arrive("models-pvalues", "p") == []
+    assert schedule.arrive("agreement", "report") == []
+    assert schedule.arrive("models", "metrics") == []
+    assert schedule.status() == ""
+    assert schedule.view_built("agreement") == [("agreement", "report")]
+    assert schedule.view_built("models") == [("models", "metrics"), ("models-pvalues", "p")]
+    assert schedule.pending() == {"overview", "advice", "guidelines"}
+    schedule.shown("overview")
+    schedule.shown("advice")
+    schedule.arrive("guidelines", ("g", ()))
+    assert schedule.pending() == set()
+
+
+def test_tests_that_arrive_first_wait_for_the_metrics_even_with_the_view_built():
+    schedule = LeadSchedule()
+    schedule.view_built("models")
+    schedule.start("models")
+    assert schedule.arrive("models-pvalues", "p") == []
+    assert schedule.arrive("models", "m") == [("models", "m"), ("models-pvalues", "p")]
+    schedule.start("models")   # recomputed: the tests are pending again, the metrics not
+    assert "models-pvalues" in schedule.pending() and "models" not in schedule.pending()
+
+
+def test_a_failure_counts_as_filled_and_the_news_stays_beside_what_computes():
+    schedule = LeadSchedule()
+    schedule.recompute()
+    assert schedule.fail("agreement", "the lead helper stopped") == (
+        "agreement: the lead helper stopped")
+    assert "agreement" not in schedule.pending()
+    assert schedule.status() == ("agreement: the lead helper stopped — computing "
+                                 "adjudication, models, models-pvalues…")
+    schedule.dropped("adjudication")    # it reported for another project
+    schedule.say("report written to r.html")
+    assert schedule.status() == "report written to r.html — computing models, models-pvalues…"
+
+
+def test_with_pvalues_fills_the_tests_in():
+    @dataclasses.dataclass(frozen=True)
+    class Data:
+        pvalues: dict
+        pvalues_pending: bool
+
+    assert with_pvalues(Data({}, True), {"m1|m2": 0.5}) == Data({"m1|m2": 0.5}, False)
+
+
+def test_guidelines_tab_saves_text_and_words_together(tmp_path):
+    project = make_project(tmp_path, n=10)
+    try:
+        guidelines, words = guidelines_tab(project)
+        assert guidelines.version == 0 and guidelines.text == ""
+        saved, news = save_guidelines_tab(project, "Idioms only.", ("kick", "bucket"), "lena")
+        assert news == "Saved: guidelines v1, 2 highlight words."
+        assert guidelines_tab(project) == (saved, ("kick", "bucket"))
+        saved, news = save_guidelines_tab(project, "Idioms only.", ("kick", "bucket"), "lena")
+        assert saved.version == 1   # unchanged text and words: nothing new
+    finally:
+        project.close()
