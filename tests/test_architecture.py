@@ -155,9 +155,7 @@ def test_no_import_circles_in_triage():
     assert import_cycles("triage") == []
 
 
-@pytest.mark.xfail(strict=True, reason="ui.lead_window <-> ui.lead_report: house-ui's part of "
-                   "issue 21 removes it; then delete this marker")
-def test_no_import_circles_in_ui():
+def test_no_import_circles_in_triage_and_ui_together():
     assert import_cycles(*PACKAGES) == []
 
 
