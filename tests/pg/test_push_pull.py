@@ -87,10 +87,7 @@ def test_pull_of_a_missing_project_leaves_no_file(pg, tmp_path, capsys):
 
 
 def _session(conn, schema: str) -> int:
-    annotator = conn.execute(f"SELECT {schema}.ensure_annotator()").fetchone()[0]
-    return conn.execute(f"INSERT INTO {schema}.sessions(uid, annotator_id, started_at) "
-                        "VALUES (md5(random()::text), %s, 'now') RETURNING id",
-                        [annotator]).fetchone()[0]
+    return conn.execute(f"SELECT {schema}.start_session('host', 'test')").fetchone()[0]
 
 
 def test_pull_into_a_replica_brings_new_labels_and_undo_marks_only(pg, tmp_path, original):
@@ -106,19 +103,19 @@ def test_pull_into_a_replica_brings_new_labels_and_undo_marks_only(pg, tmp_path,
 
     with pg.connect("ana") as ana:   # a desk elsewhere writes a label, then undoes another
         session = _session(ana, url.schema)
-        label = ana.execute(f"SELECT {url.schema}.add_label('u-1', 7, %s, 'idiom', 'triage', "
-                            "'2026-01-01T00:00:00', 2.5, 'a note', NULL)", [session]).fetchone()[0]
-        again = ana.execute(f"SELECT {url.schema}.add_label('u-1', 7, %s, 'idiom', 'triage', "
-                            "'2026-01-01T00:00:00', 2.5, NULL, NULL)", [session]).fetchone()[0]
+        label = ana.execute(f"SELECT {url.schema}.add_label('u-000001', 7, %s, 'idiom', "
+                            "'triage', 2.5, 'a note', NULL)", [session]).fetchone()[0]
+        again = ana.execute(f"SELECT {url.schema}.add_label('u-000001', 7, %s, 'idiom', "
+                            "'triage', 2.5, NULL, NULL)", [session]).fetchone()[0]
         assert again == label   # a retried write returns the first row, never a second one
         old = replica.execute("SELECT l.id FROM labels l JOIN annotators a ON "
                               "a.id = l.annotator_id WHERE a.name = 'ana' AND undone_at IS NULL "
                               "ORDER BY l.id LIMIT 1").fetchone()[0]
         seq = ana.execute(f"SELECT {url.schema}.undo(%s, %s)", [old, session]).fetchone()[0]
     step = pull_into(server, replica, url)
-    assert (step.labels, step.undone) == (1, 1)
+    assert (step.labels, step.undone) == (2, 1)   # the new label, and the one undone
     row = replica.execute("SELECT id, value, note, guideline_version FROM labels "
-                          "WHERE uid = 'u-1'").fetchone()
+                          "WHERE uid = 'u-000001'").fetchone()
     assert row[:3] == (label, "idiom", "a note")
     assert replica.execute("SELECT undo_seq FROM labels WHERE id = ?", [old]).fetchone()[0] == seq
     assert replica.execute("SELECT count(*) FROM sessions").fetchone()[0] == \
