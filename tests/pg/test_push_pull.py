@@ -256,3 +256,42 @@ def test_push_of_an_older_file_leaves_the_file_as_it_was(pg, tmp_path, monkeypat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.triage"]   # no backup either
     with pg.connect() as conn:
         assert conn.execute("SELECT count(*) FROM triage_older.settings").fetchone()[0] > 0
+
+
+def test_new_from_a_url_stores_the_overlap_plan_of_a_file_import(pg, tmp_path):
+    from triage.project import create_project
+    from triage.ingest.importer import ColumnMapping
+
+    src = write_pool(tmp_path / "pool.csv", pool_rows(200))
+    url = pg.url("planned")
+    assert main(["new", url, str(src), "--text", "text", "--key", "key", "--score", "m1=m1",
+                 "--labels", "idiom:i,literal:l", "--positive", "idiom",
+                 "--overlap-rate", "0.2"]) == 0
+    with pg.connect() as conn:
+        server = {r[0] for r in conn.execute("SELECT candidate_id FROM triage_planned.plan")}
+    local = create_project(tmp_path / "local.triage")
+    local.update_settings(overlap_rate=0.2, labels=[{"value": "idiom", "key": "i"},
+                                                    {"value": "literal", "key": "l"}],
+                          positive_labels=["idiom"])
+    local.import_file(src, ColumnMapping(text="text", key="key", scores=[("m1", "m1")]))
+    expected = local.dispatcher.overlap_items()
+    local.close()
+    assert len(server) == 40 and server == expected
+
+
+@pytest.mark.parametrize("command", [["agree", "--json"], ["gain", "--json"]])
+def test_agree_and_gain_take_a_server_address(pg, original, command, capsys, tmp_path,
+                                              monkeypatch):
+    import json
+
+    monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
+    url = pg.url(f"reports_{command[0]}")
+    assert main(["push", str(original), url]) == 0
+    capsys.readouterr()
+    assert main([command[0], url, *command[1:]]) == 0, capsys.readouterr().err
+    on_server = json.loads(capsys.readouterr().out)
+    assert main([command[0], str(original), *command[1:]]) == 0
+    on_file = json.loads(capsys.readouterr().out)
+    on_server.pop("file", None)   # gain names its input; everything else is the same
+    on_file.pop("file", None)
+    assert on_server == on_file
