@@ -105,6 +105,21 @@ class TeamProject(Project):
         return Listener(lambda: connect(self.url), channel_of(self.url.schema), changed)
 
     @property
+    def role(self) -> str | None:
+        """The login role this project is worked on as."""
+        return self.link.role
+
+    def hidden_events(self) -> int:
+        """Active label events whose decision this role may not see (others', for an annotator).
+
+        They reach an annotator's replica as "handled by someone": no value, so they must
+        not be counted as skips.
+        """
+        from triage.store.pg.replica import others_without_value
+
+        return 0 if self.link.is_lead else others_without_value(self.db, self.link.role or "")
+
+    @property
     def server_problems(self) -> str | None:
         """"N rows from the server could not be used: …" when a pull set rows aside."""
         from triage.store.pg.quarantine import summary
