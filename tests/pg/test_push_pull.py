@@ -259,8 +259,8 @@ def test_push_of_an_older_file_leaves_the_file_as_it_was(pg, tmp_path, monkeypat
 
 
 def test_new_from_a_url_stores_the_overlap_plan_of_a_file_import(pg, tmp_path):
-    from triage.project import create_project
     from triage.ingest.importer import ColumnMapping
+    from triage.project import create_project
 
     src = write_pool(tmp_path / "pool.csv", pool_rows(200))
     url = pg.url("planned")

@@ -318,13 +318,10 @@ def render(template: str, url: ServerUrl) -> list[str]:
 
 def function_statements(url: ServerUrl) -> list[str]:
     """CREATE OR REPLACE statements for the write functions and triggers above."""
-    from triage.store.pg import feeds
-
     s = url.schema
     out = [f"ALTER TABLE {s}.{name} ADD COLUMN IF NOT EXISTS seq bigint" for name in CHANGED]
     out += [f"CREATE INDEX IF NOT EXISTS {name}_seq ON {s}.{name} (seq)" for name in CHANGED]
     out += render(_FUNCTIONS, url)
-    out += feeds.feed_statements(url)
     for name in CHANGED:
         out.append(f"CREATE OR REPLACE TRIGGER {name}_seq BEFORE INSERT OR UPDATE ON {s}.{name} "
                    f"FOR EACH ROW EXECUTE FUNCTION {s}.stamp_change()")

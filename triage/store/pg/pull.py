@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 import sqlite_utils
 
 from triage.store import connection
-from triage.store.pg.connect import connect, translate
 from triage.store.pg import quarantine
+from triage.store.pg.connect import connect, translate
 from triage.store.pg.tables import table
 from triage.store.pg.url import ServerUrl, parse_url
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from triage.base.errors import TriageError
-from triage.store.pg import functions
+from triage.store.pg import feeds, functions
 from triage.store.pg.connect import transaction
 from triage.store.pg.tables import Column, Table, head_tables, pg_type, table
 from triage.store.pg.url import ServerUrl, parse_url
@@ -148,6 +148,7 @@ def project_statements(url: ServerUrl) -> list[str]:
         *role_statements(url),
         *retired_statements(url),
         *functions.function_statements(url),
+        *feeds.feed_statements(url),
         *permission_statements(url),
         *(f"UPDATE {url.schema}.{name} SET seq = NULL WHERE seq IS NULL"   # numbered by trigger
           for name in functions.CHANGED),

@@ -16,6 +16,7 @@ from typing import Any
 
 from psycopg import sql
 
+
 def _compiled(builder: Callable[..., sql.Composable]) -> Callable[..., bytes]:
     """Build a statement once per argument tuple, as the bytes psycopg sends.
 
