@@ -1,13 +1,15 @@
 """Pull a server project into a project file: ``triage pull``, and every replica's refresh.
 
 :func:`pull_into` brings a file (a client's replica, or the snapshot ``triage pull``
-writes) up to date incrementally: new candidates and labels by id, undo marks by
-``undo_seq``, and the small tables (settings, annotators, sessions, plan, guidelines …)
-compared with the file's rows, so only what changed is written. A pull that finds nothing
-new writes nothing, and the desk's ``data_version`` check sees no change. Labels come
-through ``label_feed`` and sessions through ``session_feed``, so an annotator's replica
-holds other annotators' labels with value and note NULL: they count as handled (served,
-spent), never as a decision anyone can read.
+writes) up to date incrementally: new candidates by id, label rows changed since the last
+pull by the server's change number (new labels, undo marks, repairs), and the small
+tables (settings, annotators, sessions, plan, guidelines …) compared with the file's rows,
+so only what changed is written. A pull that finds nothing new writes nothing, and the
+desk's ``data_version`` check sees no change. Labels come through ``label_feed``, sessions
+through ``session_feed``, rankings and certifications through their feeds
+(:mod:`.feeds`), gold only for a role that may read it: an annotator's replica holds
+other annotators' labels as "handled by someone" and no scores. A row the file refuses
+is set aside (:mod:`.quarantine`).
 """
 
 from __future__ import annotations

@@ -64,25 +64,27 @@ def _time(text: Any) -> bool:
     return True
 
 
+_L = {name: i for i, name in enumerate(table("labels").names)}
+_S = {name: i for i, name in enumerate(table("sessions").names)}
+
+
 def _label_problem(row: Sequence[Any]) -> str | None:
-    names = table("labels").names
-    get = dict(zip(names, row))
-    if get["kind"] not in LABEL_KINDS:
-        return f"label kind {str(get['kind'])[:40]!r} is not one this version knows"
-    seconds = get["seconds"]
+    kind = row[_L["kind"]]
+    if kind not in LABEL_KINDS:
+        return f"label kind {str(kind)[:40]!r} is not one this version knows"
+    seconds = row[_L["seconds"]]
     if not isinstance(seconds, int | float) or not (
             math.isfinite(seconds) and 0 <= seconds <= MAX_SECONDS):
         return f"seconds {seconds!r} is not a time a label can take"
-    if not _time(get["created_at"]) or (get["undone_at"] is not None
-                                        and not _time(get["undone_at"])):
+    undone = row[_L["undone_at"]]
+    if not _time(row[_L["created_at"]]) or (undone is not None and not _time(undone)):
         return "its time is not a date and time"
     return None
 
 
 def _session_problem(row: Sequence[Any]) -> str | None:
-    get = dict(zip(table("sessions").names, row))
-    if not _time(get["started_at"]) or (get["ended_at"] is not None
-                                        and not _time(get["ended_at"])):
+    ended = row[_S["ended_at"]]
+    if not _time(row[_S["started_at"]]) or (ended is not None and not _time(ended)):
         return "its time is not a date and time"
     return None
 
