@@ -17,7 +17,7 @@ import sqlite_utils
 from psycopg import sql
 
 from triage.store.pg import quarantine
-from triage.store.pg.pull import insert_sql
+from triage.store.pg.pull import insert_sql, store_labels
 from triage.store.pg.tables import table
 from triage.store.pg.url import ServerUrl
 
@@ -67,9 +67,9 @@ def pull_new(conn: Any, db: sqlite_utils.Database, url: ServerUrl, also: bytes |
     if not (annotators or sessions or labels):
         return 0, also_rows, written
     with db.atomic():
-        for name, rows in (("annotators", annotators), ("sessions", sessions),
-                           ("labels", labels)):
+        for name, rows in (("annotators", annotators), ("sessions", sessions)):
             if rows:
                 quarantine.store(db, name, insert_sql(name, "update"), [r[:-1] for r in rows])
+        store_labels(db, [r[:-1] for r in labels])
         quarantine.set_mark(db, max(int(r[-1]) for r in (*labels, *sessions, *annotators)))
     return len(labels), also_rows, written

@@ -217,6 +217,32 @@ def insert_sql(name: str, conflict: str) -> str:
     return f"INSERT INTO {name}({t.column_list}) VALUES ({marks}){tail}"  # noqa: S608
 
 
+_LABELS = table("labels").names
+_UNDO = _LABELS.index("undo_seq")
+_LABEL_UPSERT = (
+    f"INSERT INTO labels({', '.join(_LABELS)}) VALUES ({', '.join('?' * len(_LABELS))}) "  # noqa: S608
+    "ON CONFLICT(id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in _LABELS if c not in ("id", "undo_seq"))
+    + ", undo_seq = CASE WHEN excluded.undone_at IS NULL THEN NULL ELSE labels.undo_seq END")
+_RENUMBER = ("UPDATE labels SET undo_seq = (SELECT coalesce(max(undo_seq), 0) + 1 FROM labels) "
+             "WHERE id = ? AND undone_at IS NOT NULL AND undo_seq IS NULL")
+
+
+def store_labels(db: sqlite_utils.Database, rows: list[Any]) -> None:
+    """Store label rows from the server; undo marks get the replica's own order numbers.
+
+    Desks follow undo marks by ``undo_seq > last seen``. Numbered here, in the order the
+    server made them, a huge number on the server (a hand edit) cannot hide the marks
+    that come after it.
+    """
+    undone = sorted((r for r in rows if r[_UNDONE] is not None),
+                    key=lambda r: (r[_UNDO] is None, r[_UNDO] or 0, r[0]))
+    clean = [(*r[:_UNDO], None, *r[_UNDO + 1:]) for r in rows]
+    for start in range(0, len(clean), _BATCH):
+        quarantine.store(db, "labels", _LABEL_UPSERT, clean[start:start + _BATCH])
+    db.conn.executemany(_RENUMBER, [(r[0],) for r in undone])
+
+
 def _insert(db: sqlite_utils.Database, name: str, rows: list[Any], conflict: str) -> None:
     for start in range(0, len(rows), _BATCH):
         quarantine.store(db, name, insert_sql(name, conflict), rows[start:start + _BATCH])
@@ -242,7 +268,7 @@ def _apply(db: sqlite_utils.Database, fetched: dict[str, Any], changes: dict[str
         _insert(db, "rankings", fetched["rankings"], "update")
     for name in ("annotators", "sessions"):
         _insert(db, name, changes[name], "update")
-    _insert(db, "labels", fetched["labels"], "update")
+    store_labels(db, fetched["labels"])
     for name in ("certifications", "guidelines"):
         _insert(db, name, changes[name], "update")
 
@@ -255,7 +281,7 @@ def refresh_labels(conn: psycopg.Connection[Any], db: sqlite_utils.Database, url
                         [ids]).fetchall()
     with db.atomic():
         quarantine.ensure_local_tables(db)
-        _insert(db, "labels", rows, "update")
+        store_labels(db, rows)
 
 
-__all__ = ["Pulled", "insert_sql", "private", "pull", "pull_into", "refresh_labels", "sees_all"]
+__all__ = ["Pulled", "insert_sql", "store_labels", "private", "pull", "pull_into", "refresh_labels", "sees_all"]
