@@ -114,6 +114,9 @@ class TeamLink(ServerChannel):
         The sessions stay open (the desk may come back to them), but the candidates on
         their screens go back to the team at once instead of when the lease runs out.
         """
+        conn = self._conn
+        if conn is None or conn.closed or conn.broken:
+            return   # no reconnecting to say goodbye: the lease ends by itself
         for session_id in sorted(self.sessions):
             try:
                 with self.transaction(atomic=False) as cur:
