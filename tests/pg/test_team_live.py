@@ -130,8 +130,9 @@ def test_a_notification_from_anyone_costs_only_a_refresh(pg, pg_url, tmp_path):
         with pg.connect("stranger") as stranger:
             for _ in range(200):
                 stranger.execute(f"NOTIFY {channel}, 'settings'")
-        time.sleep(1.0)
-        assert 1 < len(calls) <= 8            # coalesced: a few refreshes, not 200
+        assert _wait_for(lambda: len(calls) > 1, 20) is not None
+        time.sleep(1.0)                       # what is left of the flood arrives
+        assert len(calls) <= 10               # coalesced: a few refreshes, not 200
         after = project.link.pull_db.execute("SELECT total_changes()").fetchone()[0]
         assert after == before                # each pull found nothing and wrote nothing
         assert project.db.execute("PRAGMA data_version").fetchone()[0] == version
