@@ -31,3 +31,47 @@ def test_a_closed_port_is_a_server_not_answering(pg):
     url = "postgresql://postgres@127.0.0.1:9/postgres?project=p&connect_timeout=2"
     with pytest.raises(ServerUnavailable, match="the server at 127.0.0.1 is not answering"):
         connect(url)
+
+
+def _error(text: str):
+    import psycopg
+
+    return psycopg.OperationalError(text)
+
+
+@pytest.mark.parametrize("text", [
+    'connection failed: FATAL:  password authentication failed for user "ana"',
+    "connection to server on socket failed: fe_sendauth: no password supplied",
+    'FATAL:  no pg_hba.conf entry for host "10.0.0.1", user "ana", database "annot"',
+])
+def test_authentication_failures_say_so_and_are_not_retried(text):
+    from triage.store.pg.connect import translate
+    from triage.store.pg.url import parse_url
+
+    error = translate(_error(text), parse_url("postgresql://ana@db/annot?project=p"))
+    assert not isinstance(error, ServerUnavailable)
+    assert "authentication failed" in str(error)
+
+
+@pytest.mark.parametrize("text", [
+    "connection failed: FATAL:  the database system is not yet accepting connections\n"
+    "DETAIL:  Consistent recovery state has not been yet reached.",
+    "connection failed: FATAL:  the database system is starting up",
+    "connection failed: FATAL:  the database system is in recovery mode",
+    "connection failed: FATAL:  the database system is shutting down",
+])
+def test_startup_and_recovery_are_retried(text):
+    from triage.store.pg.connect import translate
+    from triage.store.pg.url import parse_url
+
+    error = translate(_error(text), parse_url("postgresql://ana@db/annot?project=p"))
+    assert isinstance(error, ServerUnavailable)
+
+
+def test_the_missing_role_hint_quotes_the_name(pg):
+    from triage.store.pg.schema import init_server
+
+    pg.role("hint_lead")
+    with pytest.raises(TriageError) as caught:
+        init_server(pg.url("hint"), leads=["hint_lead"], annotators=['Zoé"; DROP TABLE x; --'])
+    assert 'CREATE ROLE "Zoé""; DROP TABLE x; --" LOGIN;' in str(caught.value)

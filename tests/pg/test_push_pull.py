@@ -87,10 +87,7 @@ def test_pull_of_a_missing_project_leaves_no_file(pg, tmp_path, capsys):
 
 
 def _session(conn, schema: str) -> int:
-    annotator = conn.execute(f"SELECT {schema}.ensure_annotator()").fetchone()[0]
-    return conn.execute(f"INSERT INTO {schema}.sessions(uid, annotator_id, started_at) "
-                        "VALUES (md5(random()::text), %s, 'now') RETURNING id",
-                        [annotator]).fetchone()[0]
+    return conn.execute(f"SELECT {schema}.start_session('host', 'test')").fetchone()[0]
 
 
 def test_pull_into_a_replica_brings_new_labels_and_undo_marks_only(pg, tmp_path, original):
@@ -106,19 +103,19 @@ def test_pull_into_a_replica_brings_new_labels_and_undo_marks_only(pg, tmp_path,
 
     with pg.connect("ana") as ana:   # a desk elsewhere writes a label, then undoes another
         session = _session(ana, url.schema)
-        label = ana.execute(f"SELECT {url.schema}.add_label('u-1', 7, %s, 'idiom', 'triage', "
-                            "'2026-01-01T00:00:00', 2.5, 'a note', NULL)", [session]).fetchone()[0]
-        again = ana.execute(f"SELECT {url.schema}.add_label('u-1', 7, %s, 'idiom', 'triage', "
-                            "'2026-01-01T00:00:00', 2.5, NULL, NULL)", [session]).fetchone()[0]
+        label = ana.execute(f"SELECT {url.schema}.add_label('u-000001', 7, %s, 'idiom', "
+                            "'triage', 2.5, 'a note', NULL)", [session]).fetchone()[0]
+        again = ana.execute(f"SELECT {url.schema}.add_label('u-000001', 7, %s, 'idiom', "
+                            "'triage', 2.5, NULL, NULL)", [session]).fetchone()[0]
         assert again == label   # a retried write returns the first row, never a second one
         old = replica.execute("SELECT l.id FROM labels l JOIN annotators a ON "
                               "a.id = l.annotator_id WHERE a.name = 'ana' AND undone_at IS NULL "
                               "ORDER BY l.id LIMIT 1").fetchone()[0]
         seq = ana.execute(f"SELECT {url.schema}.undo(%s, %s)", [old, session]).fetchone()[0]
     step = pull_into(server, replica, url)
-    assert (step.labels, step.undone) == (1, 1)
+    assert (step.labels, step.undone) == (2, 1)   # the new label, and the one undone
     row = replica.execute("SELECT id, value, note, guideline_version FROM labels "
-                          "WHERE uid = 'u-1'").fetchone()
+                          "WHERE uid = 'u-000001'").fetchone()
     assert row[:3] == (label, "idiom", "a note")
     assert replica.execute("SELECT undo_seq FROM labels WHERE id = ?", [old]).fetchone()[0] == seq
     assert replica.execute("SELECT count(*) FROM sessions").fetchone()[0] == \
@@ -259,3 +256,42 @@ def test_push_of_an_older_file_leaves_the_file_as_it_was(pg, tmp_path, monkeypat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.triage"]   # no backup either
     with pg.connect() as conn:
         assert conn.execute("SELECT count(*) FROM triage_older.settings").fetchone()[0] > 0
+
+
+def test_new_from_a_url_stores_the_overlap_plan_of_a_file_import(pg, tmp_path):
+    from triage.ingest.importer import ColumnMapping
+    from triage.project import create_project
+
+    src = write_pool(tmp_path / "pool.csv", pool_rows(200))
+    url = pg.url("planned")
+    assert main(["new", url, str(src), "--text", "text", "--key", "key", "--score", "m1=m1",
+                 "--labels", "idiom:i,literal:l", "--positive", "idiom",
+                 "--overlap-rate", "0.2"]) == 0
+    with pg.connect() as conn:
+        server = {r[0] for r in conn.execute("SELECT candidate_id FROM triage_planned.plan")}
+    local = create_project(tmp_path / "local.triage")
+    local.update_settings(overlap_rate=0.2, labels=[{"value": "idiom", "key": "i"},
+                                                    {"value": "literal", "key": "l"}],
+                          positive_labels=["idiom"])
+    local.import_file(src, ColumnMapping(text="text", key="key", scores=[("m1", "m1")]))
+    expected = local.dispatcher.overlap_items()
+    local.close()
+    assert len(server) == 40 and server == expected
+
+
+@pytest.mark.parametrize("command", [["agree", "--json"], ["gain", "--json"]])
+def test_agree_and_gain_take_a_server_address(pg, original, command, capsys, tmp_path,
+                                              monkeypatch):
+    import json
+
+    monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
+    url = pg.url(f"reports_{command[0]}")
+    assert main(["push", str(original), url]) == 0
+    capsys.readouterr()
+    assert main([command[0], url, *command[1:]]) == 0, capsys.readouterr().err
+    on_server = json.loads(capsys.readouterr().out)
+    assert main([command[0], str(original), *command[1:]]) == 0
+    on_file = json.loads(capsys.readouterr().out)
+    on_server.pop("file", None)   # gain names its input; everything else is the same
+    on_file.pop("file", None)
+    assert on_server == on_file

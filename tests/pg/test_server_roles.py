@@ -54,8 +54,9 @@ def test_init_is_idempotent_and_creates_groups_policies_functions(team, capsys):
         functions = {r[0] for r in conn.execute(
             "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
             "WHERE n.nspname = 'triage_roles' AND p.prosecdef")}
-        assert {"claim", "label_feed", "undo_feed", "live_leases", "add_label", "undo",
-                "session_feed", "release", "active_kinds"} <= functions
+        assert {"claim", "label_feed", "live_leases", "add_label", "undo", "set_note",
+                "start_session", "end_session", "session_feed", "release", "active_kinds",
+                "ranking_feed", "certification_feed"} <= functions
         assert _scalar(conn, "SELECT count(*) FROM triage_roles.annotators") == 2
         assert _scalar(conn, "SELECT value FROM triage_roles.project WHERE key = "
                              "'server_schema'") == schema.SERVER_SCHEMA_VERSION
@@ -80,15 +81,17 @@ def test_the_lead_reads_every_label(team):
     with team.connect("lena") as conn:
         assert _scalar(conn, "SELECT count(*) FROM triage_roles.labels") == 100
         assert _scalar(conn, "SELECT count(*) FROM triage_roles.label_feed(0) "
-                             "WHERE masked") == 0
+                             "WHERE value IS NOT NULL") == _scalar(
+            conn, "SELECT count(*) FROM triage_roles.labels WHERE value IS NOT NULL")
 
 
 def test_the_feed_hides_other_annotators_values_but_not_that_they_labelled(team):
     with team.connect("ana") as conn:
-        rows = conn.execute("SELECT a.name, f.value, f.masked FROM triage_roles.label_feed(0) f "
+        rows = conn.execute("SELECT a.name, f.value, f.seconds FROM triage_roles.label_feed(0) f "
                             "JOIN triage_roles.annotators a ON a.id = f.annotator_id").fetchall()
     assert len(rows) == 100
-    assert {(name, masked) for name, _value, masked in rows} == {("ana", False), ("ben", True)}
+    assert {name for name, _value, _seconds in rows} == {"ana", "ben"}
+    assert all(seconds == 0 for name, _value, seconds in rows if name == "ben")
     assert all(value is None for name, value, _ in rows if name == "ben")
     assert any(value is not None for name, value, _ in rows if name == "ana")
 
@@ -110,12 +113,12 @@ def test_an_annotator_cannot_write_labels_in_another_name(team):
     import psycopg
 
     with team.connect("ana") as conn:
-        ben_session = _scalar(conn, "SELECT s.id FROM triage_roles.session_feed() s "
+        ben_session = _scalar(conn, "SELECT s.id FROM triage_roles.session_feed(0) s "
                                     "JOIN triage_roles.annotators a ON a.id = s.annotator_id "
                                     "WHERE a.name = 'ben' LIMIT 1")
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            conn.execute("SELECT triage_roles.add_label('x1', 1, %s, 'idiom', 'triage', "
-                         "'2026-01-01', 1.0, NULL, NULL)", [ben_session])
+            conn.execute("SELECT triage_roles.add_label('x1x1x1x1', 1, %s, 'idiom', 'triage', "
+                         "1.0, NULL, NULL)", [ben_session])
         ben = _scalar(conn, "SELECT id FROM triage_roles.annotators WHERE name = 'ben'")
         with pytest.raises(psycopg.errors.InsufficientPrivilege):  # row-level security
             conn.execute("INSERT INTO triage_roles.labels(uid, candidate_id, annotator_id, "
@@ -152,7 +155,7 @@ def test_grant_adds_an_annotator_who_then_sees_only_their_own(team):
 
 
 def test_init_names_a_missing_login_role(team):
-    with pytest.raises(TriageError, match="CREATE ROLE nobody LOGIN"):
+    with pytest.raises(TriageError, match='CREATE ROLE "nobody" LOGIN'):
         schema.init_server(team.url("roles"), leads=["nobody"], annotators=[])
 
 

@@ -65,3 +65,25 @@ def test_commands_take_the_server_address(pg, pg_url, tmp_path, capsys):
     out = tmp_path / "labels.csv"
     assert main(["export", pg_url("ann_d"), str(out)]) == 0
     assert out.read_text(encoding="utf-8").count("idiom") >= 2
+
+
+def test_an_annotators_status_does_not_call_others_labels_skips(pg, pg_url, tmp_path, capsys):
+    import json
+
+    from triage.cli import main
+
+    publish(pg, pg_url(), tmp_path, annotators=("st_a", "st_b"))
+    for role, value in (("st_a", "idiom"), ("st_b", "literal")):
+        project = open_project(pg_url(role))
+        session = project.start_session(role)
+        for _ in range(3):
+            item = project.next_candidate(session)
+            project.record_label(session, item.candidate_id, value)
+        project.close()
+    capsys.readouterr()
+    assert main(["status", pg_url("st_a"), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["skipped"] == 0
+    assert status["handled_by_others"] == 3
+    assert main(["status", pg_url("st_a")]) == 0
+    assert "3 handled by others (decisions hidden)" in capsys.readouterr().out

@@ -112,3 +112,32 @@ def test_server_down_mid_session_loses_nothing(own_server, tmp_path):
     nxt = project.next_candidate(session)
     assert nxt is not None and nxt.candidate_id not in (first.candidate_id, item.candidate_id)
     project.close()
+
+
+@pytest.mark.usefixtures("_team_cache")
+def test_a_notification_from_anyone_costs_only_a_refresh(pg, pg_url, tmp_path):
+    """Any role may NOTIFY any channel: a flood makes a few idle pulls and changes nothing."""
+    publish(pg, pg_url(), tmp_path, leads=("hint_lead",))
+    pg.role("stranger")
+    project = open_project(pg_url("hint_lead"))
+    calls: list[set[str]] = []
+    listener = project.listener(calls.append)
+    listener.start()
+    try:
+        assert listener.connected.wait(10)
+        assert _wait_for(lambda: calls, 5) is not None   # the "*" after connecting
+        before = project.link.pull_db.execute("SELECT total_changes()").fetchone()[0]
+        version = project.db.execute("PRAGMA data_version").fetchone()[0]
+        channel = project.url.schema
+        with pg.connect("stranger") as stranger:
+            for _ in range(200):
+                stranger.execute(f"NOTIFY {channel}, 'settings'")
+        assert _wait_for(lambda: len(calls) > 1, 20) is not None
+        time.sleep(1.0)                       # what is left of the flood arrives
+        assert len(calls) <= 10               # coalesced: a few refreshes, not 200
+        after = project.link.pull_db.execute("SELECT total_changes()").fetchone()[0]
+        assert after == before                # each pull found nothing and wrote nothing
+        assert project.db.execute("PRAGMA data_version").fetchone()[0] == version
+    finally:
+        listener.stop()
+        project.close()

@@ -87,3 +87,24 @@ def test_commands_refuse_a_password_before_connecting(tmp_path, capsys):
         err = capsys.readouterr().err
         assert "put no password in the server address" in err and "hunter2" not in err
     assert not (tmp_path / "y").exists()
+
+
+@pytest.mark.parametrize("text", [
+    "postgresql://ada@host/db?project=p&PASSWORD=s3cret",
+    "postgresql://ada@host/db?project=p&Password=s3cret",
+    "postgresql://ada@host/db?project=p&sslpassword=s3cret",
+    "postgresql://ada@host/db?project=p&%20password=s3cret",
+])
+def test_a_password_in_any_case_is_refused_without_echo(text):
+    with pytest.raises(TriageError) as caught:
+        parse_url(text)
+    assert "s3cret" not in str(caught.value)
+    assert "put no password" in str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["abc%0A", "abc%0D", "abc%00", "abc%20"])
+def test_project_names_must_match_whole(name):
+    with pytest.raises(TriageError, match="not allowed"):
+        parse_url(f"postgresql://host/db?project={name}")
+    with pytest.raises(TriageError):
+        check_project_name("abc\n")

@@ -4,7 +4,8 @@ The file is read, checked and ranked by the same importer as for a project file,
 temporary project file supplying the settings and seed; only the writer differs: the pool
 goes to PostgreSQL with COPY (:mod:`triage.store.pg.ingest`). Settings and project
 information follow in the same server transaction, so the project appears whole or not at
-all. The overlap plan is drawn by the first desk that opens the project, as for a file.
+all. The overlap plan, drawn by the caller's ``plan`` from the active model's ranking, is
+stored in that transaction too, as for a file.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from pathlib import Path
 
 from triage.ingest.importer import ColumnMapping, ImportResult, Progress, import_candidates
 from triage.store.connection import create_database
+from triage.store.poolwrite import Plan
 from triage.store.settings import Settings
 from triage.store.writer import FileWriter, write_new_project
 
 
 def create_on_server(url: str, source: str | Path, mapping: ColumnMapping, settings: Settings,
-                     *, skip_invalid: bool = False, progress: Progress | None = None
-                     ) -> ImportResult:
+                     *, skip_invalid: bool = False, progress: Progress | None = None,
+                     plan: Plan | None = None) -> ImportResult:
     """Create ``url``'s project from ``source`` on the server, in one server transaction."""
     from triage.base.errors import TriageError
     from triage.store.pg.connect import transaction
@@ -41,7 +43,7 @@ def create_on_server(url: str, source: str | Path, mapping: ColumnMapping, setti
                 refuse_if_published(conn, server)
                 result = import_candidates(db, source, mapping, skip_invalid=skip_invalid,
                                            progress=progress, seed=settings.seed,
-                                           writer=pool_writer(conn, server))
+                                           writer=pool_writer(conn, server, plan))
                 active = settings.active_model
                 if active and active not in result.models:
                     raise TriageError(f"--active-model {active!r} is not one of the models")

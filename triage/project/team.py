@@ -14,8 +14,11 @@ one (they see different labels).
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import logging
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
     from triage.store.pg.listen import Listener
     from triage.store.pg.url import ServerUrl
 
+log = logging.getLogger("triage.team")
 CACHE_ENV = "TRIAGE_CACHE_DIR"
 # Notified tables whose changes the quick pull brings (triage.store.pg.follow).
 QUICK_TABLES = frozenset({"labels", "sessions", "annotators"})
@@ -43,10 +47,27 @@ def cache_dir() -> Path:
 
 
 def replica_path(url: ServerUrl, role: str) -> Path:
-    """The replica file of ``url``'s project as seen by login role ``role``."""
+    """The replica file of ``url``'s project as seen by login role ``role``.
+
+    Named by a hash of (host, port, database, project, role): names that differ only in
+    characters a file name cannot keep (``zoé`` and ``zoë😀``) never share a replica.
+    """
     parts = [url.host, url.port or "5432", url.dbname or role, url.project, role]
-    name = "-".join(re.sub(r"[^A-Za-z0-9_.]+", "_", p) for p in parts)
-    return cache_dir() / f"{name}.triage"
+    digest = hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()[:32]
+    return cache_dir() / f"{url.project}-{digest}.triage"
+
+
+def private_folder(folder: Path) -> None:
+    """Create ``folder`` (and parents) readable by its owner only (mode 0700)."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    folder.chmod(0o700)
+
+
+def private_file(path: Path) -> None:
+    """Make the replica (and its log files) readable by its owner only (mode 0600)."""
+    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        with contextlib.suppress(FileNotFoundError):
+            name.chmod(0o600)
 
 
 class TeamProject(Project):
@@ -87,8 +108,31 @@ class TeamProject(Project):
 
         return Listener(lambda: connect(self.url), channel_of(self.url.schema), changed)
 
+    @property
+    def role(self) -> str | None:
+        """The login role this project is worked on as."""
+        return self.link.role
+
+    def hidden_events(self) -> int:
+        """Active label events whose decision this role may not see (others', for an annotator).
+
+        They reach an annotator's replica as "handled by someone": no value, so they must
+        not be counted as skips.
+        """
+        from triage.store.pg.replica import others_without_value
+
+        return 0 if self.link.is_lead else others_without_value(self.db, self.link.role or "")
+
+    @property
+    def server_problems(self) -> str | None:
+        """"N rows from the server could not be used: …" when a pull set rows aside."""
+        from triage.store.pg.quarantine import summary
+
+        return summary(self.link.pull_db)
+
     def close(self) -> None:
-        """Close the replica and the server connection."""
+        """Free this desk's leases, close the replica and the server connection."""
+        self.link.release_sessions()
         super().close()
         self.link.close()
 
@@ -104,13 +148,19 @@ def open_team_project(address: str) -> TeamProject:
     conn = connect(url)
     role = check_project(conn, url)
     path = replica_path(url, role)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(path.parent)   # nobody else can reach the file, even before its chmod
     link = TeamLink(url=url, connect=lambda: connect(url), pull_db=replica_database(path))
+    private_file(path)
     link.adopt(conn)
     try:
         link.pull()
+        private_file(path)
         database, _backup = dbmod.open_database(path)
     except BaseException:
         link.close()
         raise
-    return TeamProject(path, database, link, url)
+    project = TeamProject(path, database, link, url)
+    problems = project.server_problems
+    if problems:   # the command line shows it on stderr (logging's last resort), a desk too
+        log.warning("%s", problems)
+    return project

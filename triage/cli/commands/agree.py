@@ -141,8 +141,9 @@ def run(args: argparse.Namespace) -> int:
     if args.block is not None and args.block < 1:
         raise TriageError("--block must be 1 or more")
     from triage.store.connection import is_sqlite_file
+    from triage.store.pg.url import is_server_url
 
-    project_file = is_sqlite_file(args.file)
+    project_file = is_server_url(args.file) or is_sqlite_file(args.file)
     for by in args.by:
         if project_file and by == "guideline_version":
             continue  # a project knows the guideline version of every label

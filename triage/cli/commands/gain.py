@@ -45,8 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``triage gain`` with the parsed arguments; returns the exit code."""
     from triage.store.connection import is_sqlite_file
+    from triage.store.pg.url import is_server_url
 
-    if is_sqlite_file(args.file):
+    if is_server_url(args.file) or is_sqlite_file(args.file):
         from triage.project.gain import gain_report
 
         data = gain_report(args.file, args)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from triage.base.errors import TriageError
 from triage.cli.commands._common import report_import
@@ -70,6 +71,17 @@ def run_interchange(args: argparse.Namespace) -> int:
     return 0
 
 
+def _overlap_plan(settings: Any, models: list[str]) -> Any:
+    """The overlap plan to store with the active model's ranking (as a file's import does)."""
+    if settings.overlap_rate <= 0 or not models:
+        return None
+    from triage.serving.dispatcher import overlap_plan
+
+    active = settings.active_model if settings.active_model in models else models[0]
+    return lambda model: (overlap_plan(model.candidate_ids, settings.overlap_rate,
+                                       settings.seed) if model.name == active else None)
+
+
 def run_server(args: argparse.Namespace) -> int:
     """``triage new postgresql://…?project=NAME FILE``: the pool straight to the server."""
     from triage.ingest.server import create_on_server
@@ -88,7 +100,8 @@ def run_server(args: argparse.Namespace) -> int:
     bar = ProgressBar("importing")
     try:
         result = create_on_server(args.project, args.file, mapping_from_args(args), settings,
-                                  skip_invalid=args.skip_invalid, progress=bar)
+                                  skip_invalid=args.skip_invalid, progress=bar,
+                                  plan=_overlap_plan(settings, [m for m, _ in args.score]))
     finally:
         bar.finish()
     return report_import(f"created {url.display}: {result.rows_imported:,} candidates, "

@@ -40,6 +40,14 @@ def status_data(project: Project, *, curve: bool = False) -> dict[str, Any]:
         for row in snap_data["deciles"]:
             row["yield"] = row.pop("yield_")
         data.update(snap_data)
+        # On a team server an annotator sees others' decisions only as "handled by
+        # someone" (blind labelling): those are not skips.
+        hidden = int(getattr(project, "hidden_events", lambda: 0)())
+        if hidden:
+            data["skipped"] = max(0, data["skipped"] - hidden)
+            data["handled_by_others"] = hidden
+            data["skips_by_annotator"] = {a: n for a, n in data["skips_by_annotator"].items()
+                                          if a == getattr(project, "role", a)}
         if curve:
             data["curve"] = {"annotated": snap.curve_annotated, "positives": snap.curve_positives}
     return data
@@ -59,7 +67,9 @@ def render(data: dict[str, Any]) -> str:
     cpp = data["cost_per_positive"]
     lines += [
         f"annotated {data['annotated']:,} ({data['annotated'] / max(1, data['pool']):.1%} of pool), "
-        f"skipped {data['skipped']:,}, positives found {data['positives_found']:,}",
+        f"skipped {data['skipped']:,}, positives found {data['positives_found']:,}"
+        + (f"; {data['handled_by_others']:,} handled by others (decisions hidden)"
+           if data.get("handled_by_others") else ""),
         f"spent {data['spend']:,.2f} {cur} ({budget}{left}); cost per positive "
         + ("n/a" if cpp is None else f"{cpp:,.2f} {cur}"),
         "",

@@ -28,6 +28,18 @@ from triage.store.pg.url import ServerUrl
 
 log = logging.getLogger(__name__)
 
+# What the server's functions raise for a write they refuse (a check, a permission, a
+# session that is not the caller's), and what psycopg raises for text it cannot send.
+REFUSALS = (pgerrors.InsufficientPrivilege, pgerrors.CheckViolation, pgerrors.NoDataFound,
+            pgerrors.RaiseException, psycopg.DataError, psycopg.IntegrityError)
+
+
+def refused(error: BaseException) -> TriageError:
+    """The user's message for a write the server refused: its reason, one line."""
+    diag = getattr(error, "diag", None)
+    reason = getattr(diag, "message_primary", None) or str(error).strip().splitlines()[0]
+    return TriageError(f"the server refused: {reason}")
+
 Connect = Callable[[], Any]
 
 
@@ -107,8 +119,8 @@ class ServerChannel:
             except psycopg.OperationalError as error:
                 self.drop()
                 raise self.unavailable(error) from error
-            except pgerrors.InsufficientPrivilege as error:
-                raise TriageError(f"the server refused: {error}") from error
+            except REFUSALS as error:
+                raise refused(error) from error
 
     def drop(self) -> None:
         """Forget the server connection (the next call reconnects)."""
@@ -157,8 +169,8 @@ class ServerChannel:
             except psycopg.OperationalError as error:
                 self.drop()
                 raise self.unavailable(error) from error
-            except pgerrors.InsufficientPrivilege as error:
-                raise TriageError(f"the server refused: {error}") from error
+            except REFUSALS as error:
+                raise refused(error) from error
             self.stale = False
         if news and follow and self.on_news is not None:
             self.on_news()

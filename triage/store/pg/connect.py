@@ -72,34 +72,65 @@ def translate(error: Exception, url: ServerUrl) -> TriageError:
     if isinstance(error, errors.InsufficientPrivilege):
         return TriageError(f"{url.display}: permission denied ({first}); "
                            f"ask the project's lead (role {url.lead_role}) to do this")
+    if isinstance(error, psycopg.OperationalError) and _authentication(error):
+        # Wrong or missing password, or a login the server's rules refuse: the user's to
+        # fix, never retried.
+        return TriageError(f"the server at {url.host} refused the login "
+                           f"(authentication failed: {_reason(error)}); check the role and "
+                           "its password (PGPASSWORD, ~/.pgpass or a PGSERVICE file)")
     if isinstance(error, errors.AdminShutdown | errors.CannotConnectNow | errors.CrashShutdown):
         return ServerUnavailable(f"the server at {url.host} is not answering ({first})")
     if isinstance(error, psycopg.OperationalError) and _unanswered(error):
         return ServerUnavailable(f"the server at {url.host} is not answering ({first}); "
                                  "nothing was written, try again when it is back")
     if isinstance(error, psycopg.OperationalError) and "FATAL:" in str(error):
-        # The server answered and refused us: a login, role or database problem.
-        reason = str(error).split("FATAL:", 1)[1].strip().splitlines()[0]
-        return TriageError(f"the server at {url.host} refused the connection: {reason}")
+        # The server answered and refused us: a role or database problem.
+        return TriageError(f"the server at {url.host} refused the connection: "
+                           f"{_reason(error)}")
     if isinstance(error, errors.UndefinedTable | errors.InvalidSchemaName):
         return TriageError(f"{url.display}: there is no project {url.project!r} on this server "
                            "(create it with `triage new URL FILE …` or `triage push`)")
     return TriageError(f"{url.display}: {first}")
 
 
-_NOT_READY = ("starting up", "shutting down", "in recovery", "too many clients")
+# Said by a server that is there but cannot take us yet: worth trying again.
+_NOT_READY = ("starting up", "shutting down", "in recovery", "too many clients",
+              "not yet accepting connections", "not accepting connections",
+              "recovery mode", "consistent recovery state")
+# Said when the login itself is refused: not worth trying again.
+_AUTHENTICATION = ("password authentication failed", "no password supplied",
+                   "authentication failed", "pg_hba.conf rejects", "no pg_hba.conf entry",
+                   "peer authentication", "ident authentication", "certificate authentication")
+
+
+def _reason(error: Exception) -> str:
+    """The server's one-line reason, after "FATAL:" when it gave one."""
+    text = str(error)
+    if "FATAL:" in text:
+        text = text.split("FATAL:", 1)[1]
+    lines = text.strip().splitlines()
+    return lines[0].strip() if lines else type(error).__name__
+
+
+def _authentication(error: Exception) -> bool:
+    """Whether the server (or libpq) refused the login itself."""
+    text = str(error).lower()
+    return any(reason in text for reason in _AUTHENTICATION)
 
 
 def _unanswered(error: Exception) -> bool:
     """Whether libpq never got an answer (refused, timed out, connection lost, not ready).
 
-    A server that answered and refused us says so after "FATAL:" (no such role, wrong
-    password, no such database): that is the user's to fix, not a reason to retry.
+    A server that answered and refused us says so after "FATAL:" (no such role, no such
+    database): that is the user's to fix, not a reason to retry; one starting up, shutting
+    down or recovering is retried.
     """
+    text = str(error)
+    if any(reason in text for reason in _NOT_READY):
+        return True
     if getattr(error, "sqlstate", None) is not None:
         return False
-    text = str(error)
-    return "FATAL:" not in text or any(reason in text for reason in _NOT_READY)
+    return "FATAL:" not in text
 
 
 def is_lead(conn: psycopg.Connection[Any], url: ServerUrl) -> bool:

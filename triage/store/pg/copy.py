@@ -207,6 +207,9 @@ def restart_identities(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
             conn.execute(
                 f"SELECT setval(pg_get_serial_sequence('{url.schema}.{t.name}', 'id'), "
                 f"coalesce(max(id), 0) + 1, false) FROM {url.schema}.{t.name}".encode())
+    # Undo marks pushed from a file keep their order; the server's next one follows them.
+    conn.execute(f"SELECT setval('{url.schema}.undo_order', coalesce(max(undo_seq), 0) + 1, "
+                 f"false) FROM {url.schema}.labels".encode())
 
 
 # Pulling lives in .pull; these names stay importable from here.

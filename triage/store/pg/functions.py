@@ -1,49 +1,59 @@
-"""The server-side functions and triggers of a project (SECURITY DEFINER, search_path pinned).
+"""The server-side write functions of a project: the server is the judge of every write.
 
-Annotators have no privileges on leases and see only their own labels, so what needs a
-view across the team goes through these functions, which run as the schema's owner and
-check the caller (``session_user``: the login role) themselves:
+Annotators hold no INSERT, UPDATE or DELETE on any table; they write only through these
+SECURITY DEFINER functions (search_path pinned), which run as the schema's owner and
+check every argument the way a client would. The caller is ``session_user`` (the login
+role), never ``current_user`` (inside the function that is the owner). Ids come from
+identities, times from ``now()``, lease expiry from the server's setting and undo order
+from a sequence: never from arguments.
 
-- ``ensure_annotator() → bigint``: the caller's annotator id (their name is their role).
-- ``claim(candidate, session, now, expires) → boolean``: lease a candidate for a session.
-  The candidate row is locked ``FOR UPDATE SKIP LOCKED`` (locked: another desk is deciding
-  about it, so not ours); refused while another session holds a live lease; the session's
-  other leases go. The client then reads ``active_kinds`` and runs the dispatcher's
-  ``still_needed`` rule in the same transaction, rolling back if it says no.
-- ``active_kinds(candidate) → (annotator, kind)``: active labels on a candidate (no values).
-- ``release(session, candidate | NULL)``: drop a session's lease (or all its leases).
-- ``live_leases(now) → (candidate_id, session_id)``: leases not expired at ``now``.
-- ``add_label(uid, candidate, session, value, kind, created_at, seconds, note, served_by)
-  → bigint``: idempotent by ``uid`` (a retry after a lost acknowledgement returns the
-  first row's id), ends the session's lease on the candidate.
-- ``undo(label, session | NULL) → bigint``: mark a label undone, returns its ``undo_seq``.
-- ``label_feed(after, only bigint[] = NULL)``: every label column plus ``masked``; value and
-  note are NULL on other annotators' labels unless the caller leads.
-- ``undo_feed(after) → (undo_seq, id, undone_at)``; ``session_feed()``: all sessions (host
-  and version hidden for others' sessions unless the caller leads).
+- ``start_session(host, version) → bigint``: a session of the caller; at most
+  :data:`MAX_OPEN_SESSIONS` stay open per annotator (opening one more ends the oldest).
+- ``end_session(session)``: end one of the caller's sessions and its lease.
+- ``claim(candidate, session, seconds = NULL) → boolean``: lease a candidate for one of
+  the caller's open sessions, for the server's lease length (``seconds`` may only shorten
+  it). The candidate row is locked ``FOR UPDATE SKIP LOCKED``; refused while another
+  session holds a live lease; one lease per session (its other leases go).
+- ``release(session, candidate | NULL)``: drop a session's lease.
+- ``add_label(uid, candidate, session, value, kind, seconds, note, served_by) → bigint``:
+  value in the scheme (or NULL, a skip), kind allowed for the caller's role, seconds
+  finite in [0, 86400], candidate exists, session the caller's and open, note at most
+  10,000 characters; idempotent by ``uid`` (a retry returns the first row's id).
+- ``undo(label, session | NULL) → bigint``: mark one of the caller's labels undone (the
+  lead: anyone's); ``set_note(label, note)``: replace one of the caller's notes.
 
-Label inserts and undo marks take a transaction-scoped advisory lock first, so ids and
-``undo_seq`` values commit in increasing order and "id > last seen" never skips a row
-that commits late. Triggers: ``labels.guideline_version`` as on a file, and a statement
-trigger that sends ``NOTIFY triage_<name>, '<table>'`` on every change clients follow.
+The lead keeps table privileges for settings, plan, guidelines, certifications, hourly
+rates and project facts; adjudication is ``add_label`` with kind ``adjudication``, which
+only a member of the lead group may write. Every change to ``labels``, ``sessions`` and
+``annotators`` gets a ``seq`` from one sequence (trigger, under the project's advisory
+lock so numbers become visible in increasing order): replicas pull ``WHERE seq > last``,
+so a row the lead repairs reaches them too. The read side is :mod:`.feeds`.
 """
 
 from __future__ import annotations
 
 import zlib
 
-from triage.store.pg.tables import pg_type, table
 from triage.store.pg.url import ServerUrl
+from triage.store.schema import LABEL_KINDS
 
 NOW_TEXT = ("to_char(clock_timestamp() AT TIME ZONE 'UTC', "
             "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"')")
 NOTIFIED = ("labels", "settings", "plan", "sessions", "annotators", "guidelines",
             "certifications", "project")
-_HEAD = "SECURITY DEFINER SET search_path = {s}, pg_catalog, pg_temp AS $fn$"
+CHANGED = ("labels", "sessions", "annotators")   # tables whose rows carry a change ``seq``
+MAX_OPEN_SESSIONS = 4
+MAX_SECONDS = 86400.0
+MAX_NOTE = 10_000
+LEASE_KEY = "server_lease_seconds"               # in the project table; the lead may set it
+DEFAULT_LEASE_S = 900.0
+MAX_LEASE_S = 3600.0
+ANNOTATOR_KINDS = tuple(k for k in LABEL_KINDS if k != "adjudication")
+HEAD = "SECURITY DEFINER SET search_path = {s}, pg_catalog, pg_temp AS $fn$"
 
 
 def lock_key(project: str) -> int:
-    """The advisory-lock key that orders a project's label inserts and undo marks."""
+    """The advisory-lock key that orders a project's label, session and annotator changes."""
     return zlib.crc32(f"triage_{project}".encode())
 
 
@@ -52,20 +62,32 @@ def channel(url: ServerUrl) -> str:
     return url.schema
 
 
-def _label_columns() -> list[str]:
-    return list(table("labels").names)
-
-
-def _session_columns() -> list[str]:
-    return list(table("sessions").names)
-
-
 _FUNCTIONS = r"""
+CREATE SEQUENCE IF NOT EXISTS {s}.change_seq;
+
+CREATE SEQUENCE IF NOT EXISTS {s}.undo_order;
+
 CREATE OR REPLACE FUNCTION {s}.is_lead() RETURNS boolean LANGUAGE sql STABLE {head}
-  SELECT pg_has_role(session_user, '{lead}', 'MEMBER') $fn$;
+  SELECT pg_has_role(session_user, '{lead}', 'MEMBER')
+    OR session_user = (SELECT r.rolname FROM pg_namespace n
+                       JOIN pg_roles r ON r.oid = n.nspowner WHERE n.nspname = '{s}')
+  $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.my_id() RETURNS bigint LANGUAGE sql STABLE {head}
   SELECT id FROM annotators WHERE name = session_user $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.refuse(p_message text) RETURNS void LANGUAGE plpgsql {head}
+BEGIN
+  RAISE EXCEPTION USING ERRCODE = 'check_violation', MESSAGE = p_message;
+END $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.lease_seconds() RETURNS float8 LANGUAGE plpgsql STABLE {head}
+DECLARE v float8;
+BEGIN
+  SELECT CASE WHEN value ~ '^[0-9]+(\.[0-9]+)?$' THEN value::float8 END INTO v
+    FROM project WHERE key = '{lease_key}';
+  RETURN least(greatest(coalesce(v, {default_lease}), 1), {max_lease});
+END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.ensure_annotator() RETURNS bigint LANGUAGE plpgsql {head}
 BEGIN
@@ -74,71 +96,142 @@ BEGIN
   RETURN (SELECT id FROM annotators WHERE name = session_user);
 END $fn$;
 
-CREATE OR REPLACE FUNCTION {s}.session_owner(p_session bigint) RETURNS bigint
+CREATE OR REPLACE FUNCTION {s}.own_session(p_session bigint) RETURNS bigint
 LANGUAGE plpgsql STABLE {head}
-DECLARE v_id bigint; v_name text;
+DECLARE v_id bigint; v_name text; v_ended text;
 BEGIN
-  SELECT a.id, a.name INTO v_id, v_name FROM sessions t JOIN annotators a ON a.id = t.annotator_id
-    WHERE t.id = p_session;
+  SELECT a.id, a.name, t.ended_at INTO v_id, v_name, v_ended
+    FROM sessions t JOIN annotators a ON a.id = t.annotator_id WHERE t.id = p_session;
   IF v_id IS NULL THEN
     RAISE EXCEPTION 'there is no session %', p_session USING ERRCODE = 'no_data_found';
   END IF;
-  IF v_name <> session_user AND NOT is_lead() THEN
+  IF v_name IS DISTINCT FROM session_user THEN
     RAISE EXCEPTION 'session % belongs to another annotator', p_session
       USING ERRCODE = 'insufficient_privilege';
+  END IF;
+  IF v_ended IS NOT NULL THEN
+    PERFORM refuse(format('session %s has ended; start a new one', p_session));
   END IF;
   RETURN v_id;
 END $fn$;
 
-CREATE OR REPLACE FUNCTION {s}.claim(p_candidate bigint, p_session bigint, p_now float8,
-  p_expires float8) RETURNS boolean LANGUAGE plpgsql {head}
+CREATE OR REPLACE FUNCTION {s}.start_session(p_host text, p_version text) RETURNS bigint
+LANGUAGE plpgsql {head}
+DECLARE v_me bigint; v_id bigint;
 BEGIN
-  PERFORM session_owner(p_session);
+  IF length(p_host) > 255 OR length(p_version) > 64 THEN
+    PERFORM refuse('host name or version too long');
+  END IF;
+  v_me := ensure_annotator();
+  -- A person has a few desks; more open sessions are desks that died: end the oldest.
+  WITH old AS (SELECT id FROM sessions WHERE annotator_id = v_me AND ended_at IS NULL
+               ORDER BY id DESC OFFSET {max_open} - 1),
+       gone AS (DELETE FROM claims WHERE session_id IN (SELECT id FROM old))
+  UPDATE sessions SET ended_at = {now} WHERE id IN (SELECT id FROM old);
+  INSERT INTO sessions(uid, annotator_id, started_at, host, app_version)
+    VALUES (gen_random_uuid()::text, v_me, {now}, p_host, p_version) RETURNING id INTO v_id;
+  RETURN v_id;
+END $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.end_session(p_session bigint) RETURNS void
+LANGUAGE plpgsql {head}
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM sessions t JOIN annotators a ON a.id = t.annotator_id
+                 WHERE t.id = p_session AND a.name = session_user) THEN
+    RAISE EXCEPTION 'session % is not yours', p_session USING ERRCODE = 'insufficient_privilege';
+  END IF;
+  DELETE FROM claims WHERE session_id = p_session;
+  UPDATE sessions SET ended_at = {now} WHERE id = p_session AND ended_at IS NULL;
+END $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.claim(p_candidate bigint, p_session bigint,
+  p_seconds float8 DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql {head}
+DECLARE v_len float8 := lease_seconds(); v_now float8 := extract(epoch FROM clock_timestamp());
+BEGIN
+  PERFORM own_session(p_session);
+  IF p_seconds IS NOT NULL AND p_seconds = p_seconds AND p_seconds < v_len THEN
+    v_len := greatest(p_seconds, 1);   -- a desk may ask for less, never for more
+  END IF;
   PERFORM 1 FROM candidates WHERE id = p_candidate FOR UPDATE SKIP LOCKED;
   IF NOT FOUND THEN RETURN false; END IF;
   IF EXISTS (SELECT 1 FROM claims WHERE candidate_id = p_candidate
-             AND session_id <> p_session AND expires_at > p_now) THEN
+             AND session_id <> p_session AND expires_at > v_now) THEN
     RETURN false;
   END IF;
   DELETE FROM claims WHERE session_id = p_session AND candidate_id <> p_candidate;
   INSERT INTO claims(candidate_id, session_id, expires_at)
-    VALUES (p_candidate, p_session, p_expires)
+    VALUES (p_candidate, p_session, v_now + v_len)
     ON CONFLICT (candidate_id) DO UPDATE
     SET session_id = excluded.session_id, expires_at = excluded.expires_at;
   RETURN true;
 END $fn$;
 
-CREATE OR REPLACE FUNCTION {s}.active_kinds(p_candidate bigint)
-  RETURNS TABLE(annotator text, kind text) LANGUAGE sql STABLE {head}
-  SELECT a.name, l.kind FROM labels l JOIN annotators a ON a.id = l.annotator_id
-  WHERE l.candidate_id = p_candidate AND l.undone_at IS NULL $fn$;
-
 CREATE OR REPLACE FUNCTION {s}.release(p_session bigint, p_candidate bigint DEFAULT NULL)
   RETURNS void LANGUAGE plpgsql {head}
 BEGIN
-  PERFORM session_owner(p_session);
+  IF NOT EXISTS (SELECT 1 FROM sessions t JOIN annotators a ON a.id = t.annotator_id
+                 WHERE t.id = p_session AND a.name = session_user) THEN
+    RAISE EXCEPTION 'session % is not yours', p_session USING ERRCODE = 'insufficient_privilege';
+  END IF;
   DELETE FROM claims WHERE session_id = p_session
     AND (p_candidate IS NULL OR candidate_id = p_candidate);
 END $fn$;
 
-CREATE OR REPLACE FUNCTION {s}.live_leases(p_now float8)
-  RETURNS TABLE(candidate_id bigint, session_id bigint) LANGUAGE sql STABLE {head}
-  SELECT c.candidate_id, c.session_id FROM claims c WHERE c.expires_at > p_now $fn$;
+CREATE OR REPLACE FUNCTION {s}.check_label(p_candidate bigint, p_value text, p_kind text,
+  p_seconds float8, p_note text, p_served_by text) RETURNS void LANGUAGE plpgsql STABLE {head}
+BEGIN
+  IF p_kind IS NULL OR NOT p_kind = ANY('{{{kinds}}}'::text[]) THEN
+    PERFORM refuse(format('%L is not a kind of label', left(p_kind, 40)));
+  END IF;
+  IF p_kind = 'adjudication' AND NOT is_lead() THEN
+    RAISE EXCEPTION 'only the lead (role {lead}) may adjudicate'
+      USING ERRCODE = 'insufficient_privilege';
+  END IF;
+  IF p_kind = 'certify' AND NOT EXISTS (SELECT 1 FROM certifications WHERE ended_at IS NULL) THEN
+    PERFORM refuse('no certification sample is running');
+  END IF;
+  IF p_value IS NOT NULL AND NOT EXISTS (
+      SELECT 1 FROM settings s, jsonb_array_elements(s.value::jsonb) o
+      WHERE s.key = 'labels' AND o->>'value' = p_value) THEN
+    PERFORM refuse(format('%L is not a label of this project', left(p_value, 40)));
+  END IF;
+  IF p_seconds IS NULL OR NOT (p_seconds >= 0 AND p_seconds <= {max_seconds}) THEN
+    PERFORM refuse('seconds must be a number from 0 to {max_seconds}');
+  END IF;
+  IF length(p_note) > {max_note} THEN
+    PERFORM refuse('a note holds at most {max_note} characters');
+  END IF;
+  IF p_served_by IS NOT NULL AND NOT EXISTS (SELECT 1 FROM models WHERE name = p_served_by) THEN
+    PERFORM refuse('served_by must name a model');
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM candidates WHERE id = p_candidate) THEN
+    PERFORM refuse(format('there is no candidate %s', p_candidate));
+  END IF;
+END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.add_label(p_uid text, p_candidate bigint, p_session bigint,
-  p_value text, p_kind text, p_created text, p_seconds float8, p_note text, p_served_by text)
+  p_value text, p_kind text, p_seconds float8, p_note text, p_served_by text)
   RETURNS bigint LANGUAGE plpgsql {head}
-DECLARE v_annotator bigint; v_id bigint;
+DECLARE v_annotator bigint; v_id bigint; v_owner bigint;
 BEGIN
-  v_annotator := session_owner(p_session);
-  PERFORM pg_advisory_xact_lock({key});
+  IF p_uid IS NULL OR length(p_uid) NOT BETWEEN 8 AND 64 THEN
+    PERFORM refuse('a label id (uid) has 8 to 64 characters');
+  END IF;
+  SELECT id, annotator_id INTO v_id, v_owner FROM labels WHERE uid = p_uid;
+  IF v_id IS NOT NULL THEN   -- a retry after a lost acknowledgement
+    IF v_owner IS DISTINCT FROM my_id() THEN PERFORM refuse('that uid is taken'); END IF;
+    RETURN v_id;
+  END IF;
+  v_annotator := own_session(p_session);
+  PERFORM check_label(p_candidate, p_value, p_kind, p_seconds, p_note, p_served_by);
   DELETE FROM claims WHERE candidate_id = p_candidate AND session_id = p_session;
+  -- Before the id is drawn: label ids then become visible in increasing order.
+  PERFORM pg_advisory_xact_lock({key});
   INSERT INTO labels(uid, candidate_id, annotator_id, session_id, value, kind, created_at,
                      seconds, note, served_by)
-    VALUES (p_uid, p_candidate, v_annotator, p_session, p_value, p_kind, p_created,
+    VALUES (p_uid, p_candidate, v_annotator, p_session, p_value, p_kind, {now},
             p_seconds, p_note, p_served_by)
-    ON CONFLICT (uid) DO NOTHING;
-  SELECT id INTO v_id FROM labels WHERE uid = p_uid;
+    RETURNING id INTO v_id;
   RETURN v_id;
 END $fn$;
 
@@ -147,7 +240,7 @@ CREATE OR REPLACE FUNCTION {s}.undo(p_label bigint, p_session bigint DEFAULT NUL
 DECLARE v_owner text; v_seq bigint;
 BEGIN
   IF p_session IS NOT NULL THEN
-    PERFORM session_owner(p_session);
+    PERFORM own_session(p_session);
     DELETE FROM claims WHERE session_id = p_session;
   END IF;
   SELECT a.name INTO v_owner FROM labels l JOIN annotators a ON a.id = l.annotator_id
@@ -157,30 +250,24 @@ BEGIN
     RAISE EXCEPTION 'label % belongs to another annotator', p_label
       USING ERRCODE = 'insufficient_privilege';
   END IF;
-  PERFORM pg_advisory_xact_lock({key});
-  UPDATE labels SET undone_at = {now},
-    undo_seq = (SELECT coalesce(max(undo_seq), 0) + 1 FROM labels)
+  PERFORM pg_advisory_xact_lock({key});   -- undo_order numbers commit in order
+  UPDATE labels SET undone_at = {now}, undo_seq = nextval('undo_order')
     WHERE id = p_label AND undone_at IS NULL RETURNING undo_seq INTO v_seq;
   RETURN v_seq;
 END $fn$;
 
-CREATE OR REPLACE FUNCTION {s}.label_feed(p_after bigint, p_only bigint[] DEFAULT NULL)
-  RETURNS TABLE({label_out}, masked boolean) LANGUAGE sql STABLE {head}
-  WITH who AS (SELECT is_lead() AS lead, my_id() AS me)
-  SELECT {label_select}, x.masked
-  FROM labels l CROSS JOIN who
-  CROSS JOIN LATERAL (SELECT NOT who.lead AND l.annotator_id IS DISTINCT FROM who.me) x(masked)
-  WHERE l.id > p_after AND (p_only IS NULL OR l.id = ANY(p_only)) ORDER BY l.id $fn$;
-
-CREATE OR REPLACE FUNCTION {s}.undo_feed(p_after bigint)
-  RETURNS TABLE(undo_seq bigint, id bigint, undone_at text) LANGUAGE sql STABLE {head}
-  SELECT l.undo_seq, l.id, l.undone_at FROM labels l WHERE l.undo_seq > p_after
-  ORDER BY l.undo_seq $fn$;
-
-CREATE OR REPLACE FUNCTION {s}.session_feed()
-  RETURNS TABLE({session_out}) LANGUAGE sql STABLE {head}
-  WITH who AS (SELECT is_lead() AS lead, my_id() AS me)
-  SELECT {session_select} FROM sessions t CROSS JOIN who ORDER BY t.id $fn$;
+CREATE OR REPLACE FUNCTION {s}.set_note(p_label bigint, p_note text) RETURNS void
+LANGUAGE plpgsql {head}
+BEGIN
+  IF length(p_note) > {max_note} THEN
+    PERFORM refuse('a note holds at most {max_note} characters');
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM labels l JOIN annotators a ON a.id = l.annotator_id
+                 WHERE l.id = p_label AND a.name = session_user) THEN
+    RAISE EXCEPTION 'label % is not yours', p_label USING ERRCODE = 'insufficient_privilege';
+  END IF;
+  UPDATE labels SET note = p_note WHERE id = p_label;
+END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.label_guideline() RETURNS trigger LANGUAGE plpgsql {head}
 BEGIN
@@ -193,6 +280,14 @@ END $fn$;
 CREATE OR REPLACE TRIGGER labels_guideline_version BEFORE INSERT ON {s}.labels
   FOR EACH ROW EXECUTE FUNCTION {s}.label_guideline();
 
+CREATE OR REPLACE FUNCTION {s}.stamp_change() RETURNS trigger LANGUAGE plpgsql {head}
+BEGIN
+  -- Held to the commit: change numbers become visible in the order they were drawn.
+  PERFORM pg_advisory_xact_lock({key});
+  NEW.seq := nextval('change_seq');
+  RETURN NEW;
+END $fn$;
+
 CREATE OR REPLACE FUNCTION {s}.notify_change() RETURNS trigger LANGUAGE plpgsql {head}
 BEGIN
   PERFORM pg_notify('{channel}', TG_TABLE_NAME);
@@ -200,28 +295,36 @@ BEGIN
 END $fn$;
 """
 
+# Functions only triggers call: nobody gets EXECUTE on them.
+TRIGGER_FUNCTIONS = ("label_guideline", "stamp_change", "notify_change", "refuse",
+                     "own_session", "check_label")
 
-def _outputs(table_name: str) -> str:
-    return ", ".join(f"{c.name} {pg_type(c.type)}" for c in table(table_name).columns)
+
+def render(template: str, url: ServerUrl) -> list[str]:
+    """The statements of a template (one per paragraph) with the project's names filled in."""
+    values = {
+        "{head}": HEAD, "{s}": url.schema, "{lead}": url.lead_role, "{now}": NOW_TEXT,
+        "{key}": str(lock_key(url.project)), "{channel}": channel(url),
+        "{lease_key}": LEASE_KEY, "{default_lease}": str(DEFAULT_LEASE_S),
+        "{max_lease}": str(MAX_LEASE_S), "{max_open}": str(MAX_OPEN_SESSIONS),
+        "{max_seconds}": str(MAX_SECONDS), "{max_note}": str(MAX_NOTE),
+        "{{{kinds}}}": "{" + ",".join(LABEL_KINDS) + "}",
+    }
+    text = template
+    for name, value in values.items():
+        text = text.replace(name, value)
+    return [part.strip().rstrip(";") for part in text.split("\n\n") if part.strip()]
 
 
 def function_statements(url: ServerUrl) -> list[str]:
-    """CREATE OR REPLACE statements for the functions and triggers above."""
+    """CREATE OR REPLACE statements for the write functions and triggers above."""
     s = url.schema
-    label_select = ", ".join(
-        f"CASE WHEN x.masked THEN NULL ELSE l.{c} END" if c in ("value", "note") else f"l.{c}"
-        for c in _label_columns())
-    session_select = ", ".join(
-        f"CASE WHEN who.lead OR t.annotator_id = who.me THEN t.{c} END"
-        if c in ("host", "app_version") else f"t.{c}" for c in _session_columns())
-    text = (_FUNCTIONS.replace("{head}", _HEAD).replace("{s}", s)
-            .replace("{lead}", url.lead_role).replace("{now}", NOW_TEXT)
-            .replace("{key}", str(lock_key(url.project))).replace("{channel}", channel(url))
-            .replace("{label_out}", _outputs("labels")).replace("{label_select}", label_select)
-            .replace("{session_out}", _outputs("sessions"))
-            .replace("{session_select}", session_select))
-    # One statement per paragraph of the template above.
-    out = [part.strip().rstrip(";") for part in text.split("\n\n") if part.strip()]
+    out = [f"ALTER TABLE {s}.{name} ADD COLUMN IF NOT EXISTS seq bigint" for name in CHANGED]
+    out += [f"CREATE INDEX IF NOT EXISTS {name}_seq ON {s}.{name} (seq)" for name in CHANGED]
+    out += render(_FUNCTIONS, url)
+    for name in CHANGED:
+        out.append(f"CREATE OR REPLACE TRIGGER {name}_seq BEFORE INSERT OR UPDATE ON {s}.{name} "
+                   f"FOR EACH ROW EXECUTE FUNCTION {s}.stamp_change()")
     for name in NOTIFIED:
         ops = "INSERT OR UPDATE" if name == "labels" else "INSERT OR UPDATE OR DELETE"
         out.append(f"CREATE OR REPLACE TRIGGER notify_{name} AFTER {ops} ON {s}.{name} "
@@ -229,4 +332,6 @@ def function_statements(url: ServerUrl) -> list[str]:
     return out
 
 
-__all__ = ["NOTIFIED", "NOW_TEXT", "channel", "function_statements", "lock_key"]
+__all__ = ["ANNOTATOR_KINDS", "CHANGED", "LEASE_KEY", "MAX_NOTE", "MAX_OPEN_SESSIONS",
+           "MAX_SECONDS", "NOTIFIED", "NOW_TEXT", "TRIGGER_FUNCTIONS", "channel",
+           "function_statements", "lock_key", "render"]

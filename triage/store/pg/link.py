@@ -51,6 +51,12 @@ def lease_seconds(requested: float) -> float:
     return min(requested, max(1.0, limit))
 
 
+def _no_nul(*texts: str | None) -> None:
+    """TriageError for text PostgreSQL cannot store (a NUL character)."""
+    if any(t is not None and "\x00" in t for t in texts):
+        raise TriageError("a note or label cannot contain a NUL character (\\0)")
+
+
 class _Refused(Exception):
     """Rolls a claim's transaction back: the candidate is not ours."""
 
@@ -64,6 +70,7 @@ class TeamLink(ServerChannel):
         self._kinds: tuple[int, list[tuple[str, str]]] | None = None
         self._contended: dict[int, float] = {}   # candidate -> until (monotonic clock)
         self._losses = 0                          # claims lost in a row
+        self.sessions: set[int] = set()           # sessions this link opened
 
     # -- annotators and sessions ---------------------------------------------------------
 
@@ -87,18 +94,35 @@ class TeamLink(ServerChannel):
     def start_session(self, annotator_id: int) -> int:
         """Open a session for this login role; returns the server's session id."""
         with self.transaction(atomic=False) as cur:
-            cur.execute(q.start_session(self.schema),
-                        [new_uid(), now_iso(), socket.gethostname(), __version__])
+            cur.execute(q.call(self.schema, "start_session", 2),
+                        [socket.gethostname()[:255], __version__[:64]])
             session_id = int(cur.fetchone()[0])
+        self.sessions.add(session_id)
         self._after_write()
         return session_id
 
     def end_session(self, session_id: int) -> None:
         """Close a session and release its lease."""
         with self.transaction() as cur:
-            cur.execute(q.call(self.schema, "release", 1), [session_id])
-            cur.execute(q.end_session(self.schema), [now_iso(), session_id])
+            cur.execute(q.call(self.schema, "end_session", 1), [session_id])
+        self.sessions.discard(session_id)
         self._after_write()
+
+    def release_sessions(self) -> None:
+        """Free the leases of the sessions this link opened (the project is closing).
+
+        The sessions stay open (the desk may come back to them), but the candidates on
+        their screens go back to the team at once instead of when the lease runs out.
+        """
+        conn = self._conn
+        if conn is None or conn.closed or conn.broken:
+            return   # no reconnecting to say goodbye: the lease ends by itself
+        for session_id in sorted(self.sessions):
+            try:
+                with self.transaction(atomic=False) as cur:
+                    cur.execute(q.call(self.schema, "release", 1), [session_id])
+            except TriageError:   # the server is away: the lease ends by itself
+                return
 
     # -- labels --------------------------------------------------------------------------
 
@@ -106,6 +130,7 @@ class TeamLink(ServerChannel):
                      value: str | None, kind: str, seconds: float, note: str | None,
                      served_by: str | None = None) -> int:
         """Commit one label on the server (idempotent by uid), pull, return its id."""
+        _no_nul(note, value, served_by)
         fields = (candidate_id, session_id, value, kind, note, served_by)
         if self._unsent is None or self._unsent[0] != fields:
             self._unsent = (fields, new_uid())
@@ -114,9 +139,8 @@ class TeamLink(ServerChannel):
             self.pull()
         # The label and the pull that brings it back: one round trip.
         _rows, row = self.pull_new(write=(
-            q.call(self.schema, "add_label", 9),
-            [uid, candidate_id, session_id, value, kind, now_iso(), float(seconds), note,
-             served_by]))
+            q.call(self.schema, "add_label", 8),
+            [uid, candidate_id, session_id, value, kind, float(seconds), note, served_by]))
         self._unsent = None
         return int(row[0])
 
@@ -128,8 +152,9 @@ class TeamLink(ServerChannel):
 
     def set_note(self, label_id: int, note: str) -> None:
         """Replace the note of one of this role's labels."""
+        _no_nul(note)
         with self.transaction(atomic=False) as cur:
-            cur.execute(q.set_note(self.schema), [note, label_id])
+            cur.execute(q.call(self.schema, "set_note", 2), [label_id, note])
         with self.transaction(atomic=False) as cur:
             refresh_labels(cur.connection, self.pull_db, self.url, [label_id])
 
@@ -169,7 +194,8 @@ class TeamLink(ServerChannel):
                 # A lease needs no durability (losing one only frees a candidate), so its
                 # commit does not wait for the server's disk; labels' commits do.
                 conn.execute("SET LOCAL synchronous_commit TO off")
-                leased = conn.execute(q.claim(self.schema), [candidate_id, session_id, seconds])
+                leased = conn.execute(q.call(self.schema, "claim", 3),
+                                      [candidate_id, session_id, seconds])
                 # A statement of its own: it sees every label committed before the lock.
                 kinds = conn.execute(q.active_kinds(self.schema), [candidate_id])
                 if not leased.fetchone()[0]:

@@ -9,12 +9,20 @@ reconnecting it calls back once with ``{"*"}``, since whatever happened while it
 listening was not announced.
 
 The callback runs on the listener's thread; front ends hand the news to their own thread.
+
+**A notification is only a hint.** PostgreSQL lets any role that can connect ``NOTIFY``
+any channel, and no privilege stops it, so a notification carries no data a client
+trusts: it only says "pull now", and the pull reads what the caller may read from the
+server, incrementally and idempotently (a pull that finds nothing new writes nothing).
+A hostile ``NOTIFY`` therefore costs a refresh, and a flood at most one refresh per
+:data:`MIN_GAP_S`.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +33,7 @@ log = logging.getLogger(__name__)
 
 WAIT_S = 0.5          # how long one wait lasts (how quickly stop() is noticed)
 COALESCE_S = 0.05     # after a notification, how long to gather the rest of the burst
+MIN_GAP_S = 0.25      # at most one callback per this long, however many notifications
 RECONNECT_S = 1.0     # pause between attempts while the server does not answer
 
 
@@ -82,7 +91,13 @@ class Listener:
                 if not tables:
                     continue
                 tables |= {n.payload for n in conn.notifies(timeout=COALESCE_S)}
+                started = time.monotonic()
                 self.on_change(tables)
+                # A flood (from anyone: any role may NOTIFY any channel) costs at most one
+                # refresh per gap; what arrives meanwhile is gathered into the next one.
+                rest = MIN_GAP_S - (time.monotonic() - started)
+                if rest > 0:
+                    self._stop.wait(rest)
         finally:
             self.connected.clear()
             conn.close()

@@ -1,13 +1,15 @@
 """Pull a server project into a project file: ``triage pull``, and every replica's refresh.
 
 :func:`pull_into` brings a file (a client's replica, or the snapshot ``triage pull``
-writes) up to date incrementally: new candidates and labels by id, undo marks by
-``undo_seq``, and the small tables (settings, annotators, sessions, plan, guidelines …)
-compared with the file's rows, so only what changed is written. A pull that finds nothing
-new writes nothing, and the desk's ``data_version`` check sees no change. Labels come
-through ``label_feed`` and sessions through ``session_feed``, so an annotator's replica
-holds other annotators' labels with value and note NULL: they count as handled (served,
-spent), never as a decision anyone can read.
+writes) up to date incrementally: new candidates by id, label rows changed since the last
+pull by the server's change number (new labels, undo marks, repairs), and the small
+tables (settings, annotators, sessions, plan, guidelines …) compared with the file's rows,
+so only what changed is written. A pull that finds nothing new writes nothing, and the
+desk's ``data_version`` check sees no change. Labels come through ``label_feed``, sessions
+through ``session_feed``, rankings and certifications through their feeds
+(:mod:`.feeds`), gold only for a role that may read it: an annotator's replica holds
+other annotators' labels as "handled by someone" and no scores. A row the file refuses
+is set aside (:mod:`.quarantine`).
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 import sqlite_utils
 
 from triage.store import connection
+from triage.store.pg import quarantine
 from triage.store.pg.connect import connect, translate
-from triage.store.pg.schema import SERVER_SCHEMA_KEY
 from triage.store.pg.tables import table
 from triage.store.pg.url import ServerUrl, parse_url
 
@@ -56,6 +58,7 @@ def pull(url: ServerUrl | str, path: str | Path) -> Pulled:
     ok = False
     try:
         db = connection.create_database(path)
+        private(path)
         result = pull_into(conn, db, url)
         ok = True
         return result
@@ -70,34 +73,45 @@ def pull(url: ServerUrl | str, path: str | Path) -> Pulled:
                 leftover.unlink(missing_ok=True)
 
 
+def private(path: Path) -> None:
+    """Make a copy of server rows readable by its owner only (mode 0600)."""
+    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        with contextlib.suppress(FileNotFoundError):
+            name.chmod(0o600)
+
+
 def pull_into(conn: psycopg.Connection[Any], db: sqlite_utils.Database,
               url: ServerUrl) -> Pulled:
     """Bring the file ``db`` up to date with ``url``'s project on the server (incremental).
 
     Reads in one snapshot of the server (REPEATABLE READ when ``conn`` is idle), writes in
     one SQLite transaction, and only when something changed. Never writes to the server.
-    The replica's marks (highest label id, highest ``undo_seq``) are read first, so an
-    undo that commits meanwhile is seen either with its label or by the next pull.
+    Labels come in the server's change order (``seq > last pulled``), so neither an id nor
+    an undo number can stall a replica, and a row changed on the server comes again.
+    Rows the file refuses are set aside (:mod:`.quarantine`), never fatal.
     """
+    quarantine.ensure_local_tables(db)
     marks = db.execute(
-        "SELECT (SELECT coalesce(max(id), 0) FROM labels), "
-        "(SELECT coalesce(max(undo_seq), 0) FROM labels), "
-        "(SELECT coalesce(max(id), 0) FROM candidates), "
+        "SELECT (SELECT coalesce(max(id), 0) FROM candidates), "
         "(SELECT count(*) || ':' || coalesce(sum(candidate_id), 0) FROM plan)").fetchone()
+    after = quarantine.mark(db)
     models = [tuple(r) for r in db.execute(
         f"SELECT {table('models').column_list} FROM models ORDER BY id")]  # noqa: S608
     with _snapshot(conn):
-        fetched = _fetch(conn, url, int(marks[0]), int(marks[1]), int(marks[2]), marks[3],
-                         models)
+        fetched = _fetch(conn, url, after, int(marks[0]), marks[1], models)
     changes = {name: _changed(db, name, fetched[name]) for name in (*REPLACED, *UPSERTED)}
     changed = tuple(name for name, rows in changes.items() if rows)
-    new_rows = any(fetched[k] for k in ("candidates", "labels", "undo", "rankings", "plan"))
-    if changed or new_rows or fetched["plan"] is not None:
+    new_rows = any(fetched[k] for k in ("candidates", "labels", "rankings", "plan"))
+    if changed or new_rows or fetched["plan"] is not None or fetched["seq"] > after:
         with db.atomic():
-            _apply(db, fetched, changes, first=int(marks[2]) == 0)
+            _apply(db, fetched, changes, first=int(marks[0]) == 0)
+            quarantine.set_mark(db, fetched["seq"])
     return Pulled(candidates=len(fetched["candidates"]), labels=len(fetched["labels"]),
-                  undone=len(fetched["undo"]),
+                  undone=sum(1 for r in fetched["labels"] if r[_UNDONE] is not None),
                   changed=changed + (("plan",) if fetched["plan"] is not None else ()))
+
+
+_UNDONE = table("labels").names.index("undone_at")
 
 
 @contextlib.contextmanager
@@ -111,33 +125,66 @@ def _snapshot(conn: psycopg.Connection[Any]) -> Any:
         yield
 
 
-def _fetch(conn: psycopg.Connection[Any], url: ServerUrl, after_label: int, after_undo: int,
+def sees_all(conn: psycopg.Connection[Any], url: ServerUrl) -> bool:
+    """Whether the connected role may read gold and scores (the lead, the owner)."""
+    row = conn.execute("SELECT has_column_privilege(%s, 'gold', 'SELECT')",
+                       [f"{url.schema}.candidates"]).fetchone()
+    return bool(row and row[0])
+
+
+def _fetch(conn: psycopg.Connection[Any], url: ServerUrl, after: int,
            after_candidate: int, plan_mark: str, models: list[tuple[Any, ...]]
            ) -> dict[str, Any]:
+    # long: one read per table, in one snapshot; reading them in a row keeps the order visible
     s = url.schema
 
     def rows(query: str, params: list[Any] | None = None) -> list[Any]:
         return conn.execute(query.encode(), params).fetchall()
 
     out: dict[str, Any] = {}
-    for name in ("project", "settings", "annotators", "models", "certifications", "guidelines"):
+    for name in ("project", "settings", "annotators", "models", "guidelines"):
         t = table(name)
-        where = f" WHERE key != '{SERVER_SCHEMA_KEY}'" if name == "project" else ""
+        where = " WHERE key NOT LIKE 'server\\_%'" if name == "project" else ""
         out[name] = rows(f"SELECT {t.column_list} FROM {s}.{name}{where} ORDER BY {t.key}")
-    out["sessions"] = rows(f"SELECT {table('sessions').column_list} FROM {s}.session_feed()")
+    out["certifications"] = rows(f"SELECT {table('certifications').column_list} "
+                                 f"FROM {s}.certification_feed()")
+    sessions = rows(f"SELECT {table('sessions').column_list}, seq FROM {s}.session_feed(0)")
+    out["sessions"] = [r[:-1] for r in sessions]
     server_plan = rows(f"SELECT count(*) || ':' || coalesce(sum(candidate_id), 0) "
                        f"FROM {s}.plan")[0][0]
     out["plan"] = (rows(f"SELECT candidate_id, kind FROM {s}.plan ORDER BY candidate_id")
                    if server_plan != plan_mark else None)
     # Rankings are megabytes: read only when the models differ from the file's.
-    out["rankings"] = (rows(f"SELECT {table('rankings').column_list} FROM {s}.rankings")
+    out["rankings"] = (_rankings(rows(f"SELECT model_id, candidate_ids, scores "
+                                      f"FROM {s}.ranking_feed()"))
                        if [tuple(m) for m in out["models"]] != models else [])
-    out["candidates"] = _all_rows(conn, f"SELECT {table('candidates').column_list} FROM "
+    gold = "gold" if sees_all(conn, url) else "NULL::text AS gold"
+    out["candidates"] = _all_rows(conn, f"SELECT id, key, text, meta, {gold} FROM "
                                         f"{s}.candidates WHERE id > {int(after_candidate)} "
                                         "ORDER BY id")
-    out["labels"] = rows(f"SELECT {table('labels').column_list} FROM {s}.label_feed(%s)",
-                         [after_label])
-    out["undo"] = rows(f"SELECT undo_seq, id, undone_at FROM {s}.undo_feed(%s)", [after_undo])
+    labels = rows(f"SELECT {table('labels').column_list}, seq FROM {s}.label_feed(%s)",
+                  [after])
+    out["labels"] = [r[:-1] for r in labels]
+    seqs = [r[-1] for r in labels] + [r[-1] for r in sessions]
+    seqs += [r[0] for r in rows(f"SELECT max(seq) FROM {s}.annotators")]
+    out["seq"] = max([after, *(int(q) for q in seqs if q is not None)])
+    return out
+
+
+def _rankings(rows: list[Any]) -> list[Any]:
+    """Rankings as stored; for a role that may not read scores, a stand-in keeps the order.
+
+    The stand-in scores fall strictly with the rank (1 down to just above 0), so the
+    queue serves the same order and no tie appears that the ranking did not have.
+    """
+    import numpy as np
+
+    out = []
+    for model_id, ids, scores in rows:
+        if scores is None:
+            n = len(ids) // 8
+            scores = (1.0 - np.arange(n, dtype="<f8") / max(n, 1)).astype("<f8").tobytes()
+        out.append((model_id, ids, scores))
     return out
 
 
@@ -159,18 +206,46 @@ def _changed(db: sqlite_utils.Database, name: str, rows: list[Any]) -> list[Any]
     return [r for r in server if local.get(r[at], (None,))[1:] != r]
 
 
-def _insert(db: sqlite_utils.Database, name: str, rows: list[Any], conflict: str) -> None:
-    if not rows:
-        return
+def insert_sql(name: str, conflict: str) -> str:
+    """An INSERT of every column of head-schema table ``name`` (``ignore``/``update``/``plain``)."""
     t = table(name)
     marks = ", ".join("?" * len(t.names))
     sets = ", ".join(f"{c} = excluded.{c}" for c in t.names if c != t.key)
     tail = {"ignore": f" ON CONFLICT({t.key}) DO NOTHING",
             "update": f" ON CONFLICT({t.key}) DO UPDATE SET {sets}", "plain": ""}[conflict]
     # Only head-schema names are joined in; values are parameters.
-    sql = f"INSERT INTO {name}({t.column_list}) VALUES ({marks}){tail}"  # noqa: S608
+    return f"INSERT INTO {name}({t.column_list}) VALUES ({marks}){tail}"  # noqa: S608
+
+
+_LABELS = table("labels").names
+_UNDO = _LABELS.index("undo_seq")
+_LABEL_UPSERT = (
+    f"INSERT INTO labels({', '.join(_LABELS)}) VALUES ({', '.join('?' * len(_LABELS))}) "  # noqa: S608
+    "ON CONFLICT(id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in _LABELS if c not in ("id", "undo_seq"))
+    + ", undo_seq = CASE WHEN excluded.undone_at IS NULL THEN NULL ELSE labels.undo_seq END")
+_RENUMBER = ("UPDATE labels SET undo_seq = (SELECT coalesce(max(undo_seq), 0) + 1 FROM labels) "
+             "WHERE id = ? AND undone_at IS NOT NULL AND undo_seq IS NULL")
+
+
+def store_labels(db: sqlite_utils.Database, rows: list[Any]) -> None:
+    """Store label rows from the server; undo marks get the replica's own order numbers.
+
+    Desks follow undo marks by ``undo_seq > last seen``. Numbered here, in the order the
+    server made them, a huge number on the server (a hand edit) cannot hide the marks
+    that come after it.
+    """
+    undone = sorted((r for r in rows if r[_UNDONE] is not None),
+                    key=lambda r: (r[_UNDO] is None, r[_UNDO] or 0, r[0]))
+    clean = [(*r[:_UNDO], None, *r[_UNDO + 1:]) for r in rows]
+    for start in range(0, len(clean), _BATCH):
+        quarantine.store(db, "labels", _LABEL_UPSERT, clean[start:start + _BATCH])
+    db.conn.executemany(_RENUMBER, [(r[0],) for r in undone])
+
+
+def _insert(db: sqlite_utils.Database, name: str, rows: list[Any], conflict: str) -> None:
     for start in range(0, len(rows), _BATCH):
-        db.conn.executemany(sql, rows[start:start + _BATCH])
+        quarantine.store(db, name, insert_sql(name, conflict), rows[start:start + _BATCH])
 
 
 def _apply(db: sqlite_utils.Database, fetched: dict[str, Any], changes: dict[str, list[Any]],
@@ -181,21 +256,19 @@ def _apply(db: sqlite_utils.Database, fetched: dict[str, Any], changes: dict[str
         if changes[name]:
             conn.execute(f"DELETE FROM {name}")  # noqa: S608 - a fixed table name
             _insert(db, name, changes[name], "plain")
-    if fetched["plan"] is not None:
-        conn.execute("DELETE FROM plan")
-        _insert(db, "plan", fetched["plan"], "plain")
     if first and fetched["candidates"]:
         # As after an import: the key index is built on first use (candidates.ensure_key_index).
         conn.execute("DROP INDEX IF EXISTS candidates_key")
     _insert(db, "candidates", fetched["candidates"], "ignore")
+    if fetched["plan"] is not None:
+        conn.execute("DELETE FROM plan")
+        _insert(db, "plan", fetched["plan"], "plain")
     _insert(db, "models", changes["models"], "update")
     if changes["models"]:
         _insert(db, "rankings", fetched["rankings"], "update")
     for name in ("annotators", "sessions"):
         _insert(db, name, changes[name], "update")
-    _insert(db, "labels", fetched["labels"], "ignore")
-    conn.executemany("UPDATE labels SET undo_seq = ?, undone_at = ? WHERE id = ? "
-                     "AND undo_seq IS NULL", [(seq, at, lid) for seq, lid, at in fetched["undo"]])
+    store_labels(db, fetched["labels"])
     for name in ("certifications", "guidelines"):
         _insert(db, name, changes[name], "update")
 
@@ -207,7 +280,8 @@ def refresh_labels(conn: psycopg.Connection[Any], db: sqlite_utils.Database, url
     rows = conn.execute(f"SELECT {columns} FROM {url.schema}.label_feed(0, %s)".encode(),
                         [ids]).fetchall()
     with db.atomic():
-        _insert(db, "labels", rows, "update")
+        quarantine.ensure_local_tables(db)
+        store_labels(db, rows)
 
 
-__all__ = ["Pulled", "pull", "pull_into", "refresh_labels"]
+__all__ = ["Pulled", "insert_sql", "store_labels", "private", "pull", "pull_into", "refresh_labels", "sees_all"]

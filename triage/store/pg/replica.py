@@ -28,6 +28,14 @@ def replica_database(path: Path) -> sqlite_utils.Database:
     return db
 
 
+def others_without_value(db: sqlite_utils.Database, role: str) -> int:
+    """Active label events of other annotators that reached this replica without a value."""
+    row = db.execute(
+        "SELECT count(*) FROM labels l JOIN annotators a ON a.id = l.annotator_id "
+        "WHERE l.undone_at IS NULL AND l.value IS NULL AND a.name != ?", [role]).fetchone()
+    return int(row[0])
+
+
 def check_project(conn: Any, url: ServerUrl) -> str:
     """The login role of ``conn``, once the server is known to hold ``url``'s project."""
     with conn.transaction(), conn.cursor() as cur:

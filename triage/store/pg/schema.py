@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from triage.base.errors import TriageError
-from triage.store.pg import functions
+from triage.store.pg import feeds, functions
 from triage.store.pg.connect import transaction
 from triage.store.pg.tables import Column, Table, head_tables, pg_type, table
 from triage.store.pg.url import ServerUrl, parse_url
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 SERVER_SCHEMA_VERSION = "1"
 SERVER_SCHEMA_KEY = "server_schema"
-# Tables whose rows an annotator writes itself (row-level security keeps them to their own).
+# Tables whose rows an annotator reads only their own of (row-level security).
 OWN_ROW_TABLES = ("labels", "sessions")
 # Tables the server keeps but a pull never copies to a client (leases live on the server).
 SERVER_ONLY = ("claims",)
@@ -90,19 +90,44 @@ def role_statements(url: ServerUrl) -> list[str]:
     ]
 
 
+# What an annotator may SELECT directly (blind labelling: no gold, rankings, leases,
+# certifications; labels and sessions only their own rows).
+ANNOTATOR_READS = ("settings", "project", "models", "annotators", "plan", "guidelines",
+                   "labels", "sessions")
+CANDIDATE_COLUMNS = ("id", "key", "text", "meta")
+# Signatures of earlier versions' functions, dropped so no old door stays open.
+_RETIRED = ("claim(bigint, bigint, double precision, double precision)",
+            "add_label(text, bigint, bigint, text, text, text, double precision, text, text)",
+            "live_leases(double precision)", "undo_feed(bigint)", "session_feed()",
+            "label_feed(bigint, bigint[])", "session_owner(bigint)")
+
+
+def retired_statements(url: ServerUrl) -> list[str]:
+    """DROP the functions earlier versions created with other signatures or results."""
+    return [f"DROP FUNCTION IF EXISTS {url.schema}.{f}" for f in _RETIRED]
+
+
 def permission_statements(url: ServerUrl) -> list[str]:
-    """GRANTs and row-level security policies for the two group roles."""
+    """GRANTs and row-level security policies for the two group roles.
+
+    Annotators write nothing directly: every write is a function of
+    :mod:`triage.store.pg.functions` that checks its arguments.
+    """
     s, lead, ann = url.schema, url.lead_role, url.annotator_role
-    mine = f"annotator_id = (SELECT id FROM {s}.annotators WHERE name = current_user)"
+    mine = f"annotator_id = (SELECT id FROM {s}.annotators WHERE name = session_user)"
     out = [
         f"GRANT USAGE ON SCHEMA {s} TO {lead}, {ann}",
-        f"GRANT SELECT ON ALL TABLES IN SCHEMA {s} TO {lead}, {ann}",
+        f"REVOKE ALL ON ALL TABLES IN SCHEMA {s} FROM PUBLIC, {ann}",
+        f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA {s} FROM PUBLIC, {ann}",
+        f"GRANT SELECT ON ALL TABLES IN SCHEMA {s} TO {lead}",
         f"GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {s} TO {lead}",
-        f"REVOKE ALL ON {s}.claims FROM {ann}",
-        f"GRANT INSERT, UPDATE ON {', '.join(f'{s}.{t}' for t in OWN_ROW_TABLES)} TO {ann}",
-        f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA {s} TO {lead}, {ann}",
+        f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA {s} TO {lead}",
+        f"GRANT SELECT ON {', '.join(f'{s}.{t}' for t in ANNOTATOR_READS)} TO {ann}",
+        f"GRANT SELECT ({', '.join(CANDIDATE_COLUMNS)}) ON {s}.candidates TO {ann}",
         f"REVOKE ALL ON ALL FUNCTIONS IN SCHEMA {s} FROM PUBLIC",
         f"GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA {s} TO {lead}, {ann}",
+        *(f"REVOKE EXECUTE ON FUNCTION {s}.{f} FROM {lead}, {ann}"
+          for f in functions.TRIGGER_FUNCTIONS),
     ]
     for t in OWN_ROW_TABLES:
         out += [
@@ -110,7 +135,7 @@ def permission_statements(url: ServerUrl) -> list[str]:
             f"DROP POLICY IF EXISTS lead_all ON {s}.{t}",
             f"CREATE POLICY lead_all ON {s}.{t} TO {lead} USING (true) WITH CHECK (true)",
             f"DROP POLICY IF EXISTS own_rows ON {s}.{t}",
-            f"CREATE POLICY own_rows ON {s}.{t} TO {ann} USING ({mine}) WITH CHECK ({mine})",
+            f"CREATE POLICY own_rows ON {s}.{t} FOR SELECT TO {ann} USING ({mine})",
         ]
     return out
 
@@ -121,8 +146,12 @@ def project_statements(url: ServerUrl) -> list[str]:
         f"CREATE SCHEMA IF NOT EXISTS {url.schema}",
         *table_statements(url.schema),
         *role_statements(url),
+        *retired_statements(url),
         *functions.function_statements(url),
+        *feeds.feed_statements(url),
         *permission_statements(url),
+        *(f"UPDATE {url.schema}.{name} SET seq = NULL WHERE seq IS NULL"   # numbered by trigger
+          for name in functions.CHANGED),
         f"INSERT INTO {url.schema}.project(key, value) VALUES "
         f"('{SERVER_SCHEMA_KEY}', '{SERVER_SCHEMA_VERSION}') "
         "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -144,12 +173,16 @@ def project_exists(conn: psycopg.Connection[Any], url: ServerUrl) -> bool:
 
 
 def _check_login_roles(conn: psycopg.Connection[Any], roles: list[str]) -> None:
+    from psycopg import sql
+
     missing = [r for r in roles if not conn.execute(
         "SELECT 1 FROM pg_roles WHERE rolname = %s", [r]).fetchone()]
     if missing:
+        # The hint is SQL a person may paste: the name goes in as a quoted identifier.
+        hint = sql.SQL("CREATE ROLE {} LOGIN;").format(sql.Identifier(missing[0]))
         raise TriageError(
-            f"no database role {', '.join(missing)}: create each login role first "
-            f"(CREATE ROLE {missing[0]} LOGIN;), then run this again")
+            f"no database role {', '.join(repr(m) for m in missing)}: create each login "
+            f"role first ({hint.as_string(conn)}), then run this again")
 
 
 def grant_roles(conn: psycopg.Connection[Any], url: ServerUrl, *, leads: list[str],

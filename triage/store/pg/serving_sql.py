@@ -1,12 +1,11 @@
 """The statements a desk's link sends to the server, beside the functions they call.
 
-The server-side functions (``claim``, ``add_label``, ``undo``, ``release``, ``live_leases``,
-``active_kinds``, ``ensure_annotator``, ``is_lead``) are created by ``triage server init``
-(:mod:`triage.store.pg.functions`); here are the calls, and the plain statements for what
-row-level security already allows a role to write itself (its sessions, its notes) or what
-only the lead writes (settings, plan, guidelines, certifications, hourly rates). Lease
-times are read from the server's clock, so desks whose clocks disagree still agree on when
-a lease ends.
+Every write an annotator makes is a call of a server-side function (``start_session``,
+``claim``, ``add_label``, ``undo``, ``set_note``, ``release``, ``end_session``: created by
+``triage server init``, :mod:`triage.store.pg.functions`), which checks its arguments and
+takes times, ids and lease lengths from the server. Here are those calls, and the plain
+statements for what only the lead writes (settings, plan, guidelines, certifications,
+hourly rates), which the lead group's table privileges allow.
 """
 
 from __future__ import annotations
@@ -16,8 +15,6 @@ from collections.abc import Callable
 from typing import Any
 
 from psycopg import sql
-
-_CLOCK = "extract(epoch FROM clock_timestamp())"
 
 
 def _compiled(builder: Callable[..., sql.Composable]) -> Callable[..., bytes]:
@@ -49,15 +46,8 @@ def call(schema: str, function: str, arity: int) -> sql.Composed:
 @_compiled
 def leases(schema: str) -> sql.Composed:
     """The leases live by the server's clock: (candidate id, session id) rows."""
-    return sql.SQL("SELECT candidate_id, session_id FROM {}.live_leases({})").format(
-        sql.Identifier(schema), sql.SQL(_CLOCK))
-
-
-@_compiled
-def claim(schema: str) -> sql.Composed:
-    """Lease a candidate for a session (parameters: candidate, session, seconds); a boolean."""
-    return sql.SQL("SELECT {}.claim(%s, %s, {c}, {c} + %s)").format(
-        sql.Identifier(schema), c=sql.SQL(_CLOCK))
+    return sql.SQL("SELECT candidate_id, session_id FROM {}.live_leases()").format(
+        sql.Identifier(schema))
 
 
 @_compiled
@@ -65,27 +55,6 @@ def active_kinds(schema: str) -> sql.Composed:
     """(annotator, kind) of a candidate's active labels (parameter: candidate)."""
     return sql.SQL("SELECT annotator, kind FROM {}.active_kinds(%s)").format(
         sql.Identifier(schema))
-
-
-@_compiled
-def start_session(schema: str) -> sql.Composed:
-    """Open a session of the calling role (parameters: uid, started, host, version); its id."""
-    return sql.SQL("INSERT INTO {t}(uid, annotator_id, started_at, host, app_version) "
-                   "VALUES (%s, {s}.ensure_annotator(), %s, %s, %s) RETURNING id").format(
-        t=_table(schema, "sessions"), s=sql.Identifier(schema))
-
-
-@_compiled
-def end_session(schema: str) -> sql.Composed:
-    """Close a session (parameters: ended, session id)."""
-    return sql.SQL("UPDATE {} SET ended_at = %s WHERE id = %s AND ended_at IS NULL").format(
-        _table(schema, "sessions"))
-
-
-@_compiled
-def set_note(schema: str) -> sql.Composed:
-    """Replace a label's note (parameters: note, label id); row-level security keeps it own."""
-    return sql.SQL("UPDATE {} SET note = %s WHERE id = %s").format(_table(schema, "labels"))
 
 
 @_compiled

@@ -16,7 +16,9 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 from triage.base.errors import TriageError
 
 SCHEMES = ("postgresql", "postgres")
-PROJECT_RULE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+PROJECT_RULE = re.compile(r"[a-z][a-z0-9_]{0,39}")   # matched whole (re.fullmatch)
+# libpq parameters that carry a secret, compared without regard to case.
+SECRET_KEYS = frozenset({"password", "sslpassword"})
 _SECRETS = "give it with PGPASSWORD, in ~/.pgpass, or in a PGSERVICE service file"
 
 
@@ -27,7 +29,7 @@ def is_server_url(text: str | Path) -> bool:
 
 def check_project_name(name: str) -> str:
     """``name`` when it is a valid server project name, else a TriageError naming the rule."""
-    if not PROJECT_RULE.match(name):
+    if not PROJECT_RULE.fullmatch(name):
         raise TriageError(
             f"project name {name!r} is not allowed on a server: use 1 to 40 characters, "
             "lower-case letters, digits and _, starting with a letter")
@@ -87,7 +89,7 @@ def parse_url(text: str) -> ServerUrl:
     userinfo, _, hostlist = parts.netloc.rpartition("@")
     user, colon, password = userinfo.partition(":")
     pairs = parse_qsl(parts.query, keep_blank_values=True)
-    if password or any(k == "password" for k, _ in pairs):
+    if password or any(k.strip().lower() in SECRET_KEYS for k, _ in pairs):
         raise TriageError(f"put no password in the server address; {_SECRETS}")
     if colon and not password:
         userinfo = user   # "user:@host" (an empty password) is only the user

@@ -1,0 +1,105 @@
+"""The read side of a project on the server: what blind labelling lets each role see.
+
+An annotator has no SELECT on gold, rankings, certifications or leases, and sees only
+their own rows of ``labels`` and ``sessions`` (row-level security). What a desk needs
+beyond that comes through these SECURITY DEFINER functions, which blank what the caller
+may not read:
+
+- ``label_feed(after_seq, only bigint[] = NULL)``: label rows changed after ``after_seq``
+  (in change order), with ``seq``. Another annotator's label reaches an annotator only as
+  "handled by someone": value, note, seconds and ``served_by`` blank, the kind reduced to
+  what serving needs (``audit`` and ``certify`` kept, everything else ``triage``), and
+  the lead's adjudications left out.
+- ``active_kinds(candidate) → (annotator, kind)``: the same reduction, for a claim's check.
+- ``session_feed(after_seq)``: sessions (host and version blank on others' sessions).
+- ``ranking_feed()``: every model's ranking; the scores only for the lead (an annotator's
+  client rebuilds a stand-in that keeps the order).
+- ``certification_feed()``: certification samples; found, p-value and sample counts only
+  for the lead.
+- ``live_leases()``: leases not expired by the server's clock (candidate, session).
+"""
+
+from __future__ import annotations
+
+from triage.store.pg.tables import pg_type, table
+from triage.store.pg.url import ServerUrl
+
+_MASKED = {"value": "NULL", "note": "NULL", "seconds": "0", "served_by": "NULL",
+           "kind": "CASE WHEN l.kind IN ('audit', 'certify') THEN l.kind ELSE 'triage' END"}
+_CERT_MASKED = {"found": "0", "p_value": "NULL", "sample_n": "NULL", "sample_k": "NULL"}
+
+_FEEDS = r"""
+CREATE OR REPLACE FUNCTION {s}.label_feed(p_after bigint, p_only bigint[] DEFAULT NULL)
+  RETURNS TABLE({label_out}, seq bigint) LANGUAGE sql STABLE {head}
+  WITH who AS (SELECT is_lead() AS lead, my_id() AS me)
+  SELECT {label_select}, l.seq
+  FROM labels l CROSS JOIN who
+  CROSS JOIN LATERAL (SELECT NOT who.lead AND l.annotator_id IS DISTINCT FROM who.me) x(masked)
+  WHERE l.seq > p_after AND (p_only IS NULL OR l.id = ANY(p_only))
+    AND NOT (x.masked AND l.kind = 'adjudication')
+  ORDER BY l.seq $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.active_kinds(p_candidate bigint)
+  RETURNS TABLE(annotator text, kind text) LANGUAGE sql STABLE {head}
+  WITH who AS (SELECT is_lead() AS lead)
+  SELECT a.name, CASE WHEN who.lead OR a.name = session_user THEN l.kind
+                      WHEN l.kind IN ('audit', 'certify') THEN l.kind ELSE 'triage' END
+  FROM labels l JOIN annotators a ON a.id = l.annotator_id CROSS JOIN who
+  WHERE l.candidate_id = p_candidate AND l.undone_at IS NULL
+    AND (who.lead OR a.name = session_user OR l.kind <> 'adjudication') $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.session_feed(p_after bigint DEFAULT 0)
+  RETURNS TABLE({session_out}, seq bigint) LANGUAGE sql STABLE {head}
+  WITH who AS (SELECT is_lead() AS lead, my_id() AS me)
+  SELECT {session_select}, t.seq FROM sessions t CROSS JOIN who
+  WHERE t.seq > p_after ORDER BY t.seq $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.ranking_feed()
+  RETURNS TABLE(model_id bigint, candidate_ids bytea, scores bytea) LANGUAGE sql STABLE {head}
+  SELECT r.model_id, r.candidate_ids, CASE WHEN is_lead() THEN r.scores END
+  FROM rankings r ORDER BY r.model_id $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.certification_feed()
+  RETURNS TABLE({cert_out}) LANGUAGE sql STABLE {head}
+  WITH who AS (SELECT is_lead() AS lead)
+  SELECT {cert_select} FROM certifications c CROSS JOIN who ORDER BY c.id $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.live_leases()
+  RETURNS TABLE(candidate_id bigint, session_id bigint) LANGUAGE sql STABLE {head}
+  SELECT c.candidate_id, c.session_id FROM claims c
+  WHERE c.expires_at > extract(epoch FROM clock_timestamp()) $fn$;
+"""
+
+
+def _outputs(table_name: str) -> str:
+    return ", ".join(f"{c.name} {pg_type(c.type)}" for c in table(table_name).columns)
+
+
+def _cast(column: str, expression: str, table_name: str) -> str:
+    kind = pg_type(next(c.type for c in table(table_name).columns if c.name == column))
+    return f"({expression})::{kind}"
+
+
+def feed_statements(url: ServerUrl) -> list[str]:
+    """CREATE OR REPLACE statements for the feeds above."""
+    from triage.store.pg.functions import render
+
+    label_select = ", ".join(
+        f"CASE WHEN x.masked THEN {_cast(c, _MASKED[c], 'labels')} ELSE l.{c} END"
+        if c in _MASKED else f"l.{c}" for c in table("labels").names)
+    session_select = ", ".join(
+        f"CASE WHEN who.lead OR t.annotator_id = who.me THEN t.{c} END"
+        if c in ("host", "app_version") else f"t.{c}" for c in table("sessions").names)
+    cert_select = ", ".join(
+        f"CASE WHEN who.lead THEN c.{c} ELSE {_cast(c, _CERT_MASKED[c], 'certifications')} END"
+        if c in _CERT_MASKED else f"c.{c}" for c in table("certifications").names)
+    text = (_FEEDS.replace("{label_out}", _outputs("labels"))
+            .replace("{label_select}", label_select)
+            .replace("{session_out}", _outputs("sessions"))
+            .replace("{session_select}", session_select)
+            .replace("{cert_out}", _outputs("certifications"))
+            .replace("{cert_select}", cert_select))
+    return render(text, url)
+
+
+__all__ = ["feed_statements"]
