@@ -96,6 +96,9 @@ class Dispatcher:
         # Called after losing a race for a candidate; the project brings the tracker (and
         # everything that follows it, like the live numbers) up to date.
         self.resync: Callable[[], None] = lambda: None
+        # Claim expiry by this process's monotonic clock, never the wall clock (see
+        # ClaimWatch); looked up at call time so tests can step it.
+        self.watch = claims.ClaimWatch(CLAIM_SECONDS, clock=lambda: time.monotonic())
 
     # -- plans -------------------------------------------------------------------------
 
@@ -182,7 +185,7 @@ class Dispatcher:
 
     def live_claims(self, session_id: int, now: float) -> tuple[int | None, frozenset[int]]:
         """(this session's claimed candidate or None, candidates other desks hold)."""
-        rows = claims.live_claims(self.db, now)
+        rows = claims.live_claims(self.db, now, self.watch)
         own = [cid for cid, sid in rows if sid == session_id]
         return (own[0] if own else None,
                 frozenset(cid for cid, sid in rows if sid != session_id))
@@ -280,7 +283,8 @@ class Dispatcher:
         without an fsync; the next label's durable commit carries them to disk anyway.
         """
         return claims.claim(self.db, session_id, candidate_id, now, now + CLAIM_SECONDS,
-                            lambda: self._still_needed(candidate_id, annotator, kind))
+                            lambda: self._still_needed(candidate_id, annotator, kind),
+                            self.watch)
 
     def _still_needed(self, candidate_id: int, annotator: str | None, kind: str) -> bool:
         """Re-check, inside the write transaction, that the candidate is still ours to label."""
