@@ -20,6 +20,7 @@ import triage.project.summary as summary
 from triage import store
 from triage.base.errors import TriageError
 from triage.project.final import final_labels
+from triage.project.history import refuse_second_label
 from triage.project.live_replay import label_events, replay
 from triage.project.types import Candidate, Progress, Session, busy_guard
 from triage.serving.bandit import BanditBelief
@@ -291,11 +292,14 @@ class Project:
         seconds: float = 0.0,
         note: str | None = None,
         kind: str | None = None,
+        change: bool = False,
     ) -> int:
         """Record (and durably commit) one label; ``value=None`` records a skip.
 
         ``kind`` defaults to why the candidate was served to this session (triage,
         overlap, audit or re-test), so callers never have to know, and the desk stays blind.
+        One label per decision: a second one by the same annotator on the same candidate
+        raises AlreadyRecorded unless ``change`` says it is a change of mind (the history).
         """
         served = self._served.get(session.session_id)
         served_by = served[2] if served is not None and served[0] == candidate_id else None
@@ -311,6 +315,9 @@ class Project:
         ranks = self._ranks()
         if not 0 < candidate_id < len(ranks) or ranks[candidate_id] == 0:
             raise TriageError(f"there is no candidate with id {candidate_id}")
+        if not change and kind != "adjudication":
+            self._sync()
+            refuse_second_label(self.tracker, session.annotator, candidate_id, kind)
         seconds = max(0.0, float(seconds))
         label_id = store.insert_label(
             self.db, candidate_id=candidate_id, annotator_id=session.annotator_id,

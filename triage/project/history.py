@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from triage import store
-from triage.base.errors import TriageError
+from triage.base.errors import AlreadyRecorded, TriageError
 from triage.project.types import Session
+from triage.serving.tracker import SEEN_KINDS, LabelTracker
 
 if TYPE_CHECKING:
     from triage.project.core import Project
@@ -46,4 +47,22 @@ def change_decision(project: Project, session: Session, decision: Decision, valu
     if value == decision.value:
         raise TriageError(f"{decision.key} is already {value or 'skipped'}")
     kind = decision.kind if decision.kind != "retest" else "triage"
-    return project.record_label(session, decision.candidate_id, value, kind=kind)
+    return project.record_label(session, decision.candidate_id, value, kind=kind, change=True)
+
+
+def refuse_second_label(tracker: LabelTracker, annotator: str, candidate_id: int,
+                        kind: str) -> None:
+    """AlreadyRecorded when this would be the annotator's second decision on the candidate.
+
+    A write that committed but then failed (a full disk while loading the next candidate)
+    must not become two labels when the desk retries or the key is pressed again. A
+    re-test is one more decision, but only one per candidate; a change of mind goes
+    through :func:`change_decision`.
+    """
+    wanted = ("retest",) if kind == "retest" else SEEN_KINDS
+    mine = [r for r in tracker.events_of(candidate_id)
+            if r.annotator == annotator and r.kind in wanted]
+    if mine:
+        raise AlreadyRecorded(
+            f"you have already decided on this candidate ({mine[-1].value or 'skipped'}); "
+            "to change your mind, use the history", mine[-1].id)

@@ -1,0 +1,122 @@
+"""The desk on a bad day: a failure after a commit, a full disk, a giant or hostile text.
+
+Issue 27, findings 2 and 3: when loading the next candidate failed after a label
+committed, the desk kept showing the labelled candidate and the next key labelled it
+again; the line under the buttons echoed the whole previous candidate.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from tests.qt_helpers import open_main_window
+from tests.test_ui_desk import label_rows, make_project, press
+from triage import store
+from triage.base.errors import AlreadyRecorded
+from triage.project import Project
+
+FULL = sqlite3.OperationalError("database or disk is full")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = open_main_window(qtbot, make_project(tmp_path), "ada")
+    w.desk.retry_ms = w.desk.fault_retry_ms = 20
+    yield w
+    w.close()
+
+
+@pytest.mark.parametrize("fault", [FULL, KeyError(535)], ids=["disk-full", "damaged-page"])
+def test_a_failure_after_the_commit_moves_on_and_never_labels_twice(window, qtbot, tmp_path,
+                                                                    monkeypatch, fault):
+    desk = window.desk
+    real = Project._candidate
+
+    def broken(self, *args, **kwargs):
+        raise fault
+    monkeypatch.setattr(Project, "_candidate", broken)
+    press(qtbot, desk, "i")  # commits, then loading the next candidate fails
+    assert label_rows(tmp_path / "p.triage") == [("c01", "idiom", "ada")]
+    assert desk.current is None
+    assert desk.text.text().startswith("The next candidate could not be shown: ")
+    assert "candidate number 1" not in desk.text.text()
+    press(qtbot, desk, "l", "s")  # tries to load again; labels nothing
+    assert label_rows(tmp_path / "p.triage") == [("c01", "idiom", "ada")]
+    monkeypatch.setattr(Project, "_candidate", real)
+    press(qtbot, desk, "l")  # the fault is gone: this key loads the next candidate
+    assert desk.text.text() == "candidate number 2"
+    press(qtbot, desk, "l")
+    assert label_rows(tmp_path / "p.triage") == [("c01", "idiom", "ada"), ("c02", "literal", "ada")]
+
+
+def test_a_full_disk_keeps_the_label_and_saves_it_when_space_returns(window, qtbot, tmp_path,
+                                                                     monkeypatch):
+    desk = window.desk
+    real = store.insert_label
+    full = {"on": True}
+
+    def insert(*args, **kwargs):
+        if full["on"]:
+            raise FULL
+        return real(*args, **kwargs)
+    monkeypatch.setattr(store, "insert_label", insert)
+    press(qtbot, desk, "i")
+    assert "is full" in desk.message.text() and "kept and will be saved" in desk.message.text()
+    assert desk.text.text() == "candidate number 1"  # still the decision being saved
+    assert label_rows(tmp_path / "p.triage") == []
+    full["on"] = False
+    qtbot.waitUntil(lambda: desk.text.text() == "candidate number 2", timeout=3000)
+    assert label_rows(tmp_path / "p.triage") == [("c01", "idiom", "ada")]
+
+
+def test_a_retry_of_a_write_that_had_committed_records_it_once(window, qtbot, tmp_path,
+                                                               monkeypatch):
+    desk = window.desk
+    real_sync = Project._sync
+    failures = {"left": 1}
+
+    def sync_after_commit(self):
+        if failures["left"] and store.active_labels(self.db):
+            failures["left"] -= 1
+            raise FULL  # the label is in the file; what follows it fails
+        return real_sync(self)
+    monkeypatch.setattr(Project, "_sync", sync_after_commit)
+    press(qtbot, desk, "i")
+    qtbot.waitUntil(lambda: desk.text.text() == "candidate number 2", timeout=3000)
+    assert label_rows(tmp_path / "p.triage") == [("c01", "idiom", "ada")]
+
+
+def test_the_line_under_the_buttons_is_a_short_single_line(qtbot, tmp_path):
+    long_text = " ".join(["word"] * 300) + "\n" * 15 + "end"
+    w = open_main_window(qtbot, make_project(tmp_path, {1: long_text}), "ada")
+    press(qtbot, w.desk, "i")
+    message = w.desk.message.text()
+    assert "\n" not in message and len(message) <= 80 and message.startswith("idiom: word")
+    w.close()
+
+
+def test_a_second_label_on_one_candidate_is_refused_unless_a_change(tmp_path):
+    from tests.helpers import make_project as make_core
+
+    project = make_core(tmp_path, n=10)
+    ada = project.start_session("ada")
+    c = project.next_candidate(ada)
+    first = project.record_label(ada, c.candidate_id, "idiom")
+    with pytest.raises(AlreadyRecorded, match="already decided") as refused:
+        project.record_label(ada, c.candidate_id, "literal")
+    assert refused.value.label_id == first
+    again = project.start_session("ada")  # a new session of the same person: still refused
+    with pytest.raises(AlreadyRecorded):
+        project.skip(again, c.candidate_id)
+    project.record_label(ada, c.candidate_id, "literal", change=True)
+    bob = project.start_session("bob")
+    project.record_label(bob, c.candidate_id, "literal")  # another annotator: an overlap
+    project.record_label(ada, c.candidate_id, "idiom", kind="retest")
+    with pytest.raises(AlreadyRecorded):
+        project.record_label(ada, c.candidate_id, "idiom", kind="retest")
+    assert [(r.annotator, r.value, r.kind) for r in store.active_labels(project.db)] == [
+        ("ada", "idiom", "triage"), ("ada", "literal", "triage"), ("bob", "literal", "overlap"),
+        ("ada", "idiom", "retest")]
+    project.close()
