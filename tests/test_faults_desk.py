@@ -120,3 +120,35 @@ def test_a_second_label_on_one_candidate_is_refused_unless_a_change(tmp_path):
         ("ada", "idiom", "triage"), ("ada", "literal", "triage"), ("bob", "literal", "overlap"),
         ("ada", "idiom", "retest")]
     project.close()
+
+
+def test_hidden_characters_are_shown_as_markers_with_a_note(qtbot, tmp_path):
+    w = open_main_window(qtbot, make_project(tmp_path, {1: "gnp\u202eexe.png \u200bx"}), "ada")
+    assert w.desk.text.text() == "gnp⟨U+202E⟩exe.png ⟨U+200B⟩x"
+    assert w.desk.text.document().toPlainText() == "gnp⟨U+202E⟩exe.png ⟨U+200B⟩x"
+    assert "hidden characters" in w.desk.meta.text()
+    press(qtbot, w.desk, "i")
+    assert "hidden characters" not in w.desk.meta.text()  # candidate 2 is plain
+    w.close()
+
+
+def test_giant_texts_show_lazily_and_keep_the_window_on_the_screen(qtbot, tmp_path):
+    one_line = "giant " * 175_000                                  # ~1 MB, one line
+    many = "\n".join(f"line {i}" for i in range(100_000))          # 100,000 lines
+    w = open_main_window(qtbot, make_project(tmp_path, {1: one_line, 2: many}), "ada")
+    desk = w.desk
+    screen = w.screen().availableGeometry()
+    for expected in (one_line, many):
+        assert desk.text.text() == expected
+        assert desk.text.document().characterCount() <= 32_001  # the first screens only
+        assert w.height() <= screen.height() and w.width() <= screen.width()
+        press(qtbot, desk, "i")
+        assert len(desk.message.text()) <= 80
+    assert desk.text.text() == "candidate number 3"
+    press(qtbot, desk, "u")  # back to the 100,000 lines: scrolling to the end loads more
+    assert desk.text.text() == many
+    bar = desk.text.verticalScrollBar()
+    for _ in range(5):
+        bar.setValue(bar.maximum())
+    assert desk.text.document().blockCount() > 400
+    w.close()

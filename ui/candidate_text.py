@@ -2,7 +2,12 @@
 
 Candidate text is untrusted. It goes into a read-only ``QPlainTextEdit`` as plain text and
 is never parsed as HTML; highlighted words are coloured by a ``QSyntaxHighlighter`` with
-character formats, so nothing is built from the text but positions.
+character formats, so nothing is built from the text but positions. Hidden characters
+(direction overrides, zero-width, controls) are shown as ``⟨U+…⟩`` markers.
+
+A huge text (a 1 MB line, 100,000 lines) is shown lazily: the first screens at once, the
+rest a chunk at a time as the reader scrolls near the end, so the next candidate appears
+as fast after a giant text as after a short one.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QT
 from PySide6.QtWidgets import QFrame, QLabel, QPlainTextEdit, QWidget
 
 from triage.views.reading import highlight_spans
+from triage.views.text import shown_text, text_chunks
 from ui.palette import HIGHLIGHT_BG, HIGHLIGHT_FG
 
 
@@ -74,14 +80,31 @@ class CandidateText(QPlainTextEdit):
         self.viewport().setAutoFillBackground(False)
         self.setStyleSheet("QPlainTextEdit { background: transparent; }")
         self.highlighter = KeywordHighlighter(self.document())
+        self._full = ""
+        self._rest: list[str] = []   # chunks not yet in the document (lazy display)
+        self.has_hidden = False      # the text held hidden characters (shown as markers)
+        self.verticalScrollBar().valueChanged.connect(self._near_end)
 
     def setText(self, text: str) -> None:  # noqa: N802 - QLabel's name, for the callers
-        """Show ``text`` as plain text, scrolled to the top."""
-        self.setPlainText(text)
+        """Show ``text`` as plain text (hidden characters as markers), scrolled to the top."""
+        self._full, self.has_hidden = shown_text(text)
+        chunks = text_chunks(self._full)
+        self._rest = chunks[1:][::-1]  # popped from the end: next chunk last
+        self.setPlainText(chunks[0] if chunks else "")
         self.verticalScrollBar().setValue(0)
+        self._near_end()
 
     def text(self) -> str:
-        return self.toPlainText()
+        """The whole text as shown (markers included), loaded or not yet."""
+        return self._full
+
+    def _near_end(self, _value: int = 0) -> None:
+        """Within two pages of the end: add the next chunk of a lazily shown text."""
+        bar = self.verticalScrollBar()
+        if self._rest and bar.value() >= bar.maximum() - 2 * max(1, bar.pageStep()):
+            cursor = self.textCursor()
+            cursor.movePosition(cursor.MoveOperation.End)
+            cursor.insertText(self._rest.pop())
 
     def set_words(self, words: Iterable[str]) -> None:
         self.highlighter.set_words(words)
@@ -93,5 +116,5 @@ class CandidateText(QPlainTextEdit):
 
     def highlighted_words(self) -> list[str]:
         """The highlighted stretches of the text as shown (tests, accessibility)."""
-        text = self.toPlainText()
+        text = self._full
         return [text[s:s + n] for s, n in highlight_spans(text, self.highlighter.words)]

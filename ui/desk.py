@@ -42,7 +42,7 @@ from triage.views.desk import (
     spent_seconds,
     status_text,
 )
-from triage.views.text import feedback_excerpt, unexpected_fault
+from triage.views.text import HIDDEN_NOTE, bounded_meta, feedback_excerpt, unexpected_fault
 from ui.candidate_text import CandidateText, plain_label
 from ui.desk_notes import DeskNotes
 from ui.palette import META, SCORE, SECONDARY
@@ -241,7 +241,10 @@ class Desk(DeskNotes, QWidget):
             self.score.setVisible(False)
         else:
             self.text.setText(item.text)
-            self.meta.setText(meta_text(item.meta))
+            meta = bounded_meta(meta_text(item.meta)) if item.meta else ""
+            if self.text.has_hidden:
+                meta = "\n".join(filter(None, (HIDDEN_NOTE, meta)))
+            self.meta.setText(meta)
             self.position.setText(position_text(item.rank, item.pool, item.decile))
             self.score.setText(score_text(item.score, item.model))
             self.score.setVisible(self.show_score)

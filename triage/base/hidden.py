@@ -14,9 +14,9 @@ import re
 # and the byte-order mark / word joiner.
 _BIDI = "\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
 _ZERO_WIDTH = "\u200b-\u200d\ufeff\u2060"
-# C0 controls except tab and newline, DEL, and C1 controls.
-_CONTROL = "\x00-\x08\x0b-\x1f\x7f-\x9f"
-_HIDDEN = re.compile(f"[{_BIDI}{_ZERO_WIDTH}{_CONTROL}]")
+# C0 controls except tab, newline and the CR of a CRLF, DEL, and C1 controls.
+_CONTROL = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+_HIDDEN = re.compile(f"[{_BIDI}{_ZERO_WIDTH}{_CONTROL}]|\r(?!\n)")
 _CONTROL_ONLY = re.compile(f"[{_CONTROL}]")
 _CRLF = re.compile("\r\n")
 
@@ -32,10 +32,12 @@ def has_hidden(text: str) -> bool:
 
 
 def reveal(text: str) -> str:
-    """``text`` with every hidden character replaced by its marker (CRLF stays a newline)."""
+    """``text`` with every hidden character replaced by its marker (CRLF becomes a newline)."""
+    if "\r\n" in text:
+        text = _CRLF.sub("\n", text)
     if not _HIDDEN.search(text):
         return text  # the common case costs one scan
-    return _HIDDEN.sub(lambda m: marker(m.group()), _CRLF.sub("\n", text))
+    return _HIDDEN.sub(lambda m: marker(m.group()), text)
 
 
 def reveal_controls(text: str) -> str:
@@ -44,6 +46,6 @@ def reveal_controls(text: str) -> str:
     For files written for other programs: bidi marks are legitimate in right-to-left
     text there, but raw NUL or ESC bytes break or attack the reader.
     """
-    def keep_cr(m: re.Match[str]) -> str:
-        return m.group() if m.group() == "\r" else marker(m.group())
-    return _CONTROL_ONLY.sub(keep_cr, text) if _CONTROL_ONLY.search(text) else text
+    if not _CONTROL_ONLY.search(text):
+        return text
+    return _CONTROL_ONLY.sub(lambda m: marker(m.group()), text)

@@ -13,9 +13,12 @@ from triage.base.hidden import has_hidden, marker, reveal, reveal_controls
 from triage.store.faults import explain
 
 __all__ = ["FEEDBACK_CHARS", "HIDDEN_NOTE", "feedback_excerpt", "has_hidden", "marker",
-           "reveal", "reveal_controls", "shown_text", "unexpected_fault"]
+           "reveal", "reveal_controls", "shown_text", "text_chunks", "unexpected_fault",
+           "bounded_meta"]
 
 FEEDBACK_CHARS = 80
+CHUNK_CHARS = 16_000     # a few screens of text at the desk's size: shown at once
+CHUNK_LINES = 400
 HIDDEN_NOTE = ("This text contains hidden characters (direction controls, zero-width or "
                "control characters); each is shown as ⟨U+…⟩.")
 
@@ -31,8 +34,7 @@ def feedback_excerpt(text: str, limit: int = FEEDBACK_CHARS) -> str:
 
 def shown_text(text: str) -> tuple[str, bool]:
     """(the text to display, whether it held hidden characters) for a candidate view."""
-    hidden = has_hidden(text)
-    return (reveal(text) if hidden else text), hidden
+    return reveal(text), has_hidden(text)
 
 
 def unexpected_fault(error: BaseException, where: str | Path | None) -> str:
@@ -44,3 +46,38 @@ def unexpected_fault(error: BaseException, where: str | Path | None) -> str:
     detail = feedback_excerpt(f"{type(error).__name__}: {error}", 120)
     return (f"unexpected error ({detail}); the project file may be damaged: run "
             f"`triage check {name}` to find out")
+
+
+def text_chunks(text: str, chars: int = CHUNK_CHARS, lines: int = CHUNK_LINES) -> list[str]:
+    """``text`` cut into display chunks of at most ``chars`` characters and ``lines`` lines.
+
+    Joined, the chunks are the text. A cut inside a line falls after a space when there is
+    one near the limit, so a word is not split across chunks.
+    """
+    out: list[str] = []
+    start, n = 0, len(text)
+    while start < n:
+        end = min(n, start + chars)
+        nl = start
+        for _ in range(lines):  # the end of the first ``lines`` lines, if sooner
+            nl = text.find("\n", nl, end)
+            if nl < 0:
+                break
+            nl += 1
+        else:
+            end = nl
+        if end < n and text[end - 1] != "\n":
+            space = text.rfind(" ", max(start + 1, end - 200), end)
+            end = space + 1 if space > start else end
+        out.append(text[start:end])
+        start = end
+    return out
+
+
+def bounded_meta(lines: str, *, max_lines: int = 8, width: int = 160) -> str:
+    """Metadata lines as the desk shows them: few, short, single lines, hidden ones visible."""
+    rows = lines.split("\n")
+    shown = [feedback_excerpt(r, width) for r in rows[:max_lines]]
+    if len(rows) > max_lines:
+        shown.append(f"… and {len(rows) - max_lines} more")
+    return "\n".join(shown)
