@@ -257,6 +257,11 @@ def child(args: argparse.Namespace) -> int:  # long: one closure per probe phase
                 "lead_stall_ms": round(max(gaps(since), default=0.0), 1),
             })
         result["rss_mb"] = round(psutil.Process().memory_info().rss / 2**20, 1)
+        if sys.platform != "win32":
+            import resource  # peak resident memory (kB on Linux)
+
+            result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+                                          / 1024, 1)
         print("PROBE " + json.dumps(result), flush=True)
         if profiler is not None:
             profiler.disable()

@@ -13,7 +13,7 @@ from triage.base.hidden import has_hidden, marker, reveal, reveal_controls
 from triage.store.faults import explain
 
 __all__ = ["FEEDBACK_CHARS", "HIDDEN_NOTE", "feedback_excerpt", "has_hidden", "marker",
-           "reveal", "reveal_controls", "shown_text", "text_chunks", "unexpected_fault",
+           "reveal", "reveal_controls", "shown_text", "text_chunks", "chunk_end", "unexpected_fault",
            "bounded_meta"]
 
 FEEDBACK_CHARS = 80
@@ -48,27 +48,34 @@ def unexpected_fault(error: BaseException, where: str | Path | None) -> str:
             f"`triage check {name}` to find out")
 
 
-def text_chunks(text: str, chars: int = CHUNK_CHARS, lines: int = CHUNK_LINES) -> list[str]:
-    """``text`` cut into display chunks of at most ``chars`` characters and ``lines`` lines.
+def chunk_end(text: str, start: int, chars: int = CHUNK_CHARS, lines: int = CHUNK_LINES) -> int:
+    """Where the display chunk of ``text`` beginning at ``start`` ends (exclusive).
 
-    Joined, the chunks are the text. A cut inside a line falls after a space when there is
-    one near the limit, so a word is not split across chunks.
+    At most ``chars`` characters and ``lines`` lines; a cut inside a line falls after a
+    space when there is one near the limit, so a word is not split across chunks.
     """
+    n = len(text)
+    end = min(n, start + chars)
+    nl = start
+    for _ in range(lines):  # the end of the first ``lines`` lines, if sooner
+        nl = text.find("\n", nl, end)
+        if nl < 0:
+            break
+        nl += 1
+    else:
+        end = nl
+    if end < n and text[end - 1] != "\n":
+        space = text.rfind(" ", max(start + 1, end - 200), end)
+        end = space + 1 if space > start else end
+    return end
+
+
+def text_chunks(text: str, chars: int = CHUNK_CHARS, lines: int = CHUNK_LINES) -> list[str]:
+    """``text`` cut into display chunks (see :func:`chunk_end`); joined, they are the text."""
     out: list[str] = []
-    start, n = 0, len(text)
-    while start < n:
-        end = min(n, start + chars)
-        nl = start
-        for _ in range(lines):  # the end of the first ``lines`` lines, if sooner
-            nl = text.find("\n", nl, end)
-            if nl < 0:
-                break
-            nl += 1
-        else:
-            end = nl
-        if end < n and text[end - 1] != "\n":
-            space = text.rfind(" ", max(start + 1, end - 200), end)
-            end = space + 1 if space > start else end
+    start = 0
+    while start < len(text):
+        end = chunk_end(text, start, chars, lines)
         out.append(text[start:end])
         start = end
     return out
