@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from pathlib import Path
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -29,6 +30,7 @@ from triage.base.errors import (
     WriteFailed,
 )
 from triage.project import Candidate, Project, Session
+from triage.project.checkup import start_session_backup
 from triage.project.history import Decision, change_decision
 from triage.views.desk import (
     KeyAction,
@@ -154,9 +156,17 @@ class Desk(DeskNotes, QWidget):
     def start(self, project: Project, annotator: str) -> None:
         """Begin a session for ``annotator`` on ``project`` and show its first candidate."""
         self.project = project
-        self.session = project.start_session(annotator)
+        try:
+            self.session = project.start_session(annotator)
+        except WriteFailed as error:  # a read-only file or folder, a full disk
+            self.settings_changed()
+            self._show(None)
+            self.text.setText(f"This desk cannot record labels: {error}")
+            return
         self.stats = SessionStats(self.session.annotator, time.monotonic())
         self.settings_changed()
+        if Path(project.location).is_file():
+            start_session_backup(project.location)  # FILE.backup, at most once a day
         self.show_next()
 
     def stop(self) -> None:
@@ -194,11 +204,8 @@ class Desk(DeskNotes, QWidget):
 
     # -- showing ---------------------------------------------------------------------
     def show_next(self) -> None:
-        """Show the next candidate; if it cannot be loaded, the error takes its place.
-
-        The labelled candidate never stays on screen after its label committed: a key
-        pressed now must not label it again (one label per decision).
-        """
+        """Show the next candidate; if it cannot be loaded, the error takes its place (a
+        labelled candidate never stays on screen: a key must not label it again)."""
         if self.project is None:
             return
         self.load_error = None
@@ -214,8 +221,7 @@ class Desk(DeskNotes, QWidget):
             return
         self._show(item)
 
-    def _retire_current(self) -> None:
-        """The shown candidate has its label: no key may label it again."""
+    def _retire_current(self) -> None:  # labelled: no key may label it again
         self.current = None
         for button in (*self.label_buttons.values(), self.skip_button):
             button.setEnabled(False)

@@ -27,6 +27,8 @@ def create_project(path: str | Path, settings: Settings | None = None) -> Projec
         store.save_settings(database, settings)
     except BaseException:
         database.close()
+        for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):  # a full disk
+            leftover.unlink(missing_ok=True)
         raise
     return Project(path, database)
 

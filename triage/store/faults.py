@@ -9,6 +9,7 @@ message a user can act on; the command line and the desk show ``str()`` of it.
 from __future__ import annotations
 
 import errno
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -57,7 +58,8 @@ def kind_of(error: BaseException, where: str | Path | None = None) -> str | None
     if code == _FULL or "disk is full" in text:
         return "full"
     if code == _READONLY or "readonly" in text or "read-only" in text:
-        return "readonly"
+        # A project opened read-only because the disk had no room for its log is full.
+        return "full" if _writable(where) and _low(where) else "readonly"
     if code in (_BUSY, _LOCKED) or "locked" in text or "busy" in text:
         return "busy"
     if code in (_CORRUPT, _NOTADB) or "malformed" in text or "not a database" in text:
@@ -66,9 +68,20 @@ def kind_of(error: BaseException, where: str | Path | None = None) -> str | None
         return "cantopen"
     if code == _IOERR or "disk i/o error" in text:
         # A write that fails for want of space often surfaces as a plain I/O error.
-        free = free_mb(where)
-        return "full" if free is not None and free < MIN_FREE_MB else "io"
+        return "full" if _low(where) else "io"
     return None
+
+
+def _low(where: str | Path | None) -> bool:
+    free = free_mb(where)
+    return free is not None and free < MIN_FREE_MB
+
+
+def _writable(where: str | Path | None) -> bool:
+    if where is None:
+        return False
+    path = Path(where)
+    return os.access(path, os.W_OK) and os.access(path.resolve().parent, os.W_OK)
 
 
 def explain(error: BaseException, where: str | Path | None = None,
@@ -106,6 +119,8 @@ def explain(error: BaseException, where: str | Path | None = None,
 
 def damaged_message(name: str, detail: str) -> str:
     """The sentence for a damaged project: what happened and the way back (the backup)."""
+    detail = " ".join(detail.split())
+    detail = detail if len(detail) <= 200 else detail[:199] + "…"
     backup = Path(f"{name}.backup")
     offer = (f"restore the backup made when it was last opened (copy {backup} over it)"
              if backup.exists() else "restore it from a copy you trust")
