@@ -98,6 +98,7 @@ def fill(folder: Path) -> None:
             handle.flush()
 
 
+@pytest.mark.slow
 def test_a_full_disk_gives_a_sentence_for_every_command(tmp_path):
     project, pool = make(tmp_path)
     with tmpfs(tmp_path / "small", "2m") as small:
@@ -117,6 +118,7 @@ def test_a_full_disk_gives_a_sentence_for_every_command(tmp_path):
             == ["p.triage"]  # no -wal/-shm left beside the refused file
 
 
+@pytest.mark.slow
 def test_a_read_only_folder_opens_for_reading_and_refuses_writes(tmp_path):
     project, pool = make(tmp_path)
     with tmpfs(tmp_path / "ro", "4m") as folder:
@@ -191,6 +193,7 @@ _HALF_WRITE = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_a_half_written_project_is_rolled_back_on_open(tmp_path):
     project, pool = make(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -227,3 +230,15 @@ def test_a_locked_file_gives_the_busy_sentence_to_writers(tmp_path):
     finally:
         other.execute("ROLLBACK")
         other.close()
+
+
+def test_a_hot_journal_is_rolled_back_in_process(tmp_path):
+    from triage.project import open_project
+
+    project, _pool = make(tmp_path, n=30)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run([sys.executable, "-c", _HALF_WRITE, str(project)], env=env)
+    assert Path(f"{project}-journal").stat().st_size > 0
+    with open_project(project) as opened:
+        assert opened.pool == 30
+    assert not Path(f"{project}-journal").exists()

@@ -152,3 +152,28 @@ def test_giant_texts_show_lazily_and_keep_the_window_on_the_screen(qtbot, tmp_pa
         bar.setValue(bar.maximum())
     assert desk.text.document().blockCount() > 400
     w.close()
+
+
+def test_a_read_only_project_opens_at_the_desk_which_says_it_cannot_record(qtbot, tmp_path,
+                                                                           monkeypatch):
+    from triage.store import integrity
+
+    path = make_project(tmp_path)
+    monkeypatch.setattr(integrity, "writable", lambda _path: False)
+    w = open_main_window(qtbot, path, "ada")
+    assert w.desk.text.text().startswith("This desk cannot record labels: ")
+    assert "read-only" in w.desk.text.text()
+    press(qtbot, w.desk, "i", "s", "u")  # nothing to label; nothing breaks
+    assert label_rows(path) == []
+    assert w.info is not None  # the lead's figures still load
+    w.close()
+
+
+def test_the_desk_keeps_a_rolling_backup(qtbot, tmp_path):
+    path = make_project(tmp_path)
+    w = open_main_window(qtbot, path, "ada")
+    backup = tmp_path / "p.triage.backup"
+    qtbot.waitUntil(backup.exists, timeout=5000)
+    with sqlite3.connect(backup) as conn:
+        assert conn.execute("SELECT count(*) FROM candidates").fetchone()[0] == 20
+    w.close()

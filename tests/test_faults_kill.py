@@ -41,6 +41,7 @@ def _rerun_completes(project, pool, rows: int) -> None:
     assert json.loads(status.stdout)["pool"] == rows, (again.returncode, again.stderr)
 
 
+@pytest.mark.slow
 def test_a_killed_new_is_replaced_when_run_again(tmp_path):
     rows = 20_000
     pool = write_pool(tmp_path / "pool.csv", pool_rows(rows))

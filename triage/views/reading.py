@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from triage.store.settings import Settings
 from triage.views.desk import NOTE_KEY, SKIP_KEY, UNDO_KEY
+from triage.views.text import feedback_excerpt
 
 
 def parse_words(text: str) -> tuple[str, ...]:
@@ -51,9 +52,10 @@ def history_rows(decisions: Sequence) -> list[HistoryRow]:
     out = []
     for d in decisions:
         when = local_clock(d.created_at)
-        one_line = " ".join(d.text.split())
+        # Only the start of the text is looked at: splitting a 100,000-line candidate into
+        # words for each of 50 rows cost the desk hundreds of megabytes.
         out.append(HistoryRow(d.label_id, when, d.key, d.value or "skipped",
-                              one_line[:200] + ("…" if len(one_line) > 200 else "")))
+                              feedback_excerpt(d.text, 200)))
     return out
 
 
