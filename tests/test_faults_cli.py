@@ -163,6 +163,20 @@ def test_a_damaged_page_is_refused_before_anything_writes(tmp_path):
             assert_clean(name, out, codes=(2,), says="damaged")
             assert "triage check" in out.stderr
     assert digest(project) == before
+    assert not any(Path(f"{project}{log}").exists() for log in ("-wal", "-shm", "-journal"))
+
+
+def test_a_truncated_project_is_refused_as_damaged_and_the_backup_named(tmp_path):
+    from triage.base.errors import DamagedProject
+    from triage.project import open_project
+    from triage.store import integrity
+
+    project, _pool = make(tmp_path)
+    integrity.rolling_backup(project, 1.0)
+    with open(project, "r+b") as handle:
+        handle.truncate(project.stat().st_size // 2)
+    with pytest.raises(DamagedProject, match=r"is damaged .*p\.triage\.backup"):
+        open_project(project)
 
 
 def test_the_backup_is_offered_for_a_damaged_project(tmp_path):

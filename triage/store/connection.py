@@ -186,6 +186,11 @@ def released(db: sqlite_utils.Database) -> Iterator[str | None]:
 
 def _inspect_read_only(path: Path) -> tuple[int, list[str]]:
     """Return (application_id, applied migration names) without writing anything."""
+    with integrity.no_leftovers(path):  # a refused file keeps no log files beside it
+        return _inspect(path)
+
+
+def _inspect(path: Path) -> tuple[int, list[str]]:
     try:
         conn = integrity.read_only_connection(path, BUSY_TIMEOUT_S)
     except sqlite3.DatabaseError as error:

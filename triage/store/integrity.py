@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from triage.base.errors import DamagedProject, ProjectError
+from triage.base.errors import BusyError, DamagedProject, ProjectError
 from triage.store.faults import damaged_message, explain, free_mb, kind_of
 
 __all__ = ["QUICK_CHECK_MAX_BYTES", "backup_file", "hot_journal", "integrity_problems",
@@ -55,21 +55,27 @@ def quick_check(conn: sqlite3.Connection, path: Path) -> None:
 
 def integrity_problems(path: Path, timeout: float, limit: int = 100) -> list[str]:
     """PRAGMA integrity_check and foreign_key_check, read-only: the problems ([] when sound)."""
+    problems: list[str] = []
     try:
-        conn = read_only_connection(path, timeout)
-        try:
-            rows = [r[0] for r in
-                    conn.execute(f"PRAGMA integrity_check({int(limit)})").fetchall()]
-            fk = conn.execute("PRAGMA foreign_key_check").fetchmany(limit)
-        finally:
-            conn.close()
+        with no_leftovers(path):
+            conn = read_only_connection(path, timeout)
+            try:
+                rows = [r[0] for r in
+                        conn.execute(f"PRAGMA integrity_check({int(limit)})").fetchall()]
+                fk = conn.execute("PRAGMA foreign_key_check").fetchmany(limit)
+            finally:
+                conn.close()
+            problems = [] if rows == ["ok"] else rows
+            problems += [f"row {rowid} of {table} points to a missing row of {parent}"
+                         for table, rowid, parent, _fk in fk]
+            if problems:
+                raise _Refused  # damaged: leave no log files beside it
+    except _Refused:
+        return problems
     except sqlite3.DatabaseError as error:
         if kind_of(error, path) != "damaged":
             raise refusal(error, path) from error  # not damage: a full disk, a lock...
         return [str(error)]
-    problems = [] if rows == ["ok"] else rows
-    problems += [f"row {rowid} of {table} points to a missing row of {parent}"
-                 for table, rowid, parent, _fk in fk]
     return problems
 
 
@@ -147,14 +153,25 @@ def _has_log(path: Path) -> bool:
         return False
 
 
+class _Refused(Exception):
+    """Raised inside :func:`no_leftovers` to clean up after a block that found damage."""
+
+
 @contextmanager
 def no_leftovers(path: Path) -> Iterator[None]:
-    """If opening fails, remove the -wal/-shm files the attempt itself created."""
+    """If the block fails, remove the -wal/-shm files it created (none existed before).
+
+    A read-only connection makes these files to read a WAL file but cannot remove them
+    when it closes; a refused file must not keep them. (Only files that did not exist
+    before are removed, so another desk's log is never touched.)
+    """
     logs = [Path(f"{path}-wal"), Path(f"{path}-shm")]
     existed = [log.exists() for log in logs]
     try:
         yield
-    except BaseException:
+    except BaseException as error:
+        if isinstance(error, BusyError) or kind_of(error, path) == "busy":
+            raise  # another program is at work on the file: its logs may be new
         for log, was in zip(logs, existed):
             if not was:
                 with suppress(OSError):  # a read-only folder: nothing was created there
