@@ -8,6 +8,7 @@ again; the line under the buttons echoed the whole previous candidate.
 from __future__ import annotations
 
 import sqlite3
+import subprocess
 
 import pytest
 
@@ -177,3 +178,23 @@ def test_the_desk_keeps_a_rolling_backup(qtbot, tmp_path):
     with sqlite3.connect(backup) as conn:
         assert conn.execute("SELECT count(*) FROM candidates").fetchone()[0] == 20
     w.close()
+
+
+@pytest.mark.slow
+def test_a_project_on_a_read_only_disk_opens_with_the_lead_window_working(qtbot, tmp_path):
+    from tests.test_faults_cli import tmpfs
+
+    path = make_project(tmp_path)
+    with tmpfs(tmp_path / "ro", "4m") as folder:
+        here = folder / "p.triage"
+        here.write_bytes(path.read_bytes())
+        subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True)
+        w = open_main_window(qtbot, here, "ada")
+        try:
+            assert w.desk.text.text().startswith("This desk cannot record labels: ")
+            w.show_lead_view()
+            lead = w.lead_view
+            qtbot.waitUntil(lambda: not lead.pending_tabs(), timeout=60000)
+            assert lead.advice.table.rowCount() >= 5
+        finally:
+            w.close()
