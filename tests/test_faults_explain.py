@@ -33,3 +33,9 @@ def test_faults_are_sentences(tmp_path, error, kind, words):
 def test_what_is_not_a_file_fault_is_left_alone():
     assert explain(ValueError("x")) is None
     assert explain(sqlite3.OperationalError("no such table: x")) is None
+
+
+def test_a_missing_file_is_not_called_a_disk_fault(tmp_path):
+    missing = FileNotFoundError(errno.ENOENT, "No such file or directory", str(tmp_path / "x"))
+    assert explain(missing, tmp_path / "x") is None
+    assert isinstance(explain(OSError(errno.EIO, "Input/output error"), tmp_path), WriteFailed)

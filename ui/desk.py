@@ -332,7 +332,7 @@ class Desk(DeskNotes, QWidget):
             except WriteFailed as error:
                 # A full or read-only disk: the decision stays pending and is written on a
                 # retry, as for a busy file; the sentence says what to fix.
-                self.message.setText(f"{feedback_excerpt(str(error), 160)} Your last "
+                self.message.setText(f"{feedback_excerpt(str(error), 240)} Your last "
                                      "decision is kept and will be saved.")
                 self._set_busy(True)
                 QTimer.singleShot(self.fault_retry_ms, self._attempt)
@@ -340,7 +340,7 @@ class Desk(DeskNotes, QWidget):
             except TriageError as error:
                 self._pending = None
                 self._set_busy(False)
-                self.message.setText(feedback_excerpt(str(error), 160))
+                self.message.setText(feedback_excerpt(str(error), 240))
                 return
             except BaseException:
                 self._pending = None

@@ -51,7 +51,7 @@ def kind_of(error: BaseException, where: str | Path | None = None) -> str | None
             return "full"
         if error.errno in _READONLY_ERRNO:
             return "readonly"
-        return "io"
+        return "io" if error.errno == errno.EIO else None  # a missing input file is no fault
     if not isinstance(error, sqlite3.Error):
         return None
     code = _code(error)
