@@ -257,6 +257,14 @@ def child(args: argparse.Namespace) -> int:  # long: one closure per probe phase
                 "lead_stall_ms": round(max(gaps(since), default=0.0), 1),
             })
         result["rss_mb"] = round(psutil.Process().memory_info().rss / 2**20, 1)
+        # Peak resident memory of this process: VmHWM (ru_maxrss would carry over the
+        # parent's peak across fork and exec).
+        try:
+            with open("/proc/self/status") as status:
+                hwm = [line.split()[1] for line in status if line.startswith("VmHWM:")]
+            result["peak_rss_mb"] = round(int(hwm[0]) / 1024, 1)
+        except (OSError, IndexError, ValueError):
+            result["peak_rss_mb"] = None
         print("PROBE " + json.dumps(result), flush=True)
         if profiler is not None:
             profiler.disable()

@@ -21,9 +21,9 @@ def project(tmp_path):
     p.close()
 
 
-def label(project, annotator: str, key: str, value: str | None) -> int:
+def label(project, annotator: str, key: str, value: str | None, *, change: bool = False) -> int:
     session = project.start_session(annotator)
-    return project.record_label(session, candidate_id_of(project, key), value)
+    return project.record_label(session, candidate_id_of(project, key), value, change=change)
 
 
 def finals(project):
@@ -90,9 +90,9 @@ def test_undo_and_skips_change_the_votes(project):
     assert disagreements(project) == []
     project.skip(bob, candidate_id_of(project, "c0004"))  # a skip is no vote
     assert disagreements(project) == []
-    # ada changes her mind: her latest label is her vote.
-    label(project, "bob", "c0004", "literal")
-    label(project, "ada", "c0004", "literal")
+    # bob and ada change their minds (explicitly, as the history does): the latest is the vote.
+    label(project, "bob", "c0004", "literal", change=True)
+    label(project, "ada", "c0004", "literal", change=True)
     assert disagreements(project) == []
 
 

@@ -13,7 +13,7 @@ from triage.store.records import LabelRow
 
 def _reference(rows: list[LabelRow]) -> dict[int, tuple]:
     """The rules of triage.project.final, written out the slow, obvious way."""
-    live = sorted((r for r in rows if r.undone_at is None), key=lambda r: (r.created_at, r.id))
+    live = sorted((r for r in rows if r.undone_at is None), key=lambda r: r.id)  # the log order
     out = {}
     for cid in {r.candidate_id for r in live}:
         mine = [r for r in live if r.candidate_id == cid]
@@ -41,7 +41,7 @@ def _log(seed: int, events: int) -> list[LabelRow]:
     for i in range(events):
         kind = str(rng.choice(kinds))
         value = None if kind == "skip" else str(rng.choice(["pos", "neg", "maybe"]))
-        # Times may repeat and run against ids, as merged copies make them.
+        # Times may repeat and run against ids (merged copies, a clock stepped back): ids rule.
         stamp = f"2026-01-01T00:{int(rng.integers(0, 60)):02d}:00"
         rows.append(LabelRow(
             id=i + 1, candidate_id=int(rng.integers(1, 40)),

@@ -114,7 +114,7 @@ def test_project_live_equals_event_by_event(tmp_path, seed):
             cid = rng.choice(list(project.tracker.rows.values())).candidate_id
             kind = "adjudication" if roll < 0.2 else "overlap"
             project.record_label(session, cid, rng.choice(values[:2]), seconds=3.0,
-                                 kind=kind)
+                                 kind=kind, change=True)  # may be this annotator's own
             continue
         project.record_label(session, candidate.candidate_id, rng.choice(values),
                              seconds=rng.uniform(0.5, 30.0))

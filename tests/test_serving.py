@@ -108,11 +108,14 @@ def test_two_desks_never_get_the_same_candidate_and_claims_expire(tmp_path, monk
     assert a.candidate_id != b.candidate_id
     # The same desk asking again (e.g. after a restart) gets its claimed candidate back.
     assert desk1.next_candidate(ada).candidate_id == a.candidate_id
-    # A desk that dies: its claim expires and the candidate goes to someone else.
+    # A desk that dies: its claim expires and the candidate goes to someone else, once
+    # the other desk has watched it for CLAIM_SECONDS of its own (monotonic) clock.
     import triage.serving.dispatcher as serving
 
-    real_time = serving.time.time
-    monkeypatch.setattr(serving.time, "time", lambda: real_time() + serving.CLAIM_SECONDS + 1)
+    assert desk2.next_candidate(bob).candidate_id == b.candidate_id  # desk 2 sees the claims
+
+    real_time = serving.time.monotonic
+    monkeypatch.setattr(serving.time, "monotonic", lambda: real_time() + serving.CLAIM_SECONDS + 1)
     carol = desk2.start_session("carol")
     assert desk2.next_candidate(carol).candidate_id == a.candidate_id
 

@@ -2,7 +2,12 @@
 
 Candidate text is untrusted. It goes into a read-only ``QPlainTextEdit`` as plain text and
 is never parsed as HTML; highlighted words are coloured by a ``QSyntaxHighlighter`` with
-character formats, so nothing is built from the text but positions.
+character formats, so nothing is built from the text but positions. Hidden characters
+(direction overrides, zero-width, controls) are shown as ``⟨U+…⟩`` markers.
+
+A huge text (a 1 MB line, 100,000 lines) is shown lazily: the first screens at once, the
+rest a chunk at a time as the reader scrolls near the end, so the next candidate appears
+as fast after a giant text as after a short one.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QT
 from PySide6.QtWidgets import QFrame, QLabel, QPlainTextEdit, QWidget
 
 from triage.views.reading import highlight_spans
+from triage.views.text import chunk_end, has_hidden, reveal
 from ui.palette import HIGHLIGHT_BG, HIGHLIGHT_FG
 
 
@@ -74,14 +80,41 @@ class CandidateText(QPlainTextEdit):
         self.viewport().setAutoFillBackground(False)
         self.setStyleSheet("QPlainTextEdit { background: transparent; }")
         self.highlighter = KeywordHighlighter(self.document())
+        self._raw = ""
+        self._loaded = 0             # characters of _raw in the document (lazy display)
+        self.has_hidden = False      # the text shown so far held hidden characters
+        self.verticalScrollBar().valueChanged.connect(self._near_end)
 
     def setText(self, text: str) -> None:  # noqa: N802 - QLabel's name, for the callers
-        """Show ``text`` as plain text, scrolled to the top."""
-        self.setPlainText(text)
+        """Show ``text`` as plain text (hidden characters as markers), scrolled to the top.
+
+        Only the first chunk is looked at now (a 1 MB text costs what 16 KB cost); each
+        later chunk is checked for hidden characters when scrolling brings it in.
+        """
+        self._raw = text
+        self._loaded = chunk_end(text, 0) if text else 0
+        first = text[: self._loaded]
+        self.has_hidden = has_hidden(first)
+        self.setPlainText(reveal(first))
         self.verticalScrollBar().setValue(0)
+        self._near_end()
 
     def text(self) -> str:
-        return self.toPlainText()
+        """The whole text as shown (markers included), loaded or not yet."""
+        return reveal(self._raw)
+
+    def _near_end(self, _value: int = 0) -> None:
+        """Within two pages of the end: add the next chunk of a lazily shown text."""
+        bar = self.verticalScrollBar()
+        if self._loaded < len(self._raw) and \
+                bar.value() >= bar.maximum() - 2 * max(1, bar.pageStep()):
+            end = chunk_end(self._raw, self._loaded)
+            chunk = self._raw[self._loaded:end]
+            self._loaded = end
+            self.has_hidden = self.has_hidden or has_hidden(chunk)
+            cursor = self.textCursor()
+            cursor.movePosition(cursor.MoveOperation.End)
+            cursor.insertText(reveal(chunk))
 
     def set_words(self, words: Iterable[str]) -> None:
         self.highlighter.set_words(words)
@@ -93,5 +126,5 @@ class CandidateText(QPlainTextEdit):
 
     def highlighted_words(self) -> list[str]:
         """The highlighted stretches of the text as shown (tests, accessibility)."""
-        text = self.toPlainText()
+        text = self.text()
         return [text[s:s + n] for s, n in highlight_spans(text, self.highlighter.words)]

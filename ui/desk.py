@@ -10,21 +10,27 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QKeyEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
-    QLineEdit,
     QPushButton,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
-from triage.base.errors import BusyError, ServerUnavailable, TriageError
+from triage.base.errors import (
+    AlreadyRecorded,
+    BusyError,
+    ServerUnavailable,
+    TriageError,
+    WriteFailed,
+)
 from triage.project import Candidate, Project, Session
+from triage.project.checkup import start_session_backup
 from triage.project.history import Decision, change_decision
 from triage.views.desk import (
     KeyAction,
@@ -38,10 +44,13 @@ from triage.views.desk import (
     spent_seconds,
     status_text,
 )
+from triage.views.text import HIDDEN_NOTE, bounded_meta, feedback_excerpt, unexpected_fault
 from ui.candidate_text import CandidateText, plain_label
+from ui.desk_notes import DeskNotes
 from ui.palette import META, SCORE, SECONDARY
 
 RETRY_MS = 500
+FAULT_RETRY_MS = 3000   # a full or read-only disk is fixed by a person: retry less often
 BASE_POINT_SIZE = 26.0
 ZOOM_STEP = 1.15
 
@@ -50,7 +59,7 @@ SCROLL_KEYS = {Qt.Key.Key_Down: 0.15, Qt.Key.Key_Up: -0.15, Qt.Key.Key_PageDown:
 Step = Callable[[], "Step | None"]
 
 
-class Desk(QWidget):
+class Desk(DeskNotes, QWidget):
     """Shows the current candidate and turns key presses into committed labels."""
 
     changed = Signal()  # a label, skip or undo was committed: live figures moved
@@ -66,11 +75,13 @@ class Desk(QWidget):
         self.show_score = False
         self.zoom_steps = 0
         self.retry_ms = RETRY_MS
+        self.fault_retry_ms = FAULT_RETRY_MS
         self.busy = False
         self.offline = False       # busy because the team server is not answering
         self._keys: dict[str, KeyAction] = {}
         self._shown_at = time.monotonic()
         self._pending: Step | None = None
+        self.load_error: str | None = None   # why the next candidate could not be shown
         self._note_label_id: int | None = None
         self._build()
         self._clock = QTimer(self)
@@ -104,17 +115,7 @@ class Desk(QWidget):
         for button in (self.skip_button, self.undo_button, self.note_button):
             tools.addWidget(button)
 
-        self.note_row = QWidget()
-        note_layout = QHBoxLayout(self.note_row)
-        note_layout.setContentsMargins(0, 0, 0, 0)
-        note_layout.addWidget(QLabel("Note on the last label:"))
-        self.note_edit = QLineEdit()
-        self.note_edit.setAccessibleName("Note on the last label")
-        self.note_edit.setPlaceholderText("type, Enter to save, Esc to cancel")
-        self.note_edit.returnPressed.connect(self._save_note)
-        note_layout.addWidget(self.note_edit)
-        self.note_row.setVisible(False)
-        self.note_edit.installEventFilter(self)
+        self.note_row = self._build_note_row()
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.position)
@@ -155,9 +156,17 @@ class Desk(QWidget):
     def start(self, project: Project, annotator: str) -> None:
         """Begin a session for ``annotator`` on ``project`` and show its first candidate."""
         self.project = project
-        self.session = project.start_session(annotator)
+        try:
+            self.session = project.start_session(annotator)
+        except WriteFailed as error:  # a read-only file or folder, a full disk
+            self.settings_changed()
+            self._show(None)
+            self.text.setText(f"This desk cannot record labels: {error}")
+            return
         self.stats = SessionStats(self.session.annotator, time.monotonic())
         self.settings_changed()
+        if Path(project.location).is_file():
+            start_session_backup(project.location)  # FILE.backup, at most once a day
         self.show_next()
 
     def stop(self) -> None:
@@ -195,16 +204,35 @@ class Desk(QWidget):
 
     # -- showing ---------------------------------------------------------------------
     def show_next(self) -> None:
+        """Show the next candidate; if it cannot be loaded, the error takes its place (a
+        labelled candidate never stays on screen: a key must not label it again)."""
         if self.project is None:
             return
+        self.load_error = None
         try:
             item = self.project.next_candidate(self.session)
         except BusyError:
             raise
         except TriageError as error:
-            item = None
-            self.message.setText(str(error))
+            self._show_error(str(error))
+            return
+        except Exception as error:  # noqa: BLE001 - any fault: say it, never re-show
+            self._show_error(unexpected_fault(error, self.project.location))
+            return
         self._show(item)
+
+    def _retire_current(self) -> None:  # labelled: no key may label it again
+        self.current = None
+        for button in (*self.label_buttons.values(), self.skip_button):
+            button.setEnabled(False)
+
+    def _show_error(self, message: str) -> None:
+        """The next candidate could not be loaded: the reason, in place of a candidate."""
+        self._show(None)
+        self.load_error = message
+        self.text.setText(f"The next candidate could not be shown: {message}\n\n"
+                          "Your decisions so far are saved. Press any label key to try again.")
+        self.message.setText(feedback_excerpt(message))
 
     def _show(self, item: Candidate | None) -> None:
         self.current = item
@@ -219,7 +247,10 @@ class Desk(QWidget):
             self.score.setVisible(False)
         else:
             self.text.setText(item.text)
-            self.meta.setText(meta_text(item.meta))
+            meta = bounded_meta(meta_text(item.meta)) if item.meta else ""
+            if self.text.has_hidden:
+                meta = "\n".join(filter(None, (HIDDEN_NOTE, meta)))
+            self.meta.setText(meta)
             self.position.setText(position_text(item.rank, item.pool, item.decile))
             self.score.setText(score_text(item.score, item.model))
             self.score.setVisible(self.show_score)
@@ -259,13 +290,6 @@ class Desk(QWidget):
         event.accept()
         return True
 
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
-        if (watched is self.note_edit and event.type() == event.Type.KeyPress
-                and event.key() == Qt.Key.Key_Escape):
-            self._close_note()
-            return True
-        return super().eventFilter(watched, event)
-
     # -- actions ---------------------------------------------------------------------
     def _act(self, action: KeyAction) -> None:
         if self.project is None or self.session is None:
@@ -280,6 +304,9 @@ class Desk(QWidget):
             self._pending = self._commit_undo
         else:
             if self.current is None:
+                if self.load_error is not None:
+                    self._pending = self._after_commit  # try loading again; nothing to label
+                    self._attempt()
                 return
             seconds = spent_seconds(self._shown_at, time.monotonic())
             candidate_id = self.current.candidate_id
@@ -302,10 +329,18 @@ class Desk(QWidget):
                 self._set_busy(True)
                 QTimer.singleShot(self.retry_ms, self._attempt)
                 return
+            except WriteFailed as error:
+                # A full or read-only disk: the decision stays pending and is written on a
+                # retry, as for a busy file; the sentence says what to fix.
+                self.message.setText(f"{feedback_excerpt(str(error), 240)} Your last "
+                                     "decision is kept and will be saved.")
+                self._set_busy(True)
+                QTimer.singleShot(self.fault_retry_ms, self._attempt)
+                return
             except TriageError as error:
                 self._pending = None
                 self._set_busy(False)
-                self.message.setText(str(error))
+                self.message.setText(feedback_excerpt(str(error), 240))
                 return
             except BaseException:
                 self._pending = None
@@ -320,11 +355,17 @@ class Desk(QWidget):
 
     def _commit_label(self, candidate_id: int, value: str | None, seconds: float,
                       kind: str) -> Step:
-        label_id = self.project.record_label(self.session, candidate_id, value, seconds=seconds,
-                                             kind=kind)
+        try:
+            label_id = self.project.record_label(self.session, candidate_id, value,
+                                                 seconds=seconds, kind=kind)
+        except AlreadyRecorded as done:
+            # An earlier try committed before failing: that label is this decision.
+            label_id = done.label_id
         self.stats.record(label_id, value is None)
         shown = self.current.text if self.current else ""
-        self.message.setText(f"{'skipped' if value is None else value}: {shown}")
+        # A short, single-line excerpt: the whole candidate here would push the desk apart.
+        self.message.setText(feedback_excerpt(f"{'skipped' if value is None else value}: {shown}"))
+        self._retire_current()  # committed: done, whatever loading the next one does
         return self._after_commit
 
     def _commit_undo(self) -> Step | None:
@@ -355,33 +396,3 @@ class Desk(QWidget):
     def _after_commit(self) -> None:
         self.show_next()
         self.changed.emit()
-
-    # -- notes -----------------------------------------------------------------------
-    def _open_note(self) -> None:
-        label_id = self.stats.last_label_id if self.stats else None
-        if label_id is None:
-            self.message.setText("Label something first: a note goes with your last label.")
-            return
-        self._note_label_id = label_id
-        self.note_edit.clear()
-        self.note_row.setVisible(True)
-        self.note_edit.setFocus()
-
-    def _save_note(self) -> None:
-        label_id, note = self._note_label_id, self.note_edit.text().strip()
-        self._close_note()
-        if label_id is None or not note or self.project is None:
-            return
-
-        def step() -> None:
-            self.project.add_note(label_id, note)
-            self.message.setText("Note saved.")
-
-        if self._pending is None:
-            self._pending = step
-            self._attempt()
-
-    def _close_note(self) -> None:
-        self.note_row.setVisible(False)
-        self._note_label_id = None
-        self.setFocus()

@@ -25,11 +25,11 @@ from PySide6.QtWidgets import (
 )
 
 from triage.project.history import Decision
-from triage.views.reading import guidelines_caption, history_rows
+from triage.views.reading import HISTORY_TIME_HEADING, guidelines_caption, history_rows
 from ui.candidate_text import CandidateText, plain_label
 from ui.palette import SECONDARY
 
-HISTORY_COLUMNS = ("Time", "Key", "Label", "Candidate")
+HISTORY_COLUMNS = (HISTORY_TIME_HEADING, "Key", "Label", "Candidate")
 
 
 def markdown_browser(parent: QWidget | None = None) -> QTextBrowser:

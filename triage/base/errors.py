@@ -68,3 +68,27 @@ class ServerUnavailable(BusyError):
     A :class:`BusyError`, so every front end's "busy, retry" path applies unchanged: the
     write was not acknowledged and retrying it is safe (label writes are idempotent).
     """
+
+
+class WriteFailed(TriageError):
+    """A write could not reach the project file (a full disk, a read-only file, an I/O error).
+
+    Nothing was written; the same write may be retried once the cause is fixed, so front
+    ends keep the pending label and try again (as for :class:`BusyError`).
+    """
+
+
+class DamagedProject(ProjectError):
+    """The project file fails SQLite's integrity check, or a killed import left it half-written."""
+
+
+class AlreadyRecorded(TriageError):
+    """The annotator already has a current decision on this candidate (one label per decision).
+
+    ``label_id`` is that decision's event: a desk that retried a write which had in fact
+    committed carries on from it instead of recording a second label.
+    """
+
+    def __init__(self, message: str, label_id: int):
+        super().__init__(message)
+        self.label_id = label_id

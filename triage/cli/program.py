@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
+import sqlite3
 import sys
 from collections.abc import Sequence
 
@@ -66,6 +68,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("triage: interrupted; nothing after the last commit was written", file=sys.stderr)
         return 130
+    except Exception as error:  # noqa: BLE001 - a fault is a sentence, never a traceback
+        if os.environ.get("TRIAGE_DEBUG"):
+            raise
+        print(f"triage: {fault_sentence(error, getattr(args, 'project', None))}",
+              file=sys.stderr)
+        return 2 if isinstance(error, (OSError, sqlite3.Error)) else 1
+
+
+def fault_sentence(error: BaseException, where: object) -> str:
+    """One sentence for a fault no command turned into a TriageError (disk, file, damage)."""
+    from triage.views.text import unexpected_fault
+
+    place = str(where) if isinstance(where, (str, os.PathLike)) else None
+    if isinstance(error, OSError) and error.strerror and error.errno is not None:
+        from triage.store.faults import explain
+
+        named = str(error.filename) if error.filename else place
+        explained = explain(error, named)
+        if explained is None:
+            return f"{named}: {error.strerror.lower()}"
+        return str(explained)
+    return unexpected_fault(error, place) + ("" if isinstance(error, sqlite3.Error) else
+                                             " (TRIAGE_DEBUG=1 shows the details)")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from triage.base import arrow
+from triage.base.hidden import reveal_controls
 from triage.ingest.writer import atomic_file, guard_cell
 
 # The plain numbers guard_cell lets through (Python's \d is any Unicode decimal digit).
@@ -32,6 +33,28 @@ _PLAIN_NUMBER = r"^[+-]?(\p{Nd}+(\.\p{Nd}*)?|\.\p{Nd}+)([eE][+-]?\p{Nd}+)?$"
 
 _FORMULA_BYTE = np.zeros(256, dtype=bool)
 _FORMULA_BYTE[list(b"=+-@\t\r")] = True
+# C0 controls but tab, LF and CR, and DEL: bytes guard_cell shows as ⟨U+…⟩ markers. (C1
+# controls are two bytes in UTF-8, C2 80-9F.)
+_CONTROL_BYTE = np.zeros(256, dtype=bool)
+_CONTROL_BYTE[[b for b in range(32) if b not in b"\t\n\r"] + [0x7F]] = True
+
+
+def _controls_revealed(values: Any, offsets: np.ndarray, data: np.ndarray) -> Any:
+    """``values`` with control characters made visible (as guard_cell does); rare: per row."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    text = data[offsets[0]:offsets[-1]]
+    hits = _CONTROL_BYTE[text]
+    hits[:-1] |= (text[:-1] == 0xC2) & (text[1:] >= 0x80) & (text[1:] <= 0x9F)
+    at = np.flatnonzero(hits) + offsets[0]
+    if at.size == 0:
+        return None
+    rows = np.unique(np.searchsorted(offsets, at, side="right") - 1)
+    mask = np.zeros(len(values), dtype=bool)
+    mask[rows] = True
+    fixed = [reveal_controls(v) for v in values.take(arrow.from_numpy(rows)).to_pylist()]
+    return pc.replace_with_mask(values, arrow.booleans(mask), pa.array(fixed, pa.large_string()))
 
 
 def text_cells(values: Any) -> Any:
@@ -49,6 +72,10 @@ def text_cells(values: Any) -> Any:
     if values.null_count:
         values = pc.coalesce(values, arrow.text(""))
     offsets, data = arrow.string_buffers(values)
+    revealed = _controls_revealed(values, offsets, data)
+    if revealed is not None:
+        values = revealed
+        offsets, data = arrow.string_buffers(values)
     starts, lengths = offsets[:-1], np.diff(offsets)
     risky = np.zeros(len(values), dtype=bool)
     risky[lengths > 0] = _FORMULA_BYTE[data[starts[lengths > 0]]]

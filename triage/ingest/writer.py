@@ -28,6 +28,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from triage.base.hidden import reveal_controls
+
 FORMATS = ("csv", "jsonl")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
@@ -41,6 +43,7 @@ def guard_cell(value: Any) -> Any:
         return ""
     if not isinstance(value, str):
         return value
+    value = reveal_controls(value)  # no raw NUL or ESC reaches a spreadsheet or a terminal
     if value.startswith(FORMULA_STARTS) and not _PLAIN_NUMBER.fullmatch(value):
         return "'" + value
     return value

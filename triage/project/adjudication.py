@@ -101,7 +101,7 @@ def undo_ruling(project: Project, session: Session) -> int | None:
 def rulings_by(rows: Iterable[store.LabelRow]) -> dict[int, str]:
     """candidate id -> the curator whose ruling is in force (latest active adjudication)."""
     out: dict[int, str] = {}
-    for row in sorted(rows, key=lambda r: (r.created_at, r.id)):
+    for row in sorted(rows, key=lambda r: r.id):  # the log's order, not the clock
         if row.undone_at is None and row.kind == "adjudication" and row.value is not None:
             out[row.candidate_id] = row.annotator
     return out

@@ -224,11 +224,14 @@ class Project:
         seconds: float = 0.0,
         note: str | None = None,
         kind: str | None = None,
+        change: bool = False,
     ) -> int:
         """Record (and durably commit) one label; ``value=None`` records a skip.
 
         ``kind`` defaults to why the candidate was served to this session (triage,
         overlap, audit or re-test), so callers never have to know, and the desk stays blind.
+        One label per decision: a second one by the same annotator on the same candidate
+        raises AlreadyRecorded unless ``change`` says it is a change of mind (the history).
         """
         served = self._served.get(session.session_id)
         served_by = served[2] if served is not None and served[0] == candidate_id else None
@@ -242,6 +245,9 @@ class Project:
         ranks = self.state.ranking().ranks
         if not 0 < candidate_id < len(ranks) or ranks[candidate_id] == 0:
             raise TriageError(f"there is no candidate with id {candidate_id}")
+        if not change and kind != "adjudication":
+            self.state.sync()
+            self.tracker.refuse_second_label(session.annotator, candidate_id, kind)
         label_id = self.writer.insert_label(
             candidate_id=candidate_id, annotator_id=session.annotator_id,
             session_id=session.session_id, value=value, kind=kind, seconds=seconds, note=note,

@@ -25,6 +25,8 @@ def create_project(path: str | Path, settings: Settings | None = None) -> Projec
             write_new_project(FileWriter(database), settings)
     except BaseException:
         database.close()
+        for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):  # a full disk
+            leftover.unlink(missing_ok=True)
         raise
     return Project(path, database)
 

@@ -3,7 +3,7 @@
 Rules (DESIGN.md, agreement): an adjudicated label is final. Otherwise the final label is
 the majority of the annotators' current labels; a tie stays unresolved (shown, and not
 counted as a positive until resolved). An annotator's current label of a candidate is
-their latest event that is neither undone nor a skip.
+their latest event (in the order of the log: event ids) that is neither undone nor a skip.
 """
 
 from __future__ import annotations
@@ -49,13 +49,14 @@ def is_positive(final: FinalLabel | None, settings: Settings) -> bool:
             and final.value is not None and settings.is_positive(final.value))
 
 
-def _when(row: LabelRow) -> tuple[str, int]:
-    return (row.created_at, row.id)
+def _when(row: LabelRow) -> int:
+    # The log's order (the event id), never the wall clock: a clock stepped back under
+    # a desk must not let an older decision outrank a change of mind made after it.
+    return row.id
 
 
 def current_labels(rows: list[LabelRow]) -> dict[int, dict[str, str]]:
     """candidate -> {annotator: latest non-skip label}, from active (not undone) events."""
-    # By time, then id: merged copies give later ids to events that may be older.
     return _current(sorted(rows, key=_when))
 
 

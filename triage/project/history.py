@@ -46,4 +46,4 @@ def change_decision(project: Project, session: Session, decision: Decision, valu
     if value == decision.value:
         raise TriageError(f"{decision.key} is already {value or 'skipped'}")
     kind = decision.kind if decision.kind != "retest" else "triage"
-    return project.record_label(session, decision.candidate_id, value, kind=kind)
+    return project.record_label(session, decision.candidate_id, value, kind=kind, change=True)

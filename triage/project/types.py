@@ -10,6 +10,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from triage.base.errors import BusyError
 from triage.stats.live import LiveSnapshot
+from triage.store.faults import explain
 from triage.store.settings import Settings
 
 Progress = Callable[[int, int], bool | None]
@@ -63,6 +64,13 @@ class ProjectStatus:
     snapshot: LiveSnapshot | None
 
 
+def _raise_explained(project: Any, error: BaseException) -> None:
+    """Raise the user-facing error for a file fault; return when ``error`` is none."""
+    explained = explain(error, getattr(project, "location", None))
+    if explained is not None:
+        raise explained from error
+
+
 def busy_guard(
     method: Callable[Concatenate[_Self, _Params], _Result],
 ) -> Callable[Concatenate[_Self, _Params], _Result]:
@@ -78,6 +86,11 @@ def busy_guard(
                     "the project file is busy (another program is writing to it); "
                     "nothing was lost, try again"
                 ) from error
+            _raise_explained(self, error)
+            raise
+        except (sqlite3.DatabaseError, OSError) as error:
+            # A full disk, a read-only file, a damaged page: one sentence, never a traceback.
+            _raise_explained(self, error)
             raise
 
     return wrapper

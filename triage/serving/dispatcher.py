@@ -35,7 +35,7 @@ from triage.store.writer import ProjectWriter
 if TYPE_CHECKING:
     from triage.serving.bandit import BanditQueue
 
-CLAIM_SECONDS = 15 * 60
+CLAIM_SECONDS = claims.CLAIM_HOLD_SECONDS  # how long a desk's claim holds a candidate
 _AUDIT_SALT = 0xA0D17
 _OVERLAP_SALT = 0x0E1A9
 

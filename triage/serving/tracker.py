@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import sqlite_utils
 
 from triage import store
+from triage.base.errors import AlreadyRecorded
 from triage.store.records import LabelRow
 
 VOTING_KINDS = ("triage", "overlap", "audit", "certify")   # kinds that make an annotator's label
@@ -82,3 +83,19 @@ class LabelTracker:
     def total_events(self) -> int:
         """Number of active events."""
         return len(self.rows)
+
+    def refuse_second_label(self, annotator: str, candidate_id: int, kind: str) -> None:
+        """AlreadyRecorded when this would be the annotator's second decision on the candidate.
+
+        A write that committed but then failed (a full disk while loading the next candidate)
+        must not become two labels when the desk retries or the key is pressed again. A
+        re-test is one more decision, but only one per candidate; a change of mind goes
+        through ``triage.project.history.change_decision``.
+        """
+        wanted = ("retest",) if kind == "retest" else SEEN_KINDS
+        mine = [r for r in self.events_of(candidate_id)
+                if r.annotator == annotator and r.kind in wanted]
+        if mine:
+            raise AlreadyRecorded(
+                f"you have already decided on this candidate ({mine[-1].value or 'skipped'}); "
+                "to change your mind, use the history", mine[-1].id)

@@ -10,10 +10,11 @@ falls back to the standard library's ``sqlite3`` otherwise.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from triage.base import arrow
-from triage.store import connection
+from triage.store import connection, integrity
 
 BATCH_ROWS = 65536
 # Candidate columns a reader may ask for, as text ('' for NULL): names joined into SQL
@@ -118,10 +119,15 @@ def candidate_columns(path: str, names: Sequence[str], parts: int = 1) -> Any:
         raise ValueError(f"unknown candidate columns {names}")
     # Only expressions from TEXT_COLUMNS and integers are joined in.
     select = "SELECT " + ", ".join(f"{TEXT_COLUMNS[n]} AS {n}" for n in names)
-    if connection.open_in_this_process(path):
+    if connection.open_in_this_process(path) or not integrity.writable(path) \
+            or integrity.no_room(Path(path)):
         return _columns_sqlite3(path, select + " FROM candidates ORDER BY id",  # noqa: S608
                                 names)
-    last = _max_id(path)
+    try:
+        last = _max_id(path)
+    except Exception:  # noqa: BLE001 - e.g. no room for the driver's -shm on a full disk
+        return _columns_sqlite3(path, select + " FROM candidates ORDER BY id",  # noqa: S608
+                                names)
     bounds = [last * i // parts for i in range(parts + 1)]
     queries = [select + f" FROM candidates WHERE id > {int(lo)} AND id <= {int(hi)} "  # noqa: S608
                "ORDER BY id" for lo, hi in zip(bounds, bounds[1:])]
@@ -151,11 +157,11 @@ def _max_id(path: str) -> int:
 
 
 def _columns_sqlite3(path: str, sql: str, names: Sequence[str]) -> Any:
-    import sqlite3
 
     import pyarrow as pa
 
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    # Read-only; immutable when even that cannot make its -shm (a full disk, a read-only folder).
+    conn = integrity.read_only_connection(Path(path), connection.BUSY_TIMEOUT_S)
     try:
         rows = conn.execute(sql).fetchall()
     finally:

@@ -15,6 +15,7 @@ import datetime as dt
 import os
 import shutil
 import sqlite3
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +23,7 @@ from pathlib import Path
 import sqlite_utils
 
 from triage.base.errors import ProjectError
+from triage.store import integrity
 from triage.store.schema import APPLICATION_ID, MIGRATIONS
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -166,13 +168,19 @@ def released(db: sqlite_utils.Database) -> Iterator[str | None]:
 
 def _inspect_read_only(path: Path) -> tuple[int, list[str]]:
     """Return (application_id, applied migration names) without writing anything."""
-    uri = path.resolve().as_uri() + "?mode=ro"
+    with integrity.no_leftovers(path):  # a refused file keeps no log files beside it
+        return _inspect(path)
+
+
+def _inspect(path: Path) -> tuple[int, list[str]]:
     try:
-        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
-    except sqlite3.Error as error:
-        raise ProjectError(f"{path}: cannot be opened: {error}") from error
+        conn = integrity.read_only_connection(path, BUSY_TIMEOUT_S)
+    except sqlite3.DatabaseError as error:
+        raise integrity.refusal(error, path) from error
     try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        if app_id == APPLICATION_ID:
+            integrity.quick_check(conn, path)
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         names: list[str] = []
         if "_sqlite_migrations" in tables:
@@ -182,7 +190,7 @@ def _inspect_read_only(path: Path) -> tuple[int, list[str]]:
             )]
         return app_id, names
     except sqlite3.DatabaseError as error:
-        raise ProjectError(f"{path} is not a Triage project ({error})") from error
+        raise integrity.refusal(error, path) from error
     finally:
         conn.close()
 
@@ -219,12 +227,17 @@ def create_database(path: str | Path) -> sqlite_utils.Database:
         raise ProjectError(f"{path} already exists; choose another name or open it")
     if not path.parent.exists():
         raise ProjectError(f"{path.parent} does not exist")
-    db = _connect(path, page_size=PAGE_SIZE)
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        raise ProjectError(f"cannot create {path}: its folder is read-only; choose a "
+                           "folder you may write to")
+    db = None
     try:
+        db = _connect(path, page_size=PAGE_SIZE)
         db.conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
         MIGRATIONS.apply(db)
     except BaseException:
-        db.close()
+        if db is not None:
+            db.close()
         for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
             leftover.unlink(missing_ok=True)
         raise
@@ -238,12 +251,7 @@ def check_project(path: str | Path) -> int:
     it needs migrating). Raises ProjectError naming the problem; never writes a byte.
     """
     path = Path(path)
-    if not path.exists():
-        raise ProjectError(f"{path} does not exist")
-    if not path.is_file():
-        raise ProjectError(f"{path} is not a file")
-    if not is_sqlite_file(path):
-        raise ProjectError(f"{path} is not a Triage project (not an SQLite database)")
+    check_project_header(path)
     app_id, applied = _inspect_read_only(path)
     if app_id != APPLICATION_ID:
         raise ProjectError(f"{path} is an SQLite database but not a Triage project")
@@ -263,14 +271,39 @@ def known_migrations() -> list[str]:
 
 
 def open_database(path: str | Path) -> tuple[sqlite_utils.Database, Path | None]:
-    """Open an existing project, migrating it if it is older. Returns (db, backup or None)."""
+    """Open an existing project, migrating it if it is older. Returns (db, backup or None).
+
+    What a killed import left is rolled back first; a damaged file is refused before
+    anything writes to it; a file that cannot be written opens read-only (see
+    :func:`read_only`). A refusal leaves no ``-wal``/``-shm`` file beside the project.
+    """
     path = Path(path)
+    roll_back_interrupted(path)
     version = check_project(path)
+    if not integrity.writable(path) or integrity.no_room(path):
+        if version < len(known_migrations()):
+            raise ProjectError(f"{path} needs upgrading to this version of Triage, but it "
+                               "cannot be written (read-only file or folder): make it writable "
+                               "or copy it to a writable folder. The file was not changed.")
+        return open_read_only(path), None
     backup = None
     if version < len(known_migrations()):
         backup = _backup(path, version)
-    db = _connect(path)
-    MIGRATIONS.apply(db)
+    try:
+        with integrity.no_leftovers(path):
+            db = _connect(path)
+            try:
+                MIGRATIONS.apply(db)
+            except BaseException:
+                db.close()
+                raise
+    except sqlite3.OperationalError as error:
+        # A full disk (no room for the log) or a file that turned out read-only: what
+        # only reads (status, export, report) still works; every write says why not.
+        if version < len(known_migrations()) or \
+                integrity.kind_of(error, path) not in ("full", "readonly", "io"):
+            raise integrity.refusal(error, path) from error
+        return open_read_only(path), None
     return db, backup
 
 
@@ -300,3 +333,43 @@ def set_busy_timeout(db: sqlite_utils.Database, seconds: float) -> None:
 def data_version(db: sqlite_utils.Database) -> int:
     """A number that changes whenever another connection commits to the file."""
     return db.conn.execute("PRAGMA data_version").fetchone()[0]
+
+
+
+# -- faults: interrupted imports, damage, read-only files (the checks: store.integrity) ----
+
+_READ_ONLY: weakref.WeakSet[sqlite_utils.Database] = weakref.WeakSet()
+
+
+def check_project_header(path: Path) -> None:
+    """Refuse what is not even an SQLite file (missing, a folder, another format)."""
+    if not path.exists():
+        raise ProjectError(f"{path} does not exist")
+    if not path.is_file():
+        raise ProjectError(f"{path} is not a file")
+    if not is_sqlite_file(path):
+        raise ProjectError(f"{path} is not a Triage project (not an SQLite database)")
+
+
+def roll_back_interrupted(path: str | Path) -> bool:
+    """Roll back what a killed write (an import) left in a rollback journal; True if it did."""
+    path = Path(path)
+    if _key(path) in _OPENED:
+        return False  # SQLite, which has it open here, looks after its own journal
+    return integrity.roll_back_journal(path, BUSY_TIMEOUT_S)
+
+
+def open_read_only(path: Path) -> sqlite_utils.Database:
+    """Open a project that cannot be written: reads work, every write is refused."""
+    conn = integrity.read_only_connection(path, BUSY_TIMEOUT_S)
+    _OPENED.add(_key(path))
+    conn.execute("PRAGMA foreign_keys=ON")
+    db = sqlite_utils.Database(conn, execute_plugins=False)
+    _READ_ONLY.add(db)
+    return db
+
+
+def read_only(db: sqlite_utils.Database) -> bool:
+    """Was ``db`` opened read-only (the file or its folder cannot be written)?"""
+    return db in _READ_ONLY
+

@@ -80,14 +80,15 @@ def session_rows(conn: sqlite3.Connection, names: Sequence[str]) -> Iterable[tup
 
 
 def label_rows(conn: sqlite3.Connection, names: Sequence[str]) -> Iterable[tuple[Any, ...]]:
-    """(candidate key, annotator name, session uid, *the given label columns), in time order."""
+    """(candidate key, annotator name, session uid, *the given label columns), in log order."""
     select = ", ".join(f"l.{c}" for c in names)
     return conn.execute(
         f"SELECT c.key, a.name, s.uid, {select} FROM labels l "  # noqa: S608
         "JOIN candidates c ON c.id = l.candidate_id "
         "JOIN annotators a ON a.id = l.annotator_id JOIN sessions s ON s.id = l.session_id "
-        # Time order, so that within what a source adds the latest event stays last.
-        "ORDER BY l.created_at, l.id")
+        # The source's log order (ids), so that within what a source adds its latest event
+        # stays last whatever its desks' clocks said.
+        "ORDER BY l.id")
 
 
 # -- writes to the target --------------------------------------------------------------------

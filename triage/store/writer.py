@@ -19,6 +19,7 @@ it there).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
@@ -124,6 +125,10 @@ class FileWriter:
 
     def __init__(self, db: sqlite_utils.Database) -> None:
         self.db = db
+        # Claim expiry by this process's monotonic clock, never the wall clock (see
+        # ClaimWatch); time.monotonic is looked up at call time so tests can step it.
+        self.claim_watch = claims.ClaimWatch(claims.CLAIM_HOLD_SECONDS,
+                                             clock=lambda: time.monotonic())
 
     def ensure_annotator(self, name: str) -> int:
         """The id of annotator ``name``, created on first use."""
@@ -156,12 +161,13 @@ class FileWriter:
 
     def live_claims(self, now: float) -> list[tuple[int, int]]:
         """(candidate, session) of every claim not expired at ``now``."""
-        return claims.live_claims(self.db, now)
+        return claims.live_claims(self.db, now, self.claim_watch)
 
     def claim(self, session_id: int, candidate_id: int, now: float, expires_at: float,
               still_needed: Callable[[], bool]) -> bool:
         """Claim a candidate unless another desk holds it or ``still_needed()`` says no."""
-        return claims.claim(self.db, session_id, candidate_id, now, expires_at, still_needed)
+        return claims.claim(self.db, session_id, candidate_id, now, expires_at, still_needed,
+                            self.claim_watch)
 
     def active_label_kinds(self, candidate_id: int) -> list[tuple[str, str]]:
         """(annotator, kind) of the candidate's active label events."""

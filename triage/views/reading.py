@@ -3,12 +3,14 @@ shortcut sheet and the guidelines caption. ``ui/`` draws what these return."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from triage.store.settings import Settings
 from triage.views.desk import NOTE_KEY, SKIP_KEY, UNDO_KEY
+from triage.views.text import feedback_excerpt
 
 
 def parse_words(text: str) -> tuple[str, ...]:
@@ -39,7 +41,7 @@ class HistoryRow:
     """One line of the desk's history list."""
 
     label_id: int
-    when: str        # "14:02"
+    when: str        # "14:02", local time (the column heading says so)
     key: str
     value: str       # the label, or "skipped"
     text: str        # the candidate, on one line
@@ -49,11 +51,30 @@ def history_rows(decisions: Sequence) -> list[HistoryRow]:
     """The history list from ``triage.project.history.recent_decisions`` (newest first)."""
     out = []
     for d in decisions:
-        when = d.created_at[11:16] if len(d.created_at) >= 16 else d.created_at
-        one_line = " ".join(d.text.split())
+        when = local_clock(d.created_at)
+        # Only the start of the text is looked at: splitting a 100,000-line candidate into
+        # words for each of 50 rows cost the desk hundreds of megabytes.
         out.append(HistoryRow(d.label_id, when, d.key, d.value or "skipped",
-                              one_line[:200] + ("…" if len(one_line) > 200 else "")))
+                              feedback_excerpt(d.text, 200)))
     return out
+
+
+HISTORY_TIME_HEADING = "Time (local)"
+
+
+def local_clock(stamp: str) -> str:
+    """"HH:MM" in this computer's local time for a stored (UTC, ISO 8601) event time.
+
+    Times are for display only (the order of decisions is the log's); a stamp that does
+    not parse is shown as stored rather than hidden.
+    """
+    try:
+        when = dt.datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return str(stamp)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    return when.astimezone().strftime("%H:%M")
 
 
 def desk_shortcuts(settings: Settings) -> list[tuple[str, str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_interchange_args(p)
     add_settings_args(p)
     p.set_defaults(func=run)
+
+
+def replace_interrupted(path: Path) -> None:
+    """An earlier ``triage new`` of this file was killed mid-import: start it again."""
+    from triage.project.checkup import replace_abandoned
+
+    if replace_abandoned(path):
+        print(f"triage: replacing {path}: an earlier `triage new` was interrupted before its "
+              "import finished (it held no candidates and no labels)", file=sys.stderr)
 
 
 def _cleanup(path: Path) -> None:
@@ -118,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
     from triage.store.settings import Settings
 
     args.project = Path(args.project)
+    replace_interrupted(args.project)
     if args.source_format:
         return run_interchange(args)
     if not args.text:

@@ -16,6 +16,7 @@ from markupsafe import Markup
 
 from triage.views.panels import format_money, format_share
 from triage.views.report.charts import report_charts, to_svg
+from triage.views.text import reveal
 
 
 def format_number(x: Any, digits: int = 3) -> str:
@@ -31,11 +32,22 @@ def format_number(x: Any, digits: int = 3) -> str:
     return f"{x:,.{digits}f}"
 
 
+def _visible(value: Any) -> Any:
+    """Text with hidden characters made visible; markup we built ourselves left alone."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return reveal(value)
+    return value
+
+
 def environment() -> Environment:
-    """The Jinja2 environment: autoescape always on, undefined names are errors."""
+    """The Jinja2 environment: autoescape always on, undefined names are errors.
+
+    Every value printed passes through :func:`_visible` first, so a direction override,
+    a zero-width space or a raw ESC in a candidate's text is shown as ``⟨U+…⟩``.
+    """
     env = Environment(loader=PackageLoader("triage.views.report", "templates"),
                       autoescape=True, undefined=StrictUndefined, trim_blocks=True,
-                      lstrip_blocks=True)
+                      lstrip_blocks=True, finalize=_visible)
     env.filters["num"] = format_number
     env.filters["share"] = format_share
     env.filters["money"] = format_money

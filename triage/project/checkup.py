@@ -1,0 +1,77 @@
+"""Checking a project file on demand (``triage check``) and keeping its rolling backup."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from triage.base.errors import ProjectError
+from triage.store import connection, integrity
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What ``triage check`` found: the problems ([] when sound) and the backup on hand."""
+
+    path: str
+    problems: list[str]
+    read_only: bool
+    backup: str | None          # FILE.backup, when there is one
+    rolled_back: bool           # an interrupted write was rolled back first
+
+    @property
+    def ok(self) -> bool:
+        """True when SQLite's full integrity check found nothing wrong."""
+        return not self.problems
+
+
+def check_file(path: str | Path) -> CheckReport:
+    """The full integrity check of a project file (reads only, after rolling back a killed write)."""
+    path = Path(path)
+    rolled = connection.roll_back_interrupted(path)
+    connection.check_project_header(path)
+    problems = integrity.integrity_problems(path, connection.BUSY_TIMEOUT_S)
+    if not problems:
+        connection.check_project(path)  # a sound SQLite file must still be a Triage project
+    backup = integrity.backup_file(path)
+    return CheckReport(str(path), problems, not integrity.writable(path),
+                       str(backup) if backup.exists() else None, rolled)
+
+
+def start_session_backup(path: str | Path) -> threading.Thread:
+    """Refresh ``FILE.backup`` (at most once a day) on a background thread; returns it."""
+    worker = threading.Thread(
+        target=integrity.rolling_backup, args=(Path(path), connection.BUSY_TIMEOUT_S),
+        name="triage-backup", daemon=True)
+    worker.start()
+    return worker
+
+
+def replace_abandoned(path: str | Path) -> bool:
+    """Remove ``path`` if it is a project an interrupted ``triage new`` left empty; True if so.
+
+    Empty means no candidates, no labels and no sessions: a killed import rolled back to
+    the bare project, holding nothing but the settings the same command writes again.
+    Anything else stays (and ``triage new`` then says the file exists).
+    """
+    path = Path(path)
+    if not path.exists() or connection.open_in_this_process(str(path)):
+        return False
+    timeout = connection.BUSY_TIMEOUT_S
+    try:
+        connection.roll_back_interrupted(path)
+        try:
+            connection.check_project(path)
+        except ProjectError:
+            if not integrity.bare(path, timeout):  # killed before even the first step?
+                return False
+        found = integrity.counts(path, timeout, ("candidates", "labels", "sessions"))
+    except (ProjectError, sqlite3.Error):
+        return False
+    if any(found):
+        return False
+    for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")):
+        leftover.unlink(missing_ok=True)
+    return True
