@@ -41,7 +41,7 @@ import sqlite_utils
 
 from triage.base import arrow
 from triage.base.errors import InputError, Problem, TriageError
-from triage.ingest import fastread
+from triage.ingest import fastread, metajson
 from triage.ingest.preview import preview as preview
 from triage.ingest.ranking import rank_scores as rank_scores
 from triage.ingest.reader import Table, read_table
@@ -167,12 +167,11 @@ def _record_source(db: sqlite_utils.Database, path: Path, kind: str, models: lis
     provenance.record_source(db, _source_entry(path, kind, models, rows))
 
 
-def _metadata(table: Table, names: list[str]) -> list[str | None] | None:
+def _metadata(table: Table, names: list[str]) -> Any:
+    """Each row's JSON object of the ``names`` columns (built by Arrow); None for none."""
     if not names:
         return None
-    columns = [table.column(n) for n in names]
-    columns = [c.tolist() if isinstance(c, np.ndarray) else c for c in columns]
-    return [json.dumps(dict(zip(names, values)), ensure_ascii=False) for values in zip(*columns)]
+    return metajson.objects(names, [table.data[n] for n in names])
 
 
 def _candidate_rows(table: Table, mapping: ColumnMapping, used: list[str]) -> Any:
@@ -188,7 +187,7 @@ def _candidate_rows(table: Table, mapping: ColumnMapping, used: list[str]) -> An
                   else [c for c in table.columns if c not in used])
     metas = _metadata(table, meta_names)
     if metas is not None:
-        columns["meta"] = arrow.strings(metas)
+        columns["meta"] = metas
     if mapping.gold:  # a blank gold cell is no gold label
         gold = table.arrow(mapping.gold)
         columns["gold"] = pc.if_else(fastread.blank(gold), pa.nulls(n, gold.type), gold)

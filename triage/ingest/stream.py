@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 
 from triage.base import arrow
-from triage.ingest import fastread
+from triage.ingest import fastread, metajson
+from triage.ingest.scan import scan
 
 READ_BLOCK = 4 << 20  # bytes of file per parsed batch
 AHEAD_BYTES = 96 << 20  # parsed batches held ahead of the writer, at most (a million
@@ -85,24 +86,28 @@ class Collected:
 
 
 def count_rows(path: Path, kind: str) -> int:
-    """Rows of a clean file from its line count (CSV/TSV: less the header).
+    """Rows of a clean file: CSV/TSV records from the quote-aware scan, JSONL lines.
 
-    NotClean for a CSV/TSV with a quote character, or a file that cannot be read.
-    A blank line is not found here: Arrow skips it in JSONL and makes a short row of it
-    in CSV, and either way the rows read then differ from this count (see
-    :func:`triage.ingest.poolstream.import_stream`), or the batch is refused.
+    NotClean for a CSV/TSV whose quoting is not clean (:mod:`triage.ingest.scan`), or a
+    file that cannot be read. A blank line is not found here: Arrow skips it in JSONL and
+    makes a row of empty values of it in CSV, and either way the rows read then differ
+    from this count (see :func:`triage.ingest.poolstream.import_stream`), or the batch is
+    refused (an empty text).
     """
-    lines, last, quote = 0, b"\n", kind != "jsonl"
+    if kind != "jsonl":
+        found = scan(path, "\t" if kind == "tsv" else ",")
+        if found is None:
+            raise NotClean()
+        return found.records
+    lines, last = 0, b"\n"
     try:
         with open(path, "rb") as handle:
             for chunk in iter(lambda: handle.read(fastread.SCAN_BYTES), b""):
-                if quote and b'"' in chunk:
-                    raise NotClean()
                 lines += chunk.count(b"\n")
                 last = chunk[-1:]
     except OSError as error:
         raise NotClean() from error
-    return lines + (last != b"\n") - (kind != "jsonl")
+    return lines + (last != b"\n")
 
 
 def open_batches(path: Path, kind: str, numeric: tuple[str, ...]) -> tuple[list[str], Any]:
@@ -119,7 +124,7 @@ def open_batches(path: Path, kind: str, numeric: tuple[str, ...]) -> tuple[list[
                 raise NotClean()
             names = list(head)
         else:
-            names = first.decode("utf-8").split("\t" if kind == "tsv" else ",")
+            names = fastread.header_names(first, "\t" if kind == "tsv" else ",") or []
     except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise NotClean() from error
     if len(set(names)) != len(names) or any(not n or n != n.strip() for n in names) \
@@ -153,9 +158,7 @@ def _open_delimited(path: Path, delimiter: str, types: dict[str, Any]) -> Any:
 
     return pacsv.open_csv(
         str(path), memory_pool=_pool(), read_options=pacsv.ReadOptions(block_size=READ_BLOCK),
-        parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
-                                         double_quote=False, escape_char=False,
-                                         newlines_in_values=False, ignore_empty_lines=False),
+        parse_options=fastread.csv_options(delimiter),
         convert_options=pacsv.ConvertOptions(column_types=types, null_values=[],
                                              strings_can_be_null=False, check_utf8=True))
 
@@ -233,10 +236,7 @@ def candidate_schema(shape: Shape, names: list[str]) -> Any:
 
 def _metadata(batch: Any, names: list[str]) -> Any:
     """The JSON object of the other columns, per row (as the careful path writes it)."""
-    columns = [batch.column(n) for n in names]
-    values = [c.to_numpy().tolist() if arrow_is_float(c) else c.to_pylist() for c in columns]
-    return arrow.strings([json.dumps(dict(zip(names, row)), ensure_ascii=False)
-                          for row in zip(*values)])
+    return metajson.objects(names, [batch.column(n) for n in names])
 
 
 def arrow_is_float(column: Any) -> bool:
