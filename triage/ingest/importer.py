@@ -113,10 +113,19 @@ class _Ticker:
         self.passes = 2 + models  # read, candidates, one pass per model
         self.total = 0
         self.done = 0
+        self.rows = self.passes_done = 0
 
     def start_writing(self, rows: int, passes_done: int = 1) -> None:
         self.total = rows * self.passes
         self.done = rows * passes_done
+        self.rows, self.passes_done = rows, passes_done
+
+
+    def resize(self, rows: int) -> None:
+        """The exact row count, known once a streamed file is read (it was estimated)."""
+        self.done += (rows - self.rows) * self.passes_done
+        self.total = max(rows * self.passes, self.done)
+        self.rows = rows
 
     def read(self, done: int, estimate: int) -> bool | None:
         if self.progress is None:
@@ -125,6 +134,7 @@ class _Ticker:
 
     def advance(self, rows: int) -> None:
         self.done += rows
+        self.total = max(self.total, self.done)  # the streamed row count is an estimate
         if self.progress is not None and self.progress(self.done, self.total) is False:
             raise TriageError("cancelled")
 

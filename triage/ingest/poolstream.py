@@ -52,12 +52,19 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
     kept = stream.Collected(rows)
     pipe = stream.Pipe()
     checked: Future = Future()  # (rankings made on the reader thread or None, sha256)
+    # The exact count (and, for CSV/TSV, the check that the quoting is clean) is a pass
+    # over the bytes of its own, beside the parse; numpy and file reads release the GIL.
+    counted: Future = Future()
+    counter = threading.Thread(target=stream.settle, name="triage-import-count", daemon=True,
+                               args=(counted, lambda: stream.count_rows(path, format_of(path))))
+    counter.start()
 
     def read() -> None:
         try:
             for batch in reader:
                 pipe.put(stream.candidate_batch(batch, shape, names, kept.rows, kept))
-            if kept.rows != rows:  # a blank line Arrow skipped, or a lone CR line end
+            # a blank line Arrow skipped, a lone CR line end, or unclean quoting
+            if kept.rows == 0 or counted.result() not in (None, kept.rows):
                 raise stream.NotClean()
         except BaseException as error:
             pipe.fail(error)
@@ -78,6 +85,7 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
 
     def new_models() -> Iterator[NewModel]:
         made = checked.result()[0]
+        ticker.resize(kept.rows)
         for model in made if made is not None else _rankings(path, models, seed, kept):
             tied[model.name] = model.tied_items
             yield model
@@ -95,16 +103,15 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
     finally:
         pipe.stop()
         thread.join()
+        counter.join()
     return kept.rows, tied
 
 
 def _open(path: Path, shape: stream.Shape) -> tuple[int, list[str], Any]:
-    """Rows (from the line count), column names and the batch reader of a file that may
+    """Rows (an estimate, for progress), column names and the batch reader of a file that may
     be clean and has every column the import needs; NotClean otherwise."""
     kind = format_of(path)
-    rows = stream.count_rows(path, kind)
-    if rows <= 0:
-        raise stream.NotClean()
+    rows = stream.estimate_rows(path)
     names, reader = stream.open_batches(path, kind, shape.numeric)
     needed = [shape.text, shape.key, shape.gold, *shape.numeric, *(shape.meta or ())]
     if any(name and name not in names for name in needed):

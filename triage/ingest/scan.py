@@ -45,11 +45,17 @@ def _chunks(source: bytes | Path) -> Iterable[bytes]:
         yield from iter(lambda: handle.read(BLOCK), b"")
 
 
-def scan(source: bytes | Path, delimiter: str, lines: bool = False) -> Scan | None:
+def scan(source: bytes | Path, delimiter: str, lines: bool = False,
+         count: bool = True) -> Scan | None:
     """The records (and their start lines) of a cleanly quoted file; None when it is not
-    cleanly quoted or cannot be read."""
+    cleanly quoted or cannot be read.
+
+    Without ``count`` only the quoting is checked (``records`` is then -1), which is all
+    the stream needs: there Arrow's rows are the csv module's rows, lone CRs included,
+    once the quoting is clean, and a blank line shows as a row with an empty text.
+    """
     try:
-        return _scan(_chunks(source), ord(delimiter), lines)
+        return _scan(_chunks(source), ord(delimiter), lines, count)
     except OSError:
         return None
 
@@ -59,7 +65,8 @@ def _allowed(values: np.ndarray, delimiter: int) -> np.ndarray:
     return (values == delimiter) | (values == LF) | (values == CR) | (values == QUOTE)
 
 
-def _scan(chunks: Iterable[bytes], delimiter: int, want_lines: bool) -> Scan | None:
+def _scan(chunks: Iterable[bytes], delimiter: int, want_lines: bool,
+          count: bool) -> Scan | None:
     # long: one loop carries the state between chunks (quote parity, the byte before, a
     # closing quote or CR at the very end whose next byte is in the next chunk)
     parity = 0  # quotes seen so far, mod 2: 1 inside a quoted field
@@ -67,7 +74,6 @@ def _scan(chunks: Iterable[bytes], delimiter: int, want_lines: bool) -> Scan | N
     pending_quote = pending_cr = False
     seen_lf = outside = 0  # line feeds seen; line feeds outside quotes
     starts: list[np.ndarray] = []
-    last = LF
     first = True
     for raw in chunks:
         if first:
@@ -75,19 +81,22 @@ def _scan(chunks: Iterable[bytes], delimiter: int, want_lines: bool) -> Scan | N
             first = False
         if not raw:
             continue
+        if pending_quote and raw[0] not in (delimiter, LF, CR, QUOTE):
+            return None
+        if count and pending_cr and raw[0] != LF:
+            return None
+        # every CR must start a CR LF (bytes.count is a C loop: no numpy pass for this)
+        pending_cr = count and raw[-1] == CR
+        if count and raw.count(b"\r") - raw.count(b"\r\n") - pending_cr:
+            return None
+        if b'"' not in raw and not want_lines:  # most chunks of most files: no numpy
+            outside += 0 if parity or not count else raw.count(b"\n")
+            pending_quote = False
+            before = raw[-1]
+            continue
         data = np.frombuffer(raw, dtype=np.uint8)
-        if pending_quote and not _allowed(data[:1], delimiter)[0]:
-            return None
-        if pending_cr and data[0] != LF:
-            return None
         quotes = np.flatnonzero(data == QUOTE)
-        feeds = np.flatnonzero(data == LF)
-        crs = np.flatnonzero(data == CR)
-        if len(crs):  # every CR must start a CR LF
-            inner = crs[crs < len(data) - 1]
-            if (data[inner + 1] != LF).any():
-                return None
-        pending_cr = bool(len(crs)) and crs[-1] == len(data) - 1
+        pending_quote = False
         if len(quotes):
             opening = ((np.arange(len(quotes)) + parity) % 2) == 0
             prev = np.where(quotes > 0, data[np.maximum(quotes - 1, 0)], before)
@@ -98,19 +107,21 @@ def _scan(chunks: Iterable[bytes], delimiter: int, want_lines: bool) -> Scan | N
             if not _allowed(data[inner + 1], delimiter).all():
                 return None
             pending_quote = bool(len(closing)) and closing[-1] == len(data) - 1
-        else:
-            pending_quote = False
-        quoted = (np.searchsorted(quotes, feeds) + parity) % 2 == 1
-        ends = np.flatnonzero(~quoted)
-        if want_lines:
-            starts.append(ends + seen_lf + 2)
-        outside += len(ends)
-        seen_lf += len(feeds)
+        if count:
+            feeds = np.flatnonzero(data == LF)
+            quoted = (np.searchsorted(quotes, feeds) + parity) % 2 == 1
+            ends = np.flatnonzero(~quoted)
+            if want_lines:
+                starts.append(ends + seen_lf + 2)
+            outside += len(ends)
+            seen_lf += len(feeds)
         parity = (parity + len(quotes)) % 2
-        before = last = int(data[-1])
+        before = raw[-1]
     if parity or pending_cr or first:
         return None
-    records = outside + (last != LF) - 1
+    if not count:
+        return Scan(-1, None)
+    records = outside + (before != LF) - 1
     if records < 0:
         return None
     found = np.concatenate(starts)[:records] if want_lines and starts else None

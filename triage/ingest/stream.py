@@ -57,8 +57,8 @@ class Shape:
 class Collected:
     """What the reader keeps of every row: the scores, the keys, and the row count.
 
-    Score arrays are allocated once for the rows the line count promises (``expect``), so
-    no per-batch pieces are joined (a copy of each) at the end.
+    Score arrays start at the estimated row count (``expect``) and double when the file
+    has more, so per-batch pieces are not joined (a copy of each) at the end.
     """
 
     expect: int
@@ -68,11 +68,15 @@ class Collected:
 
     def add_scores(self, name: str, values: np.ndarray) -> None:
         """Store one batch's values of a numeric column (rows from ``self.rows`` on)."""
-        if self.rows + len(values) > self.expect:
-            raise NotClean()  # more rows than lines: Arrow and the line count disagree
+        end = self.rows + len(values)
         if name not in self.scores:
-            self.scores[name] = np.empty(self.expect, dtype=np.float64)
-        self.scores[name][self.rows:self.rows + len(values)] = values
+            self.scores[name] = np.empty(max(self.expect, end, 1), dtype=np.float64)
+        held = self.scores[name]
+        if end > len(held):
+            grown = np.empty(max(end, 2 * len(held)), dtype=np.float64)
+            grown[:self.rows] = held[:self.rows]
+            self.scores[name] = held = grown
+        held[self.rows:end] = values
 
     def numbers(self, name: str) -> np.ndarray:
         """Every row's value of a numeric column, in file order."""
@@ -85,20 +89,31 @@ class Collected:
         return pa.chunked_array(self.keys, type=pa.string())
 
 
-def count_rows(path: Path, kind: str) -> int:
-    """Rows of a clean file: CSV/TSV records from the quote-aware scan, JSONL lines.
+def estimate_rows(path: Path) -> int:
+    """About how many rows a file has, from its size and the line breaks in its first
+    megabyte (for progress only; the exact count comes from :func:`count_rows`)."""
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as handle:
+            head = handle.read(fastread.SCAN_BYTES)
+    except OSError as error:
+        raise NotClean() from error
+    return max(1, round(size * max(head.count(b"\n"), 1) / max(len(head), 1)))
 
-    NotClean for a CSV/TSV whose quoting is not clean (:mod:`triage.ingest.scan`), or a
-    file that cannot be read. A blank line is not found here: Arrow skips it in JSONL and
-    makes a row of empty values of it in CSV, and either way the rows read then differ
-    from this count (see :func:`triage.ingest.poolstream.import_stream`), or the batch is
-    refused (an empty text).
+
+def count_rows(path: Path, kind: str) -> int | None:
+    """Rows of a clean JSONL file (its lines); None for a CSV/TSV whose quoting is clean.
+
+    NotClean for a CSV/TSV whose quoting is not (:mod:`triage.ingest.scan`), or a file
+    that cannot be read. It runs beside the parse. Arrow skips a blank line of JSONL, so
+    the rows read then differ from this count (see
+    :func:`triage.ingest.poolstream.import_stream`); in CSV it makes a row of empty
+    values of it, whose empty text refuses the batch, so no count is needed there.
     """
     if kind != "jsonl":
-        found = scan(path, "\t" if kind == "tsv" else ",")
-        if found is None:
+        if scan(path, "\t" if kind == "tsv" else ",", count=False) is None:
             raise NotClean()
-        return found.records
+        return None
     lines, last = 0, b"\n"
     try:
         with open(path, "rb") as handle:
