@@ -145,6 +145,7 @@ def test_stream_is_bounded_and_keeps_order(tmp_path, monkeypatch):
     """A queue smaller than the file: the reader waits for the writer, rows stay in order."""
     monkeypatch.setattr("triage.ingest.stream.READ_BLOCK", 1 << 12)
     monkeypatch.setattr("triage.ingest.stream.AHEAD_BYTES", 1 << 13)
+    monkeypatch.setattr("triage.ingest.stream.BEHIND_BYTES", 1 << 13)
     monkeypatch.setattr(Pipe.__init__, "__defaults__", (1 << 13,))
     rows = [(f"k{i:05d}", f"text {i}", float(i % 97), 0.5, "pos" if i % 3 else "", "x")
             for i in range(5000)]

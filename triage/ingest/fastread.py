@@ -246,7 +246,7 @@ def any_blank(values: Any) -> bool:
 
     chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
     for chunk in chunks:
-        offsets, data = arrow.string_buffers(chunk)
+        offsets, data = arrow.string_buffers(chunk, narrow=True)
         starts, lengths = offsets[:-1], np.diff(offsets)
         maybe = lengths == 0
         nonempty = ~maybe
@@ -262,7 +262,7 @@ def blank_mask(values: Any) -> np.ndarray | None:
     As in :func:`any_blank`, numpy picks the few that can be from their first bytes, and
     only those are tested exactly: most columns have none, and then no regex runs at all.
     """
-    offsets, data = arrow.string_buffers(values)
+    offsets, data = arrow.string_buffers(values, narrow=True)
     starts, lengths = offsets[:-1], np.diff(offsets)
     maybe = lengths == 0
     nonempty = ~maybe

@@ -50,7 +50,7 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
         raise TriageError("cancelled")
     ticker.start_writing(rows)
     kept = stream.Collected(rows)
-    pipe = stream.Pipe()
+    pipe = stream.Pipe(stream.ahead_bytes(path))
     checked: Future = Future()  # (rankings made on the reader thread or None, sha256)
     # The exact count (and, for CSV/TSV, the check that the quoting is clean) is a pass
     # over the bytes of its own, beside the parse; numpy and file reads release the GIL.

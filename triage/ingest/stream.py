@@ -19,6 +19,7 @@ result of an import never depends on the path it took.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Callable, Iterator
@@ -34,8 +35,9 @@ from triage.ingest import fastread, metajson
 from triage.ingest.scan import scan
 
 READ_BLOCK = 4 << 20  # bytes of file per parsed batch
-AHEAD_BYTES = 96 << 20  # parsed batches held ahead of the writer, at most (a million
+AHEAD_BYTES = 128 << 20  # parsed batches held ahead of the writer, at most (a million
 # rows of the benchmark take about 60 MB: all of them, so reading ends early)
+BEHIND_BYTES = 16 << 20  # the queue of a file that will not fit anyway (see ahead_bytes)
 
 
 class NotClean(Exception):
@@ -259,6 +261,29 @@ def arrow_is_float(column: Any) -> bool:
     import pyarrow as pa
 
     return bool(pa.types.is_floating(column.type))
+
+
+def ahead_bytes(path: Path) -> int:
+    """How far the reader may run ahead of the writer.
+
+    Running ahead pays when the whole file fits in the queue: reading then ends early and
+    the models are ranked while SQLite writes. A bigger file fills any queue and waits for
+    the writer anyway, so a small queue keeps the same pace in less memory.
+    """
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return AHEAD_BYTES
+    if size <= AHEAD_BYTES:
+        return AHEAD_BYTES
+    # A big file passes through memory many times over: jemalloc keeps freed pages for
+    # reuse (its decay time), which at a million long texts is 90 MB more at the peak.
+    # Returning them at once costs a little CPU; big files have time to spare.
+    import pyarrow as pa
+
+    with contextlib.suppress(NotImplementedError):
+        pa.jemalloc_set_decay_ms(0)
+    return BEHIND_BYTES
 
 
 class Pipe:
