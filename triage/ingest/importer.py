@@ -61,6 +61,7 @@ class ColumnMapping:
 
     ``key`` None: the key is the row number among the imported rows ("1", "2", ...).
     ``metadata`` None: every column not used as key, text, score or gold.
+    ``sheet``: the sheet of a spreadsheet (None: the first); other files ignore it.
     """
 
     text: str
@@ -68,6 +69,7 @@ class ColumnMapping:
     scores: tuple[tuple[str, str], ...] = ()
     gold: str | None = None
     metadata: tuple[str, ...] | None = None
+    sheet: str | None = None
 
 
 @dataclass(frozen=True)
@@ -261,7 +263,8 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     ticker = _Ticker(progress, len(mapping.scores))
     read = functools.partial(read_table, path, numeric=score_columns, required=required,
                              nonempty=[c for c in (mapping.text, mapping.key) if c],
-                             skip_invalid=skip_invalid, progress=ticker.read)
+                             skip_invalid=skip_invalid, progress=ticker.read,
+                             sheet=mapping.sheet)
     # Keys are checked unique beside the write, on the ranking thread (a hash table over
     # a million strings takes a tenth of a second); duplicates roll the write back and the
     # file is read again with the check, which reports them (or drops them when skipping).

@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 
 from triage.base import arrow
-from triage.ingest import fastread, metajson
+from triage.base.errors import InputError
+from triage.ingest import columnar, fastread, metajson
 from triage.ingest.scan import scan
 
 READ_BLOCK = 4 << 20  # bytes of file per parsed batch
@@ -94,6 +95,8 @@ class Collected:
 def estimate_rows(path: Path) -> int:
     """About how many rows a file has, from its size and the line breaks in its first
     megabyte (for progress only; the exact count comes from :func:`count_rows`)."""
+    if path.suffix.lower() in (".parquet", ".pq"):
+        return max(1, count_rows(path, "parquet") or 1)
     try:
         size = path.stat().st_size
         with open(path, "rb") as handle:
@@ -112,6 +115,11 @@ def count_rows(path: Path, kind: str) -> int | None:
     :func:`triage.ingest.poolstream.import_stream`); in CSV it makes a row of empty
     values of it, whose empty text refuses the batch, so no count is needed there.
     """
+    if kind == "parquet":
+        try:
+            return int(columnar.parquet_file(path).metadata.num_rows)
+        except InputError as error:
+            raise NotClean() from error
     if kind != "jsonl":
         if scan(path, "\t" if kind == "tsv" else ",", count=False) is None:
             raise NotClean()
@@ -130,6 +138,19 @@ def count_rows(path: Path, kind: str) -> int | None:
 def open_batches(path: Path, kind: str, numeric: tuple[str, ...]) -> tuple[list[str], Any]:
     """The column names and a reader of record batches of a file that may be clean."""
     import pyarrow as pa
+
+    if kind == "parquet":
+        try:
+            batches = columnar.ParquetBatches(path, numeric)
+        except (ValueError, InputError) as error:
+            raise NotClean() from error
+        names = batches.schema.names
+        if len(set(names)) != len(names) or len(names) < 2 \
+                or any(not n or n != n.strip() for n in names):
+            raise NotClean()
+        return names, batches
+    if kind not in ("csv", "tsv", "jsonl"):
+        raise NotClean()  # spreadsheets: read whole, the careful way
 
     first = fastread._head(path)
     if first is None:

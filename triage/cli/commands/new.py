@@ -24,7 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("project", help="the new project file (e.g. idioms.triage), or a server "
                    "address postgresql://[USER@]HOST[:PORT]/DB?project=NAME")
-    p.add_argument("file", type=Path, help="CSV, TSV or JSONL with one candidate per row")
+    p.add_argument("file", type=Path, help="CSV, TSV, JSONL, Parquet or a spreadsheet (.xlsx, "
+                   ".ods) with one candidate per row")
     add_mapping_args(p, text_required=False)
     add_interchange_args(p)
     add_settings_args(p)
