@@ -175,6 +175,22 @@ def test_a_failure_mid_stream_writes_nothing_and_reports_the_line(tmp_path, monk
     db.close()
 
 
+def test_a_ragged_row_past_the_first_block_is_reported_by_line(tmp_path, monkeypatch):
+    """Arrow's parse error on a later block is not the user's message: the careful path
+    names the line."""
+    monkeypatch.setattr("triage.ingest.stream.READ_BLOCK", 1 << 12)
+    rows = [(f"k{i}", f"text {i}", 0.5, 0.5, "", "x") for i in range(3000)]
+    src = write(tmp_path / "ragged.csv", rows)
+    lines = src.read_text(encoding="utf-8").splitlines()
+    lines[2500] = "k2499,text"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    db = create_database(tmp_path / "p.triage")
+    with pytest.raises(InputError, match=r"ragged\.csv:2501: expected 6 fields, found 2"):
+        import_candidates(db, src, MAPPING)
+    assert db.execute("SELECT count(*) FROM candidates").fetchone()[0] == 0
+    db.close()
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.text(st.sampled_from(list(" \t\x85\u2003\u3000ax\u00e9")), max_size=3),
                 min_size=1, max_size=12))

@@ -60,6 +60,8 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
     counter.start()
 
     def read() -> None:
+        import pyarrow as pa
+
         try:
             for batch in reader:
                 pipe.put(stream.candidate_batch(batch, shape, names, kept.rows, kept))
@@ -67,6 +69,8 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
             if kept.rows == 0 or counted.result() not in (None, kept.rows):
                 raise stream.NotClean()
         except BaseException as error:
+            if isinstance(error, pa.ArrowException):  # a ragged row past the first block,
+                error = stream.NotClean(str(error))   # say: the careful path names it
             pipe.fail(error)
             checked.set_exception(error)
             return
