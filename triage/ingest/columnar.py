@@ -148,8 +148,10 @@ def read_sheet(path: Path, sheet: str | None) -> tuple[list[str], dict[str, Any]
 
 
 def unparsed(data: dict[str, Any], numeric: list[str]) -> dict[str, Any]:
-    """``data`` with each numeric array that holds a null or a non-finite value turned back
-    into text, so the reader reports those values as it does in a CSV file."""
+    """``data`` with numeric arrays holding a null or non-finite value turned back into text.
+
+    So the reader reports those values as it does in a CSV file.
+    """
     out = dict(data)
     for name in numeric:
         values = out.get(name)

@@ -91,8 +91,10 @@ def _source(source: str | bytes | Path) -> Any:
 
 
 def header_names(first: bytes, delimiter: str) -> list[str] | None:
-    """The names of a header line as the csv module splits it (quotes allowed); None
-    when they are not unique, non-empty names without surrounding space."""
+    """The names of a header line as the csv module splits it (quotes allowed), or None.
+
+    None when they are not unique, non-empty names without surrounding space.
+    """
     try:
         line = first.decode("utf-8")
         names = next(csv.reader([line], delimiter=delimiter, strict=True))

@@ -43,6 +43,7 @@ from triage.base import arrow
 from triage.base.errors import InputError, Problem, TriageError
 from triage.ingest import fastread, metajson
 from triage.ingest.preview import preview as preview
+from triage.ingest.progress import Ticker as _Ticker
 from triage.ingest.ranking import rank_scores as rank_scores
 from triage.ingest.reader import Table, read_table
 from triage.ingest.writer import write_table
@@ -107,38 +108,14 @@ def _check_models(db: sqlite_utils.Database, path: Path,
         raise TriageError("model names must not be empty")
 
 
-class _Ticker:
-    """Maps phases of the import onto one progress count; False from the callback cancels."""
-
-    def __init__(self, progress: Progress | None, models: int):
-        self.progress = progress
-        self.passes = 2 + models  # read, candidates, one pass per model
-        self.total = 0
-        self.done = 0
-        self.rows = self.passes_done = 0
-
-    def start_writing(self, rows: int, passes_done: int = 1) -> None:
-        self.total = rows * self.passes
-        self.done = rows * passes_done
-        self.rows, self.passes_done = rows, passes_done
-
-
-    def resize(self, rows: int) -> None:
-        """The exact row count, known once a streamed file is read (it was estimated)."""
-        self.done += (rows - self.rows) * self.passes_done
-        self.total = max(rows * self.passes, self.done)
-        self.rows = rows
-
-    def read(self, done: int, estimate: int) -> bool | None:
-        if self.progress is None:
-            return True
-        return self.progress(done, max(estimate, done) * self.passes)
-
-    def advance(self, rows: int) -> None:
-        self.done += rows
-        self.total = max(self.total, self.done)  # the streamed row count is an estimate
-        if self.progress is not None and self.progress(self.done, self.total) is False:
-            raise TriageError("cancelled")
+def _check_roles(mapping: ColumnMapping, score_columns: list[str]) -> None:
+    """A column is a model's score or plays another part, not both (a gold label that is
+    also a model would grade the model by itself)."""
+    for role, column in (("text", mapping.text), ("key", mapping.key),
+                         ("gold label", mapping.gold)):
+        if column and column in score_columns:
+            raise TriageError(f"column {column!r} is chosen both as the {role} and as a "
+                              f"model's score; a column can be one or the other")
 
 
 def _insert_scores(db: sqlite_utils.Database, path: Path, column: str, model: str,
@@ -258,6 +235,7 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
                           "scores with --add-scores (matched by --key)")
     _check_models(db, path, mapping.scores)
     score_columns = [column for _, column in mapping.scores]
+    _check_roles(mapping, score_columns)
     used = [c for c in (mapping.key, mapping.text, mapping.gold) if c] + score_columns
     required = list(dict.fromkeys(used + list(mapping.metadata or ())))
     ticker = _Ticker(progress, len(mapping.scores))

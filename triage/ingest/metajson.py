@@ -58,8 +58,10 @@ def _piece(column: Any) -> Any:
 
 
 def objects(names: Sequence[str], columns: Sequence[Any]) -> Any:
-    """The JSON object text of each row (a large_string array): ``names`` to the values of
-    ``columns`` (Arrow string arrays, ``list[str]``, or float64 arrays / Arrow arrays)."""
+    """The JSON object text of each row (a large_string array), ``names`` to values.
+
+    ``columns`` are Arrow string arrays, ``list[str]``, or float64 arrays / Arrow arrays.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 

@@ -113,8 +113,7 @@ class Table:
 
 
 def format_of(path: str | Path) -> str:
-    """'csv', 'tsv', 'jsonl', 'parquet', 'xlsx' or 'ods' from the file extension;
-    TriageError for anything else."""
+    """The format (csv, tsv, jsonl, parquet, xlsx, ods) of the extension, or TriageError."""
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
         known = ", ".join(sorted(FORMATS))

@@ -47,8 +47,9 @@ def _chunks(source: bytes | Path) -> Iterable[bytes]:
 
 def scan(source: bytes | Path, delimiter: str, lines: bool = False,
          count: bool = True) -> Scan | None:
-    """The records (and their start lines) of a cleanly quoted file; None when it is not
-    cleanly quoted or cannot be read.
+    """The records (and their start lines) of a cleanly quoted file, or None.
+
+    None when it is not cleanly quoted or cannot be read.
 
     Without ``count`` only the quoting is checked (``records`` is then -1), which is all
     the stream needs: there Arrow's rows are the csv module's rows, lone CRs included,

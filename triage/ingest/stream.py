@@ -93,8 +93,10 @@ class Collected:
 
 
 def estimate_rows(path: Path) -> int:
-    """About how many rows a file has, from its size and the line breaks in its first
-    megabyte (for progress only; the exact count comes from :func:`count_rows`)."""
+    """About how many rows a file has, from its size and its first megabyte's line breaks.
+
+    For progress only; the exact count comes from :func:`count_rows`.
+    """
     if path.suffix.lower() in (".parquet", ".pq"):
         return max(1, count_rows(path, "parquet") or 1)
     try:

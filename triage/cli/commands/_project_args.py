@@ -13,8 +13,7 @@ if TYPE_CHECKING:
 
 
 def add_mapping_args(parser: argparse.ArgumentParser, *, text_required: bool = True) -> None:
-    """Options naming the input columns: --text, --key, --score, --gold, --sheet,
-    --skip-invalid."""
+    """Options naming the input columns: --text, --key, --score, --gold, --sheet and more."""
     g = parser.add_argument_group("column mapping")
     g.add_argument("--text", required=text_required, metavar="COL",
                    help="column holding the candidate text")
