@@ -70,10 +70,10 @@ def objects(names: Sequence[str], columns: Sequence[Any]) -> Any:
     for name, column in zip(names, columns):
         values, quoted = _piece(column)
         key = json.dumps(name, ensure_ascii=False)
-        parts += [pa.scalar(glue + key + (': "' if quoted else ": "), pa.large_string()),
+        parts += [arrow.text(glue + key + (': "' if quoted else ": ")),
                   values.cast(pa.large_string())]
         glue = '", ' if quoted else ", "
     if not parts:
         raise ValueError("no metadata columns")
-    parts.append(pa.scalar('"}' if glue == '", ' else "}", pa.large_string()))
-    return pc.binary_join_element_wise(*parts, pa.scalar("", pa.large_string()))
+    parts.append(arrow.text('"}' if glue == '", ' else "}"))
+    return pc.binary_join_element_wise(*parts, arrow.text(""))
