@@ -254,14 +254,11 @@ def _export_csv(project_path: str | Path, plan: _Plan, out: Path, labeled_only: 
                 progress: Progress | None) -> int:
     """Write the CSV: the text is read on two threads while this one works out the label
     cells; then batches of lines are built two at a time and written in order."""
-    import csv
-    import io
     from concurrent.futures import ThreadPoolExecutor
     from itertools import islice
 
-    from triage.base import arrow
     from triage.base.errors import TriageError
-    from triage.ingest.writer import atomic_file, guard_cell
+    from triage.ingest.arrowcsv import write_lines
     from triage.store.adbc import candidate_columns
 
     total = plan.order.size
@@ -273,26 +270,24 @@ def _export_csv(project_path: str | Path, plan: _Plan, out: Path, labeled_only: 
         ranks0 = _ranks(plan, labeled, labeled_only)
         cells = _cells_by_id(reading.result(), labels, pool)
         del reading, labels  # the raw text and label cells: the joined cells replace them
-        header = io.StringIO()
-        csv.writer(header).writerow([guard_cell(n) for n in plan.fields])
-        count = 0
-        with atomic_file(out, binary=True) as handle:
-            handle.write(header.getvalue().encode("utf-8"))
+
+        def lines() -> Iterator[Any]:
             starts = iter(range(0, ranks0.size, BATCH))
             # Two batches in the making while one is written: memory stays bounded.
             pending = [pool.submit(_batch_lines, plan, cells, ranks0[start:start + BATCH])
                        for start in islice(starts, 2)]
             while pending:
-                lines = pending.pop(0).result()
+                done = pending.pop(0).result()
                 for start in islice(starts, 1):
                     pending.append(pool.submit(_batch_lines, plan, cells,
                                                ranks0[start:start + BATCH]))
-                for chunk in getattr(lines, "chunks", [lines]):
-                    offsets, data = arrow.string_buffers(chunk)
-                    handle.write(data[int(offsets[0]):int(offsets[-1])].data)
-                count += len(lines)
-                if progress is not None and progress(count, total) is False:
-                    raise TriageError("export cancelled; nothing was written")
+                yield done
+
+        def tick(count: int) -> None:
+            if progress is not None and progress(count, total) is False:
+                raise TriageError("export cancelled; nothing was written")
+
+        count = write_lines(out, plan.fields, lines(), tick)
     return count
 
 

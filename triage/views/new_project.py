@@ -31,6 +31,8 @@ _GOLD_WORDS = {"gold", "label", "labels", "class", "truth", "target", "category"
 _SCORE_WORDS = {"score", "scores", "prob", "proba", "probability", "logit", "logits",
                 "confidence", "conf", "pred", "prediction"}
 _GOLD_VALUES = 20  # a gold column has at most this many distinct values
+_TEXT_NAMES = ("text", "tweet", "sentence", "phrase", "candidate", "content", "body",
+               "review", "abstract", "title", "comment", "message")
 
 
 def parse_amount(text: str, what: str, *, optional: bool = False) -> float | None:
@@ -95,8 +97,10 @@ def guess_mapping(found: Profile) -> dict:
 
     The key is a unique column named like id/key; the gold a column of few values named
     like label/class/gold (never also a model); the scores are float columns within
-    [0, 1] or numbers named like score/prob/logit; the text is the longest text column
-    left. Values are the whole file's when ``found.whole``.
+    [0, 1] or numbers named like score/prob/logit or a model (``m1_freq``); the text is
+    the longest text column
+    left (a column called ``text``, ``tweet``, ``sentence``... first). Values are the
+    whole file's when ``found.whole``.
     """
     columns = list(found.columns)
     keys = [c for c in columns if c.unique and _words(c.name) & _KEY_WORDS]
@@ -107,12 +111,19 @@ def guess_mapping(found: Profile) -> dict:
     gold = golds[0] if golds else None
     scores = [c.name for c in columns if c not in (key, gold) and c.kind in ("float", "integer")
               and ((c.kind == "float" and c.low is not None and c.high is not None
-                    and c.low >= 0 and c.high <= 1) or _words(c.name) & _SCORE_WORDS)]
+                    and c.low >= 0 and c.high <= 1) or _score_like(c.name))]
     texts = [c for c in columns if c not in (key, gold) and c.name not in scores
              and c.kind == "text"]
-    text = max(texts, key=lambda c: c.mean_length, default=None)
+    named = [c for c in texts if c.name.lower() in _TEXT_NAMES]
+    text = named[0] if named else max(texts, key=lambda c: c.mean_length, default=None)
     return {"key": key.name if key else None, "text": text.name if text else None,
             "gold": gold.name if gold else None, "scores": scores}
+
+
+def _score_like(name: str) -> bool:
+    """Is a column named like a score or a model (``kw_score``, ``prob``, ``m2_assoc``)?"""
+    words = _words(name)
+    return bool(words & _SCORE_WORDS) or any(re.fullmatch(r"m\d+|model", w) for w in words)
 
 
 def guess_columns(header: list[str], rows: list[list[str]]) -> dict:
