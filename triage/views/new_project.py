@@ -98,9 +98,8 @@ def guess_mapping(found: Profile) -> dict:
     The key is a unique column named like id/key; the gold a column of few values named
     like label/class/gold (never also a model); the scores are float columns within
     [0, 1] or numbers named like score/prob/logit or a model (``m1_freq``); the text is
-    the longest text column
-    left (a column called ``text``, ``tweet``, ``sentence``... first). Values are the
-    whole file's when ``found.whole``.
+    a column called ``text``, ``tweet``, ``sentence``..., else the longest text column
+    left. Values are the whole file's when ``found.whole``.
     """
     columns = list(found.columns)
     keys = [c for c in columns if c.unique and _words(c.name) & _KEY_WORDS]
