@@ -130,9 +130,29 @@ def _check(path: Path, shape: stream.Shape, models: Sequence[tuple[str, str]], s
     else the rankings when ``rank`` (else None) and the file's SHA-256."""
     if shape.key is not None and not fastread.all_unique(kept.key_array()):
         raise stream.NotClean()
-    made = list(_rankings(path, models, seed, kept)) if rank else None
+    made = _parallel_rankings(path, models, seed, kept) if rank else None
     with open(path, "rb") as handle:
         return made, hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _parallel_rankings(path: Path, models: Sequence[tuple[str, str]], seed: int,
+                       kept: stream.Collected) -> list[NewModel]:
+    """Every model's ranking, two at a time (numpy's sorts and hashing release the GIL),
+    while SQLite is still writing the candidates: the file fitted in memory."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    keys = kept.key_array()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(_ranking, path, model, column, kept.numbers(column), keys, seed)
+                   for model, column in models]
+        return [future.result() for future in futures]
+
+
+def _ranking(path: Path, model: str, column: str, values: Any, keys: Any,
+             seed: int) -> NewModel:
+    ids, ordered, tied = rank_sorted(values, keys, seed, model)
+    ids += 1  # candidate ids are row numbers
+    return NewModel(model, column, str(path), now_iso(), tied, ids, ordered)
 
 
 def _rankings(path: Path, models: Sequence[tuple[str, str]], seed: int,
