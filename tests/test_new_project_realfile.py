@@ -126,3 +126,20 @@ def test_triage_new_guesses_what_it_is_not_told(tmp_path, capsys):
         assert conn.execute("SELECT count(*) FROM candidates").fetchone() == (24_783,)
         assert conn.execute("SELECT name, source_column FROM models").fetchall() == [
             ("kw_score", "kw_score")]
+
+
+def test_a_file_arrow_cannot_read_whole_is_guessed_from_its_head(tmp_path):
+    """A ragged row: the guesses come from the first MiB, and say so; nested JSON values
+    are "other" columns, never an exception."""
+    path = tmp_path / "ragged.csv"
+    path.write_text("id,text,score\n1,a b c,0.5\n2,d e,0.25\n3,f\n", encoding="utf-8")
+    found = profile(path)
+    assert not found.whole and found.rows == 3
+    assert guess_mapping(found) == {"key": "id", "text": "text", "gold": None,
+                                    "scores": ["score"]}
+    nested = tmp_path / "nested.jsonl"
+    nested.write_text('{"id": "a", "text": "x y", "tags": [1, 2], "p": 0.5}\n'
+                      '{"id": "b", "text": "z", "tags": [3], "p": 0.25}\n', encoding="utf-8")
+    found = profile(nested)
+    assert found.whole and found.column("tags").kind == "other"
+    assert guess_mapping(found)["scores"] == ["p"]

@@ -120,6 +120,16 @@ def from_rows(header: list[str], rows: list[list[str]]) -> Profile:
 
 
 def _column(name: str, values: Any) -> Column:
+    """One column's summary; a type Arrow cannot count or compare is just "other"."""
+    import pyarrow as pa
+
+    try:
+        return _summary(name, values)
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
+        return Column(name, "other", False, 0, 0.0, None, None, ())
+
+
+def _summary(name: str, values: Any) -> Column:
     import pyarrow as pa
     import pyarrow.compute as pc
 
