@@ -163,3 +163,22 @@ def test_a_clean_parquet_file_takes_the_stream(tmp_path, monkeypatch):
     assert used
     assert candidates(tmp_path / "p.triage") == [("10", "a", '{"when": "2024-01-05"}', "pos"),
                                                  ("20", "b", '{"when": "2024-02-01"}', "neg")]
+
+
+def test_the_dialog_offers_a_workbooks_sheets(qtbot, tmp_path):
+    from ui.dialogs.new_project import NewProjectDialog
+
+    path = workbook(tmp_path / "book.xlsx", [["id", "text", "score"], ["a", "x y", 0.5],
+                                             ["b", "z", 0.25]])
+    dialog = NewProjectDialog()
+    qtbot.addWidget(dialog)
+    assert dialog.set_source(path)
+    assert not dialog.sheet_combo.isHidden()
+    assert [dialog.sheet_combo.itemText(i) for i in range(dialog.sheet_combo.count())] == [
+        "pool", "notes"]
+    assert (dialog.key_combo.currentText(), dialog.text_combo.currentText()) == ("id", "text")
+    assert dialog.mapping().scores == (("score", "score"),) and dialog.mapping().sheet == "pool"
+    dialog.sheet_combo.setCurrentIndex(1)
+    dialog.sheet_combo.activated.emit(1)
+    assert dialog.preview.horizontalHeaderItem(0).text() == "not"
+    assert dialog.mapping().sheet == "notes"

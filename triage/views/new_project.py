@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from triage.base.errors import TriageError
+from triage.ingest.columnar import SPREADSHEETS
+from triage.ingest.columnar import sheet_names as sheet_names
 
 # ColumnMapping, Settings and preview are the dialog's vocabulary: ui/ takes them from here.
 from triage.ingest.importer import ColumnMapping as ColumnMapping
@@ -84,6 +86,11 @@ def settings_changes(old: Settings, new: dict) -> dict:
     """Only the fields whose value differs from ``old`` (after validating the result)."""
     old.with_changes(**new)  # raises TriageError naming the first bad setting
     return {k: v for k, v in new.items() if getattr(old, k) != v}
+
+
+def is_spreadsheet(path: str | Path) -> bool:
+    """Is this a workbook (``.xlsx``, ``.ods``...), whose sheet the user picks?"""
+    return Path(path).suffix.lower() in SPREADSHEETS
 
 
 def _words(name: str) -> set[str]:

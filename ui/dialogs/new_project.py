@@ -37,10 +37,12 @@ from triage.views.new_project import (
     guess_mapping,
     guess_positive,
     guess_scheme,
+    is_spreadsheet,
     parse_positives,
     preview,
     profile,
     remove_project,
+    sheet_names,
     target_for,
 )
 from ui.dialogs.money_form import money_form, read_money_form
@@ -54,8 +56,7 @@ PREVIEW_ROWS = 20        # shown in the table
 
 
 class NewProjectDialog(QDialog):
-    """Create a project from a CSV/TSV/JSONL, Parquet or spreadsheet file. On success
-    ``project_path`` is set."""
+    """A project from a CSV/TSV/JSONL, Parquet or spreadsheet file; sets ``project_path``."""
 
     def __init__(self, parent: QWidget | None = None, *,
                  thread_pool: QThreadPool | None = None) -> None:
@@ -105,10 +106,29 @@ class NewProjectDialog(QDialog):
         self.source.editingFinished.connect(lambda: self.set_source(self.source.text()))
         browse = QPushButton("Browse…", self)
         browse.clicked.connect(self._browse_source)
+        self.sheet_label = QLabel("Sheet", self)
+        self.sheet_combo = QComboBox(self)
+        self.sheet_combo.setAccessibleName("Sheet")
+        self.sheet_combo.activated.connect(lambda _i: self.set_source(self.source.text()))
+        self.sheet_label.setVisible(False)  # only a workbook has sheets to choose from
+        self.sheet_combo.setVisible(False)
         src_row = QHBoxLayout()
         src_row.addWidget(self.source, 1)
+        src_row.addWidget(self.sheet_label)
+        src_row.addWidget(self.sheet_combo)
         src_row.addWidget(browse)
         return src_row
+
+    def _sheet_for(self, path: Path) -> str | None:
+        """The chosen sheet of a workbook (its sheets listed once), None for other files."""
+        if not is_spreadsheet(path):
+            self.sheet_combo.clear()
+            return None
+        names = sheet_names(path)
+        if [self.sheet_combo.itemText(i) for i in range(self.sheet_combo.count())] != names:
+            self.sheet_combo.clear()
+            self.sheet_combo.addItems(names)
+        return self.sheet_combo.currentText() or None
 
     def _mapping_box(self) -> QGroupBox:
         mapping = QGroupBox("Columns", self)
@@ -183,11 +203,14 @@ class NewProjectDialog(QDialog):
         path = Path(path)
         self.source.setText(str(path))
         try:
-            header, rows = preview(path, rows=PREVIEW_ROWS)
-            self._profile = profile(path)  # Arrow reads a million rows in a fraction of a s
+            sheet = self._sheet_for(path)
+            header, rows = preview(path, rows=PREVIEW_ROWS, sheet=sheet)
+            self._profile = profile(path, sheet)  # Arrow: a million rows in well under 1 s
         except (TriageError, OSError) as error:
             self.show_error(str(error))
             return False
+        for widget in (self.sheet_label, self.sheet_combo):
+            widget.setVisible(sheet is not None)
         self.errors.setVisible(False)
         self.preview.clear()
         self.preview.setColumnCount(len(header))
@@ -282,7 +305,8 @@ class NewProjectDialog(QDialog):
         return ColumnMapping(text=self.text_combo.currentText(),
                              key=None if key == NO_KEY else key,
                              scores=tuple((c, c) for c in scores),
-                             gold=None if gold == NO_GOLD else gold)
+                             gold=None if gold == NO_GOLD else gold,
+                             sheet=self.sheet_combo.currentText() or None)
 
     # -- running the import --------------------------------------------------------------
     def show_error(self, message: str) -> None:
