@@ -1,4 +1,4 @@
-"""Reading candidate files (CSV, TSV, JSONL) with validation and precise error locations.
+"""Reading candidate files (CSV, TSV, JSONL, Parquet, spreadsheets): validated, errors located.
 
 One entry point, :func:`read_table`. It reads the whole file, checks everything the caller
 asks for, and either returns a :class:`Table` or raises :class:`InputError` listing every
@@ -6,7 +6,8 @@ problem as ``file:line: column C: reason`` (the first 20, then a count). Line nu
 *physical* lines of the file (1-based), so a quoted CSV field spanning three lines moves
 the following rows down by two, exactly as an editor shows them.
 
-Format choices (documented for users in docs/readme/import.md):
+Format choices (documented for users in docs/formats.md; Parquet and spreadsheets are
+read whole by :mod:`triage.ingest.columnar` and checked here the same way):
 - the format comes from the extension: ``.csv``/``.txt`` comma, ``.tsv``/``.tab`` tab (same
   quoting rules as CSV), ``.jsonl``/``.ndjson`` one JSON object per line;
 - text must be UTF-8 (a BOM is accepted); header names are stripped of surrounding space;
