@@ -11,6 +11,13 @@ ratio is the median of the per-repetition ratios. Cases:
 - ``import csv|tsv|jsonl``: ``triage new`` of a generated file (key, text, two scores,
   gold), against ``sqlite3 plain.db ".import --csv FILE t"`` of the equivalent CSV into a
   plain table (target: at most 1.2x);
+- ``import parquet``: the same rows as Parquet (scores as doubles), against the shell's
+  import of the same rows as CSV (target: at most 1.0x);
+- ``import short6|quoted|extra4|long|ties3``: files shaped like real ones
+  (``bench/_shapes.py``: 6-decimal scores imported with ``--positive pos``; texts the CSV
+  quotes, with commas, doubled quotes and line breaks; four unmapped columns; texts of
+  300-1,500 characters; 3-decimal scores), each against the shell's import of the same
+  file (target: at most 1.2x);
 - ``status``, ``gain``, ``advise``, ``agree``, ``adjudicate``: on a project of the same
   pool with ``--labels`` label events by two annotators (target: under 1 s; no anchor);
 - ``export``: ``triage export P out.csv`` against the shell's CSV export of the same rows
@@ -86,12 +93,21 @@ def prepare(work: Path, rows: int, labels: int, project: bool = True) -> dict[st
     from bench._generate import generate
 
     work.mkdir(parents=True, exist_ok=True)
+    from bench._shapes import SHAPES, write_parquet, write_shape
+
     tag = f"{rows}"
     files = {"csv": work / f"pool-{tag}.csv", "tsv": work / f"pool-{tag}.tsv",
-             "jsonl": work / f"pool-{tag}.jsonl"}
+             "jsonl": work / f"pool-{tag}.jsonl", "parquet": work / f"pool-{tag}.parquet"}
     if not files["csv"].exists():
         print(f"generating {rows:,} rows ...", flush=True)
         generate(files["csv"], rows, gold=True)
+    if not files["parquet"].exists():
+        write_parquet(files["csv"], files["parquet"])
+    for shape in SHAPES:
+        files[shape] = work / f"{shape}-{tag}.csv"
+        if not files[shape].exists():
+            print(f"generating {rows:,} rows shaped {shape} ...", flush=True)
+            write_shape(files[shape], shape, rows)
     if not files["tsv"].exists() or not files["jsonl"].exists():
         with open(files["csv"], encoding="utf-8", newline="") as src, \
                 open(files["tsv"], "w", encoding="utf-8", newline="") as tsv, \
@@ -177,14 +193,19 @@ def label_project(path: Path, count: int) -> None:
 
 def cases(files: dict[str, Path], tmp: Path) -> list[dict]:
     """name, our command, the anchor's command (or None), target, and files to clear."""
+    from bench._shapes import SHAPES
+
     py = [sys.executable, MAIN]
     shell = shutil.which("sqlite3")
     out: list[dict] = []
     plain, made = tmp / "plain.db", tmp / "made.triage"
-    for kind in ("csv", "tsv", "jsonl"):
-        out.append({"name": f"import {kind}", "target": 1.2, "clear": [plain, made],
-                    "ours": py + ["new", str(made), str(files[kind]), *MAPPING],
-                    "anchor": [shell, str(plain), f".import --csv {files['csv']} t"]
+    for kind in ("csv", "tsv", "jsonl", "parquet", *SHAPES):
+        same = files[kind] if kind in SHAPES else files["csv"]  # Parquet: its rows as CSV
+        out.append({"name": f"import {kind}", "target": 1.0 if kind == "parquet" else 1.2,
+                    "clear": [plain, made],
+                    "ours": py + ["new", str(made), str(files[kind]), *MAPPING,
+                                  *(["--positive", "pos"] if kind == "short6" else [])],
+                    "anchor": [shell, str(plain), f".import --csv {same} t"]
                     if shell else None})
     for command in LEAD:
         out.append({"name": command, "target_seconds": 1.0, "clear": [],
@@ -227,7 +248,8 @@ def measure(case: dict, repeat: int) -> dict:
 def markdown(report: dict) -> str:
     lines = [f"{report['rows']:,} rows, {report['labels']:,} labels; median of "
              f"{report['repeat']} alternating runs; {report['machine']}; load average "
-             f"{report['load']} at start.", "",
+             f"{report['load']} at start, {report.get('load_end', '?')} at the end (1, 5 and "
+             "15 minutes; the machine is shared).", "",
              "| case | ours | anchor | ratio | target | met | peak RSS ours | anchor RSS |",
              "|---|---|---|---|---|---|---|---|"]
     for r in report["results"]:
@@ -289,6 +311,7 @@ def main() -> int:
                   flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    report["load_end"] = " ".join(f"{x:.1f}" for x in os.getloadavg())
     text = markdown(report)
     print(text)
     if not args.no_write:  # the default size is "results", others "results-ROWS"

@@ -100,12 +100,22 @@ def test_arrow_csv_writes_what_write_table_writes(tmp_path):
     n = len(AWKWARD_TEXT)
     floats = (AWKWARD_FLOATS * 2)[:n]
     ints = list(range(-3, n - 3))
-    rows = [{"text": t, "score": f, "n": i} for t, f, i in zip(AWKWARD_TEXT, floats, ints)]
-    write_table(tmp_path / "slow.csv", ["text", "score", "n"], rows)
+    rows = [{"text": t, "score": f, "n": i, "flag": i % 2 == 0, "odd": None if i % 3 else t}
+            for t, f, i in zip(AWKWARD_TEXT, floats, ints)]
+    names = ["text", "score", "n", "flag", "odd"]
+    # The reference: Python's csv module over the guarded cells, as Triage once wrote them.
+    with open(tmp_path / "csv-module.csv", "w", encoding="utf-8", newline="") as handle:
+        reference = csv.writer(handle)
+        reference.writerow(names)
+        reference.writerows([[guard_cell(r[n]) for n in names] for r in rows])
+    expected = (tmp_path / "csv-module.csv").read_bytes()
+    assert write_table(tmp_path / "rows.csv", names, rows) == n
+    assert (tmp_path / "rows.csv").read_bytes() == expected
     cells = [text_cells(strings(AWKWARD_TEXT)), float_cells(np.array(floats)),
-             end_lines(int_cells(np.array(ints)))]
-    assert write_csv(tmp_path / "fast.csv", ["text", "score", "n"], [cells]) == n
-    assert (tmp_path / "fast.csv").read_bytes() == (tmp_path / "slow.csv").read_bytes()
+             int_cells(np.array(ints)), text_cells(strings([str(r["flag"]) for r in rows])),
+             end_lines(text_cells(strings([r["odd"] for r in rows])))]
+    assert write_csv(tmp_path / "fast.csv", names, [cells]) == n
+    assert (tmp_path / "fast.csv").read_bytes() == expected
 
 
 def test_float_cells_are_python_reprs():

@@ -23,18 +23,21 @@ MAPPING = ColumnMapping(text="text", key="key", scores=(("m1", "s1"), ("m2", "s2
 HEADER = ["key", "text", "s1", "s2", "gold", "src"]
 
 
-def write(path: Path, rows: list[tuple]) -> Path:
+def write(path: Path, rows: list[tuple], header: list[str] | None = None,
+          end: str = "\n") -> Path:
     """``rows`` as CSV, TSV or JSONL (by suffix); scores are floats."""
+    header = header or HEADER
     if path.suffix == ".jsonl":
         with open(path, "w", encoding="utf-8") as handle:
             for row in rows:
-                handle.write(json.dumps(dict(zip(HEADER, row)), ensure_ascii=False) + "\n")
+                handle.write(json.dumps(dict(zip(header, row)), ensure_ascii=False) + "\n")
         return path
     with open(path, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle, delimiter="\t" if path.suffix == ".tsv" else ",",
-                            lineterminator="\n")
-        writer.writerow(HEADER)
-        writer.writerows([(k, t, repr(a), repr(b), g, m) for k, t, a, b, g, m in rows])
+                            lineterminator=end)
+        writer.writerow(header)
+        writer.writerows([(k, t, repr(a), repr(b), g, *extra)
+                          for k, t, a, b, g, *extra in rows])
     return path
 
 
@@ -64,6 +67,12 @@ TEXT = st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters='
 ROW = st.tuples(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h", "é"]), TEXT,
                 st.floats(width=32), st.sampled_from([0.5, 0.25, 1.0, 1e300]),
                 st.sampled_from(["", " ", "pos", "neg"]), TEXT)
+# Real texts: delimiters, quotes, line breaks (LF, CR LF, now and then a lone CR).
+QUOTED = st.lists(st.one_of(st.characters(blacklist_categories=["Cs"]),
+                            st.sampled_from([",", '"', "\t", "\n", "\r\n", '""', "\\"])),
+                  max_size=10).map("".join)
+EXTRA = st.one_of(QUOTED, st.integers(-10**6, 10**6), st.floats(width=32), st.booleans(),
+                  st.none(), st.lists(st.integers(0, 3), max_size=2))
 
 
 @settings(max_examples=60, deadline=None,
@@ -71,6 +80,23 @@ ROW = st.tuples(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h", "é"]),
 @given(st.lists(ROW, min_size=1, max_size=8), st.sampled_from([".csv", ".tsv", ".jsonl"]))
 @example([("a", "0", 0.0, 0.5, "", ""), ("b", "0", -0.0, 0.5, "", "")], ".csv")  # tied zeros
 def test_streamed_import_equals_the_careful_path(monkeypatch, rows, suffix):
+    streamed, careful, used = both_paths(monkeypatch, rows, suffix)
+    assert streamed == careful
+    if clean(rows):
+        assert used, "a clean file must take the streamed path"
+
+
+def clean(rows: list[tuple]) -> bool:
+    """Rows the stream must take: unique keys, texts not blank, finite scores, no lone CR."""
+    return (len({r[0] for r in rows}) == len(rows) and all(r[1].strip() for r in rows)
+            and all(abs(r[2]) != float("inf") and r[2] == r[2] for r in rows)
+            and not any("\r" in str(v).replace("\r\n", "") for r in rows for v in r))
+
+
+def both_paths(monkeypatch, rows: list[tuple], suffix: str, header: list[str] | None = None,
+               bom: bool = False, end: str = "\n") -> tuple[object, object, list]:
+    """The project (or error) through the stream, through the careful path, and whether
+    the stream imported the file."""
     used = []
     original = poolstream.import_stream
 
@@ -81,22 +107,45 @@ def test_streamed_import_equals_the_careful_path(monkeypatch, rows, suffix):
 
     with tempfile.TemporaryDirectory() as tmp, monkeypatch.context() as patch:
         folder = Path(tmp)
-        src = write(folder / f"pool{suffix}", rows)
+        src = write(folder / f"pool{suffix}", rows, header, end)
+        if bom:
+            src.write_bytes(b"\xef\xbb\xbf" + src.read_bytes())
         patch.setattr(poolstream, "import_stream", spy)
         streamed = outcome(src, folder / "a.triage")
         patch.setattr(importer, "_stream", lambda *a, **k: None)
         careful = outcome(src, folder / "b.triage")
+    return streamed, careful, used
+
+
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 3).flatmap(lambda extras: st.lists(
+           st.tuples(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h", "é", "k,1",
+                                      'k"2']),
+                     QUOTED, st.floats(width=32), st.sampled_from([0.5, 0.25, 1.0]),
+                     st.sampled_from(["", " ", "pos", "neg", "p,q"]),
+                     st.tuples(*[EXTRA] * extras)),
+           min_size=1, max_size=8)),
+       st.sampled_from([".csv", ".tsv", ".jsonl"]), st.booleans(), st.booleans())
+def test_quoted_fields_and_extra_columns_stream_as_the_careful_path_reads(
+        monkeypatch, rows, suffix, crlf, bom):
+    """Quoted texts with delimiters, quotes and line breaks, CR LF line ends, a BOM and
+    extra columns of every type: the same project (or message) on both paths."""
+    width = len(rows[0][5])
+    flat = [(k, t, a, b, g, *extra) for k, t, a, b, g, extra in rows]
+    header = [*HEADER[:5], *(f"x{i}" for i in range(width))]
+    streamed, careful, used = both_paths(monkeypatch, flat, suffix, header, bom,
+                                         "\r\n" if crlf else "\n")
     assert streamed == careful
-    clean = (len({r[0] for r in rows}) == len(rows) and all(r[1].strip() for r in rows)
-             and all(abs(r[2]) != float("inf") and r[2] == r[2] for r in rows))
-    if clean:
-        assert used, "a clean file must take the streamed path"
+    if clean(flat) and suffix != ".jsonl":  # JSONL with booleans or lists goes careful
+        assert used, "a cleanly quoted file must take the streamed path"
 
 
 def test_stream_is_bounded_and_keeps_order(tmp_path, monkeypatch):
     """A queue smaller than the file: the reader waits for the writer, rows stay in order."""
     monkeypatch.setattr("triage.ingest.stream.READ_BLOCK", 1 << 12)
     monkeypatch.setattr("triage.ingest.stream.AHEAD_BYTES", 1 << 13)
+    monkeypatch.setattr("triage.ingest.stream.BEHIND_BYTES", 1 << 13)
     monkeypatch.setattr(Pipe.__init__, "__defaults__", (1 << 13,))
     rows = [(f"k{i:05d}", f"text {i}", float(i % 97), 0.5, "pos" if i % 3 else "", "x")
             for i in range(5000)]
@@ -123,6 +172,22 @@ def test_a_failure_mid_stream_writes_nothing_and_reports_the_line(tmp_path, monk
         import_candidates(db, src, MAPPING)
     assert db.execute("SELECT count(*) FROM candidates").fetchone()[0] == 0
     assert db.execute("SELECT count(*) FROM models").fetchone()[0] == 0
+    db.close()
+
+
+def test_a_ragged_row_past_the_first_block_is_reported_by_line(tmp_path, monkeypatch):
+    """Arrow's parse error on a later block is not the user's message: the careful path
+    names the line."""
+    monkeypatch.setattr("triage.ingest.stream.READ_BLOCK", 1 << 12)
+    rows = [(f"k{i}", f"text {i}", 0.5, 0.5, "", "x") for i in range(3000)]
+    src = write(tmp_path / "ragged.csv", rows)
+    lines = src.read_text(encoding="utf-8").splitlines()
+    lines[2500] = "k2499,text"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    db = create_database(tmp_path / "p.triage")
+    with pytest.raises(InputError, match=r"ragged\.csv:2501: expected 6 fields, found 2"):
+        import_candidates(db, src, MAPPING)
+    assert db.execute("SELECT count(*) FROM candidates").fetchone()[0] == 0
     db.close()
 
 

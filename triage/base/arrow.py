@@ -33,12 +33,18 @@ def to_numpy(array: Any) -> np.ndarray:
     return np.concatenate(parts) if parts else np.empty(0, dtype)
 
 
-def string_buffers(array: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(offsets, bytes) of an Arrow string array as numpy views (offsets index the bytes)."""
-    if array.type != pa.large_string():
+def string_buffers(array: Any, narrow: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, bytes) of an Arrow string array as numpy views (offsets index the bytes).
+
+    Offsets are int64; with ``narrow`` a ``string`` array keeps its int32 offsets (no
+    copy of the text to widen them).
+    """
+    wide = array.type == pa.large_string()
+    if not wide and not (narrow and array.type == pa.string()):
         array = array.cast(pa.large_string())
+        wide = True
     offsets_buffer, data_buffer = array.buffers()[1:3]
-    offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[array.offset:
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if wide else np.int32)[array.offset:
                                                             array.offset + len(array) + 1]
     data = (np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None
             else np.zeros(0, np.uint8))

@@ -1,8 +1,9 @@
-"""Writing large CSV files from Arrow columns, cell for cell what :func:`write_table` writes.
+"""The one CSV writer: Arrow columns to CSV, cell for cell what Python's csv module writes.
 
-:func:`triage.ingest.writer.write_table` runs Python's csv module over one dict per row;
-a million-row export spends seconds there. This module builds the same bytes with Arrow
-compute kernels, a batch of rows at a time:
+Every CSV file Triage writes (exports, the rejects of ``--skip-invalid``, any
+:func:`triage.ingest.writer.write_table`) goes through :func:`write_lines`. Python's csv
+module over one dict per row spends seconds on a million rows; this module builds the
+same bytes with Arrow compute kernels, a batch of rows at a time:
 
 - text cells get the spreadsheet formula guard (:func:`triage.ingest.writer.guard_cell`:
   a leading apostrophe for a cell starting with ``= + - @``, tab or CR, unless it is a
@@ -17,6 +18,7 @@ compute kernels, a batch of rows at a time:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,7 @@ import numpy as np
 
 from triage.base import arrow
 from triage.base.hidden import reveal_controls
-from triage.ingest.writer import atomic_file, guard_cell
+from triage.ingest.atomic import atomic_file, guard_cell
 
 # The plain numbers guard_cell lets through (Python's \d is any Unicode decimal digit).
 _PLAIN_NUMBER = r"^[+-]?(\p{Nd}+(\.\p{Nd}*)?|\.\p{Nd}+)([eE][+-]?\p{Nd}+)?$"
@@ -154,29 +156,60 @@ def write_csv(path: str | Path, fieldnames: Sequence[str], batches: Iterable[lis
               progress: Callable[[int], None] | None = None) -> int:
     """Write the header and every batch (one array of cells per field) atomically.
 
-    The cells come from :func:`text_cells`, :func:`int_cells` and :func:`float_cells`; the
-    last field's cells must already end the line (:func:`end_lines`), which spares a copy
-    of every row.
+    The cells come from :func:`text_cells`, :func:`int_cells`, :func:`float_cells` or
+    :func:`value_cells`; the last field's cells must already end the line
+    (:func:`end_lines`; :func:`value_cells` does), which spares a copy of every row.
     Returns the number of rows; ``progress(rows_so_far)`` may raise to cancel, which
     leaves any previous file at ``path`` untouched.
     """
+    return write_lines(path, fieldnames, _lines(batches), progress)
+
+
+def write_lines(path: str | Path, fieldnames: Sequence[str], lines: Iterable[Any],
+                progress: Callable[[int], None] | None = None) -> int:
+    """Write the header and every batch of finished lines (Arrow strings) atomically.
+
+    This is the one place a CSV file is written: the header by the csv module (guarded),
+    the lines as their bytes. Returns the number of rows; ``progress(rows_so_far)`` may
+    raise to cancel, which leaves any previous file at ``path`` untouched.
+    """
     import csv
     import io
-
 
     header = io.StringIO()
     csv.writer(header).writerow([guard_cell(n) for n in fieldnames])
     count = 0
     with atomic_file(path, binary=True) as handle:
         handle.write(header.getvalue().encode("utf-8"))
-        for lines in _lines(batches):
-            for chunk in getattr(lines, "chunks", [lines]):
+        for batch in lines:
+            for chunk in getattr(batch, "chunks", [batch]):
                 offsets, data = arrow.string_buffers(chunk)
                 handle.write(data[int(offsets[0]):int(offsets[-1])].data)
-            count += len(lines)
+            count += len(batch)
             if progress is not None:
                 progress(count)
     return count
+
+
+def value_cells(columns: Sequence[Sequence[Any]]) -> list[Any]:
+    """CSV cells of columns of Python values (text, numbers, booleans, None); lines end.
+
+    Each cell is what the csv module writes for :func:`~triage.ingest.atomic.guard_cell`
+    of the value.
+    """
+    cells = [text_cells(arrow.strings([_plain(v) for v in values])) for values in columns]
+    if cells:
+        cells[-1] = end_lines(cells[-1])
+    return cells
+
+
+def _plain(value: Any) -> str | None:
+    """A value as the csv module writes it (None and non-finite floats: empty)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, float):
+        return repr(float(value)) if math.isfinite(value) else ""  # numpy: no "np.float64"
+    return str(value)
 
 
 def _lines(batches: Iterable[list[Any]]) -> Iterator[Any]:

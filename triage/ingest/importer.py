@@ -41,8 +41,9 @@ import sqlite_utils
 
 from triage.base import arrow
 from triage.base.errors import InputError, Problem, TriageError
-from triage.ingest import fastread
+from triage.ingest import fastread, metajson
 from triage.ingest.preview import preview as preview
+from triage.ingest.progress import Ticker as _Ticker
 from triage.ingest.ranking import rank_scores as rank_scores
 from triage.ingest.reader import Table, read_table
 from triage.ingest.writer import write_table
@@ -63,6 +64,7 @@ class ColumnMapping:
 
     ``key`` None: the key is the row number among the imported rows ("1", "2", ...).
     ``metadata`` None: every column not used as key, text, score or gold.
+    ``sheet``: the sheet of a spreadsheet (None: the first); other files ignore it.
     """
 
     text: str
@@ -70,6 +72,7 @@ class ColumnMapping:
     scores: tuple[tuple[str, str], ...] = ()
     gold: str | None = None
     metadata: tuple[str, ...] | None = None
+    sheet: str | None = None
 
 
 @dataclass(frozen=True)
@@ -107,28 +110,14 @@ def _check_models(db: sqlite_utils.Database, path: Path,
         raise TriageError("model names must not be empty")
 
 
-class _Ticker:
-    """Maps phases of the import onto one progress count; False from the callback cancels."""
-
-    def __init__(self, progress: Progress | None, models: int):
-        self.progress = progress
-        self.passes = 2 + models  # read, candidates, one pass per model
-        self.total = 0
-        self.done = 0
-
-    def start_writing(self, rows: int, passes_done: int = 1) -> None:
-        self.total = rows * self.passes
-        self.done = rows * passes_done
-
-    def read(self, done: int, estimate: int) -> bool | None:
-        if self.progress is None:
-            return True
-        return self.progress(done, max(estimate, done) * self.passes)
-
-    def advance(self, rows: int) -> None:
-        self.done += rows
-        if self.progress is not None and self.progress(self.done, self.total) is False:
-            raise TriageError("cancelled")
+def _check_roles(mapping: ColumnMapping, score_columns: list[str]) -> None:
+    """A column is a model's score or plays another part, not both (a gold label that is
+    also a model would grade the model by itself)."""
+    for role, column in (("text", mapping.text), ("key", mapping.key),
+                         ("gold label", mapping.gold)):
+        if column and column in score_columns:
+            raise TriageError(f"column {column!r} is chosen both as the {role} and as a "
+                              f"model's score; a column can be one or the other")
 
 
 def _insert_scores(db: sqlite_utils.Database, path: Path, column: str, model: str,
@@ -169,12 +158,11 @@ def _record_source(db: sqlite_utils.Database, path: Path, kind: str, models: lis
     provenance.record_source(db, _source_entry(path, kind, models, rows))
 
 
-def _metadata(table: Table, names: list[str]) -> list[str | None] | None:
+def _metadata(table: Table, names: list[str]) -> Any:
+    """Each row's JSON object of the ``names`` columns (built by Arrow); None for none."""
     if not names:
         return None
-    columns = [table.column(n) for n in names]
-    columns = [c.tolist() if isinstance(c, np.ndarray) else c for c in columns]
-    return [json.dumps(dict(zip(names, values)), ensure_ascii=False) for values in zip(*columns)]
+    return metajson.objects(names, [table.data[n] for n in names])
 
 
 def _candidate_rows(table: Table, mapping: ColumnMapping, used: list[str]) -> Any:
@@ -190,7 +178,7 @@ def _candidate_rows(table: Table, mapping: ColumnMapping, used: list[str]) -> An
                   else [c for c in table.columns if c not in used])
     metas = _metadata(table, meta_names)
     if metas is not None:
-        columns["meta"] = arrow.strings(metas)
+        columns["meta"] = metas
     if mapping.gold:  # a blank gold cell is no gold label
         gold = table.arrow(mapping.gold)
         columns["gold"] = pc.if_else(fastread.blank(gold), pa.nulls(n, gold.type), gold)
@@ -249,12 +237,14 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
                           "scores with --add-scores (matched by --key)")
     _check_models(db, path, mapping.scores)
     score_columns = [column for _, column in mapping.scores]
+    _check_roles(mapping, score_columns)
     used = [c for c in (mapping.key, mapping.text, mapping.gold) if c] + score_columns
     required = list(dict.fromkeys(used + list(mapping.metadata or ())))
     ticker = _Ticker(progress, len(mapping.scores))
     read = functools.partial(read_table, path, numeric=score_columns, required=required,
                              nonempty=[c for c in (mapping.text, mapping.key) if c],
-                             skip_invalid=skip_invalid, progress=ticker.read)
+                             skip_invalid=skip_invalid, progress=ticker.read,
+                             sheet=mapping.sheet)
     # Keys are checked unique beside the write, on the ranking thread (a hash table over
     # a million strings takes a tenth of a second); duplicates roll the write back and the
     # file is read again with the check, which reports them (or drops them when skipping).

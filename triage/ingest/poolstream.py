@@ -50,16 +50,27 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
         raise TriageError("cancelled")
     ticker.start_writing(rows)
     kept = stream.Collected(rows)
-    pipe = stream.Pipe()
+    pipe = stream.Pipe(stream.ahead_bytes(path))
     checked: Future = Future()  # (rankings made on the reader thread or None, sha256)
+    # The exact count (and, for CSV/TSV, the check that the quoting is clean) is a pass
+    # over the bytes of its own, beside the parse; numpy and file reads release the GIL.
+    counted: Future = Future()
+    counter = threading.Thread(target=stream.settle, name="triage-import-count", daemon=True,
+                               args=(counted, lambda: stream.count_rows(path, format_of(path))))
+    counter.start()
 
     def read() -> None:
+        import pyarrow as pa
+
         try:
             for batch in reader:
                 pipe.put(stream.candidate_batch(batch, shape, names, kept.rows, kept))
-            if kept.rows != rows:  # a blank line Arrow skipped, or a lone CR line end
+            # a blank line Arrow skipped, a lone CR line end, or unclean quoting
+            if kept.rows == 0 or counted.result() not in (None, kept.rows):
                 raise stream.NotClean()
         except BaseException as error:
+            if isinstance(error, pa.ArrowException):  # a ragged row past the first block,
+                error = stream.NotClean(str(error))   # say: the careful path names it
             pipe.fail(error)
             checked.set_exception(error)
             return
@@ -78,6 +89,7 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
 
     def new_models() -> Iterator[NewModel]:
         made = checked.result()[0]
+        ticker.resize(kept.rows)
         for model in made if made is not None else _rankings(path, models, seed, kept):
             tied[model.name] = model.tied_items
             yield model
@@ -95,16 +107,15 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
     finally:
         pipe.stop()
         thread.join()
+        counter.join()
     return kept.rows, tied
 
 
 def _open(path: Path, shape: stream.Shape) -> tuple[int, list[str], Any]:
-    """Rows (from the line count), column names and the batch reader of a file that may
+    """Rows (an estimate, for progress), column names and the batch reader of a file that may
     be clean and has every column the import needs; NotClean otherwise."""
     kind = format_of(path)
-    rows = stream.count_rows(path, kind)
-    if rows <= 0:
-        raise stream.NotClean()
+    rows = stream.estimate_rows(path)
     names, reader = stream.open_batches(path, kind, shape.numeric)
     needed = [shape.text, shape.key, shape.gold, *shape.numeric, *(shape.meta or ())]
     if any(name and name not in names for name in needed):
@@ -119,9 +130,29 @@ def _check(path: Path, shape: stream.Shape, models: Sequence[tuple[str, str]], s
     else the rankings when ``rank`` (else None) and the file's SHA-256."""
     if shape.key is not None and not fastread.all_unique(kept.key_array()):
         raise stream.NotClean()
-    made = list(_rankings(path, models, seed, kept)) if rank else None
+    made = _parallel_rankings(path, models, seed, kept) if rank else None
     with open(path, "rb") as handle:
         return made, hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _parallel_rankings(path: Path, models: Sequence[tuple[str, str]], seed: int,
+                       kept: stream.Collected) -> list[NewModel]:
+    """Every model's ranking, two at a time (numpy's sorts and hashing release the GIL),
+    while SQLite is still writing the candidates: the file fitted in memory."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    keys = kept.key_array()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(_ranking, path, model, column, kept.numbers(column), keys, seed)
+                   for model, column in models]
+        return [future.result() for future in futures]
+
+
+def _ranking(path: Path, model: str, column: str, values: Any, keys: Any,
+             seed: int) -> NewModel:
+    ids, ordered, tied = rank_sorted(values, keys, seed, model)
+    ids += 1  # candidate ids are row numbers
+    return NewModel(model, column, str(path), now_iso(), tied, ids, ordered)
 
 
 def _rankings(path: Path, models: Sequence[tuple[str, str]], seed: int,

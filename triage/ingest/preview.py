@@ -12,13 +12,23 @@ from triage.ingest.reader import decode_utf8, format_of
 PREVIEW_BYTES = 1 << 20
 
 
-def preview(path: str | Path, rows: int = 20) -> tuple[list[str], list[list[str]]]:
+def preview(path: str | Path, rows: int = 20,
+            sheet: str | None = None) -> tuple[list[str], list[list[str]]]:
     """Header and the first ``rows`` rows as text, for the new-project dialog.
 
-    Reads at most the first MiB, so it is instant on any file. Rows are not validated.
+    Reads at most the first MiB of a text file, so it is instant on any file; the first
+    rows of a Parquet file, a spreadsheet's ``sheet`` (None: the first) as its program
+    shows it. Rows are not validated.
     """
     path = Path(path)
     kind = format_of(path)
+    if kind == "parquet":
+        return _parquet_head(path, rows)
+    if kind in ("xlsx", "ods"):
+        from triage.ingest.columnar import read_sheet
+
+        names, cells, _lines = read_sheet(path, sheet)
+        return names, [list(r) for r in zip(*(cells[n][:rows] for n in names))]
     try:
         with open(path, "rb") as handle:
             data = handle.read(PREVIEW_BYTES)
@@ -54,3 +64,15 @@ def _cell(value: object) -> str:
     if value is None:
         return ""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _parquet_head(path: Path, rows: int) -> tuple[list[str], list[list[str]]]:
+    from triage.ingest.columnar import as_text, parquet_file
+
+    handle = parquet_file(path)
+    names = handle.schema_arrow.names
+    batch = next(handle.iter_batches(batch_size=max(rows, 1)), None)
+    if batch is None:
+        return names, []
+    columns = [as_text(c).fill_null("").to_pylist() for c in batch.columns]
+    return names, [list(r) for r in zip(*columns)]

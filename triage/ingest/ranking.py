@@ -28,6 +28,16 @@ def _keys_of(keys: Sequence[str] | Any, rows: np.ndarray) -> Any:
     return taken.combine_chunks() if hasattr(taken, "combine_chunks") else taken
 
 
+def _by_group_then_hash(group: np.ndarray, hashes: np.ndarray) -> np.ndarray:
+    """``np.lexsort((hashes, group))``, in half the time: a stable sort by hash, then a
+    stable sort by group (a radix sort when the groups fit in 16 bits)."""
+    by_hash = np.argsort(hashes, kind="stable")
+    groups = group[by_hash]
+    if groups.size and groups.max() < 1 << 16:
+        groups = groups.astype(np.uint16)
+    return by_hash[np.argsort(groups, kind="stable")]
+
+
 def rank_scores(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model: str
                 ) -> tuple[np.ndarray, int]:
     """Row indexes in rank order (index 0 = rank 1) and the number of tied items.
@@ -71,6 +81,6 @@ def rank_sorted(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model:
     for start in range(0, len(rows), HASH_SLICE):
         part = rows[start:start + HASH_SLICE]
         hashes[start:start + len(part)] = pandas_hash(_keys_of(keys, part), hash_key)
-    order[positions] = rows[np.lexsort((hashes, group))]
+    order[positions] = rows[_by_group_then_hash(group, hashes)]
     ordered[positions] = scores[order[positions]]  # equal, but 0.0 and -0.0 are two values
     return order, ordered, len(positions)

@@ -1,4 +1,4 @@
-"""Reading candidate files (CSV, TSV, JSONL) with validation and precise error locations.
+"""Reading candidate files (CSV, TSV, JSONL, Parquet, spreadsheets): validated, errors located.
 
 One entry point, :func:`read_table`. It reads the whole file, checks everything the caller
 asks for, and either returns a :class:`Table` or raises :class:`InputError` listing every
@@ -6,7 +6,8 @@ problem as ``file:line: column C: reason`` (the first 20, then a count). Line nu
 *physical* lines of the file (1-based), so a quoted CSV field spanning three lines moves
 the following rows down by two, exactly as an editor shows them.
 
-Format choices (documented for users in docs/readme/import.md):
+Format choices (documented for users in docs/formats.md; Parquet and spreadsheets are
+read whole by :mod:`triage.ingest.columnar` and checked here the same way):
 - the format comes from the extension: ``.csv``/``.txt`` comma, ``.tsv``/``.tab`` tab (same
   quoting rules as CSV), ``.jsonl``/``.ndjson`` one JSON object per line;
 - text must be UTF-8 (a BOM is accepted); header names are stripped of surrounding space;
@@ -33,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from triage.base.errors import InputError, Problem, TriageError
-from triage.ingest import fastread
+from triage.ingest import columnar, fastread
 from triage.ingest.fastread import fast_delimited, fast_jsonl
 from triage.ingest.parsing import Progress, delimited_columns, fail, parse_jsonl, tick
 
@@ -41,11 +42,13 @@ FORMATS = {
     ".csv": "csv", ".txt": "csv",
     ".tsv": "tsv", ".tab": "tsv",
     ".jsonl": "jsonl", ".ndjson": "jsonl",
+    ".parquet": "parquet", ".pq": "parquet",
+    **columnar.SPREADSHEETS,
 }
+COLUMNAR = ("parquet", "xlsx", "ods")  # read whole by pyarrow or calamine, no lines
 VALUE_SHOWN = 40
 # Problems kept on the exception (the message shows InputError.SHOWN of them).
 PROBLEMS_KEPT = 1000
-
 
 
 @dataclass
@@ -111,7 +114,7 @@ class Table:
 
 
 def format_of(path: str | Path) -> str:
-    """'csv', 'tsv' or 'jsonl' from the file extension; TriageError for anything else."""
+    """The format (csv, tsv, jsonl, parquet, xlsx, ods) of the extension, or TriageError."""
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
         known = ", ".join(sorted(FORMATS))
@@ -127,8 +130,6 @@ def shorten(value: str, limit: int = VALUE_SHOWN) -> str:
     return repr(value)
 
 
-
-
 def decode_utf8(path: Path, data: bytes) -> str:
     """Decode ``data`` as UTF-8 (BOM allowed); an error names the line and byte column."""
     start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
@@ -140,18 +141,6 @@ def decode_utf8(path: Path, data: bytes) -> str:
         column = at - (data.rfind(b"\n", 0, at) + 1) + 1
         raise fail(path, line, column, f"not valid UTF-8 (byte 0x{data[at]:02x} at byte "
                     f"column {column}); save the file as UTF-8") from error
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 def _to_float(values: Sequence[str]) -> tuple[np.ndarray, list[tuple[int, str]]]:
@@ -207,8 +196,9 @@ def read_table(
     unique: Iterable[str] = (),
     skip_invalid: bool = False,
     progress: Progress | None = None,
+    sheet: str | None = None,
 ) -> Table:
-    """Read and validate a CSV/TSV/JSONL file.
+    """Read and validate a CSV/TSV/JSONL, Parquet or spreadsheet file.
 
     ``numeric``, ``nonempty`` and ``unique`` columns are implicitly required. Every row is
     checked; problems raise one :class:`InputError`. With ``skip_invalid`` the bad rows
@@ -216,12 +206,20 @@ def read_table(
     file being unreadable or lacking a required column still raises.
     ``progress(done_rows, total_estimate)`` is called every 50,000 rows by the precise
     parser, and once by the fast path (which reads a million rows in about 0.1 s);
-    returning False raises ``TriageError("cancelled")``.
+    returning False raises ``TriageError("cancelled")``. ``sheet`` names a workbook's
+    sheet (None: the first); other formats ignore it.
     """
     path = Path(path)
     kind = format_of(path)
     numeric, nonempty, unique = list(numeric), list(nonempty), list(unique)
     required = list(dict.fromkeys([*required, *numeric, *nonempty, *unique]))
+    if kind in COLUMNAR:
+        columns, cells, lines = (columnar.read_parquet(path, numeric) if kind == "parquet"
+                                 else columnar.read_sheet(path, sheet))
+        tick(progress, len(lines), len(lines))
+        _require(path, kind, columns, required, None if kind == "parquet" else 1)
+        return _validate(path, kind, columns, lines, columnar.unparsed(cells, numeric),
+                         numeric, nonempty, unique, skip_invalid, [], [])
     table = _read_fast(path, kind, numeric, required, nonempty, unique, progress)
     if table is not None:
         return table
@@ -239,10 +237,6 @@ def read_table(
     finally:
         if gc_was_enabled:
             gc.enable()
-
-
-
-
 
 
 def _read_fast(path: Path, kind: str, numeric: list[str], required: list[str],
@@ -287,16 +281,22 @@ def _read(path: Path, kind: str, text: str, total: int, numeric: list[str],
         columns, values, lines = delimited_columns(
             path, text, "\t" if kind == "tsv" else ",", total, progress, problems,
             ragged)
-    missing = [name for name in required if name not in columns]
-    if missing:
-        has = ", ".join(repr(c) for c in columns) or "none"
-        raise InputError([Problem(str(path), None if kind == "jsonl" else 1, name,
-                                  f"required column {name!r} is missing; the file has "
-                                  f"columns {has}") for name in missing])
+    _require(path, kind, columns, required, None if kind == "jsonl" else 1)
     rejected = [(line, dict(zip(columns, fields)) if fields else {}, reason)
                 for (line, _col, reason), fields in itertools.zip_longest(problems, ragged)]
     return _validate(path, kind, columns, lines, dict(zip(columns, values)), numeric,
                      nonempty, unique, skip_invalid, problems, rejected)
+
+
+def _require(path: Path, kind: str, columns: list[str], required: list[str],
+             line: int | None) -> None:
+    """InputError naming every required column the file lacks (on the header ``line``)."""
+    missing = [name for name in required if name not in columns]
+    if missing:
+        has = ", ".join(repr(c) for c in columns) or "none"
+        raise InputError([Problem(str(path), line, name,
+                                  f"required column {name!r} is missing; the file has "
+                                  f"columns {has}") for name in missing])
 
 
 def _validate(path: Path, kind: str, columns: list[str], lines: np.ndarray, raw: dict,
@@ -330,8 +330,6 @@ def _validate(path: Path, kind: str, columns: list[str], lines: np.ndarray, raw:
             _raise(path, problems)
         return Table(path, kind, columns, lines, table_data)
     return _drop(path, kind, columns, lines, table_data, raw, bad, rejected)
-
-
 
 
 def _drop(path: Path, kind: str, columns: list[str], lines: np.ndarray, data: dict,

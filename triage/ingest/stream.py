@@ -19,6 +19,7 @@ result of an import never depends on the path it took.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Callable, Iterator
@@ -30,11 +31,14 @@ from typing import Any
 import numpy as np
 
 from triage.base import arrow
-from triage.ingest import fastread
+from triage.base.errors import InputError
+from triage.ingest import columnar, fastread, metajson
+from triage.ingest.scan import scan
 
 READ_BLOCK = 4 << 20  # bytes of file per parsed batch
-AHEAD_BYTES = 96 << 20  # parsed batches held ahead of the writer, at most (a million
+AHEAD_BYTES = 128 << 20  # parsed batches held ahead of the writer, at most (a million
 # rows of the benchmark take about 60 MB: all of them, so reading ends early)
+BEHIND_BYTES = 16 << 20  # the queue of a file that will not fit anyway (see ahead_bytes)
 
 
 class NotClean(Exception):
@@ -56,8 +60,8 @@ class Shape:
 class Collected:
     """What the reader keeps of every row: the scores, the keys, and the row count.
 
-    Score arrays are allocated once for the rows the line count promises (``expect``), so
-    no per-batch pieces are joined (a copy of each) at the end.
+    Score arrays start at the estimated row count (``expect``) and double when the file
+    has more, so per-batch pieces are not joined (a copy of each) at the end.
     """
 
     expect: int
@@ -67,11 +71,15 @@ class Collected:
 
     def add_scores(self, name: str, values: np.ndarray) -> None:
         """Store one batch's values of a numeric column (rows from ``self.rows`` on)."""
-        if self.rows + len(values) > self.expect:
-            raise NotClean()  # more rows than lines: Arrow and the line count disagree
+        end = self.rows + len(values)
         if name not in self.scores:
-            self.scores[name] = np.empty(self.expect, dtype=np.float64)
-        self.scores[name][self.rows:self.rows + len(values)] = values
+            self.scores[name] = np.empty(max(self.expect, end, 1), dtype=np.float64)
+        held = self.scores[name]
+        if end > len(held):
+            grown = np.empty(max(end, 2 * len(held)), dtype=np.float64)
+            grown[:self.rows] = held[:self.rows]
+            self.scores[name] = held = grown
+        held[self.rows:end] = values
 
     def numbers(self, name: str) -> np.ndarray:
         """Every row's value of a numeric column, in file order."""
@@ -84,30 +92,67 @@ class Collected:
         return pa.chunked_array(self.keys, type=pa.string())
 
 
-def count_rows(path: Path, kind: str) -> int:
-    """Rows of a clean file from its line count (CSV/TSV: less the header).
+def estimate_rows(path: Path) -> int:
+    """About how many rows a file has, from its size and its first megabyte's line breaks.
 
-    NotClean for a CSV/TSV with a quote character, or a file that cannot be read.
-    A blank line is not found here: Arrow skips it in JSONL and makes a short row of it
-    in CSV, and either way the rows read then differ from this count (see
-    :func:`triage.ingest.poolstream.import_stream`), or the batch is refused.
+    For progress only; the exact count comes from :func:`count_rows`.
     """
-    lines, last, quote = 0, b"\n", kind != "jsonl"
+    if path.suffix.lower() in (".parquet", ".pq"):
+        return max(1, count_rows(path, "parquet") or 1)
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as handle:
+            head = handle.read(fastread.SCAN_BYTES)
+    except OSError as error:
+        raise NotClean() from error
+    return max(1, round(size * max(head.count(b"\n"), 1) / max(len(head), 1)))
+
+
+def count_rows(path: Path, kind: str) -> int | None:
+    """Rows of a clean JSONL file (its lines); None for a CSV/TSV whose quoting is clean.
+
+    NotClean for a CSV/TSV whose quoting is not (:mod:`triage.ingest.scan`), or a file
+    that cannot be read. It runs beside the parse. Arrow skips a blank line of JSONL, so
+    the rows read then differ from this count (see
+    :func:`triage.ingest.poolstream.import_stream`); in CSV it makes a row of empty
+    values of it, whose empty text refuses the batch, so no count is needed there.
+    """
+    if kind == "parquet":
+        try:
+            return int(columnar.parquet_file(path).metadata.num_rows)
+        except InputError as error:
+            raise NotClean() from error
+    if kind != "jsonl":
+        if scan(path, "\t" if kind == "tsv" else ",", count=False) is None:
+            raise NotClean()
+        return None
+    lines, last = 0, b"\n"
     try:
         with open(path, "rb") as handle:
             for chunk in iter(lambda: handle.read(fastread.SCAN_BYTES), b""):
-                if quote and b'"' in chunk:
-                    raise NotClean()
                 lines += chunk.count(b"\n")
                 last = chunk[-1:]
     except OSError as error:
         raise NotClean() from error
-    return lines + (last != b"\n") - (kind != "jsonl")
+    return lines + (last != b"\n")
 
 
 def open_batches(path: Path, kind: str, numeric: tuple[str, ...]) -> tuple[list[str], Any]:
     """The column names and a reader of record batches of a file that may be clean."""
     import pyarrow as pa
+
+    if kind == "parquet":
+        try:
+            batches = columnar.ParquetBatches(path, numeric)
+        except (ValueError, InputError) as error:
+            raise NotClean() from error
+        names = batches.schema.names
+        if len(set(names)) != len(names) or len(names) < 2 \
+                or any(not n or n != n.strip() for n in names):
+            raise NotClean()
+        return names, batches
+    if kind not in ("csv", "tsv", "jsonl"):
+        raise NotClean()  # spreadsheets: read whole, the careful way
 
     first = fastread.first_line(path)
     if first is None:
@@ -119,7 +164,7 @@ def open_batches(path: Path, kind: str, numeric: tuple[str, ...]) -> tuple[list[
                 raise NotClean()
             names = list(head)
         else:
-            names = first.decode("utf-8").split("\t" if kind == "tsv" else ",")
+            names = fastread.header_names(first, "\t" if kind == "tsv" else ",") or []
     except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise NotClean() from error
     if len(set(names)) != len(names) or any(not n or n != n.strip() for n in names) \
@@ -153,9 +198,7 @@ def _open_delimited(path: Path, delimiter: str, types: dict[str, Any]) -> Any:
 
     return pacsv.open_csv(
         str(path), memory_pool=_pool(), read_options=pacsv.ReadOptions(block_size=READ_BLOCK),
-        parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
-                                         double_quote=False, escape_char=False,
-                                         newlines_in_values=False, ignore_empty_lines=False),
+        parse_options=fastread.csv_options(delimiter),
         convert_options=pacsv.ConvertOptions(column_types=types, null_values=[],
                                              strings_can_be_null=False, check_utf8=True))
 
@@ -233,10 +276,7 @@ def candidate_schema(shape: Shape, names: list[str]) -> Any:
 
 def _metadata(batch: Any, names: list[str]) -> Any:
     """The JSON object of the other columns, per row (as the careful path writes it)."""
-    columns = [batch.column(n) for n in names]
-    values = [c.to_numpy().tolist() if arrow_is_float(c) else c.to_pylist() for c in columns]
-    return arrow.strings([json.dumps(dict(zip(names, row)), ensure_ascii=False)
-                          for row in zip(*values)])
+    return metajson.objects(names, [batch.column(n) for n in names])
 
 
 def arrow_is_float(column: Any) -> bool:
@@ -244,6 +284,29 @@ def arrow_is_float(column: Any) -> bool:
     import pyarrow as pa
 
     return bool(pa.types.is_floating(column.type))
+
+
+def ahead_bytes(path: Path) -> int:
+    """How far the reader may run ahead of the writer.
+
+    Running ahead pays when the whole file fits in the queue: reading then ends early and
+    the models are ranked while SQLite writes. A bigger file fills any queue and waits for
+    the writer anyway, so a small queue keeps the same pace in less memory.
+    """
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return AHEAD_BYTES
+    if size <= AHEAD_BYTES:
+        return AHEAD_BYTES
+    # A big file passes through memory many times over: jemalloc keeps freed pages for
+    # reuse (its decay time), which at a million long texts is 90 MB more at the peak.
+    # Returning them at once costs a little CPU; big files have time to spare.
+    import pyarrow as pa
+
+    with contextlib.suppress(NotImplementedError):
+        pa.jemalloc_set_decay_ms(0)
+    return BEHIND_BYTES
 
 
 class Pipe:

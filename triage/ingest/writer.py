@@ -1,10 +1,8 @@
 """Writing tables to CSV or JSONL: atomically, and safe to open in a spreadsheet.
 
-Atomic: rows go to a temporary file in the target's directory, which is flushed,
-fsync'ed and then renamed over the target with ``os.replace``. A failure midway (a full
-disk, an exception in the row generator, a kill) leaves the previous file untouched and
-no half-written file behind. The file gets the mode a plain ``open`` would give it
-(0666 less the umask), not the temporary file's private 0600.
+Atomic: see :mod:`triage.ingest.atomic`. CSV is written by the one CSV writer,
+:mod:`triage.ingest.arrowcsv` (Arrow kernels, cell for cell what Python's csv module
+writes).
 
 Formula guard (CSV only): candidate text is untrusted, and a spreadsheet runs a cell
 starting with ``=``, ``+``, ``-`` or ``@`` (and, in some, tab or CR) as a formula. Such
@@ -17,36 +15,19 @@ is never altered.
 
 from __future__ import annotations
 
-import csv
 import json
 import math
-import os
-import re
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from triage.base.hidden import reveal_controls
+from triage.ingest.arrowcsv import value_cells, write_csv
+from triage.ingest.atomic import atomic_file as atomic_file
+from triage.ingest.atomic import current_umask as current_umask
+from triage.ingest.atomic import guard_cell as guard_cell
 
 FORMATS = ("csv", "jsonl")
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-_PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
-
-
-def guard_cell(value: Any) -> Any:
-    """``value`` made safe for a spreadsheet cell (see the module docstring)."""
-    if value is None:
-        return ""
-    if isinstance(value, float) and not math.isfinite(value):
-        return ""
-    if not isinstance(value, str):
-        return value
-    value = reveal_controls(value)  # no raw NUL or ESC reaches a spreadsheet or a terminal
-    if value.startswith(FORMULA_STARTS) and not _PLAIN_NUMBER.fullmatch(value):
-        return "'" + value
-    return value
+ROWS_PER_BATCH = 50_000
 
 
 def _jsonable(value: Any) -> Any:
@@ -63,83 +44,38 @@ def _as_mapping(row: Mapping[str, Any] | Sequence[Any], fieldnames: list[str]) -
     return dict(zip(fieldnames, row))
 
 
-def current_umask() -> int:
-    """The process's umask, read without changing it (other threads may be creating files)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)  # elsewhere: read it the classic way, for an instant
-    os.umask(mask)
-    return mask
-
-
-@contextmanager
-def atomic_file(path: str | Path, *, binary: bool = False) -> Iterator[IO[Any]]:
-    """A temporary file beside ``path`` that replaces it when the block ends without error.
-
-    The data is fsync'ed before the rename and the directory after it; on an error the
-    temporary file is removed and ``path`` is untouched.
-    """
-    path = Path(path)
-    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed or removed below
-        "wb" if binary else "w", encoding=None if binary else "utf-8",
-        newline=None if binary else "", dir=path.parent or ".",
-        prefix=f".{path.name}.", suffix=".tmp", delete=False)
-    try:
-        with handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(handle.name, 0o666 & ~current_umask())
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
-
-
 def write_table(path: str | Path, fieldnames: Sequence[str],
                 rows: Iterable[Mapping[str, Any] | Sequence[Any]], fmt: str = "csv") -> int:
     """Write ``rows`` (dicts, or sequences in ``fieldnames`` order) to ``path`` atomically.
 
     Returns the number of rows written. Keys of a dict row that are not in ``fieldnames``
-    are ignored; missing ones are written empty (CSV) or null (JSONL).
+    are ignored; missing ones are written empty (CSV) or null (JSONL). CSV goes through
+    the one CSV writer, :func:`triage.ingest.arrowcsv.write_csv`, a batch of rows at a time.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
     names = list(fieldnames)
+    if fmt == "csv":
+        return write_csv(path, names, _cell_batches(rows, names))
     count = 0
     with atomic_file(path) as handle:
-        if fmt == "csv":
-            writer = csv.writer(handle)
-            writer.writerow([guard_cell(n) for n in names])
-            for row in rows:
-                row = _as_mapping(row, names)
-                writer.writerow([guard_cell(row.get(n)) for n in names])
-                count += 1
-        else:
-            for row in rows:
-                row = _as_mapping(row, names)
-                obj = {n: _jsonable(row.get(n)) for n in names}
-                handle.write(json.dumps(obj, ensure_ascii=False, allow_nan=False))
-                handle.write("\n")
-                count += 1
+        for row in rows:
+            row = _as_mapping(row, names)
+            obj = {n: _jsonable(row.get(n)) for n in names}
+            handle.write(json.dumps(obj, ensure_ascii=False, allow_nan=False))
+            handle.write("\n")
+            count += 1
     return count
 
 
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename itself durable (POSIX); a no-op where directories can't be opened."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+def _cell_batches(rows: Iterable[Mapping[str, Any] | Sequence[Any]],
+                  names: list[str]) -> Iterator[list[Any]]:
+    """The CSV cells of every field, :data:`ROWS_PER_BATCH` rows at a time."""
+    batch: list[Mapping[str, Any]] = []
+    for row in rows:
+        batch.append(_as_mapping(row, names))
+        if len(batch) == ROWS_PER_BATCH:
+            yield value_cells([[r.get(n) for r in batch] for n in names])
+            batch = []
+    if batch:
+        yield value_cells([[r.get(n) for r in batch] for n in names])

@@ -11,7 +11,8 @@ file in one pass (:func:`triage.store.adbc.candidate_columns`, on two threads, w
 label cells are worked out). In id order, each candidate's cells before its rank and after
 its scores are joined into two columns; batches of rows then ``take`` those into ranking
 order and join them with the rank, decile and score cells, two batches at a time on two
-threads while a third is written. JSONL goes row by row through :func:`export_rows`.
+threads while a third is written. Parquet takes the same columns into rank order, typed.
+JSONL goes row by row through :func:`export_rows`.
 """
 
 from __future__ import annotations
@@ -201,18 +202,65 @@ def _batch_lines(plan: _Plan, cells: tuple[Any, Any], at: np.ndarray) -> Any:
                       *[float_cells(s[at]) for s in plan.scores], cells[1].take(rows))
 
 
+def _ranks(plan: _Plan, labeled: dict[int, dict[str, Any]], labeled_only: bool) -> np.ndarray:
+    """The 0-based ranks of the rows to write: all, or the labeled ones in rank order."""
+    ranks0 = np.arange(plan.order.size)
+    if labeled_only:
+        rank0 = np.zeros(int(plan.order.max(initial=0)) + 1, dtype=np.int64)
+        rank0[plan.order] = ranks0
+        ranks0 = np.sort(rank0[np.fromiter(labeled, np.int64, len(labeled))])
+    return ranks0
+
+
+def _export_parquet(project_path: str | Path, plan: _Plan, out: Path,
+                    labeled_only: bool) -> int:
+    """Write the export as Parquet: the same columns as the CSV, typed (ranks and counts
+    integers, scores doubles, ``adjudicated`` a boolean; no value is a null)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from triage.ingest.writer import atomic_file
+    from triage.store.adbc import candidate_columns
+
+    texts = candidate_columns(str(Path(project_path).resolve()), _TEXT_COLUMNS, 2)
+    labeled = plan.labeled()
+    ranks0 = _ranks(plan, labeled, labeled_only)
+    rows = _indices(plan.order[ranks0] - 1)
+    rank, pool = ranks0 + 1, max(plan.order.size, 1)
+
+    def text(name: str, empty_is_null: bool = False) -> Any:
+        values = texts.column(name).take(rows)
+        return pc.if_else(pc.equal(values, ""), None, values) if empty_is_null else values
+
+    columns: dict[str, Any] = {"key": text("key"), "text": text("text"),
+                               "rank": pa.array(rank), "decile": pa.array((10 * rank + pool - 1)
+                                                                          // pool)}
+    for name, scores in zip(plan.fields[4:], plan.scores):
+        values = scores[ranks0]
+        columns[name] = pa.array(values, mask=np.isnan(values))
+    columns["gold"] = text("gold", True)
+    ids = plan.order[ranks0]
+    unlabeled = _label_cells(None, [], "")
+    for name in _LABEL_COLUMNS:
+        cells = [labeled.get(int(i), unlabeled)[name] for i in ids]
+        columns[name] = pa.array(cells, pa.int64() if name == "labels" else
+                                 pa.bool_() if name == "adjudicated" else pa.string())
+    columns["meta"] = text("meta", True)
+    with atomic_file(out, binary=True) as handle:
+        pq.write_table(pa.table(columns), handle)
+    return int(ranks0.size)
+
+
 def _export_csv(project_path: str | Path, plan: _Plan, out: Path, labeled_only: bool,
                 progress: Progress | None) -> int:
     """Write the CSV: the text is read on two threads while this one works out the label
     cells; then batches of lines are built two at a time and written in order."""
-    import csv
-    import io
     from concurrent.futures import ThreadPoolExecutor
     from itertools import islice
 
-    from triage.base import arrow
     from triage.base.errors import TriageError
-    from triage.ingest.writer import atomic_file, guard_cell
+    from triage.ingest.arrowcsv import write_lines
     from triage.store.adbc import candidate_columns
 
     total = plan.order.size
@@ -221,33 +269,27 @@ def _export_csv(project_path: str | Path, plan: _Plan, out: Path, labeled_only: 
                               _TEXT_COLUMNS, 2)
         labeled = plan.labeled()
         labels = _label_cells_by_id(labeled, total)
-        ranks0 = np.arange(total)
-        if labeled_only:
-            rank0 = np.zeros(int(plan.order.max(initial=0)) + 1, dtype=np.int64)
-            rank0[plan.order] = ranks0
-            ranks0 = np.sort(rank0[np.fromiter(labeled, np.int64, len(labeled))])
+        ranks0 = _ranks(plan, labeled, labeled_only)
         cells = _cells_by_id(reading.result(), labels, pool)
         del reading, labels  # the raw text and label cells: the joined cells replace them
-        header = io.StringIO()
-        csv.writer(header).writerow([guard_cell(n) for n in plan.fields])
-        count = 0
-        with atomic_file(out, binary=True) as handle:
-            handle.write(header.getvalue().encode("utf-8"))
+
+        def lines() -> Iterator[Any]:
             starts = iter(range(0, ranks0.size, BATCH))
             # Two batches in the making while one is written: memory stays bounded.
             pending = [pool.submit(_batch_lines, plan, cells, ranks0[start:start + BATCH])
                        for start in islice(starts, 2)]
             while pending:
-                lines = pending.pop(0).result()
+                done = pending.pop(0).result()
                 for start in islice(starts, 1):
                     pending.append(pool.submit(_batch_lines, plan, cells,
                                                ranks0[start:start + BATCH]))
-                for chunk in getattr(lines, "chunks", [lines]):
-                    offsets, data = arrow.string_buffers(chunk)
-                    handle.write(data[int(offsets[0]):int(offsets[-1])].data)
-                count += len(lines)
-                if progress is not None and progress(count, total) is False:
-                    raise TriageError("export cancelled; nothing was written")
+                yield done
+
+        def tick(count: int) -> None:
+            if progress is not None and progress(count, total) is False:
+                raise TriageError("export cancelled; nothing was written")
+
+        count = write_lines(out, plan.fields, lines(), tick)
     return count
 
 
@@ -264,13 +306,14 @@ def export_project(project_path: str | Path, out: str | Path, *, fmt: str | None
 
     out = Path(out)
     fmt = fmt or out.suffix.lower().lstrip(".")
-    if fmt not in ("csv", "jsonl"):
-        raise TriageError(f"{out}: unknown export format; use .csv or .jsonl")
-    if fmt == "csv":
+    if fmt not in ("csv", "jsonl", "parquet"):
+        raise TriageError(f"{out}: unknown export format; use .csv, .jsonl or .parquet")
+    if fmt in ("csv", "parquet"):
         with open_project(project_path) as project:
             plan = _plan(project)
             source = project.path   # for a server address: the replica, now up to date
-        count = _export_csv(source, plan, out, labeled_only, progress)
+        count = (_export_csv(source, plan, out, labeled_only, progress) if fmt == "csv"
+                 else _export_parquet(source, plan, out, labeled_only))
         if progress is not None:
             progress(plan.order.size, plan.order.size)
         return count

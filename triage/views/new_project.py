@@ -8,24 +8,33 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
 from triage.base.errors import TriageError
+from triage.ingest.columnar import SPREADSHEETS
+from triage.ingest.columnar import sheet_names as sheet_names
 
 # ColumnMapping, Settings and preview are the dialog's vocabulary: ui/ takes them from here.
 from triage.ingest.importer import ColumnMapping as ColumnMapping
 from triage.ingest.importer import ImportResult
 from triage.ingest.importer import preview as preview
+from triage.ingest.profile import Profile as Profile
+from triage.ingest.profile import from_rows
+from triage.ingest.profile import profile as profile
 from triage.project import create_project
 from triage.store.settings import Settings as Settings
 from triage.store.settings import scheme_from_text
 
 Progress = Callable[[int, int], "bool | None"]
 
-_KEY_NAMES = ("key", "id", "candidate_id", "uid")
-_TEXT_NAMES = ("text", "candidate", "phrase", "sentence", "title")
-_GOLD_NAMES = ("gold", "label", "gold_label", "truth")
+_KEY_WORDS = {"key", "id", "uid", "uuid", "guid"}
+_GOLD_WORDS = {"gold", "label", "labels", "class", "truth", "target", "category", "annotation"}
+_SCORE_WORDS = {"score", "scores", "prob", "proba", "probability", "logit", "logits",
+                "confidence", "conf", "pred", "prediction"}
+_GOLD_VALUES = 20  # a gold column has at most this many distinct values
+_TEXT_NAMES = ("text", "tweet", "sentence", "phrase", "candidate", "content", "body",
+               "review", "abstract", "title", "comment", "message")
 
 
 def parse_amount(text: str, what: str, *, optional: bool = False) -> float | None:
@@ -79,16 +88,62 @@ def settings_changes(old: Settings, new: dict) -> dict:
     return {k: v for k, v in new.items() if getattr(old, k) != v}
 
 
+def is_spreadsheet(path: str | Path) -> bool:
+    """Is this a workbook (``.xlsx``, ``.ods``...), whose sheet the user picks?"""
+    return Path(path).suffix.lower() in SPREADSHEETS
+
+
+def _words(name: str) -> set[str]:
+    """The lower-case words of a column name (``tweet_id`` -> {"tweet", "id"})."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    return {w for w in re.split(r"[^a-z0-9]+", spaced.lower()) if w}
+
+
+def guess_mapping(found: Profile) -> dict:
+    """Likely key, text, gold and score columns of a file, from names and values.
+
+    The key is a unique column named like id/key; the gold a column of few values named
+    like label/class/gold (never also a model); the scores are float columns within
+    [0, 1] or numbers named like score/prob/logit or a model (``m1_freq``); the text is
+    a column called ``text``, ``tweet``, ``sentence``..., else the longest text column
+    left. Values are the whole file's when ``found.whole``.
+    """
+    columns = list(found.columns)
+    keys = [c for c in columns if c.unique and _words(c.name) & _KEY_WORDS]
+    key = min(keys, key=lambda c: (c.name.lower() not in _KEY_WORDS, columns.index(c)),
+              default=None)
+    golds = [c for c in columns if c is not key and _words(c.name) & _GOLD_WORDS
+             and 2 <= c.distinct <= _GOLD_VALUES]
+    gold = golds[0] if golds else None
+    scores = [c.name for c in columns if c not in (key, gold) and c.kind in ("float", "integer")
+              and ((c.kind == "float" and c.low is not None and c.high is not None
+                    and c.low >= 0 and c.high <= 1) or _score_like(c.name))]
+    texts = [c for c in columns if c not in (key, gold) and c.name not in scores
+             and c.kind == "text"]
+    named = [c for c in texts if c.name.lower() in _TEXT_NAMES]
+    text = named[0] if named else max(texts, key=lambda c: c.mean_length, default=None)
+    return {"key": key.name if key else None, "text": text.name if text else None,
+            "gold": gold.name if gold else None, "scores": scores}
+
+
+def _score_like(name: str) -> bool:
+    """Is a column named like a score or a model (``kw_score``, ``prob``, ``m2_assoc``)?"""
+    words = _words(name)
+    return bool(words & _SCORE_WORDS) or any(re.fullmatch(r"m\d+|model", w) for w in words)
+
+
 def guess_columns(header: list[str], rows: list[list[str]]) -> dict:
-    """Likely key, text, gold and score columns, to pre-fill the mapping."""
-    lower = {h.lower(): h for h in header}
-    pick = lambda names: next((lower[n] for n in names if n in lower), None)  # noqa: E731
-    key, gold = pick(_KEY_NAMES), pick(_GOLD_NAMES)
-    text = pick(_TEXT_NAMES) or next((h for h in header if h not in (key, gold)), None)
-    scores = [h for i, h in enumerate(header)
-              if h not in (key, text, gold) and rows and _numeric(r[i] if i < len(r) else ""
-                                                                  for r in rows)]
-    return {"key": key, "text": text, "gold": gold, "scores": scores}
+    """:func:`guess_mapping` of rows already read as text (a preview)."""
+    return guess_mapping(from_rows(header, rows))
+
+
+def describe_guess(guess: dict) -> str:
+    """The guesses as one line, e.g. ``text=tweet, key=tweet_id, scores=kw_score``."""
+    parts = [f"text={guess['text'] or '?'}", f"key={guess['key'] or '(row number)'}",
+             f"scores={','.join(guess['scores']) or 'none'}"]
+    if guess["gold"]:
+        parts.append(f"gold={guess['gold']}")
+    return ", ".join(parts)
 
 
 def guess_scheme(values: list[str]) -> tuple[str, str]:
@@ -120,15 +175,16 @@ def value_counts(rows: list[list[str]], column: int) -> list[tuple[str, int]]:
 
 
 def guess_positive(counts: list[tuple[str, int]]) -> str | None:
-    """The value that most likely marks a find: a yes-like name, else the rarest value.
+    """The value that most likely marks a find: the rarest (the yes-like one of a pair).
 
     Positives are what the ranking is for, and they are the minority.
     """
     if not counts:
         return None
-    for value, _n in counts:
-        if value.lower() in _POSITIVE_NAMES:
-            return value
+    if len(counts) == 2:
+        for value, _n in counts:
+            if value.lower() in _POSITIVE_NAMES:
+                return value
     return min(counts, key=lambda kv: kv[1])[0]
 
 
@@ -150,18 +206,6 @@ def target_for(source: str | Path) -> Path:
         target = source.with_name(f"{source.stem}-{n}.triage")
         n += 1
     return target
-
-
-def _numeric(values: Iterable[str]) -> bool:
-    """True when there is at least one value and every value reads as a number."""
-    seen = False
-    for value in values:
-        try:
-            float(value)
-        except ValueError:
-            return False
-        seen = True
-    return seen
 
 
 def project_files(path: str | Path) -> list[Path]:

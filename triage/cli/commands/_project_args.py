@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 def add_mapping_args(parser: argparse.ArgumentParser, *, text_required: bool = True) -> None:
-    """Options naming the input columns: --text, --key, --score, --gold, --skip-invalid."""
+    """Options naming the input columns: --text, --key, --score, --gold, --sheet and more."""
     g = parser.add_argument_group("column mapping")
     g.add_argument("--text", required=text_required, metavar="COL",
                    help="column holding the candidate text")
@@ -25,6 +25,8 @@ def add_mapping_args(parser: argparse.ArgumentParser, *, text_required: bool = T
     g.add_argument("--score", action="append", type=parse_score_option, default=[],
                    metavar="NAME=COL", help="a model's score column (repeatable)")
     g.add_argument("--gold", metavar="COL", help="column holding a known (gold) label")
+    g.add_argument("--sheet", metavar="NAME",
+                   help="the sheet of a spreadsheet (.xlsx, .ods) to read (default: the first)")
     g.add_argument("--skip-invalid", action="store_true",
                    help="import the valid rows; write rejected rows with reasons beside the input")
 
@@ -33,7 +35,8 @@ def mapping_from_args(args: argparse.Namespace) -> ColumnMapping:
     """The column mapping the user gave (see :func:`add_mapping_args`)."""
     from triage.ingest.importer import ColumnMapping
 
-    return ColumnMapping(text=args.text, key=args.key, scores=tuple(args.score), gold=args.gold)
+    return ColumnMapping(text=args.text, key=args.key, scores=tuple(args.score), gold=args.gold,
+                         sheet=getattr(args, "sheet", None))
 
 
 def add_settings_args(parser: argparse.ArgumentParser) -> None:

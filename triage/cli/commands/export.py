@@ -12,10 +12,10 @@ from triage.project.files import project_location
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``triage export`` to the command line."""
-    p = sub.add_parser("export", help="write candidates and their final labels to CSV or JSONL")
+    p = sub.add_parser("export", help="write candidates and their final labels to CSV, JSONL or Parquet")
     p.add_argument("project", type=project_location)
-    p.add_argument("out", type=Path, help="output file (.csv or .jsonl); replaced atomically")
-    p.add_argument("--format", choices=["csv", "jsonl"],
+    p.add_argument("out", type=Path, help="output file (.csv, .jsonl or .parquet); replaced atomically")
+    p.add_argument("--format", choices=["csv", "jsonl", "parquet"],
                    help="output format (default: from the file extension)")
     p.add_argument("--labeled-only", action="store_true", help="only candidates with a label event")
     p.add_argument("--to", choices=["prodigy", "labelstudio"],

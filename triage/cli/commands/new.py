@@ -27,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("project", help="the new project file (e.g. idioms.triage), or a server "
                    "address postgresql://[USER@]HOST[:PORT]/DB?project=NAME")
-    p.add_argument("file", type=Path, help="CSV, TSV or JSONL with one candidate per row")
+    p.add_argument("file", type=Path, help="CSV, TSV, JSONL, Parquet or a spreadsheet (.xlsx, "
+                   ".ods) with one candidate per row")
     add_mapping_args(p, text_required=False)
     add_interchange_args(p)
     add_settings_args(p)
@@ -118,6 +119,25 @@ def run_server(args: argparse.Namespace) -> int:
                          f"models {', '.join(result.models)}", result)
 
 
+def _guess(args: argparse.Namespace) -> None:
+    """Fill the mapping the user left out from the file's names and values (the dialog's
+    guesses), and say so: ``guessed: text=..., key=..., scores=...``."""
+    import sys
+
+    from triage.views.new_project import describe_guess, guess_mapping, profile
+
+    guess = guess_mapping(profile(args.file, getattr(args, "sheet", None)))
+    args.text = args.text or guess["text"]
+    args.key = args.key or guess["key"]
+    args.gold = args.gold or guess["gold"]
+    if not args.score:
+        args.score = [(name, name) for name in guess["scores"] if name != args.gold]
+    used = {"text": args.text, "key": args.key, "gold": args.gold,
+            "scores": [column for _name, column in args.score]}
+    print(f"guessed: {describe_guess(used)} (give --text, --key, --score, --gold to choose "
+          "otherwise)", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``triage new`` with the parsed arguments; returns the exit code."""
     from triage.store.pg.url import is_server_url
@@ -131,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
     replace_interrupted(args.project)
     if args.source_format:
         return run_interchange(args)
+    if not args.text or not args.score:
+        _guess(args)
     if not args.text:
         raise TriageError("give the text column with --text COLUMN")
     if not args.score:

@@ -1,0 +1,129 @@
+"""One pass over the bytes of a CSV/TSV file: is its quoting clean, and where do records start?
+
+Arrow's CSV reader (``newlines_in_values=True``) and Python's csv module (``strict=True``,
+the careful path) read a file the same way when every quote character either opens a
+field (it follows a delimiter, a line end or the start of the file), closes one (a
+delimiter, a line end or the end of the file follows), or is one of a doubled pair inside
+a quoted field. Taken in order, quotes then alternate opening and closing (a doubled pair
+closes and reopens), which numpy checks on the quote positions alone, chunk by chunk in
+bounded memory. Where they differ (``"ab"c``: Arrow reads ``abc``, Python refuses; a quote
+inside an unquoted field; a lone CR, which the careful path counts as a line break and
+this scan does not) the file is not clean and the careful path reads it.
+
+A line feed outside quotes ends a record; the physical line a record starts on is one
+more than the line feeds before it, quoted or not. So the records and their lines come
+from two sorted position arrays, not from parsing.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+BLOCK = 16 << 20
+QUOTE, LF, CR = ord('"'), ord("\n"), ord("\r")
+
+
+@dataclass(frozen=True)
+class Scan:
+    """``records``: data records after the header; ``lines``: the physical line each one
+    starts on (only when asked for)."""
+
+    records: int
+    lines: np.ndarray | None
+
+
+def _chunks(source: bytes | Path) -> Iterable[bytes]:
+    if isinstance(source, bytes):
+        yield source
+        return
+    with open(source, "rb") as handle:
+        yield from iter(lambda: handle.read(BLOCK), b"")
+
+
+def scan(source: bytes | Path, delimiter: str, lines: bool = False,
+         count: bool = True) -> Scan | None:
+    """The records (and their start lines) of a cleanly quoted file, or None.
+
+    None when it is not cleanly quoted or cannot be read.
+
+    Without ``count`` only the quoting is checked (``records`` is then -1), which is all
+    the stream needs: there Arrow's rows are the csv module's rows, lone CRs included,
+    once the quoting is clean, and a blank line shows as a row with an empty text.
+    """
+    try:
+        return _scan(_chunks(source), ord(delimiter), lines, count)
+    except OSError:
+        return None
+
+
+def _allowed(values: np.ndarray, delimiter: int) -> np.ndarray:
+    """Can a quote border this byte (a delimiter, a line end or another quote)?"""
+    return (values == delimiter) | (values == LF) | (values == CR) | (values == QUOTE)
+
+
+def _scan(chunks: Iterable[bytes], delimiter: int, want_lines: bool,
+          count: bool) -> Scan | None:
+    # long: one loop carries the state between chunks (quote parity, the byte before, a
+    # closing quote or CR at the very end whose next byte is in the next chunk)
+    parity = 0  # quotes seen so far, mod 2: 1 inside a quoted field
+    before = LF  # the byte before this chunk (the start of the file acts as a line end)
+    pending_quote = pending_cr = False
+    seen_lf = outside = 0  # line feeds seen; line feeds outside quotes
+    starts: list[np.ndarray] = []
+    first = True
+    for raw in chunks:
+        if first:
+            raw = raw.removeprefix(codecs.BOM_UTF8)
+            first = False
+        if not raw:
+            continue
+        if pending_quote and raw[0] not in (delimiter, LF, CR, QUOTE):
+            return None
+        if count and pending_cr and raw[0] != LF:
+            return None
+        # every CR must start a CR LF (bytes.count is a C loop: no numpy pass for this)
+        pending_cr = count and raw[-1] == CR
+        if count and raw.count(b"\r") - raw.count(b"\r\n") - pending_cr:
+            return None
+        if b'"' not in raw and not want_lines:  # most chunks of most files: no numpy
+            outside += 0 if parity or not count else raw.count(b"\n")
+            pending_quote = False
+            before = raw[-1]
+            continue
+        data = np.frombuffer(raw, dtype=np.uint8)
+        quotes = np.flatnonzero(data == QUOTE)
+        pending_quote = False
+        if len(quotes):
+            opening = ((np.arange(len(quotes)) + parity) % 2) == 0
+            prev = np.where(quotes > 0, data[np.maximum(quotes - 1, 0)], before)
+            if not _allowed(prev[opening], delimiter).all():
+                return None
+            closing = quotes[~opening]
+            inner = closing[closing < len(data) - 1]
+            if not _allowed(data[inner + 1], delimiter).all():
+                return None
+            pending_quote = bool(len(closing)) and closing[-1] == len(data) - 1
+        if count:
+            feeds = np.flatnonzero(data == LF)
+            quoted = (np.searchsorted(quotes, feeds) + parity) % 2 == 1
+            ends = np.flatnonzero(~quoted)
+            if want_lines:
+                starts.append(ends + seen_lf + 2)
+            outside += len(ends)
+            seen_lf += len(feeds)
+        parity = (parity + len(quotes)) % 2
+        before = raw[-1]
+    if parity or pending_cr or first:
+        return None
+    if not count:
+        return Scan(-1, None)
+    records = outside + (before != LF) - 1
+    if records < 0:
+        return None
+    found = np.concatenate(starts)[:records] if want_lines and starts else None
+    return Scan(records, found if want_lines else None)
