@@ -59,7 +59,8 @@ def test_a_key_press_is_answered_while_a_panel_draw_is_in_progress(qtbot, tmp_pa
     window.refresh_panels()  # asked for while drawing: exactly one more draw follows
     assert gain.drawing() and gain.redraws == redraws
     release.set()
-    qtbot.waitUntil(lambda: not gain.drawing() and gain.redraws == redraws + 2, timeout=10000)
+    qtbot.waitUntil(lambda: not gain.drawing() and gain.redraws >= redraws + 2, timeout=10000)
+    assert gain.redraws == redraws + 2, (gain.redraws, redraws)
     assert gain.panel_data()["annotated"][-1] == 4
     assert gain.live.get_xdata()[-1] == 4
     window.close()
