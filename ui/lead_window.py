@@ -47,7 +47,7 @@ from ui.lead_tabs import ADVICE_COLUMNS, AdviceTab, Rulings, computing_placehold
 from ui.lead_view import LeadView
 from ui.palette import FOCUS_STYLE, no_tab_traps
 from ui.prefs import Prefs
-from ui.window_state import keep_on_screen, restore_geometry, size_window
+from ui.window_state import FitScroll, keep_on_screen, restore_geometry, size_window
 from ui.workers import Worker
 
 __all__ = ["ADVICE_COLUMNS", "ANALYSES", "LEAD_KEYS", "AdviceTab", "LeadWindow", "Rulings"]
@@ -124,9 +124,12 @@ class LeadWindow(QWidget):
         bar.addWidget(self.status, 1)
         bar.addWidget(self.report_button)
         bar.addWidget(recompute)
+        # The tabs scroll rather than push the window past a small screen (1366×768 at
+        # 150 % leaves 512 logical pixels; the Models tab alone wants more).
+        scroll = self.scroll = FitScroll(self.tabs, self)
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
-        layout.addWidget(self.tabs, 1)
+        layout.addWidget(scroll, 1)
         if certify is not None:
             self.advice.certify.clicked.connect(lambda: certify(True))
             self.advice.cancel_certify.clicked.connect(lambda: certify(False))
@@ -176,6 +179,11 @@ class LeadWindow(QWidget):
             keep_on_screen(self)
 
         agreement()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        # Only a shown window knows its frame (title bar, borders): fit that too.
+        QTimer.singleShot(0, lambda: keep_on_screen(self))
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
         """Esc (not taken by a child) and Ctrl+W close the window, as dialogs do."""

@@ -38,7 +38,13 @@ from ui.panel_control import PanelController
 from ui.prefs import Prefs
 from ui.reading_actions import ReadingController
 from ui.team_live import TeamLive, project_title, start_team_live, team_annotator
-from ui.window_state import restore_geometry, restore_splitter, size_window
+from ui.window_state import (
+    FitScroll,
+    keep_on_screen,
+    restore_geometry,
+    restore_splitter,
+    size_window,
+)
 
 if TYPE_CHECKING:  # loaded with the panels, after the first candidate is on screen
     from triage.views.panels import PanelInfo
@@ -81,7 +87,9 @@ class MainWindow(QMainWindow):
         desk_layout.addWidget(self.advice_banner)
         desk_layout.addWidget(self.desk, 1)
         desk_side = self.desk_split = QSplitter(Qt.Orientation.Vertical)
-        desk_side.addWidget(desk_top)
+        # On a small or scaled-up screen the desk scrolls rather than lay its lines over
+        # each other (the candidate under its metadata, the label buttons over skip).
+        desk_side.addWidget(FitScroll(desk_top))
         desk_side.addWidget(self.drawer)
         desk_side.setStretchFactor(0, 3)
         desk_side.setStretchFactor(1, 1)
@@ -382,6 +390,11 @@ class MainWindow(QMainWindow):
         self.prefs.set_drawer_hidden(not self.menus.drawer_action.isChecked())
         if self.live_panels.panels:
             self.prefs.set_layout("panel_split", self.panel_split.saveState())
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        # Only a shown window knows its frame (title bar, borders): fit that too.
+        QTimer.singleShot(0, lambda: keep_on_screen(self))
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.save_layout()
