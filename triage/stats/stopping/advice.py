@@ -31,7 +31,14 @@ from triage.stats.stopping.rules import (
 )
 from triage.stats.stopping.score_rules import quant_rules
 from triage.stats.stopping.state import State, build_state
-from triage.stats.stopping.types import Advice, AdviceInputs, Estimate, NextBatch, RuleResult
+from triage.stats.stopping.types import (
+    Advice,
+    AdviceInputs,
+    Estimate,
+    NextBatch,
+    RuleResult,
+    recall_informative,
+)
 
 DECIDING = ("reliability", "pool", "budget", "certification", "recall", "marginal_value")
 
@@ -147,7 +154,10 @@ def advice_to_text(advice: Advice) -> str:
     for r in advice.reasons:
         lines.append(f"  {r.verdict:<8} {r.rule:<15} {r.detail}")
     rec, tot = advice.estimated_recall, advice.estimated_total_positives
-    if not math.isnan(rec.point):
+    if not math.isnan(rec.point) and not recall_informative(rec.lower, rec.upper):
+        lines.append(f"  too early to estimate recall: between {rec.lower:.1%} and "
+                     f"{rec.upper:.1%} — {rec.method}")
+    elif not math.isnan(rec.point):
         lines.append(f"  recall ≈ {rec.point:.1%} [{rec.lower:.1%}, {rec.upper:.1%}] — {rec.method}")
     else:
         lines.append(f"  recall: {rec.method}")
