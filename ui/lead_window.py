@@ -56,7 +56,7 @@ __all__ = ["ADVICE_COLUMNS", "ANALYSES", "LEAD_KEYS", "AdviceTab", "LeadWindow",
 CHART_MODULES = ("matplotlib.backends.backend_agg", "ui.analysis.agreement_view",
                  "ui.analysis.models_view")
 # The lead window's keys, for the F1 sheet (bound in LeadWindow._keys and the views).
-LEAD_KEYS = (("Esc or Ctrl+W", "close the lead window"), ("Ctrl+1 … Ctrl+6", "go to a tab"),
+LEAD_KEYS = (("Esc or Ctrl+W", "close the lead window (asks about unsaved guidelines)"), ("Ctrl+1 … Ctrl+6", "go to a tab"),
              ("F5", "recompute"), ("a label's key", "rule on the selected disagreement"),
              ("Ctrl+Z", "undo your last ruling (in the adjudication table)"),
              ("Tab / Shift+Tab", "move between fields and tables"))
@@ -180,11 +180,6 @@ class LeadWindow(QWidget):
 
         agreement()
 
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
-        super().showEvent(event)
-        # Only a shown window knows its frame (title bar, borders): fit that too.
-        QTimer.singleShot(0, lambda: keep_on_screen(self))
-
     def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
         """Esc (not taken by a child) and Ctrl+W close the window, as dialogs do."""
         ctrl_w = (event.key() == Qt.Key.Key_W
@@ -217,6 +212,9 @@ class LeadWindow(QWidget):
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         from ui.advice_process import stop_helper
 
+        if self.isVisible() and not self.guidelines.confirm_leave():
+            event.ignore()   # Cancel, or the save failed: the draft stays on screen
+            return
         self.prefs.set_layout("lead_geometry", self.saveGeometry())
         self.prefs.set_curator(self.adjudication.curator_name())
         self.rulings.end()

@@ -40,7 +40,6 @@ from ui.reading_actions import ReadingController
 from ui.team_live import TeamLive, project_title, start_team_live, team_annotator
 from ui.window_state import (
     FitScroll,
-    keep_on_screen,
     restore_geometry,
     restore_splitter,
     size_window,
@@ -87,8 +86,7 @@ class MainWindow(QMainWindow):
         desk_layout.addWidget(self.advice_banner)
         desk_layout.addWidget(self.desk, 1)
         desk_side = self.desk_split = QSplitter(Qt.Orientation.Vertical)
-        # On a small or scaled-up screen the desk scrolls rather than lay its lines over
-        # each other (the candidate under its metadata, the label buttons over skip).
+        # On a small screen the desk scrolls rather than lay its lines over each other.
         desk_side.addWidget(FitScroll(desk_top))
         desk_side.addWidget(self.drawer)
         desk_side.setStretchFactor(0, 3)
@@ -391,12 +389,10 @@ class MainWindow(QMainWindow):
         if self.live_panels.panels:
             self.prefs.set_layout("panel_split", self.panel_split.saveState())
 
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
-        super().showEvent(event)
-        # Only a shown window knows its frame (title bar, borders): fit that too.
-        QTimer.singleShot(0, lambda: keep_on_screen(self))
-
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if self.lead_view is not None and not self.lead_view.close():
+            event.ignore()   # the lead kept an unsaved guidelines draft (Cancel)
+            return
         self.save_layout()
         self.close_project()
         if self.lead_view is not None:

@@ -7,7 +7,7 @@ splitter never comes back with a pane squeezed to nothing.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QEvent, QRect, QSize, Qt, QTimer
+from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFrame, QScrollArea, QSplitter, QWidget
 
@@ -38,6 +38,7 @@ def clamp_rect(rect: QRect, area: QRect) -> QRect:
 
 def size_window(window: QWidget, preferred: QSize) -> None:
     """Give a window its preferred size, or less on a small (or scaled-up) screen."""
+    fit_when_shown(window)
     area = available_rect(window)
     size = fitting_size(preferred, area)
     minimum = window.minimumSize()
@@ -48,6 +49,7 @@ def size_window(window: QWidget, preferred: QSize) -> None:
 
 def restore_geometry(window: QWidget, saved: QByteArray | None) -> bool:
     """Restore a saved geometry, then pull the window back onto the available screen."""
+    fit_when_shown(window)
     if saved is None or not window.restoreGeometry(saved):
         return False
     keep_on_screen(window)
@@ -74,6 +76,21 @@ def keep_on_screen(window: QWidget) -> None:
     width = max(window.minimumWidth(), fitted.width() - extra_w)
     height = max(window.minimumHeight(), fitted.height() - extra_h)
     window.setGeometry(fitted.x() + left, fitted.y() + top, width, height)
+
+
+class _FitWhenShown(QObject):
+    """Only a shown window knows its frame (title bar, borders): fit it once it is shown."""
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Show and isinstance(watched, QWidget):
+            QTimer.singleShot(0, lambda: keep_on_screen(watched))
+        return False
+
+
+def fit_when_shown(window: QWidget) -> None:
+    """Keep the window's frame on the screen each time it is shown (installed once)."""
+    if window.findChild(_FitWhenShown) is None:
+        window.installEventFilter(_FitWhenShown(window))
 
 
 def pane_sizes(sizes: list[int], total: int, minimum: int = MIN_PANE,
