@@ -228,6 +228,19 @@ class LeadWindow(QWidget):
         self.prefs.set_lead_tab(self.tabs.tabText(index))
         self._refresh_current()
 
+    def bring_forward(self) -> None:
+        """Show, raise and take the keyboard focus (Ctrl+L on an open lead window)."""
+        self.show()
+        self.raise_()
+        self.activateWindow()
+        current = self.tabs.currentWidget()
+        target = current.focusWidget() if current is not None else None
+        (target or self.tabs.tabBar()).setFocus(Qt.FocusReason.ActiveWindowFocusReason)
+
+    def current_project(self):
+        """The open project (or None): Save chart… starts in its folder."""
+        return self._project_of()
+
     def pending_tabs(self) -> set[str]:
         """The tabs not yet showing their figures: "computing…" or still filling."""
         return self.schedule.pending()

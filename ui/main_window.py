@@ -358,8 +358,7 @@ class MainWindow(QMainWindow):
             self.lead_view.guidelinesSaved.connect(self.reading.guidelines_saved)
             if self.advice.feed.latest is not None:
                 self.lead_view.show_advice_state(self.advice.feed.latest)
-        self.lead_view.show()
-        self.lead_view.raise_()
+        self.lead_view.bring_forward()   # shown, raised, with the keyboard focus
         self.live_panels.refresh_panels()
         self.lead_view.refresh_analysis()
 

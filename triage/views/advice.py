@@ -114,6 +114,12 @@ def remaining_text(data: Mapping[str, Any]) -> str:
             f"({count(lo)}–{count(hi)})")
 
 
+def _items(x: float) -> str:
+    """"248 items": whole items, never "247.83" (a decile of a pool is fractional)."""
+    whole = max(1, round(x))
+    return f"{whole:,} item{'' if whole == 1 else 's'}"
+
+
 def next_batch_text(data: Mapping[str, Any]) -> str:
     """The next batch: items, expected positives and price per positive, or words."""
     nb = data.get("next_batch") or {}
@@ -123,11 +129,11 @@ def next_batch_text(data: Mapping[str, Any]) -> str:
     exp = _finite(nb.get("expected_positives"))
     cost = money(nb.get("cost"))
     if exp is None:
-        return f"next {count(items)} items cost {cost}; no labels yet to estimate their yield"
+        return f"next {_items(items)} cost {cost}; no labels yet to estimate their yield"
     cpp = _finite(nb.get("cost_per_positive"))
     if cpp is None or exp < 0.01:
-        return f"no positives expected in the next {count(items)} items ({cost})"
-    return (f"next {count(items)} items: about {count(exp)} positives for {cost} "
+        return f"no positives expected in the next {_items(items)} ({cost})"
+    return (f"next {_items(items)}: about {count(exp)} positives for {cost} "
             f"({money(cpp)} per positive)")
 
 

@@ -100,10 +100,9 @@ class GuidelinesView(QWidget):
     def show_guidelines(self, guidelines, words: tuple[str, ...]) -> None:
         """Load the guidelines in force (``Guidelines``) and the project's highlight words."""
         self.version = guidelines.version
-        self.caption.setText(guidelines_caption(guidelines.version, guidelines.author,
-                                                guidelines.saved_at)
-                             + ". Each saved change gets the next version number; every "
-                               "label records the version in force.")
+        caption = guidelines_caption(guidelines.version, guidelines.author, guidelines.saved_at)
+        self.caption.setText(caption.rstrip(".") + ". Each saved change gets the next version "
+                             "number; every label records the version in force.")
         draft = self.has_draft()
         self._saved = (guidelines.text, ", ".join(words))
         if draft:

@@ -103,7 +103,8 @@ def _slice_name(items: float, decile: float) -> str:
     """The slice as the subject of a sentence, with its verb: "the next decile costs"."""
     if abs(items - decile) < 1e-9:
         return "the next decile costs"
-    return f"the next {items:g} item{'' if items == 1 else 's'} cost{'s' if items == 1 else ''}"
+    whole = max(1, round(items))   # a decile of 2,478.3 items is "the next 248", not 247.83
+    return f"the next {whole:,} item{'' if whole == 1 else 's'} cost{'s' if whole == 1 else ''}"
 
 
 def _headline(decision: str, deciding: RuleResult | None, marginal: RuleResult,
