@@ -81,9 +81,11 @@ def keep_on_screen(window: QWidget) -> None:
 class _FitWhenShown(QObject):
     """Only a shown window knows its frame (title bar, borders): fit it once it is shown."""
 
+    active = True
+
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
         if event.type() == QEvent.Type.Show and isinstance(watched, QWidget):
-            QTimer.singleShot(0, lambda: keep_on_screen(watched))
+            QTimer.singleShot(0, lambda: self.active and keep_on_screen(watched))
         return False
 
 
@@ -91,6 +93,12 @@ def fit_when_shown(window: QWidget) -> None:
     """Keep the window's frame on the screen each time it is shown (installed once)."""
     if window.findChild(_FitWhenShown) is None:
         window.installEventFilter(_FitWhenShown(window))
+
+
+def stop_fitting(window: QWidget) -> None:
+    """Let the window be larger than its screen (``--screenshot`` at a given size)."""
+    for fitter in window.findChildren(_FitWhenShown):
+        fitter.active = False
 
 
 def pane_sizes(sizes: list[int], total: int, minimum: int = MIN_PANE,
