@@ -60,7 +60,7 @@ def test_gain_panel_draws_the_live_curve_gold_baseline_and_offline_curves(qtbot,
     assert data["positives"] == [0, 1, 1, 1, 2, 2, 2]
     assert data["xlim"] == 6 and data["decile_lines"] == [3]
     assert data["baseline"] == [0.0, 2.0]  # 6 of 30 at random, 10 gold positives
-    assert "gold: 10 positives" in data["baseline_label"]
+    assert "gold has 10 positives" in data["baseline_label"]
     assert data["offline"] == {"m1": [0, 1, 1, 1, 2, 2, 2], "m2": [0, 0, 0, 1, 1, 1, 2]}
     assert panel.live.get_xdata().tolist() == data["annotated"]  # drawn = reported
     assert "2 positives in 6" in panel.title_text.get_text()
@@ -236,3 +236,26 @@ def test_lead_view_without_gold_says_so(qtbot, tmp_path):
     assert not view.save_actions["Offline model comparison"].isEnabled()
     assert "observed yield" not in view.gain.panel_data()["baseline_label"]  # nothing yet
     p.close()
+
+
+def test_gain_band_is_clipped_and_truth_and_estimate_are_named(qtbot, project):
+    """Issue 25, finding 3: an early band stays inside the axes, draws no point estimate,
+    and the legend says which line is truth (gold) and which the estimate."""
+    from triage.views.advice import RecallBand
+
+    panel = _panel(qtbot, GainPanel, large=True)
+    panel.resize(760, 420)
+    panel.show()
+    panel.show_state(project.snapshot(), _info(project))
+    panel.show_estimate(RecallBand(35.0, 25.0, 1094.0, 0.71, 0.023, "x",
+                                   "too early to estimate recall: between 2.3% and 100%",
+                                   recall_upper=1.0))
+    panel.flush()
+    data = panel.panel_data()
+    lower, upper = panel.band_extent()
+    assert lower == 25.0 and upper <= data["ylim"] < 1094.0
+    assert len(panel.band_line.get_xdata()) == 0     # no point estimate while too early
+    labels = [t.get_text() for t in panel.ax.get_legend().get_texts()]
+    assert any(t.startswith("estimate: between 25 and 1,094") for t in labels), labels
+    assert any(t.startswith("truth: random order, gold has 10") for t in labels), labels
+    assert any(t.startswith("truth: m1 order on gold labels") for t in labels), labels

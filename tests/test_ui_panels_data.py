@@ -93,7 +93,7 @@ def test_gain_with_gold_uses_the_gold_total_and_clips_offline_curves_to_the_view
     gold = np.cumsum(np.arange(100) < 25)  # 25 positives, all at the top
     data = gain_data(snap, PanelInfo(pool=100, offline_curves={"m1": gold}))
     assert data.baseline.tolist() == [0, 5]  # 20 × 25 / 100
-    assert "gold: 25 positives" in data.baseline_label
+    assert "gold has 25 positives" in data.baseline_label
     ox, oy = data.offline["m1"]
     assert ox.tolist() == list(range(21)) and oy[-1] == 20
     assert data.as_dict()["offline"]["m1"][-1] == 20

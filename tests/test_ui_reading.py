@@ -119,7 +119,8 @@ def test_f1_opens_the_guidelines_and_a_sheet_of_the_real_keys(window, qtbot, pro
     rows = {" ".join(line.split()) for line in sheet.splitlines()}
     for row in ("i label the candidate 'idiom'", "l label the candidate 'literal'",
                 "u undo your last decision (also Ctrl+Z)", "Ctrl+L Lead view",
-                "F1 Guidelines and keyboard shortcuts", "Esc or Ctrl+W close the lead window",
+                "F1 Guidelines and keyboard shortcuts",
+                "Esc or Ctrl+W close the lead window (asks about unsaved guidelines)",
                 "Ctrl+= or Ctrl++ Larger text"):
         assert row in rows, row
     help_dialog.close()

@@ -165,6 +165,9 @@ def run_gui(argv: Sequence[str]) -> int:
         window.show()
         settle_garbage_collector()
         if args.screenshot is not None:
+            from ui.window_state import stop_fitting
+
+            stop_fitting(window)
             window.resize(*args.size)  # whatever the (offscreen) screen's size
             return _screenshot(app, window, args.screenshot)
         return app.exec()

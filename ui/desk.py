@@ -132,8 +132,9 @@ class Desk(DeskNotes, QWidget):
 
     def _button(self, caption: str, slot) -> QPushButton:
         button = QPushButton(caption)
-        # Buttons never take focus: the keys must keep reaching the desk after a click.
-        button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # Tab reaches the buttons (keyboard users); a click never takes the focus, so the
+        # keys keep reaching the desk after it.
+        button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         button.clicked.connect(slot)
         return button
 

@@ -13,13 +13,14 @@ from pathlib import Path
 from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QPushButton, QWidget
 
+from ui.file_dialogs import start_folder
 from ui.workers import Worker, progress_dialog
 
 
 def ask_report_path(parent: QWidget, project_path: Path) -> Path | None:
     """Ask where to write the report (HTML or PDF); ``None`` when the user cancels."""
     out, _ = QFileDialog.getSaveFileName(
-        parent, "Export report", f"{project_path.stem}-report.html",
+        parent, "Export report", str(start_folder(project_path) / f"{project_path.stem}-report.html"),
         "Web page (*.html);;PDF (*.pdf)")
     if not out:
         return None

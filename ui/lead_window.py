@@ -47,7 +47,7 @@ from ui.lead_tabs import ADVICE_COLUMNS, AdviceTab, Rulings, computing_placehold
 from ui.lead_view import LeadView
 from ui.palette import FOCUS_STYLE, no_tab_traps
 from ui.prefs import Prefs
-from ui.window_state import keep_on_screen, restore_geometry, size_window
+from ui.window_state import FitScroll, keep_on_screen, restore_geometry, size_window
 from ui.workers import Worker
 
 __all__ = ["ADVICE_COLUMNS", "ANALYSES", "LEAD_KEYS", "AdviceTab", "LeadWindow", "Rulings"]
@@ -56,7 +56,7 @@ __all__ = ["ADVICE_COLUMNS", "ANALYSES", "LEAD_KEYS", "AdviceTab", "LeadWindow",
 CHART_MODULES = ("matplotlib.backends.backend_agg", "ui.analysis.agreement_view",
                  "ui.analysis.models_view")
 # The lead window's keys, for the F1 sheet (bound in LeadWindow._keys and the views).
-LEAD_KEYS = (("Esc or Ctrl+W", "close the lead window"), ("Ctrl+1 … Ctrl+6", "go to a tab"),
+LEAD_KEYS = (("Esc or Ctrl+W", "close the lead window (asks about unsaved guidelines)"), ("Ctrl+1 … Ctrl+6", "go to a tab"),
              ("F5", "recompute"), ("a label's key", "rule on the selected disagreement"),
              ("Ctrl+Z", "undo your last ruling (in the adjudication table)"),
              ("Tab / Shift+Tab", "move between fields and tables"))
@@ -124,9 +124,12 @@ class LeadWindow(QWidget):
         bar.addWidget(self.status, 1)
         bar.addWidget(self.report_button)
         bar.addWidget(recompute)
+        # The tabs scroll rather than push the window past a small screen (1366×768 at
+        # 150 % leaves 512 logical pixels; the Models tab alone wants more).
+        scroll = self.scroll = FitScroll(self.tabs, self)
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
-        layout.addWidget(self.tabs, 1)
+        layout.addWidget(scroll, 1)
         if certify is not None:
             self.advice.certify.clicked.connect(lambda: certify(True))
             self.advice.cancel_certify.clicked.connect(lambda: certify(False))
@@ -209,6 +212,9 @@ class LeadWindow(QWidget):
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         from ui.advice_process import stop_helper
 
+        if self.isVisible() and not self.guidelines.confirm_leave():
+            event.ignore()   # Cancel, or the save failed: the draft stays on screen
+            return
         self.prefs.set_layout("lead_geometry", self.saveGeometry())
         self.prefs.set_curator(self.adjudication.curator_name())
         self.rulings.end()
@@ -221,6 +227,19 @@ class LeadWindow(QWidget):
     def _tab_changed(self, index: int) -> None:
         self.prefs.set_lead_tab(self.tabs.tabText(index))
         self._refresh_current()
+
+    def bring_forward(self) -> None:
+        """Show, raise and take the keyboard focus (Ctrl+L on an open lead window)."""
+        self.show()
+        self.raise_()
+        self.activateWindow()
+        current = self.tabs.currentWidget()
+        target = current.focusWidget() if current is not None else None
+        (target or self.tabs.tabBar()).setFocus(Qt.FocusReason.ActiveWindowFocusReason)
+
+    def current_project(self):
+        """The open project (or None): Save chart… starts in its folder."""
+        return self._project_of()
 
     def pending_tabs(self) -> set[str]:
         """The tabs not yet showing their figures: "computing…" or still filling."""

@@ -38,7 +38,12 @@ from ui.panel_control import PanelController
 from ui.prefs import Prefs
 from ui.reading_actions import ReadingController
 from ui.team_live import TeamLive, project_title, start_team_live, team_annotator
-from ui.window_state import restore_geometry, restore_splitter, size_window
+from ui.window_state import (
+    FitScroll,
+    restore_geometry,
+    restore_splitter,
+    size_window,
+)
 
 if TYPE_CHECKING:  # loaded with the panels, after the first candidate is on screen
     from triage.views.panels import PanelInfo
@@ -81,7 +86,8 @@ class MainWindow(QMainWindow):
         desk_layout.addWidget(self.advice_banner)
         desk_layout.addWidget(self.desk, 1)
         desk_side = self.desk_split = QSplitter(Qt.Orientation.Vertical)
-        desk_side.addWidget(desk_top)
+        # On a small screen the desk scrolls rather than lay its lines over each other.
+        desk_side.addWidget(FitScroll(desk_top))
         desk_side.addWidget(self.drawer)
         desk_side.setStretchFactor(0, 3)
         desk_side.setStretchFactor(1, 1)
@@ -352,8 +358,7 @@ class MainWindow(QMainWindow):
             self.lead_view.guidelinesSaved.connect(self.reading.guidelines_saved)
             if self.advice.feed.latest is not None:
                 self.lead_view.show_advice_state(self.advice.feed.latest)
-        self.lead_view.show()
-        self.lead_view.raise_()
+        self.lead_view.bring_forward()   # shown, raised, with the keyboard focus
         self.live_panels.refresh_panels()
         self.lead_view.refresh_analysis()
 
@@ -384,6 +389,9 @@ class MainWindow(QMainWindow):
             self.prefs.set_layout("panel_split", self.panel_split.saveState())
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if self.lead_view is not None and not self.lead_view.close():
+            event.ignore()   # the lead kept an unsaved guidelines draft (Cancel)
+            return
         self.save_layout()
         self.close_project()
         if self.lead_view is not None:

@@ -42,6 +42,10 @@ TEXT_PAIRS: tuple[tuple[str, str, str], ...] = (
 FOCUS_STYLE = (
     f"QAbstractItemView:focus, QLineEdit:focus, QPlainTextEdit:focus, QTextEdit:focus, "
     f"QAbstractSpinBox:focus {{ border: 2px solid {FOCUS}; }}"
+    # Buttons, check boxes and tabs reached with Tab show it too (the style's own dotted
+    # focus frame is faint or absent on several platforms).
+    f"QPushButton:focus, QToolButton:focus, QCheckBox:focus, QRadioButton:focus "
+    f"{{ outline: none; border: 2px solid {FOCUS}; border-radius: 3px; padding: 2px 6px; }}"
 )
 
 

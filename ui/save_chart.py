@@ -7,11 +7,23 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from ui.file_dialogs import start_folder
+
+
+def project_folder(widget: QWidget) -> Path:
+    """The open project's folder, as the widget's window knows it (desk or lead window);
+    never the folder the program was started from."""
+    current = getattr(widget.window(), "current_project", None)
+    project = current() if callable(current) else None
+    path = getattr(project, "path", None)
+    return start_folder(path if isinstance(path, Path) else None)
+
 
 def save_chart_dialog(parent: QWidget, title: str, save: Callable[[str], object]) -> None:
     """Ask where to save the chart titled ``title`` and call ``save(path)``."""
     name = title.lower().replace(" ", "-").replace("/", "-")
-    path, _ = QFileDialog.getSaveFileName(parent, f"Save chart – {title}", f"{name}.png",
+    suggested = project_folder(parent) / f"{name}.png"
+    path, _ = QFileDialog.getSaveFileName(parent, f"Save chart – {title}", str(suggested),
                                           "PNG image (*.png);;SVG drawing (*.svg)")
     if not path:
         return

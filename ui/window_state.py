@@ -7,9 +7,9 @@ splitter never comes back with a pane squeezed to nothing.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QRect, QSize, Qt
+from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QSplitter, QWidget
+from PySide6.QtWidgets import QFrame, QScrollArea, QSplitter, QWidget
 
 SCREEN_SHARE = 0.92   # a new window takes at most this share of the available screen
 MIN_PANE = 120        # a restored splitter pane is at least this many pixels
@@ -38,6 +38,7 @@ def clamp_rect(rect: QRect, area: QRect) -> QRect:
 
 def size_window(window: QWidget, preferred: QSize) -> None:
     """Give a window its preferred size, or less on a small (or scaled-up) screen."""
+    fit_when_shown(window)
     area = available_rect(window)
     size = fitting_size(preferred, area)
     minimum = window.minimumSize()
@@ -48,6 +49,7 @@ def size_window(window: QWidget, preferred: QSize) -> None:
 
 def restore_geometry(window: QWidget, saved: QByteArray | None) -> bool:
     """Restore a saved geometry, then pull the window back onto the available screen."""
+    fit_when_shown(window)
     if saved is None or not window.restoreGeometry(saved):
         return False
     keep_on_screen(window)
@@ -56,12 +58,47 @@ def restore_geometry(window: QWidget, saved: QByteArray | None) -> bool:
 
 def keep_on_screen(window: QWidget) -> None:
     """Pull the window back onto the available screen (call it when content built after the
-    restore, e.g. the lead window's chart views, has widened the window's minimum)."""
+    restore, e.g. the lead window's chart views, has widened the window's minimum).
+
+    Once shown, the window manager's frame (title bar, borders) counts too: the frame, not
+    only the client area, must fit. A window larger than the area is shrunk, down to its
+    minimum size (its content then scrolls or squeezes, but the title bar stays reachable).
+    """
+    if window.isMaximized() or window.isFullScreen():
+        return
     area = available_rect(window)
-    frame = window.geometry()
-    fitted = clamp_rect(frame, area)
-    if fitted != frame:
-        window.setGeometry(fitted)
+    inner, outer = window.geometry(), window.frameGeometry()
+    left, top = inner.x() - outer.x(), inner.y() - outer.y()
+    extra_w, extra_h = outer.width() - inner.width(), outer.height() - inner.height()
+    fitted = clamp_rect(outer, area)
+    if fitted == outer:
+        return
+    width = max(window.minimumWidth(), fitted.width() - extra_w)
+    height = max(window.minimumHeight(), fitted.height() - extra_h)
+    window.setGeometry(fitted.x() + left, fitted.y() + top, width, height)
+
+
+class _FitWhenShown(QObject):
+    """Only a shown window knows its frame (title bar, borders): fit it once it is shown."""
+
+    active = True
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Show and isinstance(watched, QWidget):
+            QTimer.singleShot(0, lambda: self.active and keep_on_screen(watched))
+        return False
+
+
+def fit_when_shown(window: QWidget) -> None:
+    """Keep the window's frame on the screen each time it is shown (installed once)."""
+    if window.findChild(_FitWhenShown) is None:
+        window.installEventFilter(_FitWhenShown(window))
+
+
+def stop_fitting(window: QWidget) -> None:
+    """Let the window be larger than its screen (``--screenshot`` at a given size)."""
+    for fitter in window.findChildren(_FitWhenShown):
+        fitter.active = False
 
 
 def pane_sizes(sizes: list[int], total: int, minimum: int = MIN_PANE,
@@ -90,3 +127,45 @@ def restore_splitter(splitter: QSplitter, saved: QByteArray | None,
     if fixed != sizes:
         splitter.setSizes(fixed)
     return fixed
+
+
+class FitScroll(QScrollArea):
+    """A scroll area for a window's whole content: it fills the window, and scrolls only
+    when the window (on a small or scaled-up screen) is smaller than the content's minimum.
+
+    Word-wrapped labels need more height when narrower; a plain scroll area ignores that
+    (height-for-width), so the content would be squeezed and its widgets overlap. This one
+    gives the content the height it needs at the width it has."""
+
+    def __init__(self, content: QWidget, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setWidget(content)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)   # no tab stop of its own
+        content.installEventFilter(self)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        # Keys the content leaves go on to the window (the desk's keys), not to scrolling.
+        event.ignore()
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
+        # New text (a report arriving) can wrap to more lines: fit again once laid out.
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            QTimer.singleShot(0, self.fit_height)
+        return super().eventFilter(watched, event)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.fit_height()
+        super().resizeEvent(event)
+
+    def fit_height(self) -> None:
+        """Give the content at least the height its layout needs at the viewport's width."""
+        content = self.widget()
+        if content is None or content.layout() is None and not content.hasHeightForWidth():
+            return
+        width = self.viewport().width()
+        need = content.heightForWidth(width) if content.hasHeightForWidth() else -1
+        need = max(need, content.minimumSizeHint().height())
+        if need > 0 and content.minimumHeight() != need:
+            content.setMinimumHeight(need)

@@ -26,12 +26,26 @@ from typing import Unpack
 import numpy as np
 
 from triage import store
-from triage.project.final import final_labels, is_positive
+from triage.project.final import FinalLabel, FinalStatus, final_labels, is_positive
 from triage.stats.live import KINDS, LabelEvent, LiveState, PriceSettings, rebuild
 from triage.store.settings import Settings
 
 _DECILES = 10
 
+
+
+def found_live(final: FinalLabel | None, settings: Settings) -> bool:
+    """Does the candidate count as found on the live curve (docs/numbers/gain.md)?
+
+    As a positive (project.final.is_positive), and also while a disagreement stays an
+    unresolved tie with at least one positive vote: a second annotator's "no" must not take
+    a find off the curve (it stepped down) before anyone has ruled. A ruling, or the
+    annotator changing their own label, decides it. Exports and the advice still count
+    only resolved positives."""
+    if is_positive(final, settings):
+        return True
+    return (final is not None and final.status is FinalStatus.UNRESOLVED
+            and any(settings.is_positive(v) for v in final.votes.values()))
 
 def label_events(rows: Sequence[store.LabelRow], ranks: np.ndarray,
                  settings: Settings) -> list[LabelEvent]:
@@ -53,7 +67,7 @@ def label_events(rows: Sequence[store.LabelRow], ranks: np.ndarray,
             positive = settings.is_positive(row.value)
         else:
             earlier.append(row)
-            positive = is_positive(final_labels(list(earlier)).get(cid), settings)
+            positive = found_live(final_labels(list(earlier)).get(cid), settings)
         events.append(LabelEvent(row.id, rank, row.annotator, positive, row.value is None,
                                  row.seconds, row.kind))
     return events

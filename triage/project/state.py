@@ -22,8 +22,8 @@ import sqlite_utils
 
 from triage import store
 from triage.base.errors import TriageError
-from triage.project.final import final_labels, is_positive
-from triage.project.live_replay import label_events, replay
+from triage.project.final import final_labels
+from triage.project.live_replay import found_live, label_events, replay
 from triage.serving.compose import build_dispatcher
 from triage.serving.dispatcher import Dispatcher
 from triage.serving.tracker import LabelTracker
@@ -177,7 +177,7 @@ class ProjectState:
         if len(events) == 1:
             return self.settings.is_positive(row.value)
         final = final_labels(events).get(row.candidate_id)
-        return is_positive(final, self.settings)
+        return found_live(final, self.settings)
 
     @property
     def live(self) -> LiveState:

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from triage.stats.stopping.types import recall_informative
+
 DECISION_ROLE = {"continue": "go", "stop": "stop", "pause": "pause"}
 DECISION_BADGE = {"continue": "▶ CONTINUE", "stop": "■ STOP", "pause": "❚❚ PAUSE"}
 
@@ -85,7 +87,15 @@ def recall_text(data: Mapping[str, Any]) -> str:
         if lo is not None:
             return f"recall at least {share(lo)} ({method} bound)"
         return "recall undefined"
+    if not recall_informative(lo, hi):   # a point inside 2%–100% is not information
+        return f"too early to estimate recall: between {share(lo)} and {share(hi)}"
     return f"recall ≈ {share(point)} (95% interval {share(lo)}–{share(hi)}; {method} estimate)"
+
+
+def _recall_known(data: Mapping[str, Any]) -> bool:
+    """Is the recall interval narrow enough to quote point estimates of what is left?"""
+    rec = data.get("estimated_recall") or {}
+    return recall_informative(_finite(rec.get("lower")), _finite(rec.get("upper")))
 
 
 def remaining_text(data: Mapping[str, Any]) -> str:
@@ -97,8 +107,17 @@ def remaining_text(data: Mapping[str, Any]) -> str:
     point, lo, hi = (_finite(rem.get(k)) for k in ("positives", "lower", "upper"))
     if point is None:
         return f"between 0 and {unl:,} positives among the {unl:,} unlabelled (no estimate yet)"
+    if not _recall_known(data) and lo is not None and hi is not None:
+        return (f"between {count(lo)} and {count(hi)} positives left among {unl:,} unlabelled "
+                "(too early for a point estimate)")
     return (f"about {count(point)} positives left among {unl:,} unlabelled "
             f"({count(lo)}–{count(hi)})")
+
+
+def _items(x: float) -> str:
+    """"248 items": whole items, never "247.83" (a decile of a pool is fractional)."""
+    whole = max(1, round(x))
+    return f"{whole:,} item{'' if whole == 1 else 's'}"
 
 
 def next_batch_text(data: Mapping[str, Any]) -> str:
@@ -110,11 +129,11 @@ def next_batch_text(data: Mapping[str, Any]) -> str:
     exp = _finite(nb.get("expected_positives"))
     cost = money(nb.get("cost"))
     if exp is None:
-        return f"next {count(items)} items cost {cost}; no labels yet to estimate their yield"
+        return f"next {_items(items)} cost {cost}; no labels yet to estimate their yield"
     cpp = _finite(nb.get("cost_per_positive"))
     if cpp is None or exp < 0.01:
-        return f"no positives expected in the next {count(items)} items ({cost})"
-    return (f"next {count(items)} items: about {count(exp)} positives for {cost} "
+        return f"no positives expected in the next {_items(items)} ({cost})"
+    return (f"next {_items(items)}: about {count(exp)} positives for {cost} "
             f"({money(cpp)} per positive)")
 
 
@@ -209,19 +228,30 @@ class RecallBand:
     method: str
     text: str = ""
     stamp: str = ""
+    recall_upper: float | None = None
+
+    @property
+    def informative(self) -> bool:
+        """Is there a point estimate worth drawing (a recall interval under 50 points)?"""
+        return self.recall is not None and recall_informative(self.recall_lower,
+                                                              self.recall_upper)
 
     @property
     def label(self) -> str:
         """The legend entry: the same recall words as the banner and the Advice tab."""
-        what = (f"positives in the pool ≈ {count(self.total)} "
-                f"({count(self.lower)}–{count(self.upper)})")
+        if self.informative:
+            what = (f"estimate: positives in the pool ≈ {count(self.total)} "
+                    f"({count(self.lower)}–{count(self.upper)})")
+        else:
+            what = f"estimate: between {count(self.lower)} and {count(self.upper)} positives"
         return f"{what}; {self.text}" if self.text else what
 
     def as_dict(self) -> dict:
         """Plain data (tests, JSON)."""
         return {"total": self.total, "lower": self.lower, "upper": self.upper,
                 "recall": self.recall, "recall_lower": self.recall_lower,
-                "method": self.method, "label": self.label, "stamp": self.stamp}
+                "method": self.method, "label": self.label, "stamp": self.stamp,
+                "informative": self.informative}
 
 
 def recall_band(state: Any) -> RecallBand | None:
@@ -236,4 +266,5 @@ def recall_band(state: Any) -> RecallBand | None:
         return None
     method = str((data.get("remaining") or {}).get("method") or rec.get("method") or "")
     return RecallBand(point, lower, upper, _finite(rec.get("point")), _finite(rec.get("lower")),
-                      method, recall_text(data), labels_at_text(data))
+                      method, recall_text(data), labels_at_text(data),
+                      _finite(rec.get("upper")))

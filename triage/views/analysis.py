@@ -13,6 +13,7 @@ import numpy as np
 from triage import store
 from triage.base.errors import TriageError
 from triage.views.advice import advice_lines, summary_lines
+from triage.views.formatting import plural
 
 if TYPE_CHECKING:
     from triage.project.core import Project
@@ -132,8 +133,10 @@ def agreement_view_data(report: Mapping[str, Any],
         if row.get("kappa") is None:
             reasons[pair] = row.get("reason") or "undefined"
     pairable = report.get("pairable_items", 0)
-    summary = (f"{report.get('items', 0)} items, {report.get('annotators', 0)} annotators, "
-               f"{report.get('ratings', 0)} ratings; {pairable} items rated by two or more")
+    summary = (f"{plural(report.get('items', 0), 'item')}, "
+               f"{plural(report.get('annotators', 0), 'annotator')}, "
+               f"{plural(report.get('ratings', 0), 'rating')}; "
+               f"{plural(pairable, 'item')} rated by two or more")
     rows = list(report.get("breakdowns", []))
     return AgreementViewData(
         alpha=alpha, ci95=ci, reading=reading,

@@ -128,13 +128,13 @@ def _acceptance(model: str, k: float, advice: Advice, inputs: ModelsInputs) -> A
     n = int(raw.size)
     if hi is None or lo is None:
         text = (f"{model}: accept nothing without review at k = {k:g}; people review all "
-                f"{n} unlabeled candidates")
+                f"{n:,} unlabeled candidates")
         return Acceptance(model, k, None, None, 1.0, n, 0.0, text)
     auto = int(np.count_nonzero((raw >= hi) | (raw <= lo)))
     reviewed = 1.0 - auto / n if n else 0.0
     saving = auto * inputs.price
     text = (f"{model}: accept positives with score ≥ {hi:.3f} and negatives with score ≤ "
-            f"{lo:.3f}; people review {100 * reviewed:.0f}% of the {n} unlabeled candidates, "
+            f"{lo:.3f}; people review {100 * reviewed:.0f}% of the {n:,} unlabeled candidates, "
             f"saving {_money(saving, inputs.currency)}")
     return Acceptance(model, k, hi, lo, reviewed, n, saving, text)
 

@@ -17,6 +17,7 @@ from triage.stats.live import DecileLive
 from triage.stats.live import LiveSnapshot as LiveSnapshot  # ui/ takes the type from here
 from triage.views.advice import RecallBand as RecallBand  # the band is the advice state's
 from triage.views.advice import recall_band as recall_band
+from triage.views.formatting import format_count
 from triage.views.formatting import format_money as format_money  # ui/ takes it from here
 from triage.views.formatting import format_share as format_share
 
@@ -125,6 +126,11 @@ class GainData:
         }
 
 
+def offline_label(model: str) -> str:
+    """The legend entry of a model's offline curve: truth (gold), not an estimate."""
+    return f"truth: {model} order on gold labels (offline)"
+
+
 def gold_total(offline_curves: dict[str, np.ndarray]) -> int | None:
     """Gold positives in the pool (every model's curve ends at the same total)."""
     for curve in offline_curves.values():
@@ -143,7 +149,8 @@ def gain_data(snap: LiveSnapshot, info: PanelInfo, max_points: int = MAX_POINTS)
     total = gold_total(info.offline_curves)
     bx = np.array([0, xlim], dtype=np.float64)
     if total is not None:
-        label = f"random order (gold: {total:,} positive{'' if total == 1 else 's'} in the pool)"
+        label = (f"truth: random order, gold has {format_count(total)} "
+                 f"positive{'' if total == 1 else 's'} in the pool")
         baseline = random_baseline(bx, pool, total)
     elif snap.annotated:
         rate = snap.positives_found / snap.annotated

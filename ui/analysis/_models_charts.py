@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from triage.views.formatting import format_decimal, format_share
+from triage.views.formatting import format_decimal, format_share, plural
 from triage.views.models import ModelsViewData
 from ui.analysis._common import FS, GREY, MARKERS, chart_text, model_colour, style_axes
 
@@ -55,7 +55,7 @@ def draw_gain(fig, d: ModelsViewData) -> None:
             label="random order")
     if at is not None:
         ax.axvline(at, color="#333333", linewidth=1, linestyle=(0, (1, 2)))
-        ax.annotate(f"budget: {at} items", (at, 0.02), xycoords=("data", "axes fraction"),
+        ax.annotate(f"budget: {plural(at, 'item')}", (at, 0.02), xycoords=("data", "axes fraction"),
                     xytext=(4, 0), textcoords="offset points", fontsize=FS - 1,
                     color="#333333")
     ax.set_xlim(0, n)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -69,17 +70,46 @@ class GuidelinesView(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.message)
         self.version = 0
+        self._saved: tuple[str, str] = ("", "")   # (text, words) as last loaded or saved
+
+    def has_draft(self) -> bool:
+        """Is there an edit (text or highlight words) that is not saved?"""
+        return (self.editor.toPlainText(), self.words.text()) != self._saved
+
+    def ask_about_draft(self) -> QMessageBox.StandardButton:
+        """Save, Discard or Cancel for an unsaved draft (tests replace this)."""
+        buttons = (QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                   | QMessageBox.StandardButton.Cancel)
+        return QMessageBox.question(self, "Unsaved guidelines",
+                                    "The guidelines have changes that are not saved.",
+                                    buttons, QMessageBox.StandardButton.Save)
+
+    def confirm_leave(self) -> bool:
+        """May the window close? Asks about an unsaved draft; a draft is never just lost."""
+        if not self.has_draft():
+            return True
+        answer = self.ask_about_draft()
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()   # a failed save keeps the window and the draft
+        if answer == QMessageBox.StandardButton.Discard:
+            self.editor.setPlainText(self._saved[0])
+            self.words.setText(self._saved[1])
+            return True
+        return False
 
     def show_guidelines(self, guidelines, words: tuple[str, ...]) -> None:
         """Load the guidelines in force (``Guidelines``) and the project's highlight words."""
         self.version = guidelines.version
-        self.caption.setText(guidelines_caption(guidelines.version, guidelines.author,
-                                                guidelines.saved_at)
-                             + ". Each saved change gets the next version number; every "
-                               "label records the version in force.")
+        caption = guidelines_caption(guidelines.version, guidelines.author, guidelines.saved_at)
+        self.caption.setText(caption.rstrip(".") + ". Each saved change gets the next version "
+                             "number; every label records the version in force.")
+        draft = self.has_draft()
+        self._saved = (guidelines.text, ", ".join(words))
+        if draft:
+            return   # a refresh never overwrites what the lead is writing
         if self.editor.toPlainText() != guidelines.text:
             self.editor.setPlainText(guidelines.text)
-        self.words.setText(", ".join(words))
+        self.words.setText(self._saved[1])
 
     def save(self) -> bool:
         """Store the text and words through ``on_save``; the message says what happened."""
@@ -93,6 +123,7 @@ class GuidelinesView(QWidget):
             return False
         self.message.setStyleSheet(f"color:{CAPTION};")
         self.message.setText(str(result))
+        self._saved = (self.editor.toPlainText(), self.words.text())
         return True
 
     def _preview(self) -> None:

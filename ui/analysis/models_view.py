@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from triage.views.formatting import format_decimal, format_difference, format_number
+from triage.views.formatting import format_decimal, format_difference, format_number, plural
 from triage.views.models import ACCEPT_KS, DEFAULT_ACCEPT_K, ModelsViewData, bandit_lines
 from ui.analysis._common import ChartCanvas, plain_label, role_style
 from ui.analysis._models_charts import (
@@ -180,8 +180,8 @@ class ModelsView(QWidget):
         source = ("gold labels" if data.labels_from == "gold"
                   else "the labels so far (candidates with a final label)")
         self.info.setText(data.unavailable or
-                          f"Judged on {data.n} candidates from {source}, {data.positives} "
-                          f"positive; {len(data.models)} models.")
+                          f"Judged on {plural(data.n, 'candidate')} from {source}, "
+                          f"{data.positives:,} positive; {plural(len(data.models), 'model')}.")
         self._fill_metrics(data)
         self._show_acceptance()
         reasons = [f"{m}: {why}" for m, why in data.value_reasons.items()]

@@ -95,7 +95,9 @@ class ChartPanel(QWidget):
     def __init__(self, parent: QWidget | None = None, *, large: bool = False) -> None:
         super().__init__(parent)
         self.large = large
-        self.fs = 10.0 if large else 7.0  # base font size in points
+        # Base font size in points of the figure: 9 pt on screen at least (the figure has
+        # DPI dots per logical inch, the screen 96), so text stays readable at any scale.
+        self.fs = 10.0 if large else 8.7
         self.figsize = (7.0, 4.4) if large else (3.6, 2.3)
         self.figure = None  # built on the chart thread on first use (see _ensure_figure)
         self._figure_lock = threading.RLock()  # held while anyone touches the figure

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from triage.views.formatting import count_tick, format_count, gain_title
-from triage.views.panels import GainData, RecallBand, gain_data
+from triage.views.panels import GainData, RecallBand, gain_data, offline_label
 from ui.panels._base import BLUE, GREY, HIGHLIGHT, MODEL_COLOURS, ChartPanel
 
 
@@ -14,6 +14,7 @@ class GainPanel(ChartPanel):
 
     title = "Cumulative gain"
     _band: RecallBand | None = None  # the estimate band (lead view), set by show_estimate
+    _band_drawn: tuple[float, float] | None = None
 
     def _build(self) -> None:
         from matplotlib.collections import LineCollection
@@ -65,8 +66,11 @@ class GainPanel(ChartPanel):
         if self.large:
             width_pt = ax.get_window_extent().width * 72 / self.figure.dpi
             self._layout_key = None  # the layout makes room for the legend below the axes
-            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2),
-                      ncols=2 if width_pt > 360 else 1,
+            # Two columns only when both fit across: a legend wider than the figure makes
+            # the constrained layout squeeze the axes to nothing (a 35-pixel sliver).
+            longest = max((len(t) for t in ax.get_legend_handles_labels()[1]), default=0)
+            two = width_pt > 360 and 2 * (longest * 0.55 + 4) * (self.fs - 1) < width_pt
+            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=2 if two else 1,
                       fontsize=self.fs - 1, frameon=False, handlelength=1.6,
                       columnspacing=1.2, labelspacing=0.25)
         else:
@@ -100,6 +104,10 @@ class GainPanel(ChartPanel):
         top = min(self._band.upper, max(self._band.total, data.ylim) * 1.3)
         return replace(data, band=self._band, ylim=max(data.ylim, top * 1.05))
 
+    def band_extent(self) -> tuple[float, float] | None:
+        """(lower, upper) of the band as drawn: clipped to the axes (tests)."""
+        return self._band_drawn
+
     def _draw(self, data: GainData) -> None:
         ax = self.ax
         self._pool = max(data.pool, 1)
@@ -113,7 +121,7 @@ class GainPanel(ChartPanel):
             for i, model in enumerate(data.offline):
                 (self.offline[model],) = ax.plot(
                     [], [], color=MODEL_COLOURS[i % len(MODEL_COLOURS)], linewidth=1.0,
-                    alpha=0.9, zorder=3, label=f"{model} (gold, offline)")
+                    alpha=0.9, zorder=3, label=offline_label(model))
         for model, (ox, oy) in data.offline.items():
             self.offline[model].set_data(ox, oy)
         if self.band_span is not None:
@@ -121,11 +129,16 @@ class GainPanel(ChartPanel):
             self.band_span = None
         band = data.band
         if band is not None:
-            self.band_span = ax.axhspan(band.lower, band.upper, color="#CC79A7", alpha=0.12,
-                                        linewidth=0, zorder=1)
-            self.band_line.set_data([0, data.xlim], [band.total, band.total])
-            self.band_line.set_label(band.label)
+            # Clipped to the axes: a wide early band must not run past the top of the plot.
+            self._band_drawn = (min(band.lower, data.ylim), min(band.upper, data.ylim))
+            self.band_span = ax.axhspan(*self._band_drawn, color="#CC79A7", alpha=0.12,
+                                        linewidth=0, zorder=1, label=band.label)
+            # A point estimate only when the interval says something (see views.advice).
+            point = [band.total, band.total] if band.informative else []
+            self.band_line.set_data([0, data.xlim] if point else [], point)
+            self.band_line.set_label("_nolegend_")
         else:
+            self._band_drawn = None
             self.band_line.set_data([], [])
             self.band_line.set_label("_nolegend_")
         self.deciles.set_segments([[(b, 0), (b, data.ylim)] for b in data.decile_lines])

@@ -31,7 +31,14 @@ from triage.stats.stopping.rules import (
 )
 from triage.stats.stopping.score_rules import quant_rules
 from triage.stats.stopping.state import State, build_state
-from triage.stats.stopping.types import Advice, AdviceInputs, Estimate, NextBatch, RuleResult
+from triage.stats.stopping.types import (
+    Advice,
+    AdviceInputs,
+    Estimate,
+    NextBatch,
+    RuleResult,
+    recall_informative,
+)
 
 DECIDING = ("reliability", "pool", "budget", "certification", "recall", "marginal_value")
 
@@ -96,7 +103,8 @@ def _slice_name(items: float, decile: float) -> str:
     """The slice as the subject of a sentence, with its verb: "the next decile costs"."""
     if abs(items - decile) < 1e-9:
         return "the next decile costs"
-    return f"the next {items:g} item{'' if items == 1 else 's'} cost{'s' if items == 1 else ''}"
+    whole = max(1, round(items))   # a decile of 2,478.3 items is "the next 248", not 247.83
+    return f"the next {whole:,} item{'' if whole == 1 else 's'} cost{'s' if whole == 1 else ''}"
 
 
 def _headline(decision: str, deciding: RuleResult | None, marginal: RuleResult,
@@ -147,7 +155,10 @@ def advice_to_text(advice: Advice) -> str:
     for r in advice.reasons:
         lines.append(f"  {r.verdict:<8} {r.rule:<15} {r.detail}")
     rec, tot = advice.estimated_recall, advice.estimated_total_positives
-    if not math.isnan(rec.point):
+    if not math.isnan(rec.point) and not recall_informative(rec.lower, rec.upper):
+        lines.append(f"  too early to estimate recall: between {rec.lower:.1%} and "
+                     f"{rec.upper:.1%} — {rec.method}")
+    elif not math.isnan(rec.point):
         lines.append(f"  recall ≈ {rec.point:.1%} [{rec.lower:.1%}, {rec.upper:.1%}] — {rec.method}")
     else:
         lines.append(f"  recall: {rec.method}")

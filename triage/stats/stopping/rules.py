@@ -30,6 +30,7 @@ from triage.stats.stopping.types import (
     Estimate,
     NextBatch,
     RuleResult,
+    recall_informative,
 )
 
 NAN = float("nan")
@@ -250,6 +251,9 @@ def _estimate_words(est: Estimate, rem: Remainder) -> str:
     if math.isnan(est.point):
         return (f"Recall is at least {_pct(est.lower)} ({rem.method} bound; no calibrated "
                 "point estimate yet).")
+    if not recall_informative(est.lower, est.upper):
+        return (f"Too early to estimate recall: between {_pct(est.lower)} and "
+                f"{_pct(est.upper)} ({rem.method} interval).")
     return (f"Estimated recall {_pct(est.point)} ({_pct(est.lower)}–{_pct(est.upper)}, "
             f"{rem.method} estimate).")
 

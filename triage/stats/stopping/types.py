@@ -16,6 +16,16 @@ import numpy as np
 VERDICTS = ("continue", "stop", "pause", "warn")
 MIN_OVERLAP_ITEMS = 30
 ALPHA_UNRELIABLE = 0.667
+# A recall interval at least this wide (50 percentage points) says nothing a point estimate
+# could add to: every surface then says "too early to estimate recall: between X and Y".
+UNINFORMATIVE_WIDTH = 0.5
+
+
+def recall_informative(lower: float | None, upper: float | None) -> bool:
+    """Is the recall interval narrow enough (under 50 points) to quote a point estimate?"""
+    if lower is None or upper is None or lower != lower or upper != upper:
+        return False
+    return upper - lower < UNINFORMATIVE_WIDTH
 
 
 def _int_array(values: Any) -> np.ndarray:

@@ -1,0 +1,196 @@
+"""Open the desk and the lead window in a real window and report what a user would see.
+
+Run by tests/test_ui_realwindow.py under Xvfb with ``QT_QPA_PLATFORM=xcb``::
+
+    QT_SCALE_FACTOR=1.5 python scripts/realwindow_probe.py PROJECT --out report.json [--maximize]
+
+The layout is restored from ``TRIAGE_CONFIG_DIR`` (whatever an earlier run at another scale
+saved) and saved again when the windows close. The JSON report gives every top-level
+window's frame and its screen's available area, the pairs of sibling widgets that overlap
+without one containing the other, and the widgets whose text is under 9 pt; matplotlib's
+warnings go to stderr, where the test reads them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+MIN_POINTS = 9.0
+
+
+def _settle(app, seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def _wait_for(app, done, timeout: float = 30.0) -> bool:
+    end = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > end:
+            return False
+        app.processEvents()
+        time.sleep(0.02)
+    return True
+
+
+def _rect(r) -> list[int]:
+    return [r.x(), r.y(), r.width(), r.height()]
+
+
+def _name(widget) -> str:
+    text = ""
+    for attr in ("text", "title", "windowTitle"):
+        method = getattr(widget, attr, None)
+        if callable(method):
+            try:
+                text = str(method())
+            except TypeError:
+                continue
+            if text:
+                break
+    label = widget.objectName() or widget.accessibleName() or text[:30]
+    return f"{type(widget).__name__}({label!r})"
+
+
+def _shown(widget) -> bool:
+    return (widget.isVisible() and not widget.isWindow()
+            and widget.width() > 0 and widget.height() > 0)
+
+
+def overlaps(window) -> list[str]:
+    """Sibling widgets that overlap without one containing the other."""
+    from PySide6.QtWidgets import QStackedWidget, QWidget
+
+    found = []
+    for parent in [window, *window.findChildren(QWidget)]:
+        if not (parent is window or parent.isVisible()) or isinstance(parent, QStackedWidget):
+            continue
+        kids = [w for w in parent.findChildren(QWidget, options=_direct()) if _shown(w)]
+        for i, a in enumerate(kids):
+            for b in kids[i + 1:]:
+                ra, rb = a.geometry(), b.geometry()
+                both = ra.intersected(rb)
+                if both.isEmpty() or ra.contains(rb) or rb.contains(ra):
+                    continue
+                found.append(f"{_name(a)} {_rect(ra)} overlaps {_name(b)} {_rect(rb)} "
+                             f"in {_name(parent)}")
+    return found
+
+
+def _direct():
+    from PySide6.QtCore import Qt
+
+    return Qt.FindChildOption.FindDirectChildrenOnly
+
+
+def small_text(window) -> list[str]:
+    """Visible widgets whose font is under MIN_POINTS, and chart fonts under it."""
+    from PySide6.QtWidgets import QWidget
+
+    found = []
+    for widget in [window, *window.findChildren(QWidget)]:
+        if not widget.isVisible():
+            continue
+        font = widget.font()
+        points = font.pointSizeF()
+        if points <= 0:   # a pixel size: in points at the widget's logical DPI
+            points = font.pixelSize() * 72.0 / max(1, widget.logicalDpiY())
+        chart = getattr(widget, "fs", None)   # a chart panel: figure points at DPI dots/inch
+        chart = chart * _chart_dpi() / 96.0 if isinstance(chart, float) else None
+        if points < MIN_POINTS:
+            found.append(f"{_name(widget)}: {points:.1f} pt")
+        if chart is not None and chart < MIN_POINTS and hasattr(widget, "redraws"):
+            found.append(f"{_name(widget)} chart text: {chart:.1f} pt")
+    return found
+
+
+def _chart_dpi() -> float:
+    from ui.panels._base import DPI
+
+    return float(DPI)
+
+
+def window_report(window) -> dict:
+    """Frame, available area, overlaps and small text of one top-level window."""
+    screen = window.screen()
+    return {"title": window.windowTitle(), "frame": _rect(window.frameGeometry()),
+            "geometry": _rect(window.geometry()),
+            "available": _rect(screen.availableGeometry()),
+            "screen": _rect(screen.geometry()), "scale": screen.devicePixelRatio(),
+            "overlaps": overlaps(window), "small_text": small_text(window)}
+
+
+def _flush(widget) -> None:
+    for child in [widget, *widget.findChildren(object)]:
+        flush = getattr(child, "flush", None)
+        if callable(flush) and hasattr(child, "redraws"):
+            flush()
+
+
+def probe(project: Path, maximize: bool, wanted: set[str] | None = None) -> dict:  # long: one scripted session, step by step
+    """Open both windows, let them draw, measure them, close them (saving the layout)."""
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    from ui.main_window import MainWindow
+    from ui.prefs import Prefs
+
+    window = MainWindow(Prefs())
+    window.open_project(project, "demo")
+    window.showMaximized() if maximize else window.show()
+    _wait_for(app, lambda: window.windowHandle() is not None and window.windowHandle().isExposed())
+    _settle(app, 1.0)
+    window.refresh_panels()
+    for panel in window.panels:
+        panel.flush()
+    _settle(app, 0.3)
+    report = {"desk": window_report(window)}
+    window.show_lead_view()
+    lead = window.lead_view
+    if maximize:
+        lead.showMaximized()
+    _wait_for(app, lambda: lead.models is not None and lead.windowHandle() is not None
+              and lead.windowHandle().isExposed())
+    _settle(app, 0.5)
+    tabs = {}
+    for i in range(lead.tabs.count()):
+        if wanted and lead.tabs.tabText(i) not in wanted:
+            continue
+        lead.tabs.setCurrentIndex(i)
+        _settle(app, 0.3)
+        _flush(lead)
+        _settle(app, 0.2)
+        tabs[lead.tabs.tabText(i)] = window_report(lead)
+    report["lead"] = tabs
+    lead.close()
+    window.close()
+    _settle(app, 0.2)
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("project", type=Path)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--maximize", action="store_true")
+    parser.add_argument("--tabs", default="", help="lead tabs to measure, comma-separated "
+                        "(all when not given)")
+    args = parser.parse_args(argv)
+    warnings.simplefilter("always")   # every layout warning, not only the first
+    report = probe(args.project, args.maximize,
+                   {t for t in args.tabs.split(",") if t} or None)
+    args.out.write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
