@@ -85,17 +85,15 @@ def tmpfs(where: Path, size: str):
 
 
 def fill(folder: Path) -> None:
-    """Take every free byte of ``folder``'s file system."""
-    with open(folder / "filler", "wb") as handle:
-        block = b"\0" * 65536
-        with contextlib.suppress(OSError):
-            while True:
-                handle.write(block)
-                handle.flush()
-    with contextlib.suppress(OSError), open(folder / "filler2", "wb") as handle:
-        while True:
-            handle.write(b"\0" * 512)
-            handle.flush()
+    """Take every free byte of ``folder``'s file system.
+
+    Unbuffered writes: a buffered file would fail again when closing flushes its rest.
+    """
+    for name, size in (("filler", 65536), ("filler2", 512), ("filler3", 1)):
+        block = b"\0" * size
+        with contextlib.suppress(OSError), open(folder / name, "wb", buffering=0) as handle:
+            while handle.write(block):
+                pass
 
 
 @pytest.mark.slow
