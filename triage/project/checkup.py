@@ -44,7 +44,9 @@ def start_session_backup(path: str | Path) -> threading.Thread:
     """Refresh ``FILE.backup`` (at most once a day) on a background thread; returns it."""
     worker = threading.Thread(
         target=integrity.rolling_backup, args=(Path(path), connection.BUSY_TIMEOUT_S),
-        name="triage-backup", daemon=True)
+        # Not a daemon: the interpreter waits for the copy at exit rather than tearing
+        # SQLite down under it (a daemon thread inside sqlite3's backup crashed the process).
+        name="triage-backup", daemon=False)
     worker.start()
     return worker
 
