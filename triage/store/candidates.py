@@ -68,3 +68,16 @@ def rows_by_id(db: sqlite_utils.Database, ids: list[int]) -> dict[int, tuple]:
         # Only "?" placeholders are joined in; the ids travel as parameters.
         "SELECT id, key, text, gold, meta FROM candidates WHERE id IN (" + marks + ")",  # noqa: S608
         ids)}
+
+
+def picture_cells(db: sqlite_utils.Database, column: str | None) -> list[tuple[str, str | None]]:
+    """(key, image cell) of every candidate in id order.
+
+    The text itself when ``column`` is None (a pool of pictures only), else that field
+    of the metadata.
+    """
+    if column is None:
+        return [(r[0], r[1]) for r in db.execute("SELECT key, text FROM candidates ORDER BY id")]
+    path = '$."' + column.replace('"', '""') + '"'  # a JSON path, passed as a parameter
+    rows = db.execute("SELECT key, json_extract(meta, ?) FROM candidates ORDER BY id", [path])
+    return [(r[0], None if r[1] is None else str(r[1])) for r in rows]
