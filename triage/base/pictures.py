@@ -19,7 +19,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 FORMATS = ("png", "jpeg", "gif", "webp", "bmp", "tiff")
-MAX_PIXELS = 100_000_000   # a decoded picture above this many pixels is refused (a bomb)
+MAX_PIXELS = 50_000_000    # a picture above this many pixels is refused (a bomb; 200 MB decoded)
 MAX_BYTES = 64 << 20       # a picture file above this size is refused
 HEADER_BYTES = 64 << 10    # enough of the head to find a JPEG's frame header
 

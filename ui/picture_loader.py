@@ -1,0 +1,164 @@
+"""Decoding pictures off the GUI thread, ahead of the desk, into a cache bounded in bytes.
+
+A :class:`PictureLoader` decodes each picture once on a ``QThreadPool`` worker (``QImage``
+is safe to make off the GUI thread; ``QPixmap`` is not) and hands the image, or the reason
+it cannot be shown, back by a queued signal. The desk asks for the current picture and
+the next few, so the label key → next picture costs no decoding.
+
+Pictures are untrusted: the header is checked first (:func:`triage.base.pictures.check_file`:
+only PNG, JPEG, GIF, WebP, BMP and TIFF by their first bytes, declared size bounded, not
+cut short), the decoder is the one for the sniffed format (never chosen by the name),
+and Qt's allocation limit stops a decompression bomb the header did not reveal.
+URLs are fetched on the worker with a timeout and a size limit into a cache folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import urllib.request
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtGui import QImage, QImageReader
+
+from triage.base.pictures import MAX_BYTES, PictureRef, check_file, sniff
+
+ALLOCATION_MB = 256          # Qt refuses to allocate more for one decoded picture (MB)
+CACHE_BYTES = 256 << 20      # decoded pictures kept, newest first out last
+FETCH_TIMEOUT = 10.0         # seconds for a URL to answer and each read after
+_QT_FORMAT = {"png": "png", "jpeg": "jpeg", "gif": "gif", "webp": "webp", "bmp": "bmp",
+              "tiff": "tiff"}
+
+
+def fetch(url: str, folder: Path, *, timeout: float = FETCH_TIMEOUT,
+          limit: int = MAX_BYTES) -> Path:
+    """Download ``url`` into ``folder`` (once: the file name is the URL's hash)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / hashlib.sha256(url.encode()).hexdigest()
+    if target.exists():
+        return target
+    partial = target.with_suffix(".part")
+    with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310 - http(s) only
+        declared = answer.headers.get("Content-Length")
+        if declared and declared.isdigit() and int(declared) > limit:
+            raise OSError(f"the picture is too large to fetch ({int(declared):,} bytes)")
+        try:
+            _save(answer, partial, limit)
+        except BaseException:
+            partial.unlink(missing_ok=True)  # no half picture is ever taken for a whole one
+            raise
+    os.replace(partial, target)
+    return target
+
+
+def _save(answer: Any, partial: Path, limit: int) -> None:
+    got = 0
+    with open(partial, "wb") as out:
+        while chunk := answer.read(1 << 16):
+            got += len(chunk)
+            if got > limit:
+                raise OSError(f"the picture is too large to fetch (over {limit:,} bytes)")
+            out.write(chunk)
+
+
+def decode(path: Path) -> QImage | str:
+    """The picture at ``path`` with its EXIF orientation applied, or why not."""
+    why = check_file(path)
+    if why is not None:
+        return why
+    with open(path, "rb") as handle:
+        kind = sniff(handle.read(16))
+    if kind is None:  # changed since the check
+        return "not a picture Triage shows"
+    reader = QImageReader(str(path), _QT_FORMAT[kind].encode())
+    reader.setDecideFormatFromContent(False)  # the sniffed format's decoder, and only it
+    reader.setAutoTransform(True)
+    image = reader.read()
+    if image.isNull():
+        return f"the {kind.upper()} file cannot be decoded ({reader.errorString()})"
+    return image
+
+
+class _Signals(QObject):
+    done = Signal(str, object)   # (picture's cell as given, QImage or reason)
+
+
+class _Decode(QRunnable):
+    def __init__(self, ref: PictureRef, cache_dir: Path, signals: _Signals) -> None:
+        super().__init__()
+        self.ref, self.cache_dir, self.signals = ref, cache_dir, signals
+
+    def run(self) -> None:  # a worker thread: never touch widgets here
+        try:
+            path = self.ref.path
+            if self.ref.url is not None:
+                path = fetch(self.ref.url, self.cache_dir)
+            result: QImage | str = decode(path) if path is not None else "no picture"
+        except TimeoutError:
+            result = "the picture's address did not answer in time"
+        except OSError as error:
+            result = f"the picture could not be fetched ({getattr(error, 'reason', error)})"
+        except Exception as error:  # noqa: BLE001 - a hostile file must never stop the desk
+            result = f"the picture could not be read ({type(error).__name__})"
+        with contextlib.suppress(RuntimeError):  # the loader went away meanwhile
+            self.signals.done.emit(self.ref.given, result)
+
+
+class PictureLoader(QObject):
+    """Decodes pictures ahead on a thread pool; keeps the newest within ``limit`` bytes."""
+
+    ready = Signal(str)  # the cell given: its picture (or reason) is now in the cache
+
+    def __init__(self, cache_dir: Path, parent: QObject | None = None,
+                 limit: int = CACHE_BYTES) -> None:
+        super().__init__(parent)
+        QImageReader.setAllocationLimit(ALLOCATION_MB)
+        self.cache_dir = cache_dir
+        self.limit = limit
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(2)
+        self._signals = _Signals(self)
+        self._signals.done.connect(self._done)
+        self._cache: OrderedDict[str, QImage | str] = OrderedDict()
+        self._bytes = 0
+        self._pending: set[str] = set()
+
+    def get(self, given: str) -> QImage | str | None:
+        """The decoded picture (or reason) when cached, else None."""
+        found = self._cache.get(given)
+        if found is not None:
+            self._cache.move_to_end(given)
+        return found
+
+    def request(self, ref: PictureRef) -> None:
+        """Decode ``ref`` on a worker unless it is cached or on its way."""
+        if ref.given in self._cache or ref.given in self._pending:
+            return
+        self._pending.add(ref.given)
+        self.pool.start(_Decode(ref, self.cache_dir, self._signals))
+
+    @property
+    def cached_bytes(self) -> int:
+        """Bytes of decoded pictures held now."""
+        return self._bytes
+
+    def _done(self, given: str, result: QImage | str) -> None:
+        self._pending.discard(given)
+        self._cache[given] = result
+        self._bytes += _size(result)
+        while self._bytes > self.limit and len(self._cache) > 1:
+            _old, dropped = self._cache.popitem(last=False)
+            self._bytes -= _size(dropped)
+        self.ready.emit(given)
+
+    def wait(self, msecs: int = 5000) -> None:
+        """Let running decodes finish (closing the desk, tests)."""
+        self.pool.waitForDone(msecs)
+
+
+def _size(item: QImage | str) -> int:
+    return int(item.sizeInBytes()) if isinstance(item, QImage) else len(item)
