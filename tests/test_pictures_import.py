@@ -131,3 +131,19 @@ def test_import_never_touches_the_picture_files(tmp_path, monkeypatch):
     result = project.import_file(src, ColumnMapping(text="", scores=(("m", "s"),), image="p"))
     assert result.rows_imported == 1000
     project.close()
+
+
+def test_the_report_counts_the_pictures_that_cannot_be_shown(tmp_path):
+    pool = picture_pool(tmp_path / "data")
+    assert triage("new", tmp_path / "p.triage", pool, "--image", "picture",
+                  "--score", "m=score").returncode == 0
+    out = triage("report", tmp_path / "p.triage", "--json", "--bootstrap", "10")
+    assert out.returncode == 0, out.stderr
+    provenance = json.loads(out.stdout)["provenance"]
+    assert provenance["pictures"]["not_shown"] == 4
+    assert "7 pictures; 4 could not be shown" in provenance["reading"]
+    assert "1: the file does not exist" in provenance["reading"]
+    html = tmp_path / "r.html"
+    assert triage("report", tmp_path / "p.triage", "-o", html,
+                  "--bootstrap", "10").returncode == 0
+    assert "4 could not be shown" in html.read_text()
