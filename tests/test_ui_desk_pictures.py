@@ -16,7 +16,7 @@ from PySide6.QtGui import QImage
 from tests.picture_files import BLUE, RED, halves_png, picture_pool, png
 from tests.qt_helpers import open_main_window
 from tests.test_cli_core import triage
-from ui.picture_loader import PictureLoader, decode, fetch
+from ui.picture_loader import PictureLoader, decode, fetch, key_of
 
 LABELS = ("--labels", "defect:d,fine:f", "--positive", "defect", "--overlap-rate", "0",
           "--audit-rate", "0")
@@ -132,7 +132,7 @@ def test_a_cache_bounded_in_bytes(qtbot, tmp_path):
         loader.request(ref)
     qtbot.waitUntil(lambda: not loader._pending, timeout=10000)
     assert loader.cached_bytes == 3 * 100 * 100 * 4   # three kept of six decoded
-    assert sum(loader.get(r.given) is not None for r in refs) == 3
+    assert sum(loader.get(key_of(r)) is not None for r in refs) == 3
 
 
 @pytest.fixture
@@ -182,3 +182,21 @@ def test_qt_allocation_limit_stops_a_bomb_the_header_check_missed(tmp_path, monk
     monkeypatch.setattr(loader_module, "check_file", lambda _path: None)
     result = decode(bomb_png(tmp_path / "b.png", side=40_000))
     assert isinstance(result, str) and "cannot be decoded" in result
+
+
+def test_a_second_picture_project_shows_its_own_pictures(qtbot, tmp_path):
+    """Two pools both say img/red.png, of different folders: the second window's desk must
+    not show the first one's cached picture."""
+    for name, colour in (("a", RED), ("b", BLUE)):
+        (tmp_path / name / "img").mkdir(parents=True)
+        png(tmp_path / name / "img" / "red.png", colour)
+        (tmp_path / name / "pool.csv").write_text("picture,score\nimg/red.png,0.9\n")
+        assert triage("new", tmp_path / name / "p.triage", tmp_path / name / "pool.csv",
+                      "--image", "picture", "--score", "m=score", *LABELS).returncode == 0
+    window = open_main_window(qtbot, tmp_path / "a" / "p.triage", "ada")
+    wait_picture(qtbot, window)
+    assert near(colour_at(shown(window), 0.5, 0.5), RED)
+    window.open_project(tmp_path / "b" / "p.triage", "ada")
+    qtbot.waitUntil(lambda: window.desk.picture.view.image is not None
+                    and near(colour_at(shown(window), 0.5, 0.5), BLUE), timeout=10000)
+    window.close()

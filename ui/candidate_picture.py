@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from triage.base.pictures import PictureRef
 from ui.palette import SECONDARY
-from ui.picture_loader import PictureLoader
+from ui.picture_loader import PictureLoader, key_of
 
 ZOOM_STEP = 1.25
 MAX_ZOOM = 32.0
@@ -136,11 +136,11 @@ class CandidatePicture(QWidget):
         """Show ``ref`` (decoded now or when its worker is done) and decode ``ahead``."""
         self.caption.setText(caption)
         self.caption.setVisible(bool(caption))
-        self.current = ref.given if ref is not None else None
+        self.current = key_of(ref) if ref is not None else None
         if ref is None:
             self._placeholder("This candidate has no picture.")
         else:
-            found = self.loader.get(ref.given)
+            found = self.loader.get(self.current)
             if found is None:
                 self.view.set_image(None, "Loading the picture…")
                 self.loader.request(ref)
@@ -160,9 +160,9 @@ class CandidatePicture(QWidget):
             self._placeholder(f"This picture cannot be shown: {found}.\n\n"
                               "Label it from what you know, or skip it (s).")
 
-    def _ready(self, given: str) -> None:
-        if given == self.current:
-            found = self.loader.get(given)
+    def _ready(self, key: str) -> None:
+        if key == self.current:
+            found = self.loader.get(key)
             if found is not None:
                 self._put(found)
 

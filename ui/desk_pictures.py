@@ -47,6 +47,8 @@ class DeskPictures:
         if self.picture is None:
             self.picture = CandidatePicture(cache_folder(self.project.location))
             layout.insertWidget(layout.indexOf(self.text), self.picture, 5)
+        else:  # another project: its own pictures, its own fetch folder
+            self.picture.loader.reset(cache_folder(self.project.location))
 
     def _show_picture(self, item: Any) -> None:
         """Show ``item``'s picture (or hide the pane when this pool has none)."""

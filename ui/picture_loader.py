@@ -83,8 +83,14 @@ def decode(path: Path) -> QImage | str:
     return image
 
 
+def key_of(ref: PictureRef) -> str:
+    """The cache key of a picture: where it is, not how the cell spelled it (two projects
+    may both say ``img/1.png`` of different folders)."""
+    return ref.url if ref.url is not None else str(ref.path)
+
+
 class _Signals(QObject):
-    done = Signal(str, object)   # (picture's cell as given, QImage or reason)
+    done = Signal(str, object)   # (the picture's key_of, QImage or reason)
 
 
 class _Decode(QRunnable):
@@ -105,13 +111,13 @@ class _Decode(QRunnable):
         except Exception as error:  # noqa: BLE001 - a hostile file must never stop the desk
             result = f"the picture could not be read ({type(error).__name__})"
         with contextlib.suppress(RuntimeError):  # the loader went away meanwhile
-            self.signals.done.emit(self.ref.given, result)
+            self.signals.done.emit(key_of(self.ref), result)
 
 
 class PictureLoader(QObject):
     """Decodes pictures ahead on a thread pool; keeps the newest within ``limit`` bytes."""
 
-    ready = Signal(str)  # the cell given: its picture (or reason) is now in the cache
+    ready = Signal(str)  # a key_of: its picture (or reason) is now in the cache
 
     def __init__(self, cache_dir: Path, parent: QObject | None = None,
                  limit: int = CACHE_BYTES) -> None:
@@ -127,33 +133,42 @@ class PictureLoader(QObject):
         self._bytes = 0
         self._pending: set[str] = set()
 
-    def get(self, given: str) -> QImage | str | None:
-        """The decoded picture (or reason) when cached, else None."""
-        found = self._cache.get(given)
+    def get(self, key: str) -> QImage | str | None:
+        """The decoded picture (or reason) of a :func:`key_of` when cached, else None."""
+        found = self._cache.get(key)
         if found is not None:
-            self._cache.move_to_end(given)
+            self._cache.move_to_end(key)
         return found
 
     def request(self, ref: PictureRef) -> None:
         """Decode ``ref`` on a worker unless it is cached or on its way."""
-        if ref.given in self._cache or ref.given in self._pending:
+        key = key_of(ref)
+        if key in self._cache or key in self._pending:
             return
-        self._pending.add(ref.given)
+        self._pending.add(key)
         self.pool.start(_Decode(ref, self.cache_dir, self._signals))
+
+    def reset(self, cache_dir: Path) -> None:
+        """Another project: forget the pictures held, fetch into ``cache_dir`` from now."""
+        self.cache_dir = cache_dir
+        self._cache.clear()
+        self._bytes = 0
 
     @property
     def cached_bytes(self) -> int:
         """Bytes of decoded pictures held now."""
         return self._bytes
 
-    def _done(self, given: str, result: QImage | str) -> None:
-        self._pending.discard(given)
-        self._cache[given] = result
+    def _done(self, key: str, result: QImage | str) -> None:
+        self._pending.discard(key)
+        if key in self._cache:  # decoded twice (asked again after a reset): count once
+            self._bytes -= _size(self._cache[key])
+        self._cache[key] = result
         self._bytes += _size(result)
         while self._bytes > self.limit and len(self._cache) > 1:
             _old, dropped = self._cache.popitem(last=False)
             self._bytes -= _size(dropped)
-        self.ready.emit(given)
+        self.ready.emit(key)
 
     def wait(self, msecs: int = 5000) -> None:
         """Let running decodes finish (closing the desk, tests)."""
