@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,30 +90,33 @@ def _why(ref: PictureRef | None) -> str | None:
 
 
 def check_pictures(db: Any, source: PictureSource, *, workers: int | None = None,
-                   examples: int = 20,
-                   progress: Callable[[int, int], object] | None = None) -> PictureCheck:
+                   examples: int = 20) -> PictureCheck:
     """Check that every local picture exists and looks whole (header and ending).
 
     In parallel threads: the work is file reads, which release the GIL.
     """
-    cells = candidates.picture_cells(db, source.column if source.caption else None)
-    refs = [None if c is None or not c.strip() else resolve(c, source.folder) for _, c in cells]
-    result = PictureCheck(total=len(cells))
-    result.remote = sum(1 for r in refs if r is not None and r.url is not None)
+    result = PictureCheck()
     workers = workers or min(32, 4 * (os.cpu_count() or 1))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        for i, why in enumerate(pool.map(_why, refs, chunksize=256)):
-            if progress is not None and i % 10_000 == 0:
-                progress(i, len(refs))
-            if why is None:
-                continue
-            if why == "no picture":
-                result.blank += 1
-            else:
-                result.reasons[why if "(" not in why else why.split(" (")[0]] += 1
-            if len(result.problems) < examples:
-                result.problems.append((cells[i][0], cells[i][1] or "", why))
+        for cells in candidates.picture_cells(db, source.column if source.caption else None):
+            refs = [None if c is None or not c.strip() else resolve(c, source.folder)
+                    for _, c in cells]
+            result.remote += sum(1 for r in refs if r is not None and r.url is not None)
+            for (key, cell), why in zip(cells, pool.map(_why, refs, chunksize=64),
+                                        strict=True):
+                if why is not None:
+                    _count(result, key, cell, why, examples)
+            result.total += len(cells)
     return result
+
+
+def _count(result: PictureCheck, key: str, cell: str | None, why: str, examples: int) -> None:
+    if why == "no picture":
+        result.blank += 1
+    else:
+        result.reasons[why.split(" (")[0]] += 1  # the reason without its figures
+    if len(result.problems) < examples:
+        result.problems.append((key, cell or "", why))
 
 
 def render_check(check: PictureCheck) -> str:

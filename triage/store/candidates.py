@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import numpy as np
 import sqlite_utils
@@ -70,14 +71,18 @@ def rows_by_id(db: sqlite_utils.Database, ids: list[int]) -> dict[int, tuple]:
         ids)}
 
 
-def picture_cells(db: sqlite_utils.Database, column: str | None) -> list[tuple[str, str | None]]:
-    """(key, image cell) of every candidate in id order.
+def picture_cells(db: sqlite_utils.Database, column: str | None,
+                  batch: int = 20_000) -> Iterator[list[tuple[str, str | None]]]:
+    """(key, image cell) of every candidate in id order, ``batch`` rows at a time.
 
     The text itself when ``column`` is None (a pool of pictures only), else that field
-    of the metadata.
+    of the metadata. Batches keep a million-row pool's check within a few megabytes.
     """
     if column is None:
-        return [(r[0], r[1]) for r in db.execute("SELECT key, text FROM candidates ORDER BY id")]
-    path = '$."' + column.replace('"', '""') + '"'  # a JSON path, passed as a parameter
-    rows = db.execute("SELECT key, json_extract(meta, ?) FROM candidates ORDER BY id", [path])
-    return [(r[0], None if r[1] is None else str(r[1])) for r in rows]
+        cursor = db.execute("SELECT key, text FROM candidates ORDER BY id")
+    else:
+        path = '$."' + column.replace('"', '""') + '"'  # a JSON path, passed as a parameter
+        cursor = db.execute("SELECT key, json_extract(meta, ?) FROM candidates ORDER BY id",
+                            [path])
+    while rows := cursor.fetchmany(batch):
+        yield [(r[0], None if r[1] is None else str(r[1])) for r in rows]
