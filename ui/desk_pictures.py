@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QWidget
 
 from triage.project.pictures import PictureSource, picture_source
@@ -60,10 +61,19 @@ class DeskPictures:
             return
         assert self.pictures is not None and self.picture is not None
         source = self.pictures
-        ahead = [ref for c in self.project.upcoming(AHEAD + 1)
-                 if (ref := source.ref(c.text, c.meta)) is not None]
-        self.picture.show_picture(source.ref(item.text, item.meta),
-                                  source.caption_of(item.text), ahead)
+        self.picture.show_picture(source.ref(item.text, item.meta), source.caption_of(item.text))
+        # The next pictures are looked up after this one is on screen, not before.
+        QTimer.singleShot(0, self._prefetch)
+
+    def _prefetch(self) -> None:
+        """Decode the next few pictures of the queue ahead."""
+        if self.project is None or self.pictures is None or self.picture is None:
+            return
+        source = self.pictures
+        for candidate in self.project.upcoming(AHEAD + 1):
+            ref = source.ref(candidate.text, candidate.meta)
+            if ref is not None:
+                self.picture.loader.request(ref)
 
     def _zoom_picture(self, steps: int, before: int) -> None:
         """The text-size keys zoom the picture; zero fits it."""

@@ -28,7 +28,7 @@ from PySide6.QtGui import QImage, QImageReader
 from triage.base.pictures import MAX_BYTES, PictureRef, check_file, sniff
 
 ALLOCATION_MB = 256          # Qt refuses to allocate more for one decoded picture (MB)
-CACHE_BYTES = 256 << 20      # decoded pictures kept, newest first out last
+CACHE_BYTES = 160 << 20      # decoded pictures kept (the oldest go first): 5 of 8 megapixels
 FETCH_TIMEOUT = 10.0         # seconds for a URL to answer and each read after
 _QT_FORMAT = {"png": "png", "jpeg": "jpeg", "gif": "gif", "webp": "webp", "bmp": "bmp",
               "tiff": "tiff"}
