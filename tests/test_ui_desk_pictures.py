@@ -121,6 +121,10 @@ def test_sharp_on_a_2x_screen_and_placed_by_halves(qtbot, tmp_path):
     grabbed = view.grab().toImage()
     assert near(colour_at(grabbed, 0.25, 0.5), RED) and near(colour_at(grabbed, 0.75, 0.5), BLUE)
     assert loader.cached_bytes == 0
+    view.devicePixelRatioF = lambda: 2.0          # a 2x screen: twice the pixels, same size
+    view._scaled = None
+    sharp = view._device_image(rect)
+    assert (sharp.width(), sharp.height()) == (400, 100) and sharp.devicePixelRatio() == 2.0
 
 
 def test_a_cache_bounded_in_bytes(qtbot, tmp_path):
@@ -200,3 +204,35 @@ def test_a_second_picture_project_shows_its_own_pictures(qtbot, tmp_path):
     qtbot.waitUntil(lambda: window.desk.picture.view.image is not None
                     and near(colour_at(shown(window), 0.5, 0.5), BLUE), timeout=10000)
     window.close()
+
+
+@pytest.mark.parametrize("fmt", ["PNG", "JPEG", "GIF", "WEBP", "BMP", "TIFF"])
+def test_every_shown_format_decodes_by_its_content(tmp_path, fmt):
+    from PIL import Image
+
+    path = tmp_path / "picture.bin"   # the name says nothing: the first bytes decide
+    Image.new("RGB", (30, 20), RED).save(path, format=fmt)
+    image = decode(path)
+    assert isinstance(image, QImage) and (image.width(), image.height()) == (30, 20)
+    assert near(colour_at(image, 0.5, 0.5), RED)
+
+
+def test_a_redirect_to_a_file_address_is_not_followed(tmp_path):
+    class Redirect(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            self.send_response(302)
+            self.send_header("Location", f"file://{tmp_path}/secret.png")
+            self.end_headers()
+
+        def log_message(self, *_args):
+            pass
+
+    png(tmp_path / "secret.png", RED)
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(OSError, match="not allowed|redirects to"):
+            fetch(f"http://127.0.0.1:{httpd.server_address[1]}/x.png", tmp_path / "cache")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

@@ -34,6 +34,23 @@ _QT_FORMAT = {"png": "png", "jpeg": "jpeg", "gif": "gif", "webp": "webp", "bmp":
               "tiff": "tiff"}
 
 
+class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
+    """Follow a redirect only to another http(s) address (never ftp:, never file:)."""
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any,
+                         newurl: str) -> Any:
+        if not newurl.lower().startswith(("http://", "https://")):
+            raise OSError(f"the picture's address redirects to {newurl.split(':')[0]}:")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_OPENER = urllib.request.OpenerDirector()
+for _handler in (urllib.request.ProxyHandler(), urllib.request.HTTPHandler(),
+                 urllib.request.HTTPSHandler(), _HttpOnlyRedirects(),
+                 urllib.request.HTTPDefaultErrorHandler(), urllib.request.HTTPErrorProcessor()):
+    _OPENER.add_handler(_handler)
+
+
 def fetch(url: str, folder: Path, *, timeout: float = FETCH_TIMEOUT,
           limit: int = MAX_BYTES) -> Path:
     """Download ``url`` into ``folder`` (once: the file name is the URL's hash)."""
@@ -42,7 +59,9 @@ def fetch(url: str, folder: Path, *, timeout: float = FETCH_TIMEOUT,
     if target.exists():
         return target
     partial = target.with_suffix(".part")
-    with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310 - http(s) only
+    if not url.lower().startswith(("http://", "https://")):
+        raise OSError("only http(s) addresses are fetched")
+    with _OPENER.open(url, timeout=timeout) as answer:
         declared = answer.headers.get("Content-Length")
         if declared and declared.isdigit() and int(declared) > limit:
             raise OSError(f"the picture is too large to fetch ({int(declared):,} bytes)")
