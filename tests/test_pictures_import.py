@@ -147,3 +147,17 @@ def test_the_report_counts_the_pictures_that_cannot_be_shown(tmp_path):
     assert triage("report", tmp_path / "p.triage", "-o", html,
                   "--bootstrap", "10").returncode == 0
     assert "4 could not be shown" in html.read_text()
+
+
+def test_import_into_an_empty_project_and_a_guessed_score(tmp_path):
+    pool = picture_pool(tmp_path / "data", hostile=False)
+    out = triage("new", tmp_path / "g.triage", pool, "--image", "picture")
+    assert out.returncode == 0, out.stderr
+    assert "guessed: image=picture, key=(row number), scores=score" in out.stderr  # no text
+    create_project(tmp_path / "e.triage", Settings()).close()
+    out = triage("import", tmp_path / "e.triage", pool, "--image", "picture",
+                 "--score", "m=score", "--check-images")
+    assert out.returncode == 0, out.stderr
+    assert "pictures: 2; could not be shown: 0" in out.stdout
+    out = triage("import", tmp_path / "e.triage", pool, "--score", "m2=score")
+    assert out.returncode == 2 and "--image" in out.stderr

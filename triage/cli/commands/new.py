@@ -133,7 +133,7 @@ def _guess(args: argparse.Namespace) -> None:
     args.gold = args.gold or guess["gold"]
     if not args.score:
         args.score = [(name, name) for name in guess["scores"] if name != args.gold]
-    used = {"text": args.text, "key": args.key, "gold": args.gold,
+    used = {"text": args.text, "image": args.image, "key": args.key, "gold": args.gold,
             "scores": [column for _name, column in args.score]}
     print(f"guessed: {describe_guess(used)} (give --text, --key, --score, --gold to choose "
           "otherwise)", file=sys.stderr)
