@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 
 from tests.picture_files import bomb_png, picture_pool, png, rotated_jpeg, svg, truncated_png
-from tests.test_cli_core import triage
+from tests.test_cli_core import triage as triage_process
 from triage.base.pictures import check_file, resolve, sniff
 from triage.ingest.importer import ColumnMapping
 from triage.project import create_project, open_project
@@ -18,9 +18,24 @@ from triage.project.pictures import check_pictures, picture_source
 from triage.store.settings import Settings
 
 
+@pytest.fixture
+def triage(capsys):
+    """The command line in this process (a fresh Python per call costs a second)."""
+    from types import SimpleNamespace
+
+    from triage.cli.program import main
+
+    def run(*args):
+        capsys.readouterr()
+        code = main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
+    return run
+
+
 def test_new_with_only_an_image_column_from_the_command_line(tmp_path):
     pool = picture_pool(tmp_path / "data")
-    out = triage("new", tmp_path / "p.triage", pool, "--image", "picture", "--score", "m=score",
+    out = triage_process("new", tmp_path / "p.triage", pool, "--image", "picture", "--score", "m=score",
                  "--check-images")
     assert out.returncode == 0, out.stderr
     assert "7 candidates" in out.stdout
@@ -33,7 +48,7 @@ def test_new_with_only_an_image_column_from_the_command_line(tmp_path):
     assert texts[:2] == ["img/red.png", "img/blue.png"]  # stored as given
 
 
-def test_status_counts_the_pictures_that_cannot_be_shown(tmp_path):
+def test_status_counts_the_pictures_that_cannot_be_shown(tmp_path, triage):
     pool = picture_pool(tmp_path / "data")
     assert triage("new", tmp_path / "p.triage", pool, "--image", "picture",
                   "--score", "m=score").returncode == 0
@@ -49,7 +64,7 @@ def test_status_counts_the_pictures_that_cannot_be_shown(tmp_path):
     assert "img/gone.png: the file does not exist" in text
 
 
-def test_status_check_images_refuses_a_text_pool(tmp_path):
+def test_status_check_images_refuses_a_text_pool(tmp_path, triage):
     src = tmp_path / "t.csv"
     src.write_text("text,score\nhello,0.5\n")
     assert triage("new", tmp_path / "p.triage", src, "--text", "text",
@@ -133,7 +148,7 @@ def test_import_never_touches_the_picture_files(tmp_path, monkeypatch):
     project.close()
 
 
-def test_the_report_counts_the_pictures_that_cannot_be_shown(tmp_path):
+def test_the_report_counts_the_pictures_that_cannot_be_shown(tmp_path, triage):
     pool = picture_pool(tmp_path / "data")
     assert triage("new", tmp_path / "p.triage", pool, "--image", "picture",
                   "--score", "m=score").returncode == 0
@@ -149,7 +164,7 @@ def test_the_report_counts_the_pictures_that_cannot_be_shown(tmp_path):
     assert "4 could not be shown" in html.read_text()
 
 
-def test_import_into_an_empty_project_and_a_guessed_score(tmp_path):
+def test_import_into_an_empty_project_and_a_guessed_score(tmp_path, triage):
     pool = picture_pool(tmp_path / "data", hostile=False)
     out = triage("new", tmp_path / "g.triage", pool, "--image", "picture")
     assert out.returncode == 0, out.stderr

@@ -91,8 +91,16 @@ def test_pictures_at_the_desk_pixels_keys_and_hostile_files(qtbot, picture_proje
     window.close()
 
 
-def test_zoom_keys_and_fit(qtbot, picture_project):
-    window = open_main_window(qtbot, picture_project, "ada")
+def test_zoom_keys_and_fit(qtbot, tmp_path):
+    from triage.ingest.importer import ColumnMapping
+    from triage.project import create_project
+    from triage.store.settings import Settings
+
+    pool = picture_pool(tmp_path / "data", hostile=False)
+    project = create_project(tmp_path / "z.triage", Settings())  # in process: quicker
+    project.import_file(pool, ColumnMapping(text="", scores=(("m", "score"),), image="picture"))
+    project.close()
+    window = open_main_window(qtbot, tmp_path / "z.triage", "ada")
     wait_picture(qtbot, window)
     view = window.desk.picture.view
     fitted = view.target()
