@@ -12,6 +12,7 @@ from functools import partial
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication
 
 from tests.picture_files import BLUE, RED, halves_png, picture_pool, png
 from tests.qt_helpers import open_main_window
@@ -244,3 +245,29 @@ def test_a_redirect_to_a_file_address_is_not_followed(tmp_path):
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def test_the_mouse_wheel_zooms_and_a_drag_pans(qtbot, tmp_path):
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtGui import QWheelEvent
+
+    from ui.candidate_picture import PictureView
+
+    view = PictureView()
+    qtbot.addWidget(view)
+    view.resize(200, 200)
+    view.show()
+    view.set_image(decode(halves_png(tmp_path / "h.png", (100, 100))))
+    wheel = QWheelEvent(QPointF(100, 100), QPointF(100, 100), QPoint(0, 0), QPoint(0, 240),
+                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                        Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(view, wheel)
+    assert view.zoom == pytest.approx(1.25 ** 2)
+    before = view.target()
+    qtbot.mousePress(view, Qt.MouseButton.LeftButton, pos=QPoint(100, 100))
+    qtbot.mouseMove(view, QPoint(60, 90))
+    qtbot.mouseRelease(view, Qt.MouseButton.LeftButton, pos=QPoint(60, 90))
+    moved = view.target()
+    assert (moved.x() - before.x(), moved.y() - before.y()) == (-40, -10)
+    view.fit()
+    assert view.zoom == 1.0 and view.target().x() == 0
