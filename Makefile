@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run check test test-all lint docs bench screenshot screenshots clean
+.PHONY: run run-pictures check test test-all lint docs bench screenshot screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,11 @@ $(STAMP): pyproject.toml | $(BIN)/python
 run: $(STAMP)
 	$(BIN)/python scripts/check_qt_libs.py
 	$(BIN)/python main.py
+
+# The picture demo: handwritten digits (UCI, CC BY 4.0), "is it a 3?".
+run-pictures: $(STAMP)
+	$(BIN)/python scripts/check_qt_libs.py
+	$(BIN)/python main.py --demo-pictures
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

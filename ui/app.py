@@ -42,6 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="project file (or postgresql://HOST/DB?project=NAME) to open")
     p.add_argument("--demo", action="store_true",
                    help="open the demo project (created in the data directory if missing)")
+    p.add_argument("--demo-pictures", action="store_true",
+                   help="open the picture demo: handwritten digits, is it a 3?")
     p.add_argument("--annotator", metavar="NAME", help="annotate as NAME (no dialog)")
     p.add_argument("--simulate", type=int, default=0, metavar="N",
                    help="make sure the first N queue candidates are labeled with their gold "
@@ -63,9 +65,11 @@ def _size(text: str) -> tuple[int, int]:
 
 def choose_project(args: argparse.Namespace, prefs: Prefs) -> Path | str:
     """The project to open: the argument, else the last one, else the demo."""
-    from triage.project.demo import ensure_demo
+    from triage.project.demo import ensure_demo, ensure_picture_demo
     from ui.prefs import data_dir
 
+    if getattr(args, "demo_pictures", False):
+        return ensure_picture_demo(data_dir())
     if args.project is not None and not args.demo:
         return args.project
     if not args.demo:
@@ -95,7 +99,8 @@ def settle(app: QApplication, seconds: float = SETTLE_SECONDS) -> None:
 
 def open_early(args: argparse.Namespace) -> EarlyOpen | None:
     """Start opening the project named on the command line, if nothing must come first."""
-    if args.project is None or args.demo or args.simulate or not Path(args.project).is_file():
+    if (args.project is None or args.demo or args.demo_pictures or args.simulate
+            or not Path(args.project).is_file()):
         return None
     return EarlyOpen(args.project)
 

@@ -14,13 +14,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QKeyEvent
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QPushButton,
-    QSizePolicy,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from triage.base.errors import (
     AlreadyRecorded,
@@ -47,6 +41,7 @@ from triage.views.desk import (
 from triage.views.text import HIDDEN_NOTE, bounded_meta, feedback_excerpt, unexpected_fault
 from ui.candidate_text import CandidateText, plain_label
 from ui.desk_notes import DeskNotes
+from ui.desk_pictures import DeskPictures
 from ui.palette import META, SCORE, SECONDARY
 
 RETRY_MS = 500
@@ -59,7 +54,7 @@ SCROLL_KEYS = {Qt.Key.Key_Down: 0.15, Qt.Key.Key_Up: -0.15, Qt.Key.Key_PageDown:
 Step = Callable[[], "Step | None"]
 
 
-class Desk(DeskNotes, QWidget):
+class Desk(DeskNotes, DeskPictures, QWidget):
     """Shows the current candidate and turns key presses into committed labels."""
 
     changed = Signal()  # a label, skip or undo was committed: live figures moved
@@ -157,6 +152,7 @@ class Desk(DeskNotes, QWidget):
     def start(self, project: Project, annotator: str) -> None:
         """Begin a session for ``annotator`` on ``project`` and show its first candidate."""
         self.project = project
+        self._start_pictures(self.layout())  # a pool of pictures: the picture pane
         try:
             self.session = project.start_session(annotator)
         except WriteFailed as error:  # a read-only file or folder, a full disk
@@ -195,7 +191,8 @@ class Desk(DeskNotes, QWidget):
         self.score.setVisible(self.show_score and self.current is not None)
 
     def set_zoom(self, steps: int) -> None:
-        self.zoom_steps = max(-6, min(12, int(steps)))
+        before, self.zoom_steps = self.zoom_steps, max(-6, min(12, int(steps)))
+        self._zoom_picture(self.zoom_steps, before)
         font = QFont(self.font())
         font.setPointSizeF(BASE_POINT_SIZE * ZOOM_STEP ** self.zoom_steps)
         self.text.setFont(font)
@@ -255,6 +252,7 @@ class Desk(DeskNotes, QWidget):
             self.position.setText(position_text(item.rank, item.pool, item.decile))
             self.score.setText(score_text(item.score, item.model))
             self.score.setVisible(self.show_score)
+        self._show_picture(item)
         self._shown_at = time.monotonic()
         self._emit_status()
 

@@ -44,6 +44,9 @@ class MainMenus:
         file = bar.addMenu("&File")
         self._action(file, "New project…", slots.new_project, QKeySequence.StandardKey.New)
         self._action(file, "Open…", slots.open_dialog, QKeySequence.StandardKey.Open)
+        demo = file.addMenu("New demo project")
+        self._action(demo, "Text (idioms)", lambda: self._open_demo("text"))
+        self._action(demo, "Pictures (handwritten digits)", lambda: self._open_demo("pictures"))
         self.recent_menu = file.addMenu("Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         self.export_action = self._action(file, "Export…", slots.export)
@@ -68,6 +71,14 @@ class MainMenus:
         self._action(project, "Switch annotator…", slots.switch_annotator)
         help_menu = bar.addMenu("&Help")
         self._action(help_menu, "Guidelines and keyboard shortcuts", slots.help, "F1")
+
+    def _open_demo(self, kind: str) -> None:
+        """Open (creating it on first use) the text or the picture demo project."""
+        from triage.project.demo import ensure_demo, ensure_picture_demo
+        from ui.prefs import data_dir
+
+        make = ensure_picture_demo if kind == "pictures" else ensure_demo
+        self._slots.open_recent(str(make(data_dir())))
 
     def _action(self, menu: QMenu, text: str, slot: Slot,
                 shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,

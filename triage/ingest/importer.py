@@ -41,7 +41,7 @@ import sqlite_utils
 
 from triage.base import arrow
 from triage.base.errors import InputError, Problem, TriageError
-from triage.ingest import fastread, metajson
+from triage.ingest import fastread, imagecols, metajson
 from triage.ingest.preview import preview as preview
 from triage.ingest.progress import Ticker as _Ticker
 from triage.ingest.ranking import rank_scores as rank_scores
@@ -65,6 +65,9 @@ class ColumnMapping:
     ``key`` None: the key is the row number among the imported rows ("1", "2", ...).
     ``metadata`` None: every column not used as key, text, score or gold.
     ``sheet``: the sheet of a spreadsheet (None: the first); other files ignore it.
+    ``image``: the column holding each candidate's picture (a path, ``file://`` URI or
+    URL, see :mod:`triage.base.pictures`). With an image, ``text`` may be empty: the image
+    column then stands as the text too; otherwise the text is the picture's caption.
     """
 
     text: str
@@ -73,6 +76,8 @@ class ColumnMapping:
     gold: str | None = None
     metadata: tuple[str, ...] | None = None
     sheet: str | None = None
+    image: str | None = None
+
 
 
 @dataclass(frozen=True)
@@ -114,7 +119,7 @@ def _check_roles(mapping: ColumnMapping, score_columns: list[str]) -> None:
     """A column is a model's score or plays another part, not both (a gold label that is
     also a model would grade the model by itself)."""
     for role, column in (("text", mapping.text), ("key", mapping.key),
-                         ("gold label", mapping.gold)):
+                         ("gold label", mapping.gold), ("image", mapping.image)):
         if column and column in score_columns:
             raise TriageError(f"column {column!r} is chosen both as the {role} and as a "
                               f"model's score; a column can be one or the other")
@@ -231,6 +236,7 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     """
     started = time.perf_counter()
     path = Path(path)
+    mapping = imagecols.with_image(mapping)
     seed = _project_seed(db) if seed is None else seed
     if candidates.exist(db):
         raise TriageError("this project already has its candidates; add a later model's "
@@ -239,7 +245,8 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     score_columns = [column for _, column in mapping.scores]
     _check_roles(mapping, score_columns)
     used = [c for c in (mapping.key, mapping.text, mapping.gold) if c] + score_columns
-    required = list(dict.fromkeys(used + list(mapping.metadata or ())))
+    required = list(dict.fromkeys(used + list(mapping.metadata or ())
+                                  + ([mapping.image] if mapping.image else [])))
     ticker = _Ticker(progress, len(mapping.scores))
     read = functools.partial(read_table, path, numeric=score_columns, required=required,
                              nonempty=[c for c in (mapping.text, mapping.key) if c],
@@ -284,7 +291,8 @@ def _stream(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping, *, ti
 
     def entry(rows: int, digest: str) -> list[tuple[str, str]]:
         made = _source_entry(path, kind, models, rows, digest)
-        return [("source_file", str(path.resolve())), provenance.sources_row(sources + [made])]
+        return [("source_file", str(path.resolve())), provenance.sources_row(sources + [made]),
+                *imagecols.image_rows(mapping, path)]
 
     try:
         return poolstream.import_stream(db, path, shape, mapping.scores, seed=seed,
@@ -337,7 +345,7 @@ def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
             entry = _source_entry(path, kind, [m for m, _ in mapping.scores], n,
                                   digest.result())
             return [("source_file", str(path.resolve())),
-                    provenance.sources_row(sources + [entry])]
+                    provenance.sources_row(sources + [entry]), *imagecols.image_rows(mapping, path)]
 
         extra = {"plan": plan} if writer is write_pool else {}  # a server plans on its own
         writer(db, rows, models, info=info, chunk=CHUNK, advance=ticker.advance, after=after,

@@ -92,3 +92,41 @@ def simulate(project: Project, n: int, annotator: str = "demo",
     finally:
         project.end_session(session)
     return written
+
+
+PICTURE_CSV = DEMO_CSV.parents[1] / "demo_pictures" / "digits.csv"
+PICTURE_DEMO_FILE_NAME = "demo-pictures.triage"
+PICTURE_SCORES = (("logistic", "logistic"), ("coarse", "coarse"))
+
+
+def create_picture_demo(path: str | Path, source: str | Path = PICTURE_CSV) -> Project:
+    """Create the picture demo (handwritten digits, "is it a 3?") at ``path``, open."""
+    from triage.ingest.importer import ColumnMapping
+
+    path = Path(path)
+    settings = Settings().with_changes(
+        labels=(LabelOption("three", "3"), LabelOption("other", "o")),
+        positive_labels=("three",), price_per_item=0.02, budget=4.0, currency="USD",
+        value_per_positive=0.25)
+    project = create_project(path, settings)
+    try:
+        project.import_file(source, ColumnMapping(text="", key="key", scores=PICTURE_SCORES,
+                                                  gold="gold", image="picture",
+                                                  metadata=()))  # the digit would tell
+        project.update_settings(active_model="logistic")
+    except BaseException:
+        project.close()
+        for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            leftover.unlink(missing_ok=True)
+        raise
+    return project
+
+
+def ensure_picture_demo(data_dir: str | Path) -> Path:
+    """The picture demo's path in ``data_dir``, creating both when missing."""
+    data_dir = Path(data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / PICTURE_DEMO_FILE_NAME
+    if not path.exists():
+        create_picture_demo(path).close()
+    return path

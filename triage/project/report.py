@@ -45,8 +45,17 @@ def project_provenance(project: Project) -> dict[str, Any]:
         "source_file": info.get("source_file"),
         "sources": provenance.sources(project.db),
         "models": provenance.model_sources(project.db),
+        "pictures": _pictures(project),
         "triage_version": __version__,
     }
+
+
+def _pictures(project: Project) -> dict[str, Any] | None:
+    """A pool of pictures: how many could not be shown, checked now (None: no pictures)."""
+    from triage.project.pictures import check_pictures, picture_source
+
+    source = picture_source(project.db, project.location)
+    return None if source is None else check_pictures(project.db, source).as_dict()
 
 
 def audit_items(project: Project) -> list[dict[str, Any]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import numpy as np
 import sqlite_utils
@@ -68,3 +69,20 @@ def rows_by_id(db: sqlite_utils.Database, ids: list[int]) -> dict[int, tuple]:
         # Only "?" placeholders are joined in; the ids travel as parameters.
         "SELECT id, key, text, gold, meta FROM candidates WHERE id IN (" + marks + ")",  # noqa: S608
         ids)}
+
+
+def picture_cells(db: sqlite_utils.Database, column: str | None,
+                  batch: int = 20_000) -> Iterator[list[tuple[str, str | None]]]:
+    """(key, image cell) of every candidate in id order, ``batch`` rows at a time.
+
+    The text itself when ``column`` is None (a pool of pictures only), else that field
+    of the metadata. Batches keep a million-row pool's check within a few megabytes.
+    """
+    if column is None:
+        cursor = db.execute("SELECT key, text FROM candidates ORDER BY id")
+    else:
+        path = '$."' + column.replace('"', '""') + '"'  # a JSON path, passed as a parameter
+        cursor = db.execute("SELECT key, json_extract(meta, ?) FROM candidates ORDER BY id",
+                            [path])
+    while rows := cursor.fetchmany(batch):
+        yield [(r[0], None if r[1] is None else str(r[1])) for r in rows]

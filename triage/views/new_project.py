@@ -139,7 +139,9 @@ def guess_columns(header: list[str], rows: list[list[str]]) -> dict:
 
 def describe_guess(guess: dict) -> str:
     """The guesses as one line, e.g. ``text=tweet, key=tweet_id, scores=kw_score``."""
-    parts = [f"text={guess['text'] or '?'}", f"key={guess['key'] or '(row number)'}",
+    shown = (f"image={guess['image']}" + (f", text={guess['text']}" if guess["text"] else "")
+             if guess.get("image") else f"text={guess['text'] or '?'}")
+    parts = [shown, f"key={guess['key'] or '(row number)'}",
              f"scores={','.join(guess['scores']) or 'none'}"]
     if guess["gold"]:
         parts.append(f"gold={guess['gold']}")

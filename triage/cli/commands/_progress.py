@@ -37,3 +37,4 @@ class ProgressBar:
         if self.enabled:
             self.stream.write("\n")
             self.stream.flush()
+            self.enabled = False  # once: a caller may end the line early to print after it

@@ -19,7 +19,13 @@ def add_mapping_args(parser: argparse.ArgumentParser, *, text_required: bool = T
     """Options naming the input columns: --text, --key, --score, --gold, --sheet and more."""
     g = parser.add_argument_group("column mapping")
     g.add_argument("--text", required=text_required, metavar="COL",
-                   help="column holding the candidate text")
+                   help="column holding the candidate text (with --image: its caption)")
+    g.add_argument("--image", metavar="COL",
+                   help="column holding each candidate's picture: a path relative to FILE's "
+                   "folder, an absolute path, a file:// URI or an http(s):// URL")
+    g.add_argument("--check-images", action="store_true",
+                   help="after the import, check that every local picture exists and looks "
+                   "whole, and list those that do not")
     g.add_argument("--key", metavar="COL",
                    help="column holding a stable unique key (default: the row number)")
     g.add_argument("--score", action="append", type=parse_score_option, default=[],
@@ -35,8 +41,21 @@ def mapping_from_args(args: argparse.Namespace) -> ColumnMapping:
     """The column mapping the user gave (see :func:`add_mapping_args`)."""
     from triage.ingest.importer import ColumnMapping
 
-    return ColumnMapping(text=args.text, key=args.key, scores=tuple(args.score), gold=args.gold,
-                         sheet=getattr(args, "sheet", None))
+    return ColumnMapping(text=args.text or "", key=args.key, scores=tuple(args.score),
+                         gold=args.gold, sheet=getattr(args, "sheet", None),
+                         image=getattr(args, "image", None))
+
+
+def report_pictures(project: Any, args: argparse.Namespace) -> None:
+    """``--check-images``: check the pool's pictures and print what cannot be shown."""
+    if not getattr(args, "check_images", False):
+        return
+    from triage.project.pictures import check_pictures, picture_source, render_check
+
+    source = picture_source(project.db, project.location)
+    if source is None:
+        raise TriageError("--check-images: this pool has no image column (give --image COL)")
+    print(render_check(check_pictures(project.db, source)))
 
 
 def add_settings_args(parser: argparse.ArgumentParser) -> None:

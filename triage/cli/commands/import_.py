@@ -14,6 +14,7 @@ from triage.cli.commands._project_args import (
     interchange_summary,
     mapping_from_args,
     read_options,
+    report_pictures,
 )
 from triage.project.files import project_location
 
@@ -60,10 +61,13 @@ def run(args: argparse.Namespace) -> int:
                 result = project.add_scores(args.file, key=args.key, scores=list(args.score),
                                             progress=bar)
             else:
-                if not args.text:
-                    raise TriageError("give the text column with --text COLUMN")
+                if not args.text and not args.image:
+                    raise TriageError("give the text column with --text COLUMN (or pictures "
+                                      "with --image)")
                 result = project.import_file(args.file, mapping_from_args(args),
                                              skip_invalid=args.skip_invalid, progress=bar)
+                bar.finish()
+                report_pictures(project, args)
         finally:
             bar.finish()
     return report_import(f"imported {result.rows_imported:,} rows into {args.project}; "

@@ -17,6 +17,7 @@ from triage.cli.commands._project_args import (
     interchange_summary,
     mapping_from_args,
     read_options,
+    report_pictures,
     settings_changes,
 )
 
@@ -127,12 +128,12 @@ def _guess(args: argparse.Namespace) -> None:
     from triage.views.new_project import describe_guess, guess_mapping, profile
 
     guess = guess_mapping(profile(args.file, getattr(args, "sheet", None)))
-    args.text = args.text or guess["text"]
+    args.text = args.text or (None if args.image else guess["text"])  # a picture needs none
     args.key = args.key or guess["key"]
     args.gold = args.gold or guess["gold"]
     if not args.score:
         args.score = [(name, name) for name in guess["scores"] if name != args.gold]
-    used = {"text": args.text, "key": args.key, "gold": args.gold,
+    used = {"text": args.text, "image": args.image, "key": args.key, "gold": args.gold,
             "scores": [column for _name, column in args.score]}
     print(f"guessed: {describe_guess(used)} (give --text, --key, --score, --gold to choose "
           "otherwise)", file=sys.stderr)
@@ -151,10 +152,10 @@ def run(args: argparse.Namespace) -> int:
     replace_interrupted(args.project)
     if args.source_format:
         return run_interchange(args)
-    if not args.text or not args.score:
+    if not (args.text or args.image) or not args.score:
         _guess(args)
-    if not args.text:
-        raise TriageError("give the text column with --text COLUMN")
+    if not args.text and not args.image:
+        raise TriageError("give the text column with --text COLUMN (or pictures with --image)")
     if not args.score:
         raise TriageError("give at least one model score column with --score NAME=COLUMN")
     settings = Settings().with_changes(**settings_changes(args))
@@ -167,6 +168,8 @@ def run(args: argparse.Namespace) -> int:
         if settings.active_model and settings.active_model not in {m.name for m in project.models}:
             raise TriageError(f"--active-model {settings.active_model!r} is not one of the models")
         ok = True
+        bar.finish()
+        report_pictures(project, args)
     finally:
         bar.finish()
         project.close()

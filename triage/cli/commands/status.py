@@ -18,6 +18,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("status", help="spend, positives found and yield per decile of a project")
     p.add_argument("project", type=project_location)
     p.add_argument("--curve", action="store_true", help="include the positives-found curve in JSON")
+    p.add_argument("--check-images", action="store_true",
+                   help="a pool of pictures: check every local picture and count those that "
+                   "could not be shown (missing, damaged, too large, not a picture)")
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -96,4 +99,31 @@ def run(args: argparse.Namespace) -> int:
 
     with open_project(args.project) as project:
         data = status_data(project, curve=args.curve)
-    return emit(args, data, render)
+        if args.check_images:
+            data["pictures"] = _picture_check(project)
+    return emit(args, data, _render_all)
+
+
+def _picture_check(project: Project) -> dict[str, Any]:
+    """``--check-images``: the pool's pictures checked now, as plain data."""
+    from triage.base.errors import TriageError
+    from triage.project.pictures import check_pictures, picture_source
+
+    source = picture_source(project.db, project.location)
+    if source is None:
+        raise TriageError("--check-images: this project's pool has no pictures")
+    return check_pictures(project.db, source).as_dict()
+
+
+def _render_all(data: dict[str, Any]) -> str:
+    """The status text, then the picture check when there is one."""
+    text = render(data)
+    pics = data.get("pictures")
+    if pics is None:
+        return text
+    lines = [f"pictures: {pics['pictures']:,}; could not be shown: {pics['not_shown']:,}"]
+    if pics["blank"]:
+        lines.append(f"  {pics['blank']:,}: no picture in the cell")
+    lines += [f"  {n:,}: {why}" for why, n in sorted(pics["reasons"].items())]
+    lines += [f"  e.g. {e['key']}: {e['cell']}: {e['reason']}" for e in pics["examples"][:5]]
+    return text + "\n\n" + "\n".join(lines)

@@ -126,6 +126,21 @@ def provenance(data: dict[str, Any]) -> str:
     files = len(data["sources"])
     if not files:
         return ("This project's import predates the recording of file hashes; the source "
-                "file's name is shown without one.")
+                "file's name is shown without one." + pictures(data.get("pictures")))
     return (f"{files} file(s) were imported; each is listed with its SHA-256 hash, so the "
-            "exact input can be checked later.")
+            "exact input can be checked later." + pictures(data.get("pictures")))
+
+
+def pictures(check: dict[str, Any] | None) -> str:
+    """How many of the pool's pictures could not be shown, and why ("" for a text pool)."""
+    if not check:
+        return ""
+    text = (f" The pool holds {check['pictures']:,} pictures; {check['not_shown']:,} could "
+            "not be shown when this report was made")
+    reasons = dict(check["reasons"], **({"no picture in the cell": check["blank"]}
+                                        if check["blank"] else {}))
+    if reasons:
+        text += " (" + "; ".join(f"{n:,}: {why}" for why, n in sorted(reasons.items())) + ")"
+    if check["remote"]:
+        text += f"; {check['remote']:,} are URLs, fetched at the desk and not checked here"
+    return text + "."
