@@ -41,8 +41,8 @@ def test_demo_pictures_flag_and_menu(qtbot):
     assert path == data_dir() / "demo-pictures.triage" and path.is_file()
     assert ensure_picture_demo(data_dir()) == path
     window = open_main_window(qtbot, path, "ada")
-    qtbot.waitUntil(lambda: window.desk.picture.view.image is not None, timeout=10000)
-    image = window.desk.picture.view.image
+    qtbot.waitUntil(lambda: window.desk.pictures.picture.view.image is not None, timeout=10000)
+    image = window.desk.pictures.picture.view.image
     assert (image.width(), image.height()) == (64, 64)
     file_menu = window.menuBar().actions()[0].menu()
     demo_menu = next(a.menu() for a in file_menu.actions() if a.text() == "New demo project")

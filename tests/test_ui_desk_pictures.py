@@ -24,7 +24,7 @@ LABELS = ("--labels", "defect:d,fine:f", "--positive", "defect", "--overlap-rate
 
 
 def shown(window) -> QImage:
-    return window.desk.picture.view.grab().toImage()
+    return window.desk.pictures.picture.view.grab().toImage()
 
 
 def colour_at(image: QImage, fx: float, fy: float) -> tuple[int, int, int]:
@@ -37,8 +37,8 @@ def near(got, want, tol=40):
 
 
 def wait_picture(qtbot, window):
-    qtbot.waitUntil(lambda: window.desk.picture.view.image is not None
-                    or window.desk.picture.reason.startswith("This picture"), timeout=10000)
+    qtbot.waitUntil(lambda: window.desk.pictures.picture.view.image is not None
+                    or window.desk.pictures.picture.reason.startswith("This picture"), timeout=10000)
 
 
 def labels(path):
@@ -59,7 +59,7 @@ def picture_project(tmp_path):
 def test_pictures_at_the_desk_pixels_keys_and_hostile_files(qtbot, picture_project):
     window = open_main_window(qtbot, picture_project, "ada")
     desk = window.desk
-    assert desk.picture is not None and desk.picture.isVisible() and not desk.text.isVisible()
+    assert desk.pictures.picture is not None and desk.pictures.picture.isVisible() and not desk.text.isVisible()
     wait_picture(qtbot, window)
     image = shown(window)
     assert near(colour_at(image, 0.5, 0.5), RED)          # the top-ranked picture is red
@@ -70,12 +70,12 @@ def test_pictures_at_the_desk_pixels_keys_and_hostile_files(qtbot, picture_proje
     reasons = []
     for key in ("d", "s", "f"):                          # cut, gone, bomb: label, skip, label
         wait_picture(qtbot, window)
-        reasons.append(desk.picture.reason)
+        reasons.append(desk.pictures.picture.reason)
         qtbot.keyClick(desk, key)
     assert "cut short" in reasons[0] and "does not exist" in reasons[1]
     assert "too large to decode safely" in reasons[2]
     wait_picture(qtbot, window)                          # EXIF orientation 6: turned upright
-    view = desk.picture.view
+    view = desk.pictures.picture.view
     assert view.image.height() > view.image.width()
     rect, grabbed = view.target(), shown(window)
     top = colour_at(grabbed, (rect.center().x()) / view.width(), (rect.top() + 5) / view.height())
@@ -84,11 +84,11 @@ def test_pictures_at_the_desk_pixels_keys_and_hostile_files(qtbot, picture_proje
     assert near(top, RED) and near(bottom, BLUE)
     qtbot.keyClick(desk, "f")
     wait_picture(qtbot, window)
-    assert "not a picture Triage shows" in desk.picture.reason   # the SVG named .png
+    assert "not a picture Triage shows" in desk.pictures.picture.reason   # the SVG named .png
     qtbot.keyClick(desk, "d")
     assert [v for _t, v in labels(picture_project)] == ["defect", "fine", "defect", None,
                                                         "fine", "fine", "defect"]
-    assert desk.picture.not_shown == 4
+    assert desk.pictures.picture.not_shown == 4
     window.close()
 
 
@@ -103,7 +103,7 @@ def test_zoom_keys_and_fit(qtbot, tmp_path):
     project.close()
     window = open_main_window(qtbot, tmp_path / "z.triage", "ada")
     wait_picture(qtbot, window)
-    view = window.desk.picture.view
+    view = window.desk.pictures.picture.view
     fitted = view.target()
     qtbot.keyClick(window, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
     assert view.zoom > 1.0 and view.target().width() > fitted.width()
@@ -176,11 +176,11 @@ def test_urls_are_fetched_off_the_gui_thread_with_a_size_limit(qtbot, tmp_path, 
     window = open_main_window(qtbot, tmp_path / "u.triage", "ada")
     wait_picture(qtbot, window)
     assert near(colour_at(shown(window), 0.5, 0.5), RED)
-    assert window.desk.picture.caption.text() == "a red one"
+    assert window.desk.pictures.picture.caption.text() == "a red one"
     assert (tmp_path / "u.triage.pictures").is_dir()
     qtbot.keyClick(window.desk, "f")
     wait_picture(qtbot, window)
-    assert "could not be fetched" in window.desk.picture.reason
+    assert "could not be fetched" in window.desk.pictures.picture.reason
     window.close()
 
 
@@ -210,7 +210,7 @@ def test_a_second_picture_project_shows_its_own_pictures(qtbot, tmp_path):
     wait_picture(qtbot, window)
     assert near(colour_at(shown(window), 0.5, 0.5), RED)
     window.open_project(tmp_path / "b" / "p.triage", "ada")
-    qtbot.waitUntil(lambda: window.desk.picture.view.image is not None
+    qtbot.waitUntil(lambda: window.desk.pictures.picture.view.image is not None
                     and near(colour_at(shown(window), 0.5, 0.5), BLUE), timeout=10000)
     window.close()
 

@@ -54,7 +54,7 @@ SCROLL_KEYS = {Qt.Key.Key_Down: 0.15, Qt.Key.Key_Up: -0.15, Qt.Key.Key_PageDown:
 Step = Callable[[], "Step | None"]
 
 
-class Desk(DeskNotes, DeskPictures, QWidget):
+class Desk(DeskNotes, QWidget):
     """Shows the current candidate and turns key presses into committed labels."""
 
     changed = Signal()  # a label, skip or undo was committed: live figures moved
@@ -90,6 +90,7 @@ class Desk(DeskNotes, DeskPictures, QWidget):
         self.score = plain_label("score")
         self.score.setVisible(False)
         self.text = CandidateText(self)
+        self.pictures = DeskPictures(self.text, lambda: self.project)
         self.text.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.text.setMinimumHeight(80)
         self.meta = plain_label("meta")
@@ -152,7 +153,7 @@ class Desk(DeskNotes, DeskPictures, QWidget):
     def start(self, project: Project, annotator: str) -> None:
         """Begin a session for ``annotator`` on ``project`` and show its first candidate."""
         self.project = project
-        self._start_pictures(self.layout())  # a pool of pictures: the picture pane
+        self.pictures.start(project, self.layout())  # a pool of pictures: the picture pane
         try:
             self.session = project.start_session(annotator)
         except WriteFailed as error:  # a read-only file or folder, a full disk
@@ -192,7 +193,7 @@ class Desk(DeskNotes, DeskPictures, QWidget):
 
     def set_zoom(self, steps: int) -> None:
         before, self.zoom_steps = self.zoom_steps, max(-6, min(12, int(steps)))
-        self._zoom_picture(self.zoom_steps, before)
+        self.pictures.zoom(self.zoom_steps, before)
         font = QFont(self.font())
         font.setPointSizeF(BASE_POINT_SIZE * ZOOM_STEP ** self.zoom_steps)
         self.text.setFont(font)
@@ -252,7 +253,7 @@ class Desk(DeskNotes, DeskPictures, QWidget):
             self.position.setText(position_text(item.rank, item.pool, item.decile))
             self.score.setText(score_text(item.score, item.model))
             self.score.setVisible(self.show_score)
-        self._show_picture(item)
+        self.pictures.show(item)
         self._shown_at = time.monotonic()
         self._emit_status()
 

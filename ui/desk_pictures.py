@@ -1,6 +1,6 @@
 """The desk's pictures: a pool with an image column shows each candidate as a picture.
 
-Mixed into :class:`ui.desk.Desk`. The picture takes the text's place (the text, when the
+Owned by :class:`ui.desk.Desk`. The picture takes the text's place (the text, when the
 pool has one, becomes its caption); the next few pictures are decoded ahead. URLs are
 fetched into ``<project>.pictures/`` beside the project file.
 """
@@ -8,6 +8,7 @@ fetched into ``<project>.pictures/`` beside the project file.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,53 +30,58 @@ def cache_folder(location: str) -> Path:
 
 
 class DeskPictures:
-    """Mixed into the desk: holds the picture pane and swaps it in for the text."""
+    """The desk's picture pane: swapped in for the candidate text when the pool has pictures.
 
-    # Provided by the desk.
-    project: Any
-    text: QWidget
-    pictures: PictureSource | None = None
-    picture: CandidatePicture | None = None
+    The desk owns one and calls :meth:`start` when a project opens, :meth:`show` for each
+    candidate and :meth:`zoom` for the text-size keys; it reads nothing else of it.
+    """
 
-    def _start_pictures(self, layout: Any) -> None:
-        """The project was opened: a picture pane when its pool has pictures."""
-        self.pictures = picture_source(self.project.db, self.project.location)
-        if self.pictures is None:
+    def __init__(self, text: QWidget, project_now: Callable[[], Any]) -> None:
+        self.text = text                          # the desk's text view, hidden for pictures
+        self.project_now = project_now            # the desk's open project (None once closed)
+        self.source: PictureSource | None = None  # None: this pool has no pictures
+        self.picture: CandidatePicture | None = None
+
+    def start(self, project: Any, layout: Any) -> None:
+        """The project was opened: a picture pane (in ``layout``) when its pool has pictures."""
+        self.source = picture_source(project.db, project.location)
+        if self.source is None:
             if self.picture is not None:
                 self.picture.setVisible(False)
             self.text.setVisible(True)
             return
         if self.picture is None:
-            self.picture = CandidatePicture(cache_folder(self.project.location))
+            self.picture = CandidatePicture(cache_folder(project.location))
             layout.insertWidget(layout.indexOf(self.text), self.picture, 5)
         else:  # another project: its own pictures, its own fetch folder
-            self.picture.loader.reset(cache_folder(self.project.location))
+            self.picture.loader.reset(cache_folder(project.location))
 
-    def _show_picture(self, item: Any) -> None:
+    def show(self, item: Any) -> None:
         """Show ``item``'s picture (or hide the pane when this pool has none)."""
-        shown = self.pictures is not None and item is not None and self.picture is not None
+        shown = self.source is not None and item is not None and self.picture is not None
         if self.picture is not None:
             self.picture.setVisible(shown)
         self.text.setVisible(not shown)
         if not shown:
             return
-        assert self.pictures is not None and self.picture is not None
-        source = self.pictures
+        assert self.source is not None and self.picture is not None
+        source = self.source
         self.picture.show_picture(source.ref(item.text, item.meta), source.caption_of(item.text))
         # The next pictures are looked up after this one is on screen, not before.
-        QTimer.singleShot(0, self._prefetch)
+        QTimer.singleShot(0, self.prefetch)
 
-    def _prefetch(self) -> None:
+    def prefetch(self) -> None:
         """Decode the next few pictures of the queue ahead."""
-        if self.project is None or self.pictures is None or self.picture is None:
+        project = self.project_now()
+        if project is None or self.source is None or self.picture is None:
             return
-        source = self.pictures
-        for candidate in self.project.upcoming(AHEAD + 1):
+        source = self.source
+        for candidate in project.upcoming(AHEAD + 1):
             ref = source.ref(candidate.text, candidate.meta)
             if ref is not None:
                 self.picture.loader.request(ref)
 
-    def _zoom_picture(self, steps: int, before: int) -> None:
+    def zoom(self, steps: int, before: int) -> None:
         """The text-size keys zoom the picture; zero fits it."""
         if self.picture is None:
             return
