@@ -72,7 +72,7 @@ def test_labels_by_keystrokes_are_in_the_file(window, qtbot, project_path):
     assert desk.text.text() == "candidate number 1"
     assert desk.position.text() == "rank 1 of 20  ·  decile 1  ·  5.0% into the pool"
     assert desk.meta.text() == "verb: v1"
-    assert [b.text() for b in desk.label_buttons.values()] == ["idiom  [i]", "literal  [l]"]
+    assert [b.text() for b in desk.buttons.labels.values()] == ["idiom  [i]", "literal  [l]"]
     # The desk has the focus from the start: no click needed.
     assert QApplication.focusWidget() is desk
     press(qtbot, QApplication.focusWidget(), "i", "l")
@@ -88,7 +88,7 @@ def test_labels_by_keystrokes_are_in_the_file(window, qtbot, project_path):
 
 
 def test_clicking_a_label_button_records_and_keeps_keys_working(window, qtbot, project_path):
-    qtbot.mouseClick(window.desk.label_buttons["literal"], Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(window.desk.buttons.labels["literal"], Qt.MouseButton.LeftButton)
     press(qtbot, window.desk, "i")
     assert label_rows(project_path) == [("c01", "literal", "ada"), ("c02", "idiom", "ada")]
 

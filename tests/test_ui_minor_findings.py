@@ -57,7 +57,7 @@ def test_tab_reaches_the_label_skip_undo_and_note_buttons(window, qtbot):
     desk = window.desk
     desk.setFocus()
     qtbot.waitUntil(lambda: desk.hasFocus(), timeout=5000)
-    wanted = {*desk.label_buttons.values(), desk.skip_button, desk.undo_button,
+    wanted = {*desk.buttons.labels.values(), desk.skip_button, desk.undo_button,
               desk.note_button}
     reached = set()
     for _ in range(40):

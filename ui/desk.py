@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QKeyEvent
-from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from triage.base.errors import (
     AlreadyRecorded,
@@ -30,7 +30,6 @@ from triage.views.desk import (
     KeyAction,
     SessionStats,
     action_for,
-    button_caption,
     key_map,
     meta_text,
     position_text,
@@ -40,7 +39,8 @@ from triage.views.desk import (
 )
 from triage.views.text import HIDDEN_NOTE, bounded_meta, feedback_excerpt, unexpected_fault
 from ui.candidate_text import CandidateText, plain_label
-from ui.desk_notes import DeskNotes
+from ui.desk_buttons import DeskButtons
+from ui.desk_notes import NoteRow
 from ui.desk_pictures import DeskPictures
 from ui.palette import META, SCORE, SECONDARY
 
@@ -54,7 +54,7 @@ SCROLL_KEYS = {Qt.Key.Key_Down: 0.15, Qt.Key.Key_Up: -0.15, Qt.Key.Key_PageDown:
 Step = Callable[[], "Step | None"]
 
 
-class Desk(DeskNotes, QWidget):
+class Desk(QWidget):
     """Shows the current candidate and turns key presses into committed labels."""
 
     changed = Signal()  # a label, skip or undo was committed: live figures moved
@@ -77,7 +77,6 @@ class Desk(DeskNotes, QWidget):
         self._shown_at = time.monotonic()
         self._pending: Step | None = None
         self.load_error: str | None = None   # why the next candidate could not be shown
-        self._note_label_id: int | None = None
         self._build()
         self._clock = QTimer(self)
         self._clock.setInterval(1000)
@@ -102,16 +101,14 @@ class Desk(DeskNotes, QWidget):
         self.position.setStyleSheet(f"color: {SECONDARY};")
         self.score.setStyleSheet(f"color: {SCORE};")
 
-        self.label_row = QHBoxLayout()
-        self.label_buttons: dict[str, QPushButton] = {}
-        tools = QHBoxLayout()
-        self.skip_button = self._button("skip  [s]", lambda: self._act(KeyAction("skip")))
-        self.undo_button = self._button("undo  [u]", lambda: self._act(KeyAction("undo")))
-        self.note_button = self._button("note  [n]", lambda: self._act(KeyAction("note")))
-        for button in (self.skip_button, self.undo_button, self.note_button):
-            tools.addWidget(button)
+        self.buttons = DeskButtons(self._act)
+        self.skip_button, self.undo_button = self.buttons.skip, self.buttons.undo
+        self.note_button = self.buttons.note
 
-        self.note_row = self._build_note_row()
+        self.note_row = NoteRow()
+        self.note_edit = self.note_row.edit
+        self.note_row.saved.connect(self._save_note)
+        self.note_row.closed.connect(self.setFocus)
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.position)
@@ -120,34 +117,11 @@ class Desk(DeskNotes, QWidget):
         layout.addSpacing(8)
         layout.addWidget(self.meta)
         layout.addStretch(1)
-        layout.addLayout(self.label_row)
-        layout.addLayout(tools)
+        layout.addLayout(self.buttons.label_row)
+        layout.addLayout(self.buttons.tool_row)
         layout.addWidget(self.note_row)
         layout.addWidget(self.message)
         self.set_zoom(0)
-
-    def _button(self, caption: str, slot) -> QPushButton:
-        button = QPushButton(caption)
-        # Tab reaches the buttons (keyboard users); a click never takes the focus, so the
-        # keys keep reaching the desk after it.
-        button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
-        button.clicked.connect(slot)
-        return button
-
-    def _rebuild_label_buttons(self) -> None:
-        while self.label_row.count():
-            item = self.label_row.takeAt(0)
-            if item.widget():
-                item.widget().deleteLater()
-        self.label_buttons = {}
-        if self.project is None:
-            return
-        for option in self.project.settings.labels:
-            button = self._button(button_caption(option),
-                                  lambda _=False, v=option.value: self._act(KeyAction("label", v)))
-            button.setMinimumHeight(44)
-            self.label_row.addWidget(button)
-            self.label_buttons[option.value] = button
 
     # -- project ---------------------------------------------------------------------
     def start(self, project: Project, annotator: str) -> None:
@@ -183,7 +157,7 @@ class Desk(DeskNotes, QWidget):
         if self.project is None:
             return
         self._keys = key_map(self.project.settings)
-        self._rebuild_label_buttons()
+        self.buttons.rebuild(self.project.settings.labels)
         self.text.set_words(self.project.settings.highlight_words)
         self.set_show_score(self.project.settings.show_score)
 
@@ -222,8 +196,7 @@ class Desk(DeskNotes, QWidget):
 
     def _retire_current(self) -> None:  # labelled: no key may label it again
         self.current = None
-        for button in (*self.label_buttons.values(), self.skip_button):
-            button.setEnabled(False)
+        self.buttons.enable_decisions(False)
 
     def _show_error(self, message: str) -> None:
         """The next candidate could not be loaded: the reason, in place of a candidate."""
@@ -235,9 +208,7 @@ class Desk(DeskNotes, QWidget):
 
     def _show(self, item: Candidate | None) -> None:
         self.current = item
-        enabled = item is not None
-        for button in (*self.label_buttons.values(), self.skip_button):
-            button.setEnabled(enabled)
+        self.buttons.enable_decisions(item is not None)
         if item is None:
             self.text.setText("Every candidate has been labeled." if self.project
                               and self.project.pool else "This project has no candidates yet.")
@@ -298,7 +269,11 @@ class Desk(DeskNotes, QWidget):
             self.message.setText("Still saving the last decision…")
             return
         if action.kind == "note":
-            self._open_note()
+            label_id = self.stats.last_label_id if self.stats else None
+            if label_id is None:
+                self.message.setText("Label something first: a note goes with your last label.")
+            else:
+                self.note_row.open_for(label_id)
             return
         if action.kind == "undo":
             self._pending = self._commit_undo
@@ -313,6 +288,19 @@ class Desk(DeskNotes, QWidget):
             value = action.value if action.kind == "label" else None
             kind = self.current.kind  # triage, overlap, audit or re-test: the queue decides
             self._pending = lambda: self._commit_label(candidate_id, value, seconds, kind)
+        self._attempt()
+
+    def _save_note(self, label_id: int, note: str) -> None:
+        """Write a note from the note row as a pending step (kept and retried like a label)."""
+        project = self.project
+        if project is None or self._pending is not None:
+            return
+
+        def step() -> None:
+            project.add_note(label_id, note)
+            self.message.setText("Note saved.")
+
+        self._pending = step
         self._attempt()
 
     def _attempt(self) -> None:

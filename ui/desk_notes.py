@@ -2,73 +2,57 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QWidget
 
 
-class DeskNotes:
-    """Mixed into :class:`ui.desk.Desk`: builds the note row and saves notes as pending steps."""
+class NoteRow(QWidget):
+    """A line for a note on one label event: Enter emits :attr:`saved`, Esc cancels.
 
-    # Provided by the desk.
-    note_row: QWidget
-    note_edit: QLineEdit
-    _note_label_id: int | None
-    project: Any
-    stats: Any
-    message: Any
-    _pending: Any
+    The desk opens it with the label's id and turns :attr:`saved` into one of its pending
+    steps (so a note waits for a busy file like a label does); :attr:`closed` hands the
+    keyboard back to the desk.
+    """
 
-    def _build_note_row(self) -> QWidget:
-        row = QWidget()
-        note_layout = QHBoxLayout(row)
-        note_layout.setContentsMargins(0, 0, 0, 0)
-        note_layout.addWidget(QLabel("Note on the last label:"))
-        self.note_edit = QLineEdit()
-        self.note_edit.setAccessibleName("Note on the last label")
-        self.note_edit.setPlaceholderText("type, Enter to save, Esc to cancel")
-        self.note_edit.returnPressed.connect(self._save_note)
-        note_layout.addWidget(self.note_edit)
-        row.setVisible(False)
-        self.note_edit.installEventFilter(self)  # type: ignore[arg-type]
-        return row
+    saved = Signal(int, str)   # (label event id, note)
+    closed = Signal()
 
-    def eventFilter(self, watched: QObject, event: Any) -> bool:  # noqa: N802 - Qt override
-        if (watched is self.note_edit and event.type() == event.Type.KeyPress
-                and event.key() == Qt.Key.Key_Escape):
-            self._close_note()
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label_id: int | None = None
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(QLabel("Note on the last label:"))
+        self.edit = QLineEdit()
+        self.edit.setAccessibleName("Note on the last label")
+        self.edit.setPlaceholderText("type, Enter to save, Esc to cancel")
+        self.edit.returnPressed.connect(self._save)
+        self.edit.installEventFilter(self)
+        layout.addWidget(self.edit)
+        self.setVisible(False)
+
+    def open_for(self, label_id: int) -> None:
+        """Show an empty note line for label event ``label_id`` and give it the keyboard."""
+        self.label_id = label_id
+        self.edit.clear()
+        self.setVisible(True)
+        self.edit.setFocus()
+
+    def close_row(self) -> None:
+        """Hide the line without saving."""
+        self.setVisible(False)
+        self.label_id = None
+        self.closed.emit()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if (watched is self.edit and event.type() == QEvent.Type.KeyPress
+                and event.key() == Qt.Key.Key_Escape):  # type: ignore[attr-defined]
+            self.close_row()
             return True
-        return super().eventFilter(watched, event)  # type: ignore[misc]
+        return super().eventFilter(watched, event)
 
-    def _open_note(self) -> None:
-        label_id = self.stats.last_label_id if self.stats else None
-        if label_id is None:
-            self.message.setText("Label something first: a note goes with your last label.")
-            return
-        self._note_label_id = label_id
-        self.note_edit.clear()
-        self.note_row.setVisible(True)
-        self.note_edit.setFocus()
-
-    def _save_note(self) -> None:
-        label_id, note = self._note_label_id, self.note_edit.text().strip()
-        self._close_note()
-        if label_id is None or not note or self.project is None:
-            return
-
-        def step() -> None:
-            self.project.add_note(label_id, note)
-            self.message.setText("Note saved.")
-
-        if self._pending is None:
-            self._pending = step
-            self._attempt()
-
-    def _attempt(self) -> None:  # the desk's
-        raise NotImplementedError
-
-    def _close_note(self) -> None:
-        self.note_row.setVisible(False)
-        self._note_label_id = None
-        self.setFocus()  # type: ignore[attr-defined]
+    def _save(self) -> None:
+        label_id, note = self.label_id, self.edit.text().strip()
+        self.close_row()
+        if label_id is not None and note:
+            self.saved.emit(label_id, note)
