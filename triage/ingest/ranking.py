@@ -60,7 +60,7 @@ def _tied_hashes(keys: Sequence[str] | Any, rows: np.ndarray, hash_key: str,
     numpy makes temporaries per key hashed, and at five million rows millions are tied).
     """
     if not isinstance(keys, list) and 4 * len(rows) >= total:
-        pieces = keys.chunks if hasattr(keys, "chunks") else [keys]
+        pieces = cast(Any, keys).chunks if hasattr(keys, "chunks") else [cast(Any, keys)]
         every = np.empty(total, dtype=np.uint64)
         done = 0
         for piece in pieces:
