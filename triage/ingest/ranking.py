@@ -106,13 +106,19 @@ def _few_scores_order(scores: np.ndarray, keys: Any, hash_key: str
         return None
     place_of = distinct.size - 1 - np.searchsorted(distinct, values)  # best score: 0
     place = place_of[encoded.indices.to_numpy(zero_copy_only=False)]
-    composite = _every_hash(keys, hash_key, scores.size) >> _U64(bits)
-    composite |= place.astype(np.uint64) << _U64(64 - bits)
+    del encoded
+    counts = np.bincount(place, minlength=distinct.size)
+    place = place.astype(np.int64, copy=False).view(np.uint64)  # places are not negative
+    # In place: at five million rows each array here is 40 MB.
+    composite = _every_hash(keys, hash_key, scores.size)
+    composite >>= _U64(bits)
+    place <<= _U64(64 - bits)
+    composite |= place
+    del place
     order = np.argsort(composite)
     composite = composite[order]
     if (composite[1:] == composite[:-1]).any():
         return None
-    counts = np.bincount(place, minlength=distinct.size)
     return order, int(counts[counts > 1].sum())
 
 
