@@ -117,3 +117,32 @@ def test_add_scores_keeps_labels(tmp_path):
     assert conn.execute("SELECT count(*) FROM labels").fetchone()[0] == 1
     assert conn.execute("SELECT name, tied_items FROM models ORDER BY id").fetchall()[-1] == ("m3", 10)
     conn.close()
+
+
+def test_the_command_table_matches_the_command_modules():
+    # `triage --help` lists COMMANDS without importing every module: the table must name
+    # every module's command with the help its parser registers, and nothing else.
+    import argparse
+    import pkgutil
+
+    from triage.cli import commands
+    from triage.cli.program import COMMANDS, build_parser, command_module
+
+    modules = sorted(m.name for m in pkgutil.iter_modules(commands.__path__)
+                     if not m.name.startswith("_"))
+    assert sorted(command_module(name).rsplit(".", 1)[1] for name in COMMANDS) == modules
+    full = build_parser()
+    choices = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction))
+    registered = {c.dest: c.help for c in choices._choices_actions}
+    assert registered == COMMANDS
+
+
+def test_a_command_run_imports_only_its_own_module():
+    code = ("import sys\nfrom triage.cli.program import build_parser\n"
+            "args = build_parser('status').parse_args(['status', 'x.triage'])\n"
+            "print(sorted(m.rsplit('.', 1)[1] for m in sys.modules\n"
+            "             if m.startswith('triage.cli.commands.') and '._' not in m))\n"
+            "print('pandas' in sys.modules, args.func.__module__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True)
+    assert out.stdout.split("\n")[:2] == ["['status']", "False triage.cli.commands.status"]

@@ -261,6 +261,33 @@ def test_rank_scores_counts_every_tied_item():
     assert sorted(order[3:].tolist()) == [1, 4, 5]
 
 
+def test_ties_in_group_then_hash_order_as_lexsort_even_when_hashes_collide():
+    # One sort of a packed group+hash key when it is unambiguous; equal packed keys (equal
+    # hashes, or equal top bits) fall back to the two stable sorts: lexsort's order.
+    import pyarrow as pa
+
+    from triage.ingest.ranking import _by_group_then_hash, rank_sorted
+
+    rng = np.random.default_rng(5)
+    group = np.sort(rng.integers(1, 40, 2000))
+    for hashes in (rng.integers(0, 2**63, 2000, dtype=np.uint64),   # distinct
+                   rng.integers(0, 50, 2000, dtype=np.uint64),      # collide in a group
+                   # differ only in the low bits the packed key drops
+                   (rng.integers(0, 8, 2000, dtype=np.uint64) << np.uint64(60))
+                   | rng.integers(0, 64, 2000, dtype=np.uint64)):
+        expected = np.lexsort((hashes, group))
+        assert (_by_group_then_hash(group, hashes) == expected).all()
+    # Hashing every key (most rows tied) or only the tied ones gives the same ranking.
+    keys = [f"k{i}" * (i % 5 + 1) for i in range(3000)]
+    mostly = np.round(rng.random(3000), 1)
+    few = rng.random(3000)
+    few[:40] = 0.5
+    for scores in (mostly, few):
+        by_list = rank_sorted(scores, keys, 3, "m")
+        by_arrow = rank_sorted(scores, pa.chunked_array([keys[:1000], keys[1000:]]), 3, "m")
+        assert (by_list[0] == by_arrow[0]).all() and by_list[2] == by_arrow[2]
+
+
 def add_label(database):
     database.execute("INSERT INTO annotators(id, name, created_at) VALUES (1, 'ann', 't')")
     database.execute("INSERT INTO sessions(id, uid, annotator_id, started_at) "

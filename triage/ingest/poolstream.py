@@ -54,9 +54,20 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
     checked: Future = Future()  # (rankings made on the reader thread or None, sha256)
     # The exact count (and, for CSV/TSV, the check that the quoting is clean) is a pass
     # over the bytes of its own, beside the parse; numpy and file reads release the GIL.
+    # The same thread then takes the file's SHA-256, off the path from the last row read
+    # to the commit.
     counted: Future = Future()
-    counter = threading.Thread(target=stream.settle, name="triage-import-count", daemon=True,
-                               args=(counted, lambda: stream.count_rows(path, format_of(path))))
+    digested: Future = Future()
+    abandoned = threading.Event()  # the import failed: no SHA-256 is wanted
+
+    def count() -> None:
+        stream.settle(counted, lambda: stream.count_rows(path, format_of(path)))
+        if abandoned.is_set():  # a reader still waiting for it must not wait forever
+            digested.set_exception(TriageError("cancelled"))
+        else:
+            stream.settle(digested, lambda: _sha256(path))
+
+    counter = threading.Thread(target=count, name="triage-import-count", daemon=True)
     counter.start()
 
     def read() -> None:
@@ -81,7 +92,8 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
         # time, each stored and freed before the next is made (bounded memory).
         early = not pipe.waited
         pipe.finish()
-        stream.settle(checked, lambda: _check(path, shape, models, seed, kept, early))
+        stream.settle(checked, lambda: _check(path, shape, models, seed, kept, early,
+                                                 digested))
 
     thread = threading.Thread(target=read, name="triage-import-read", daemon=True)
     thread.start()
@@ -105,6 +117,7 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
                    info=lambda: entry(kept.rows, checked.result()[1]),
                    chunk=chunk, advance=ticker.advance, plan=plan)
     finally:
+        abandoned.set()
         pipe.stop()
         thread.join()
         counter.join()
@@ -125,26 +138,39 @@ def _open(path: Path, shape: stream.Shape) -> tuple[int, list[str], Any]:
 
 
 def _check(path: Path, shape: stream.Shape, models: Sequence[tuple[str, str]], seed: int,
-           kept: stream.Collected, rank: bool) -> tuple[list[NewModel] | None, str]:
+           kept: stream.Collected, rank: bool, digested: Future) -> tuple[list[NewModel] | None,
+                                                                         str]:
     """After reading: NotClean when two rows share a key (the careful path reports them);
-    else the rankings when ``rank`` (else None) and the file's SHA-256."""
-    if shape.key is not None and not fastread.all_unique(kept.key_array()):
-        raise stream.NotClean()
-    made = _parallel_rankings(path, models, seed, kept) if rank else None
+    else the rankings when ``rank`` (else None) and the file's SHA-256 (from ``digested``)."""
+    if not rank:
+        if shape.key is not None and not fastread.all_unique(kept.key_array()):
+            raise stream.NotClean()
+        return None, digested.result()
+    return _parallel_rankings(path, models, seed, kept, shape.key is not None), \
+        digested.result()
+
+
+def _sha256(path: Path) -> str:
     with open(path, "rb") as handle:
-        return made, hashlib.file_digest(handle, "sha256").hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def _parallel_rankings(path: Path, models: Sequence[tuple[str, str]], seed: int,
-                       kept: stream.Collected) -> list[NewModel]:
-    """Every model's ranking, two at a time (numpy's sorts and hashing release the GIL),
-    while SQLite is still writing the candidates: the file fitted in memory."""
+                       kept: stream.Collected, keyed: bool) -> list[NewModel]:
+    """Every model's ranking, while SQLite is still writing the candidates (the file fitted
+    in memory), beside the check that the keys are unique (NotClean if not): numpy's sorts
+    and hashing release the GIL, so the three share the cores."""
     from concurrent.futures import ThreadPoolExecutor
 
     keys = kept.key_array()
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        unique = pool.submit(fastread.all_unique, keys) if keyed else None
         futures = [pool.submit(_ranking, path, model, column, kept.numbers(column), keys, seed)
                    for model, column in models]
+        if unique is not None and not unique.result():
+            for future in futures:
+                future.cancel()
+            raise stream.NotClean()
         return [future.result() for future in futures]
 
 

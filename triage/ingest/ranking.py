@@ -18,6 +18,7 @@ from triage.base import arrow
 from triage.ingest.hashing import pandas_hash
 
 HASH_SLICE = 1 << 18
+_U64 = np.uint64
 
 
 def _keys_of(keys: Sequence[str] | Any, rows: np.ndarray) -> Any:
@@ -29,13 +30,96 @@ def _keys_of(keys: Sequence[str] | Any, rows: np.ndarray) -> Any:
 
 
 def _by_group_then_hash(group: np.ndarray, hashes: np.ndarray) -> np.ndarray:
-    """``np.lexsort((hashes, group))``, in half the time: a stable sort by hash, then a
-    stable sort by group (a radix sort when the groups fit in 16 bits)."""
+    """``np.lexsort((hashes, group))``: positions by group, then by hash within a group.
+
+    One sort of a 64-bit composite (the group in the top bits, the hash's top bits below)
+    when no two composites are equal, which makes it the same order as the full hashes';
+    else two stable sorts: by hash, then by group (a radix sort when groups fit 16 bits).
+    """
+    bits = int(group[-1]).bit_length() if group.size else 0  # groups count up from 1
+    if 0 < bits <= 24:
+        composite = hashes >> _U64(bits)
+        composite |= group.astype(np.uint64) << _U64(64 - bits)
+        by = np.argsort(composite)
+        composite = composite[by]
+        if not (composite[1:] == composite[:-1]).any():
+            return by
     by_hash = np.argsort(hashes, kind="stable")
     groups = group[by_hash]
     if groups.size and groups.max() < 1 << 16:
         groups = groups.astype(np.uint16)
     return by_hash[np.argsort(groups, kind="stable")]
+
+
+def _tied_hashes(keys: Sequence[str] | Any, rows: np.ndarray, hash_key: str,
+                 total: int) -> np.ndarray:
+    """The keyed hashes of the keys of ``rows``.
+
+    When most rows are tied, every key is hashed in file order and the tied ones picked:
+    cheaper than gathering their strings first. Else only theirs, in slices (SipHash in
+    numpy makes temporaries per key hashed, and at five million rows millions are tied).
+    """
+    if not isinstance(keys, list) and 4 * len(rows) >= total:
+        return _every_hash(keys, hash_key, total)[rows]
+    hashes = np.empty(len(rows), dtype=np.uint64)
+    for start in range(0, len(rows), HASH_SLICE):
+        part = rows[start:start + HASH_SLICE]
+        hashes[start:start + len(part)] = pandas_hash(_keys_of(keys, part), hash_key)
+    return hashes
+
+
+def _every_hash(keys: Any, hash_key: str, total: int) -> np.ndarray:
+    """The keyed hash of every key of an Arrow string array, in file order, in slices."""
+    pieces = keys.chunks if hasattr(keys, "chunks") else [keys]
+    every = np.empty(total, dtype=np.uint64)
+    done = 0
+    for piece in pieces:
+        for start in range(0, len(piece), HASH_SLICE):
+            part = piece.slice(start, HASH_SLICE)
+            every[done:done + len(part)] = pandas_hash(part, hash_key)
+            done += len(part)
+    return every
+
+
+def _few_scores_order(scores: np.ndarray, keys: Any, hash_key: str
+                      ) -> tuple[np.ndarray, int] | None:
+    """Rank order and tied items in one sort when a file has few distinct scores; else None.
+
+    Scores rounded to a few decimals: nearly every row is tied. Each row's sort key is
+    its score's place among the distinct scores (found by Arrow's hash table, not a sort)
+    in the top bits and its key's hash below, so one sort orders by score, then ties by
+    hash, as :func:`rank_sorted`'s two steps do, unless two sort keys are equal (the
+    hash's low bits are dropped): then None, and the two steps decide.
+    """
+    if isinstance(keys, list) or scores.size < 1024:
+        return None
+    sample = scores[::max(1, scores.size // 8192)]
+    if 2 * np.unique(sample).size > sample.size:  # many distinct: the two steps are faster
+        return None
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(arrow.from_numpy(scores))
+    values = encoded.dictionary.to_numpy(zero_copy_only=False)
+    distinct = np.unique(values)  # 0.0 and -0.0 are one score here, as in the two steps
+    bits = max(1, (distinct.size - 1).bit_length())
+    if bits > 24 or np.isnan(distinct[-1]):
+        return None
+    place_of = distinct.size - 1 - np.searchsorted(distinct, values)  # best score: 0
+    place = place_of[encoded.indices.to_numpy(zero_copy_only=False)]
+    del encoded
+    counts = np.bincount(place, minlength=distinct.size)
+    place = place.astype(np.int64, copy=False).view(np.uint64)  # places are not negative
+    # In place: at five million rows each array here is 40 MB.
+    composite = _every_hash(keys, hash_key, scores.size)
+    composite >>= _U64(bits)
+    place <<= _U64(64 - bits)
+    composite |= place
+    del place
+    order = np.argsort(composite)
+    composite = composite[order]
+    if (composite[1:] == composite[:-1]).any():
+        return None
+    return order, int(counts[counts > 1].sum())
 
 
 def rank_scores(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model: str
@@ -55,6 +139,10 @@ def rank_sorted(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model:
 
     The sort makes them anyway: at five million rows a second copy would be 40 MB.
     """
+    hash_key = hashlib.sha256(f"{seed}:{model}".encode()).hexdigest()[:16]
+    few = _few_scores_order(scores, keys, hash_key)
+    if few is not None:
+        return few[0], scores[few[0]], few[1]
     # Any sort will do: equal scores are put in their seeded order just below.
     order = np.argsort(-scores)
     ordered = scores[order]
@@ -74,13 +162,7 @@ def rank_sorted(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model:
     group = np.cumsum(starts)
     del tied, same, starts
     rows = order[positions]
-    hash_key = hashlib.sha256(f"{seed}:{model}".encode()).hexdigest()[:16]
-    # In slices: SipHash in numpy makes a dozen temporaries per key hashed, and at five
-    # million rows millions of them are tied.
-    hashes = np.empty(len(rows), dtype=np.uint64)
-    for start in range(0, len(rows), HASH_SLICE):
-        part = rows[start:start + HASH_SLICE]
-        hashes[start:start + len(part)] = pandas_hash(_keys_of(keys, part), hash_key)
+    hashes = _tied_hashes(keys, rows, hash_key, len(scores))
     order[positions] = rows[_by_group_then_hash(group, hashes)]
     ordered[positions] = scores[order[positions]]  # equal, but 0.0 and -0.0 are two values
     return order, ordered, len(positions)
