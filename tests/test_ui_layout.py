@@ -106,13 +106,13 @@ def test_lead_window_stays_on_screen_when_its_chart_views_widen_it(qtbot, projec
     window = open_main_window(qtbot, project_path, "ada")
     screen = window.screen().availableGeometry()
     narrow = QWidget()
-    narrow.setGeometry(screen.right() - 430, screen.y() + 40, 420, 520)
+    narrow.setGeometry(screen.right() - 310, screen.y() + 40, 300, 520)
     Prefs().set_layout("lead_geometry", narrow.saveGeometry())
     window.show_lead_view()
     lead = window.lead_view
     qtbot.waitUntil(lambda: lead.models is not None, timeout=30000)
     qtbot.wait(50)
-    assert lead.minimumSizeHint().width() > 420   # the views did widen it
+    assert lead.minimumSizeHint().width() > 300   # the window did grow past what was saved
     assert_on_screen(lead, screen)
     window.close()
 
