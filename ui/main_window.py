@@ -89,7 +89,7 @@ class MainWindow(QMainWindow):
         # On a small screen the desk scrolls rather than lay its lines over each other.
         desk_side.addWidget(FitScroll(desk_top))
         desk_side.addWidget(self.drawer)
-        desk_side.setStretchFactor(0, 3)
+        desk_side.setStretchFactor(0, 2)   # the history shows several rows by default
         desk_side.setStretchFactor(1, 1)
         self.panel_split = QSplitter(Qt.Orientation.Vertical)
         self.panel_split.setMinimumWidth(420)
@@ -375,7 +375,7 @@ class MainWindow(QMainWindow):
         if saved is not None:
             self.restoreState(saved)
         restore_splitter(self.split, self.prefs.layout("split"), weights=[3, 2])
-        restore_splitter(self.desk_split, self.prefs.layout("desk_split"), weights=[3, 1])
+        restore_splitter(self.desk_split, self.prefs.layout("desk_split"), weights=[2, 1])
         self.menus.drawer_action.setChecked(not self.prefs.drawer_hidden())
         self.drawer.setVisible(self.menus.drawer_action.isChecked())
 
