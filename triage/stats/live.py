@@ -5,13 +5,13 @@ back on undo (``revert``), and asks for a cheap immutable :class:`LiveSnapshot` 
 
 Counting rules (documented in the README):
 
-* ``events`` counts every event, ``label_events`` the non-skip ones, ``skipped`` the skips.
+* ``events`` counts decisions, ``label_events`` the non-skip ones, ``skipped`` the skips.
 * A candidate is **annotated** when it has at least one active non-skip label; it counts
   once however many annotators labeled it (overlap, audit, retest, adjudication).
 * A candidate is **positive** when its latest active non-skip label (highest ``event_id``)
   says so; the project layer decides what ``positive`` means for an adjudicated item.
 * A candidate is **visited** when it is annotated or has an active skip.
-* **Spend** counts every event, skips and overlap/audit/retest labels included, so the
+* **Spend** counts every decision, skips and overlap/audit/retest labels included, so the
   price of measuring agreement is visible: per item = price × events; per hour =
   Σ seconds × the annotator's hourly rate / 3600. Seconds are kept as integer
   microseconds so undo restores sums exactly.
