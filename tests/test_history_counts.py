@@ -60,3 +60,20 @@ def test_replay_equals_the_reference_with_corrections(tmp_path):
     assert replay(30, events, **price).snapshot() == rebuild(30, events, **price).snapshot()
     assert (live.events, live.label_events, live.skipped, live.positives_found) == (3, 3, 0, 3)
     project.close()
+
+
+def test_the_desk_session_counts_a_correction_as_no_new_decision():
+    from triage.views.desk import SessionStats
+
+    stats = SessionStats("ada", 0.0)
+    stats.record(1, False)
+    stats.record(2, True)
+    stats.correct(3, False, corrects=2)        # this session's skip becomes a label
+    assert (stats.labels, stats.skips) == (2, 0)
+    stats.correct(4, True, corrects=99)        # an older session's decision: no change here
+    assert (stats.labels, stats.skips) == (2, 0)
+    stats.undo()
+    stats.undo()
+    assert (stats.labels, stats.skips) == (1, 1)
+    stats.undo()
+    assert (stats.labels, stats.skips) == (1, 0)

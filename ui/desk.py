@@ -375,7 +375,7 @@ class Desk(QWidget):
 
         def step() -> None:
             label_id = change_decision(self.project, self.session, decision, value)
-            self.stats.record(label_id, value is None)
+            self.stats.correct(label_id, value is None, decision.label_id)
             self.message.setText(f"changed {decision.key}: {decision.value or 'skipped'} → "
                                  f"{value or 'skipped'}")
             self.changed.emit()
