@@ -251,3 +251,31 @@ def test_untrusted_text_and_names_stay_literal(qtbot, tmp_path):
     agreement.save_figure(tmp_path / "a.svg")
     ticks = [t.get_text() for t in agreement.chart.figure.axes[0].get_xticklabels()]
     assert ticks == [r"\$a\$", "<b>b</b>"]
+
+
+def test_a_session_without_overlap_says_why_and_draws_no_point(qtbot, tmp_path):
+    """Issue 25 finding 8: not "there are no ratings" beside 42 ratings, and no × at 0."""
+    p = make_project(tmp_path, n=30, overlap_rate=0.0, audit_rate=0.0)
+    ada1 = p.start_session("ada")
+    for i in range(4):                                      # nobody else rates these
+        p.record_label(ada1, candidate_id_of(p, f"c{i:04d}"), "idiom" if i % 2 else "literal")
+    ada2, bob = p.start_session("ada"), p.start_session("bob")
+    for i in range(4, 10):
+        cid = candidate_id_of(p, f"c{i:04d}")
+        p.record_label(ada2, cid, "idiom" if i % 2 else "literal")
+        p.record_label(bob, cid, "idiom" if i % 3 else "literal", kind="overlap")
+    report = agreement_for_project(p, bootstrap=20, breakdowns=BREAKDOWNS).to_json()
+    p.close()
+    view = AgreementView()
+    qtbot.addWidget(view)
+    view.show_report(report)
+    view.flush()
+    caption = view.caption.text()
+    assert ("session 1 — α undefined: none of its items has a rating by another annotator yet"
+            in caption.splitlines()), caption
+    assert "there are no ratings" not in caption
+    trend = next(ax for ax in view.chart.figure.axes if ax.get_title(loc="left").startswith("α per session"))
+    points = [xy for line in trend.get_lines() if line.get_marker() not in (None, "None", "")
+              for xy in line.get_xydata().tolist()]
+    assert all(x != 0 for x, _ in points), points      # session 1 (x = 0) has no point
+    assert any(t.get_text() == "undef." for t in trend.texts)

@@ -99,3 +99,22 @@ def test_counts_have_plurals_and_thousands_separators(qtbot):
     assert ".." not in view.caption.text()
     assert view.caption.text().startswith("No guidelines yet: the lead writes them in the "
                                           "lead window. Each saved change")
+
+
+def test_opening_another_project_leaves_nothing_of_the_old_one_on_screen(window, qtbot, tmp_path):
+    """Finding 12: the old candidate and the old "report written to…" go away."""
+    other = tmp_path / "other"
+    other.mkdir()
+    make_project(other, n=12).close()
+    window.show_lead_view()
+    lead = window.lead_view
+    lead.say(f"report written to {tmp_path / 'projects' / 'p-report.html'}")
+    assert "report written to" in lead.status.text()
+    old_text = window.desk.text.text()
+    assert old_text and window.desk.position.text()
+    window.close_project()           # what opening another project does first
+    assert window.desk.text.text() == "No project open."
+    assert window.desk.position.text() == "" and window.desk.current is None
+    window.open_project(other / "p.triage", "bob")
+    assert "report written to" not in lead.status.text()
+    assert window.desk.current is not None and window.desk.text.text() != "No project open."

@@ -179,3 +179,25 @@ def test_agreement_tab_breaks_down_by_guideline_version(qtbot, tmp_path):
     assert [r[1] for r in rows] == ["12", "12"]
     assert float(rows[1][2]) == 1.0 and float(rows[0][2]) < 0.5 and rows[1][3] == "100.0%"
     window.close()
+
+
+def test_a_history_change_is_not_a_new_label_on_any_surface(window, qtbot, project_path):
+    """Issue 25 finding 7: the desk, the live numbers and the annotator table agree."""
+    desk = window.desk
+    for key in "ili":
+        qtbot.keyClick(desk, key)
+    qtbot.keyClick(window, Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier)
+    history = window.drawer.history
+    qtbot.keyClick(history.table, Qt.Key.Key_Down)       # select c02 (literal)
+    qtbot.keyClick(history.table, "i")                   # change it to idiom
+    assert "changed c02: literal → idiom" in desk.message.text()
+    assert " 3 labels this session " in desk.status_text(), desk.status_text()
+    snap = window.project.snapshot()
+    assert (snap.label_events, snap.annotated, snap.positives_found) == (3, 3, 3)
+    row = next(r for r in window.project.annotator_table() if r["annotator"] == "ada")
+    assert (row["labels"], row["positives"]) == (3, 3)
+    assert snap.spend == pytest.approx(3 * window.project.settings.price_per_item)
+    qtbot.keyClick(history.table, Qt.Key.Key_Escape)
+    qtbot.keyClick(desk, "u")                            # undo takes the change back
+    assert " 3 labels this session " in desk.status_text(), desk.status_text()
+    assert window.project.snapshot().positives_found == 2

@@ -149,8 +149,11 @@ class Desk(QWidget):
                 self.project.end_session(self.session)
         self.session = None
         self.project = None
-        self.current = None
         self._pending = None
+        # Nothing of the old project stays on screen (a busy or failed open of the next one
+        # must not leave its candidate looking labelable).
+        self._show(None)
+        self.text.setText("No project open.")
 
     def settings_changed(self) -> None:
         """The project's settings changed: new keys, buttons and score visibility."""
@@ -372,7 +375,7 @@ class Desk(QWidget):
 
         def step() -> None:
             label_id = change_decision(self.project, self.session, decision, value)
-            self.stats.record(label_id, value is None)
+            self.stats.correct(label_id, value is None, decision.label_id)
             self.message.setText(f"changed {decision.key}: {decision.value or 'skipped'} → "
                                  f"{value or 'skipped'}")
             self.changed.emit()

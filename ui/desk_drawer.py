@@ -86,6 +86,8 @@ class HistoryPane(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setTabKeyNavigation(False)  # Tab leaves the table
         self.table.verticalHeader().setVisible(False)
+        # One line per decision (no wrap): rows as tall as a line of text plus a little.
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.setWordWrap(False)
         header = self.table.horizontalHeader()
         for c in range(3):
@@ -101,8 +103,13 @@ class HistoryPane(QWidget):
         self.buttons: dict[str, QPushButton] = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.table, 3)
-        layout.addWidget(self.detail, 1)
+        # The text beside the list, not under it: under it, the list got a quarter of an
+        # already short pane and showed one row of 50 (issue 25 finding 16).
+        lists = QHBoxLayout()
+        self.detail.setMinimumWidth(150)
+        lists.addWidget(self.table, 3)
+        lists.addWidget(self.detail, 2)
+        layout.addLayout(lists, 1)
         layout.addLayout(self.button_row)
         self._hint = self.button_row.itemAt(0).widget()
         self._hint.setText("Change to:")

@@ -7,8 +7,7 @@ helper process (:mod:`ui.advice_process`, its own connection and interpreter, so
 the desk nor this window waits), the guidelines (one row) here. The chart views load
 matplotlib, which takes a second: it is imported on a worker thread first and the two
 chart views are built when it is there. The model comparison comes in two steps: the
-metrics, curves and value tables, then the permutation tests (minutes on a million gold
-labels), which fill in their table when they arrive.
+metrics, curves and value tables, then the permutation tests (minutes on 1M gold labels).
 """
 
 from __future__ import annotations
@@ -258,6 +257,12 @@ class LeadWindow(QWidget):
             self.schedule.closed()   # all stale: they compute once a project is open
             return
         self._run(self.schedule.recompute())
+
+    def project_opened(self) -> None:
+        """Another project is open: drop the old one's news (a report written…) and figures."""
+        self.say("")
+        if self.isVisible():
+            self.refresh_analysis()
 
     def show_advice_state(self, state) -> None:
         """The one advice state: Advice tab, the gain chart's band, the Agreement verdict."""

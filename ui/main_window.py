@@ -89,7 +89,7 @@ class MainWindow(QMainWindow):
         # On a small screen the desk scrolls rather than lay its lines over each other.
         desk_side.addWidget(FitScroll(desk_top))
         desk_side.addWidget(self.drawer)
-        desk_side.setStretchFactor(0, 3)
+        desk_side.setStretchFactor(0, 2)   # the history shows several rows by default
         desk_side.setStretchFactor(1, 1)
         self.panel_split = QSplitter(Qt.Orientation.Vertical)
         self.panel_split.setMinimumWidth(420)
@@ -220,8 +220,9 @@ class MainWindow(QMainWindow):
         self.prefs.set_last_annotator(path, annotator)
         self.setWindowTitle(f"Triage — {project_title(project, Path(path).name)}")
         self.desk.start(project, annotator)
-        # On a team server, other desks' labels arrive as notifications (within a second),
-        # not only at the periodic look.
+        if self.lead_view is not None:
+            self.lead_view.project_opened()
+        # A team server's labels arrive as notifications too, not only at the periodic look.
         self._team_live = start_team_live(self, project, self.advice.poll)
         # The advice (computed in the helper process) after the first candidate is drawn.
         QTimer.singleShot(0, self.advice.request)
@@ -229,8 +230,7 @@ class MainWindow(QMainWindow):
         self.drawer.history.set_labels(project.settings.labels)
         self.reading.refresh_drawer(force=True)
         self.desk.setFocus()
-        # Panels and offline curves (a scan of the whole pool) after the first candidate
-        # is on screen.
+        # Panels and offline curves (a scan of the pool) once the first candidate is shown.
         QTimer.singleShot(50, self.live_panels.load_panel_info)
 
     def close_project(self) -> None:
@@ -375,7 +375,7 @@ class MainWindow(QMainWindow):
         if saved is not None:
             self.restoreState(saved)
         restore_splitter(self.split, self.prefs.layout("split"), weights=[3, 2])
-        restore_splitter(self.desk_split, self.prefs.layout("desk_split"), weights=[3, 1])
+        restore_splitter(self.desk_split, self.prefs.layout("desk_split"), weights=[2, 1])
         self.menus.drawer_action.setChecked(not self.prefs.drawer_hidden())
         self.drawer.setVisible(self.menus.drawer_action.isChecked())
 

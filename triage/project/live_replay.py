@@ -31,6 +31,7 @@ from triage.stats.live import KINDS, LabelEvent, LiveState, PriceSettings, rebui
 from triage.store.settings import Settings
 
 _DECILES = 10
+_OWN_DECISIONS = frozenset({"adjudication", "retest"})
 
 
 
@@ -47,6 +48,17 @@ def found_live(final: FinalLabel | None, settings: Settings) -> bool:
     return (final is not None and final.status is FinalStatus.UNRESOLVED
             and any(settings.is_positive(v) for v in final.votes.values()))
 
+def replaced_by(row: store.LabelRow, earlier: Iterable[store.LabelRow]) -> int | None:
+    """The id of the decision ``row`` corrects: the same annotator's latest earlier event on
+    the candidate (a change from the history). A ruling (adjudication) and a re-test are
+    decisions of their own, so they neither correct nor are corrected."""
+    if row.kind in _OWN_DECISIONS:
+        return None
+    mine = [r.id for r in earlier if r.annotator == row.annotator and r.id < row.id
+            and r.kind not in _OWN_DECISIONS]
+    return max(mine) if mine else None
+
+
 def label_events(rows: Sequence[store.LabelRow], ranks: np.ndarray,
                  settings: Settings) -> list[LabelEvent]:
     """The live events of active ``rows`` (oldest first), ``positive`` as the project counts.
@@ -62,14 +74,16 @@ def label_events(rows: Sequence[store.LabelRow], ranks: np.ndarray,
     for row, rank in zip(rows, rank_of):
         cid = row.candidate_id
         earlier = seen.get(cid)
+        replaces = None
         if earlier is None:
             seen[cid] = [row]
             positive = settings.is_positive(row.value)
         else:
+            replaces = replaced_by(row, earlier)
             earlier.append(row)
             positive = found_live(final_labels(list(earlier)).get(cid), settings)
         events.append(LabelEvent(row.id, rank, row.annotator, positive, row.value is None,
-                                 row.seconds, row.kind))
+                                 row.seconds, row.kind, replaces))
     return events
 
 
@@ -86,7 +100,9 @@ def replay(pool_size: int, events: Iterable[LabelEvent],
     if (ids.dtype.kind != "i" or rank.dtype.kind != "i" or ids[0] < 1
             or np.any(ids[1:] <= ids[:-1]) or rank.min() < 1 or rank.max() > pool_size
             or not np.all(np.isfinite(seconds)) or seconds.min() < 0
-            or not {e.kind for e in events} <= KINDS):
+            or not {e.kind for e in events} <= KINDS
+            # Corrections (history changes) are rare: the reference counts them.
+            or any(e.replaces is not None for e in events)):
         return rebuild(pool_size, events, **settings)
     state = LiveState(pool_size, **settings)
     _fill(state, events, rank.astype(np.int64), skipped.astype(bool), positive.astype(bool),

@@ -23,7 +23,7 @@ import sqlite_utils
 from triage import store
 from triage.base.errors import TriageError
 from triage.project.final import final_labels
-from triage.project.live_replay import found_live, label_events, replay
+from triage.project.live_replay import found_live, label_events, replaced_by, replay
 from triage.serving.compose import build_dispatcher
 from triage.serving.dispatcher import Dispatcher
 from triage.serving.tracker import LabelTracker
@@ -169,6 +169,7 @@ class ProjectState:
             event_id=row.id, rank=self.rank_of(row.candidate_id), annotator=row.annotator,
             positive=self._positive_now(row), skipped=row.value is None,
             seconds=row.seconds, kind=row.kind,
+            replaces=replaced_by(row, self.tracker.events_of(row.candidate_id)),
         )
 
     def _positive_now(self, row: store.LabelRow) -> bool:

@@ -5,13 +5,13 @@ back on undo (``revert``), and asks for a cheap immutable :class:`LiveSnapshot` 
 
 Counting rules (documented in the README):
 
-* ``events`` counts every event, ``label_events`` the non-skip ones, ``skipped`` the skips.
+* ``events`` counts decisions, ``label_events`` the non-skip ones, ``skipped`` the skips.
 * A candidate is **annotated** when it has at least one active non-skip label; it counts
   once however many annotators labeled it (overlap, audit, retest, adjudication).
 * A candidate is **positive** when its latest active non-skip label (highest ``event_id``)
   says so; the project layer decides what ``positive`` means for an adjudicated item.
 * A candidate is **visited** when it is annotated or has an active skip.
-* **Spend** counts every event, skips and overlap/audit/retest labels included, so the
+* **Spend** counts every decision, skips and overlap/audit/retest labels included, so the
   price of measuring agreement is visible: per item = price × events; per hour =
   Σ seconds × the annotator's hourly rate / 3600. Seconds are kept as integer
   microseconds so undo restores sums exactly.
@@ -19,6 +19,8 @@ Counting rules (documented in the README):
   annotator is working through; random audit labels deep in the ranking do not move it),
   or ``None`` when every candidate has been visited.
 * Per-annotator ``positives`` count that annotator's positive label events.
+* A **correction** (``replaces``: a history change) is no new decision: events, labels,
+  skips and per-item spend count decisions, the latest event per annotator and candidate.
 """
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ class LabelEvent:
     skipped: bool
     seconds: float
     kind: str  # triage | overlap | audit | retest | adjudication
+    # A history change: the id of the same annotator's earlier event it corrects (unpaid).
+    replaces: int | None = None
 
 
 @dataclass(frozen=True)
@@ -218,6 +222,7 @@ class LiveState:
         else:
             self._labels.setdefault(event.rank, []).append((event.event_id, event.positive))
             self._label_events += 1
+        self._decisions(event, -1)
         self._move(event.rank, before)
         self._applied[event.event_id] = event
         self._count(event, +1)
@@ -260,13 +265,26 @@ class LiveState:
                 del self._labels[event.rank]
             self._label_events -= 1
             self._curve_n -= 1
+        self._decisions(event, +1)
         self._move(event.rank, before)
         del self._applied[event.event_id]
         self._count(event, -1)
 
+    def _decisions(self, event: LabelEvent, sign: int) -> None:
+        """A correction takes its earlier decision out of (-1) or back into (+1) the counts."""
+        if (old := self._applied.get(event.replaces or 0)) is not None and old.skipped:
+            self._skip_events += sign
+        elif old is not None:
+            self._label_events += sign
+
     def _count(self, event: LabelEvent, sign: int) -> None:
         tally = self._tally.setdefault(event.annotator, [0, 0, 0, 0, 0])
-        tally[_EVENTS] += sign
+        old = self._applied.get(event.replaces or 0)  # event ids start at 1
+        if old is None:
+            tally[_EVENTS] += sign
+        else:  # the earlier decision's place is taken: no new event, no new spend
+            tally[_SKIPS if old.skipped else _LABELS] -= sign
+            tally[_POSITIVES] -= sign * int(old.positive and not old.skipped)
         tally[_SKIPS if event.skipped else _LABELS] += sign
         tally[_POSITIVES] += sign * int(event.positive and not event.skipped)
         tally[_MICROS] += sign * round(event.seconds * 1_000_000)

@@ -71,6 +71,9 @@ class SessionStats:
     labels: int = 0
     skips: int = 0
     history: list[tuple[int, bool]] = field(default_factory=list)  # (label_id, skipped)
+    # label_id of a history change -> skipped-ness of the decision it corrects (None: the
+    # decision was not this session's). A correction is not a new label (docs/numbers/gain.md).
+    corrections: dict[int, bool | None] = field(default_factory=dict)
 
     def record(self, label_id: int, skipped: bool) -> None:
         """Count one decision of this session (a label, or a skip)."""
@@ -80,6 +83,19 @@ class SessionStats:
         else:
             self.labels += 1
 
+    def correct(self, label_id: int, skipped: bool, corrects: int) -> None:
+        """Count a change from the history: no new decision; only a label that became a
+        skip (or back) moves between the counts, when the decision was this session's."""
+        was = next((s for i, s in self.history if i == corrects), None)
+        self.history.append((label_id, skipped))
+        self.corrections[label_id] = was
+        if was is not None and was != skipped:
+            self._move(was, skipped)
+
+    def _move(self, from_skip: bool, to_skip: bool) -> None:
+        self.skips += int(to_skip) - int(from_skip)
+        self.labels += int(from_skip) - int(to_skip)
+
     def undo(self) -> None:
         """Forget the newest decision of this session.
 
@@ -87,7 +103,12 @@ class SessionStats:
         """
         if not self.history:
             return
-        _, skipped = self.history.pop()
+        label_id, skipped = self.history.pop()
+        if label_id in self.corrections:
+            was = self.corrections.pop(label_id)
+            if was is not None and was != skipped:
+                self._move(skipped, was)
+            return
         if skipped:
             self.skips -= 1
         else:

@@ -79,6 +79,14 @@ def _bands(ax) -> None:
                     color=GREY)
 
 
+def _undefined_mark(ax, x: float) -> None:
+    """Say "undef." at the foot of the column: no point, no bar (an α of 0 is a value;
+    the caption says why this one has none)."""
+    ax.annotate("undef.", (x, 0.0), xycoords=("data", "axes fraction"), xytext=(0, 3),
+                textcoords="offset points", ha="center", va="bottom", fontsize=FS - 2,
+                color=GREY)
+
+
 def _ylim(ax, values: np.ndarray) -> None:
     finite = values[np.isfinite(values)]
     low = min(0.0, float(finite.min()) - 0.05) if finite.size else 0.0
@@ -115,7 +123,7 @@ def _trend(ax, s: Series) -> None:
             ax.annotate(f"n={n}", (xi, v), xytext=(0, 5), textcoords="offset points",
                         ha="center", fontsize=FS - 2, color=GREY)
         else:
-            ax.plot([xi], [0.0], marker="x", color=GREY, markersize=6, zorder=3)
+            _undefined_mark(ax, xi)
     _bands(ax)
     _ylim(ax, s.values)
     step = max(1, len(x) // 12)
@@ -138,10 +146,7 @@ def _deciles(ax, s: Series) -> None:
             ax.annotate(f"n={n}", (xi, max(v, 0.0)), xytext=(0, 2), textcoords="offset points",
                         ha="center", fontsize=FS - 2, color=GREY)
         else:
-            ax.bar([xi], [0.12], color="white", edgecolor=GREY, hatch="///", width=0.7,
-                   zorder=2)
-            ax.annotate("undef.", (xi, 0.12), xytext=(0, 2), textcoords="offset points",
-                        ha="center", fontsize=FS - 2, color=GREY)
+            _undefined_mark(ax, xi)
     _bands(ax)
     _ylim(ax, s.values)
     ax.axhline(0.0, color="#444444", linewidth=0.6)

@@ -13,7 +13,6 @@ from ui.analysis._text import (  # noqa: F401 - the colours and labels, re-expor
     GREEN,
     GREY,
     LIGHT,
-    MODEL_COLOURS,
     ORANGE,
     PURPLE,
     ROLE_COLOURS,
@@ -32,10 +31,6 @@ FS = 9.0  # base font size of the charts, in points
 def chart_text(text: str) -> str:
     """A user-given name as literal chart text: matplotlib would read "$...$" as maths."""
     return str(text).replace("$", r"\$")
-
-
-def model_colour(i: int) -> str:
-    return MODEL_COLOURS[i % len(MODEL_COLOURS)]
 
 
 def style_axes(ax, fs: float = FS) -> None:

@@ -8,7 +8,8 @@ import numpy as np
 
 from triage.views.formatting import format_decimal, format_share, plural
 from triage.views.models import ModelsViewData
-from ui.analysis._common import FS, GREY, MARKERS, chart_text, model_colour, style_axes
+from triage.views.palette import model_colour
+from ui.analysis._common import FS, GREY, MARKERS, chart_text, style_axes
 
 # A chart is a few hundred pixels wide: more points than this only cost drawing time (a
 # million-point line took seconds of the GUI thread to draw) and change no pixel.
@@ -47,10 +48,10 @@ def draw_gain(fig, d: ModelsViewData) -> None:
     for i, (m, y) in enumerate(d.gain.items()):
         name = chart_text(m)
         label = name if at is None else f"{name}: {int(y[at - 1])} positives within the budget"
-        ax.plot(*thin(x[: y.size], y), color=model_colour(i), linewidth=1.6, label=label)
+        ax.plot(*thin(x[: y.size], y), color=model_colour(m, d.models), linewidth=1.6, label=label)
         if at is not None:
             ax.plot([at], [y[at - 1]], marker=MARKERS[i % len(MARKERS)],
-                    color=model_colour(i), markersize=6, zorder=4)
+                    color=model_colour(m, d.models), markersize=6, zorder=4)
     ax.plot([0, n], [0, total], color=GREY, linestyle=(0, (4, 3)), linewidth=1,
             label="random order")
     if at is not None:
@@ -78,7 +79,7 @@ def draw_value(fig, d: ModelsViewData) -> None:
     for i, m in enumerate(d.models):
         if m not in d.value_tuned:
             continue
-        colour = model_colour(i)
+        colour = model_colour(m, d.models)
         ax.plot(ks, d.value_tuned[m], color=colour, linewidth=1.6,
                 marker=MARKERS[i % len(MARKERS)], markersize=3.5, label=f"{chart_text(m)} (tuned τ)")
         ax.plot(ks, d.value_rule[m], color=colour, linewidth=1, linestyle=(0, (4, 2)),
@@ -99,12 +100,11 @@ def draw_calibration(fig, d: ModelsViewData) -> None:
         return
     axes = fig.subplots(1, len(names), squeeze=False)[0]
     for ax, m in zip(axes, names):
-        i = d.models.index(m)
         style_axes(ax)
         ax.plot([0.5, 1], [0.5, 1], color=GREY, linewidth=0.8, linestyle=(0, (1, 2)))
         rel = d.reliability[m]
         for part, style, colour in (("before", (0, (4, 2)), GREY),
-                                    ("after", "-", model_colour(i))):
+                                    ("after", "-", model_colour(m, d.models))):
             pts = [(c, a) for c, a in zip(rel[part]["confidence"], rel[part]["accuracy"])
                    if c is not None]
             if pts:
@@ -140,8 +140,7 @@ def draw_bandit(fig, d: ModelsViewData) -> None:
     names = list(b["p_best"])
     p = np.array([b["p_best"][m] for m in names])
     y = np.arange(len(names))
-    colours = [model_colour(d.models.index(m) if m in d.models else i)
-               for i, m in enumerate(names)]
+    colours = [model_colour(m, d.models) for m in names]
     ax.barh(y, p, color=colours, height=0.5)
     for yi, m, pi in zip(y, names, p):
         ax.annotate(f"{format_share(pi, 0)} · {b['pulls'].get(m, 0)} labels served",
@@ -174,18 +173,18 @@ def draw_curves(fig, d: ModelsViewData) -> None:
     base = d.positives / d.n if d.n else 0.0
     pr.axhline(base, color="#999999", linewidth=0.8, linestyle="--",
                label=f"chance ({format_share(base, 0)} positive)")
-    for i, m in enumerate(d.models):
+    for m in d.models:
         curves = d.curves.get(m, {})
         auc = d.metrics.get(m, {}).get("roc_auc")
         ap = d.metrics.get(m, {}).get("average_precision")
         if "roc" in curves:
             x, y = curves["roc"]
             label = chart_text(m) + ("" if auc is None else f" (AUC {format_decimal(auc)})")
-            roc.plot(*thin(x, y), color=model_colour(i), linewidth=1.4, label=label)
+            roc.plot(*thin(x, y), color=model_colour(m, d.models), linewidth=1.4, label=label)
         if "pr" in curves:
             x, y = curves["pr"]
             label = chart_text(m) + ("" if ap is None else f" (AP {format_decimal(ap)})")
-            pr.step(*thin(x, y), where="post", color=model_colour(i), linewidth=1.4, label=label)
+            pr.step(*thin(x, y), where="post", color=model_colour(m, d.models), linewidth=1.4, label=label)
     roc.set_xlabel("false positive rate", fontsize=FS)
     roc.set_ylabel("true positive rate (recall)", fontsize=FS)
     roc.set_title("ROC", fontsize=FS + 1, loc="left")

@@ -12,7 +12,6 @@ from ui.palette import ROLE_TEXT
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW = (
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
 GREY, LIGHT = "#777777", "#E6E6E6"
-MODEL_COLOURS = (BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, "#000000")
 
 # Background, border and text colour of a state ("role"); the word and symbol that go with
 # each state are always shown too, so colour is never the only cue.

@@ -32,7 +32,6 @@ from ui.save_chart import save_chart_dialog
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW = (
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
 GREY, LIGHT, HIGHLIGHT = "#666666", "#E6E6E6", "#FFF6D5"
-MODEL_COLOURS = (ORANGE, GREEN, PURPLE, VERMILLION, SKY, "#000000")
 REDRAW_MS = 50
 DPI = 100  # figure dots per logical inch; the device pixel ratio multiplies it
 

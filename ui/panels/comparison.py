@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from triage.views.formatting import budget_buys, comparison_label, format_count
+from triage.views.palette import model_colour
 from triage.views.panels import ComparisonData, comparison_data
-from ui.panels._base import GREY, MODEL_COLOURS, ChartPanel
+from ui.panels._base import GREY, ChartPanel
 
 
 class ComparisonPanel(ChartPanel):
@@ -41,8 +42,9 @@ class ComparisonPanel(ChartPanel):
             for line in self.lines.values():
                 line.remove()
             self.lines = {}
-            for i, model in enumerate(data.curves):
-                (self.lines[model],) = ax.plot([], [], color=MODEL_COLOURS[i % 6], zorder=3)
+            for model in data.curves:
+                (self.lines[model],) = ax.plot([], [], color=model_colour(model, list(data.curves)),
+                                               zorder=3)
         for model, (x, y) in data.curves.items():
             line = self.lines[model]
             line.set_data(x, y)

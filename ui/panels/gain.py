@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from triage.views.formatting import count_tick, format_count, gain_title
+from triage.views.palette import model_colour
 from triage.views.panels import GainData, RecallBand, gain_data, offline_label
-from ui.panels._base import BLUE, GREY, HIGHLIGHT, MODEL_COLOURS, ChartPanel
+from ui.panels._base import BLUE, GREY, HIGHLIGHT, ChartPanel
 
 
 class GainPanel(ChartPanel):
@@ -118,9 +119,9 @@ class GainPanel(ChartPanel):
             for line in self.offline.values():
                 line.remove()
             self.offline = {}
-            for i, model in enumerate(data.offline):
+            for model in data.offline:
                 (self.offline[model],) = ax.plot(
-                    [], [], color=MODEL_COLOURS[i % len(MODEL_COLOURS)], linewidth=1.0,
+                    [], [], color=model_colour(model, list(data.offline)), linewidth=1.0,
                     alpha=0.9, zorder=3, label=offline_label(model))
         for model, (ox, oy) in data.offline.items():
             self.offline[model].set_data(ox, oy)

@@ -25,6 +25,8 @@ from triage.stats.agreement.coefficients import (
 from triage.stats.agreement.krippendorff import alpha_arrays, category_counts, krippendorff_alpha
 from triage.stats.agreement.ratings import BREAKDOWNS, Coefficient, Ratings, encode
 
+NO_OTHER_RATER = "none of its items has a rating by another annotator yet"
+
 __all__ = ["BREAKDOWNS", "BreakdownRow", "RetestRow", "breakdown", "retest_agreement"]
 
 
@@ -91,6 +93,10 @@ def by_rating_group(
     rows = []
     for g in sorted(set(group.tolist()), key=_natural):
         keep = (group[i] == g) | (group[j] == g)
+        if not keep.any():  # it has ratings, but none on an item another annotator rated
+            alone = Coefficient.undefined(NO_OTHER_RATER)
+            rows.append(BreakdownRow(by, str(g), 0, alone, alone))
+            continue
         items, alpha, pa = _pooled(ratings, i[keep], j[keep], level)
         rows.append(BreakdownRow(by, str(g), items, alpha, pa))
     return rows

@@ -18,6 +18,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 
+from triage.views.palette import ESTIMATE_COLOUR, model_colour
+
 WIDE = (7.2, 3.1)
 COLORS = ("#1f5fa8", "#c2571a", "#2e8540", "#8a3ea8", "#7a6a00", "#a8323e")
 RC: Any = {"svg.fonttype": "path", "svg.hashsalt": "triage-report", "font.size": 9}
@@ -70,15 +72,15 @@ def gain_chart(gain: dict[str, Any]) -> Figure:
     if gain["baseline_x"]:
         ax.plot(gain["baseline_x"], gain["baseline"], color="#888888", linestyle=":",
                 label="random order")
-    for i, (model, ys) in enumerate(gain["offline"].items()):
+    for model, ys in gain["offline"].items():
         ax.plot(gain["offline_x"][model], ys, linestyle="--", linewidth=1,
-                color=COLORS[(i + 1) % len(COLORS)], label=f"{model} (gold)")
+                color=model_colour(model, list(gain["offline"])), label=f"{model} (gold)")
     top = gain["ylim"]
     band = gain.get("band")
     if band is not None:
-        ax.axhspan(band["lower"], band["upper"], color=COLORS[1], alpha=0.08,
+        ax.axhspan(band["lower"], band["upper"], color=ESTIMATE_COLOUR, alpha=0.08,
                    label="estimated positives in the pool")
-        ax.axhline(band["total"], color=COLORS[1], linewidth=1)
+        ax.axhline(band["total"], color=ESTIMATE_COLOUR, linewidth=1)
         top = max(top, min(band["upper"], 3 * max(top, 1)) * 1.05)
     for x in gain["decile_lines"]:
         ax.axvline(x, color="#cccccc", linewidth=0.6)
@@ -109,14 +111,15 @@ def yield_chart(yld: dict[str, Any]) -> Figure:
 def models_gain_chart(report: dict[str, Any]) -> Figure:
     """Each model's cumulative gain by decile, with the budget's reach."""
     fig, ax = _figure()
-    for i, (model, m) in enumerate(report["models"].items()):
+    names = list(report["models"])
+    for model, m in report["models"].items():
         ys = [0.0] + [0.0 if d["cumulative_gain"] is None else d["cumulative_gain"]
                       for d in m["deciles"]]
-        ax.plot(range(len(ys)), ys, marker="o", markersize=3, color=COLORS[i % len(COLORS)],
-                label=model)
+        ax.plot(range(len(ys)), ys, marker="o", markersize=3,
+                color=model_colour(model, names), label=model)
         reach = m.get("candidates_within_budget")
         if reach is not None and report["pool"]:
-            ax.axvline(10 * reach / report["pool"], color=COLORS[i % len(COLORS)],
+            ax.axvline(10 * reach / report["pool"], color=model_colour(model, names),
                        linestyle=":", linewidth=1)
     ax.plot([0, 10], [0, 1], color="#888888", linestyle=":", label="random order")
     ax.set_xlabel("deciles annotated (dotted verticals: what the budget buys)")
@@ -130,9 +133,10 @@ def models_gain_chart(report: dict[str, Any]) -> Figure:
 def value_chart(view: dict[str, Any]) -> Figure:
     """Held-out value with a reject option against the error cost k, per model."""
     fig, ax = _figure()
-    for i, (model, ys) in enumerate(view.get("value_tuned", {}).items()):
+    for model, ys in view.get("value_tuned", {}).items():
         vals = [math.nan if y is None else y for y in ys]
-        ax.plot(view["value_ks"], vals, color=COLORS[i % len(COLORS)], label=model)
+        ax.plot(view["value_ks"], vals, color=model_colour(model, view.get("models", [])),
+                label=model)
     ax.axhline(0, color="#888888", linewidth=0.8)
     ax.set_xlabel("k: cost of an error relative to a correct prediction")
     ax.set_ylabel("value V per item")
@@ -144,8 +148,8 @@ def calibration_chart(view: dict[str, Any]) -> Figure:
     """Reliability diagram: accuracy against confidence, before and after calibration."""
     fig, ax = _figure((7.2, 3.4))
     ax.plot([0, 1], [0, 1], color="#888888", linestyle=":", label="perfect")
-    for i, (model, rel) in enumerate(view.get("reliability", {}).items()):
-        color = COLORS[i % len(COLORS)]
+    for model, rel in view.get("reliability", {}).items():
+        color = model_colour(model, view.get("models", []))
         for when, style in (("before", "--"), ("after", "-")):
             r = rel[when]
             ax.plot(r["confidence"], r["accuracy"], linestyle=style, marker="o", markersize=3,
