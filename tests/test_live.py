@@ -222,7 +222,9 @@ def peak(pool, events):
     tracemalloc.start()
     for _ in range(50):
         state.snapshot()
-    return tracemalloc.get_traced_memory()[1]
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
 
 print(json.dumps([peak(1_000, 500), peak(1_000_000, 5_000)]))
 """
