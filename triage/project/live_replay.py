@@ -49,9 +49,12 @@ def found_live(final: FinalLabel | None, settings: Settings) -> bool:
             and any(settings.is_positive(v) for v in final.votes.values()))
 
 def replaced_by(row: store.LabelRow, earlier: Iterable[store.LabelRow]) -> int | None:
-    """The id of the decision ``row`` corrects: the same annotator's latest earlier event on
-    the candidate (a change from the history). A ruling (adjudication) and a re-test are
-    decisions of their own, so they neither correct nor are corrected."""
+    """The id of the decision ``row`` corrects (a change from the history), or None.
+
+    That is the same annotator's latest earlier event on the candidate. A ruling
+    (adjudication) and a re-test are decisions of their own, so they neither correct nor
+    are corrected.
+    """
     if row.kind in _OWN_DECISIONS:
         return None
     mine = [r.id for r in earlier if r.annotator == row.annotator and r.id < row.id

@@ -84,8 +84,11 @@ class SessionStats:
             self.labels += 1
 
     def correct(self, label_id: int, skipped: bool, corrects: int) -> None:
-        """Count a change from the history: no new decision; only a label that became a
-        skip (or back) moves between the counts, when the decision was this session's."""
+        """Count a change from the history: no new decision.
+
+        Only a label that became a skip (or back) moves between the counts, when the
+        decision was this session's.
+        """
         was = next((s for i, s in self.history if i == corrects), None)
         self.history.append((label_id, skipped))
         self.corrections[label_id] = was
