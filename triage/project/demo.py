@@ -7,6 +7,7 @@ gold labels so the live panels have something to show in screenshots and benchma
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from triage import store
@@ -51,19 +52,29 @@ def create_demo(path: str | Path, source: str | Path = DEMO_CSV) -> Project:
     finally:
         if not ok:
             project.close()
-            for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-                leftover.unlink(missing_ok=True)
+            _remove_leftovers(path)
     return project
+
+
+def _ensure(data_dir: str | Path, name: str, create: Callable[[Path], Project]) -> Path:
+    """``data_dir / name``, made by ``create`` (with the folder) when missing."""
+    folder = Path(data_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    if not path.exists():
+        create(path).close()
+    return path
+
+
+def _remove_leftovers(path: Path) -> None:
+    """A demo that failed half-way leaves nothing behind (file, log, shared memory)."""
+    for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        leftover.unlink(missing_ok=True)
 
 
 def ensure_demo(data_dir: str | Path) -> Path:
     """The demo project's path in ``data_dir``, creating both when missing."""
-    data_dir = Path(data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
-    path = data_dir / DEMO_FILE_NAME
-    if not path.exists():
-        create_demo(path).close()
-    return path
+    return _ensure(data_dir, DEMO_FILE_NAME, create_demo)
 
 
 def simulate(project: Project, n: int, annotator: str = "demo",
@@ -116,17 +127,11 @@ def create_picture_demo(path: str | Path, source: str | Path = PICTURE_CSV) -> P
         project.update_settings(active_model="logistic")
     except BaseException:
         project.close()
-        for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-            leftover.unlink(missing_ok=True)
+        _remove_leftovers(path)
         raise
     return project
 
 
 def ensure_picture_demo(data_dir: str | Path) -> Path:
     """The picture demo's path in ``data_dir``, creating both when missing."""
-    data_dir = Path(data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
-    path = data_dir / PICTURE_DEMO_FILE_NAME
-    if not path.exists():
-        create_picture_demo(path).close()
-    return path
+    return _ensure(data_dir, PICTURE_DEMO_FILE_NAME, create_picture_demo)
