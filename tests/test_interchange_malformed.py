@@ -68,35 +68,28 @@ def _labels(path: Path) -> Counter:
                        store.active_labels(project.db))
 
 
-@pytest.mark.parametrize("name", sorted(PRODIGY_BAD))
-def test_malformed_prodigy_is_refused_with_its_line(tmp_path, capsys, name):
-    src = DATA / "prodigy" / "malformed" / f"{name}.jsonl"
+# (tool, malformed file, a good file of the same tool, the suffix of its files)
+MALFORMED = [("prodigy", name, "textcat_binary.jsonl", ".jsonl", where)
+             for name, where in sorted(PRODIGY_BAD.items())] + \
+            [("labelstudio", name, "sentiment.json", ".json", where)
+             for name, where in sorted(LABEL_STUDIO_BAD.items())]
+
+
+@pytest.mark.parametrize(("tool", "name", "good", "suffix", "where"), MALFORMED,
+                         ids=[f"{m[0]}-{m[1]}" for m in MALFORMED])
+def test_malformed_file_is_refused_with_its_line_or_json_path(tmp_path, capsys, tool, name,
+                                                              good, suffix, where):
+    """Prodigy errors name the file and line, Label Studio's the JSON path; nothing is written."""
+    src = DATA / tool / "malformed" / f"{name}{suffix}"
     out = tmp_path / "new.triage"
-    code, said = run(capsys, "new", out, src, "--from", "prodigy")
-    assert code == 2 and f"{src}{PRODIGY_BAD[name]}" in said, said
+    code, said = run(capsys, "new", out, src, "--from", tool)
+    assert code == 2 and f"{src}{where}" in said, said
     assert not out.exists() and "Traceback" not in said
     existing = tmp_path / "existing.triage"
-    assert run(capsys, "new", existing, DATA / "prodigy" / "textcat_binary.jsonl",
-               "--from", "prodigy")[0] == 0
+    assert run(capsys, "new", existing, DATA / tool / good, "--from", tool)[0] == 0
     before = _labels(existing)
-    code, said = run(capsys, "import", existing, src, "--from", "prodigy")
-    assert code == 2 and PRODIGY_BAD[name] in said
-    assert _labels(existing) == before
-
-
-@pytest.mark.parametrize("name", sorted(LABEL_STUDIO_BAD))
-def test_malformed_label_studio_is_refused_with_its_json_path(tmp_path, capsys, name):
-    src = DATA / "labelstudio" / "malformed" / f"{name}.json"
-    out = tmp_path / "new.triage"
-    code, said = run(capsys, "new", out, src, "--from", "labelstudio")
-    assert code == 2 and f"{src}{LABEL_STUDIO_BAD[name]}" in said, said
-    assert not out.exists()
-    existing = tmp_path / "existing.triage"
-    assert run(capsys, "new", existing, DATA / "labelstudio" / "sentiment.json",
-               "--from", "labelstudio")[0] == 0
-    before = _labels(existing)
-    code, said = run(capsys, "import", existing, src, "--from", "labelstudio")
-    assert code == 2 and LABEL_STUDIO_BAD[name] in said
+    code, said = run(capsys, "import", existing, src, "--from", tool)
+    assert code == 2 and where in said
     assert _labels(existing) == before
 
 

@@ -43,6 +43,32 @@ def _server_labels(pg, schema: str) -> list[tuple[int, int, str]]:
             "WHERE l.undone_at IS NULL").fetchall()
 
 
+def check_team_run(pg, schema: str, desks, outputs, expected: int):
+    """The invariants of desks labelling at once: every desk finished, every acknowledged
+    label is on the server and nothing else, no candidate served twice outside the overlap
+    plan nor more than planned, never twice to one annotator. Returns (plan, per candidate).
+    """
+    for desk, (out, err) in zip(desks, outputs):
+        assert desk.returncode == 0, err[-3000:]
+        assert out.rstrip().endswith("DONE")
+    acked = [ack for out, _err in outputs for ack in _acks(out)]
+    assert len(acked) == expected
+    rows = _server_labels(pg, schema)
+    by_id = {lid: cid for lid, cid, _who in rows}
+    assert all(by_id.get(lid) == cid for lid, cid in acked)   # 0 lost
+    assert len(rows) == expected                               # nothing extra either
+    with pg.connect() as conn:
+        plan = {r[0] for r in conn.execute(f"SELECT candidate_id FROM {schema}.plan")}
+    per_candidate = Counter(cid for _lid, cid, _who in rows)
+    who = defaultdict(list)
+    for _lid, cid, name in rows:
+        who[cid].append(name)
+    assert [c for c, n in per_candidate.items() if n > 1 and c not in plan] == []
+    assert max(per_candidate[c] for c in plan) <= 2              # no more than planned
+    assert all(len(set(names)) == len(names) for names in who.values())  # blind: new eyes
+    return plan, per_candidate
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_eight_desks_thousand_labels_each(pg, pg_url, project_name, tmp_path):
@@ -54,25 +80,7 @@ def test_eight_desks_thousand_labels_each(pg, pg_url, project_name, tmp_path):
     desks = [_desk(pg_url(role), role, 1000, tmp_path / "cache") for role in roles]
     outputs = [desk.communicate(timeout=800) for desk in desks]
     elapsed = time.monotonic() - start
-    for desk, (out, err) in zip(desks, outputs):
-        assert desk.returncode == 0, err[-3000:]
-        assert out.rstrip().endswith("DONE")
-    acked = [ack for out, _err in outputs for ack in _acks(out)]
-    assert len(acked) == 8000
-    rows = _server_labels(pg, schema)
-    by_id = {lid: cid for lid, cid, _who in rows}
-    assert all(by_id.get(lid) == cid for lid, cid in acked)   # 0 lost
-    assert len(rows) == 8000                                   # nothing extra either
-    with pg.connect() as conn:
-        plan = {r[0] for r in conn.execute(f"SELECT candidate_id FROM {schema}.plan")}
-    per_candidate = Counter(cid for _lid, cid, _who in rows)
-    who = defaultdict(list)
-    for _lid, cid, name in rows:
-        who[cid].append(name)
-    twice_outside_plan = [c for c, n in per_candidate.items() if n > 1 and c not in plan]
-    assert twice_outside_plan == []
-    assert max(per_candidate[c] for c in plan) <= 2              # no more than planned
-    assert all(len(set(names)) == len(names) for names in who.values())  # blind: new eyes
+    plan, per_candidate = check_team_run(pg, schema, desks, outputs, 8000)
     doubled = [c for c in plan if per_candidate[c] == 2]
     open_items = [c for c in plan if per_candidate[c] == 1]
     assert len(doubled) > 300

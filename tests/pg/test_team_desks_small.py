@@ -7,10 +7,8 @@ nothing extra, no candidate served twice outside the overlap plan, never to the 
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-
 from tests.pg.team_setup import publish
-from tests.pg.test_team_desks import _acks, _desk, _server_labels
+from tests.pg.test_team_desks import _desk, check_team_run
 
 DESKS, LABELS = 3, 150
 
@@ -23,23 +21,6 @@ def test_three_desks_label_at_once_and_nothing_is_lost_or_doubled(pg, pg_url, pr
     schema = f"triage_{project_name}"
     desks = [_desk(pg_url(role), role, LABELS, tmp_path / "cache") for role in roles]
     outputs = [desk.communicate(timeout=240) for desk in desks]
-    for desk, (out, err) in zip(desks, outputs):
-        assert desk.returncode == 0, err[-3000:]
-        assert out.rstrip().endswith("DONE")
-    acked = [ack for out, _err in outputs for ack in _acks(out)]
-    assert len(acked) == DESKS * LABELS
-    rows = _server_labels(pg, schema)
-    by_id = {lid: cid for lid, cid, _who in rows}
-    assert all(by_id.get(lid) == cid for lid, cid in acked)   # 0 lost
-    assert len(rows) == DESKS * LABELS                         # nothing extra either
-    with pg.connect() as conn:
-        plan = {r[0] for r in conn.execute(f"SELECT candidate_id FROM {schema}.plan")}
-    per_candidate = Counter(cid for _lid, cid, _who in rows)
-    who = defaultdict(list)
-    for _lid, cid, name in rows:
-        who[cid].append(name)
-    assert [c for c, n in per_candidate.items() if n > 1 and c not in plan] == []
-    assert max(per_candidate[c] for c in plan) <= 2              # no more than planned
-    assert all(len(set(names)) == len(names) for names in who.values())  # blind: new eyes
+    plan, per_candidate = check_team_run(pg, schema, desks, outputs, DESKS * LABELS)
     doubled = [c for c in plan if per_candidate[c] == 2]
     assert len(doubled) > 0
