@@ -49,6 +49,8 @@ COMMANDS: dict[str, str] = {
     "status": "spend, positives found and yield per decile of a project",
     "value": "model value with a reject option per error cost k, and what to auto-accept",
 }
+# Options that act on the desktop, not on a project (triage.cli.desktop); never the GUI's.
+DESKTOP_FLAGS = ("--install-desktop", "--uninstall-desktop")
 
 
 def command_module(name: str) -> str:
@@ -68,6 +70,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         description="Budget-limited annotation of model-ranked candidates.",
     )
     parser.add_argument("--version", action="version", version=f"triage {__version__}")
+    desktop = parser.add_mutually_exclusive_group()
+    desktop.add_argument(DESKTOP_FLAGS[0], action="store_true",
+                         help="add Triage to the desktop's applications menu, with its icon, "
+                              "and open .triage files with it (freedesktop: Linux, BSD)")
+    desktop.add_argument(DESKTOP_FLAGS[1], action="store_true",
+                         help=f"remove what {DESKTOP_FLAGS[0]} wrote")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_line in COMMANDS.items():
         if only is None or name == only:
@@ -82,7 +90,7 @@ def gui_requested(argv: Sequence[str]) -> bool:
     if not argv:
         return True
     first = argv[0]
-    if first in ("-h", "--help", "--version"):
+    if first in ("-h", "--help", "--version", *DESKTOP_FLAGS):
         return False
     return first not in COMMANDS
 
@@ -92,10 +100,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args = parser.parse_args(argv)
-    if getattr(args, "func", None) is None:
+    flag = _desktop_flag(args)
+    if flag is not None and getattr(args, "func", None) is not None:
+        parser.error(f"{flag} takes no command")
+    if flag is None and getattr(args, "func", None) is None:
         parser.print_help(sys.stderr)
         return 2
     try:
+        if flag is not None:
+            from triage.cli import desktop
+
+            return desktop.run(flag)
         return int(args.func(args) or 0)
     except TriageError as error:
         print(f"triage: {error}", file=sys.stderr)
@@ -109,6 +124,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"triage: {fault_sentence(error, getattr(args, 'project', None))}",
               file=sys.stderr)
         return 2 if isinstance(error, (OSError, sqlite3.Error)) else 1
+
+
+def _desktop_flag(args: argparse.Namespace) -> str | None:
+    """The desktop option given (``--install-desktop`` or ``--uninstall-desktop``), if any."""
+    for flag in DESKTOP_FLAGS:
+        if getattr(args, flag.lstrip("-").replace("-", "_"), False):
+            return flag
+    return None
 
 
 def fault_sentence(error: BaseException, where: object) -> str:

@@ -1,6 +1,7 @@
 """The demo project: English verb-noun idiom candidates ranked by three models.
 
-Created on first start (so the desk never opens empty) from ``resources/demo/idioms.csv``,
+Created on first start (so the desk never opens empty) from ``resources/demo/idioms.csv``
+(inside the package when installed from a wheel: :mod:`triage.base.resources`),
 which carries a gold label per candidate; :func:`simulate` labels candidates with their
 gold labels so the live panels have something to show in screenshots and benchmarks.
 """
@@ -11,11 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from triage import store
+from triage.base.resources import resource
 from triage.project.core import Project
 from triage.project.files import create_project
 from triage.store.settings import LabelOption, Settings
 
-DEMO_CSV = Path(__file__).resolve().parents[2] / "resources" / "demo" / "idioms.csv"
+DEMO_CSV = resource("demo", "idioms.csv")
 DEMO_FILE_NAME = "demo.triage"
 DEMO_SCORES = (("frequency", "m1_frequency"), ("association", "m2_association"),
                ("classifier", "m3_classifier"))
@@ -105,7 +107,7 @@ def simulate(project: Project, n: int, annotator: str = "demo",
     return written
 
 
-PICTURE_CSV = DEMO_CSV.parents[1] / "demo_pictures" / "digits.csv"
+PICTURE_CSV = resource("demo_pictures", "digits.csv")
 PICTURE_DEMO_FILE_NAME = "demo-pictures.triage"
 PICTURE_SCORES = (("logistic", "logistic"), ("coarse", "coarse"))
 
