@@ -18,6 +18,7 @@ removes them. No Qt here: it runs before, and without, the desk.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -145,10 +146,8 @@ def run_tool(argv: Sequence[str]) -> None:
     """Run one cache-refresh tool if it is installed; its failure is not ours."""
     if shutil.which(argv[0]) is None:
         return
-    try:
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
         subprocess.run(list(argv), check=False, capture_output=True, timeout=_TOOL_TIMEOUT_S)
-    except (OSError, subprocess.SubprocessError):
-        pass
 
 
 def refresh_caches(files: DesktopFiles, runner: Runner = run_tool) -> None:
