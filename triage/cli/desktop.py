@@ -23,7 +23,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,11 +75,9 @@ class DesktopFiles:
         return [self.entry, self.mime, *(self.icon(size, name) for size, name in ICONS)]
 
 
-def data_home(environ: dict[str, str] | os._Environ[str] | None = None) -> Path:
-    """``$XDG_DATA_HOME`` when set to an absolute path (as the spec says), else
-    ``~/.local/share``."""
-    environ = os.environ if environ is None else environ
-    value = environ.get("XDG_DATA_HOME", "")
+def data_home(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_DATA_HOME`` if absolute (the spec ignores a relative one), else ``~/.local/share``."""
+    value = (os.environ if environ is None else environ).get("XDG_DATA_HOME", "")
     if value and os.path.isabs(value):
         return Path(value)
     return Path.home() / ".local" / "share"
