@@ -76,6 +76,7 @@ def test_install_writes_entry_icons_and_mime_type(tmp_path: Path) -> None:
     assert entry["TryExec"] == "/opt/triage/bin/triage"
     assert entry["Icon"] == "triage" and entry["Terminal"] == "false"
     assert entry["MimeType"] == "application/x-triage;"
+    assert entry["StartupWMClass"] == "Triage"
     svg = home / "icons/hicolor/scalable/apps/triage.svg"
     png = home / "icons/hicolor/256x256/apps/triage.png"
     assert svg.read_bytes() == resource("icons", "triage.svg").read_bytes()
@@ -209,3 +210,21 @@ def test_menu_entry_opens_the_double_clicked_project(tmp_path: Path) -> None:
     assert prefs.last_project() == str(project.resolve())
     assert prefs.last_annotator(project) == "ada"
     assert not (tmp_path / "data" / "demo.triage").exists()
+
+
+def test_desk_windows_carry_the_icon_and_name_the_entry(qapp: object) -> None:
+    """The desk's windows show the icon, and say which menu entry they belong to."""
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QApplication
+
+    from ui.app import desktop_identity
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    desktop_identity(app)
+    assert app.desktopFileName() == "triage"
+    image = app.windowIcon().pixmap(64, 64).toImage()
+    assert (image.width(), image.height()) == (64, 64)
+    # The icon's dark blue fills its middle; the corners are transparent.
+    assert QColor(image.pixel(32, 8)).name() == "#1f4e79"
+    assert QColor.fromRgba(image.pixel(0, 0)).alpha() == 0

@@ -149,6 +149,7 @@ def run_gui(argv: Sequence[str]) -> int:
 
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "triage"])
     app.setApplicationName("Triage")
+    desktop_identity(app)
     prefs = Prefs()
     holder: dict[str, object] = {}
     hook = ErrorHook(log_path(), parent=lambda: holder.get("window")).install()
@@ -178,6 +179,17 @@ def run_gui(argv: Sequence[str]) -> int:
         return app.exec()
     finally:
         hook.uninstall()
+
+
+def desktop_identity(app: QApplication) -> None:
+    """The window's icon, and the menu entry it belongs to (``triage --install-desktop``
+    writes ``triage.desktop``; Wayland docks and task bars match the window by this name)."""
+    from PySide6.QtGui import QIcon
+
+    from triage.base.resources import resource
+
+    app.setDesktopFileName("triage")
+    app.setWindowIcon(QIcon(str(resource("icons", "triage.svg"))))
 
 
 def settle_garbage_collector() -> None:

@@ -133,6 +133,9 @@ def desktop_entry(command: Sequence[str]) -> str:
         f"MimeType={MIME_TYPE};",
         "Keywords=annotation;labeling;labelling;triage;",
         "StartupNotify=true",
+        # Qt names the desk's windows' class after the application ("Triage"); the
+        # instance is the program's file name ("triage", or "main.py" from a checkout).
+        "StartupWMClass=Triage",
         "",
     ])
 
