@@ -8,7 +8,9 @@ Studio stores them under its ``media/upload/<project>/`` and the tasks point at
 base64 data URI and an http URL with a model's predictions, annotates through the API
 (one skip), and writes what the export API returns, unchanged: JSON and JSON_MIN. The
 uploaded files are copied beside them (``pets.media/upload/…``), so ``--image-root`` can
-be tested against the real layout.
+be tested against the real layout. Then the round trip: Triage makes a project of that
+export, exports it for Label Studio with its pictures embedded (data URIs), a second Label
+Studio project imports those tasks, and its JSON export is ``pets.roundtrip.json``.
 
     python scripts/labelstudio_image_fixtures.py --venv /tmp/ls-venv --out tests/data/labelstudio
 """
@@ -19,6 +21,7 @@ import argparse
 import base64
 import json
 import shutil
+import subprocess
 import sys
 import tempfile
 import urllib.request
@@ -85,10 +88,38 @@ def pets(ls: LabelStudio, users: list[int], out: Path, data_dir: Path) -> None:
             "lead_time": seconds, "was_cancelled": label is None})
     (out / "pets.json").write_bytes(ls.export(project, "JSON"))
     (out / "pets.min.json").write_bytes(ls.export(project, "JSON_MIN"))
+    (out / "pets.snapshot.json").write_bytes(ls.snapshot(project))
     (out / "pets.config.xml").write_text(PETS_CONFIG, encoding="utf-8")
     media = out / "pets.media" / "upload"
     shutil.rmtree(media, ignore_errors=True)
     shutil.copytree(data_dir / "media" / "upload", media)
+
+
+def triage(*args: str) -> str:
+    """Run the triage command line of this venv; its output (fails loudly)."""
+    done = subprocess.run([str(Path(sys.executable).with_name("triage")), *args],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"triage {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
+    return done.stdout
+
+
+def roundtrip(ls: LabelStudio, out: Path, work: Path) -> None:
+    """Triage -> Label Studio -> file: the pets project, exported by Triage with its
+    pictures embedded, imported into a new Label Studio project and exported again."""
+    project_file = work / "pets.triage"
+    triage("new", str(project_file), str(out / "pets.snapshot.json"), "--from", "labelstudio",
+           "--image-root", str(out / "pets.media" / "upload"))
+    tasks = work / "for-labelstudio.json"
+    triage("export", str(project_file), str(tasks), "--to", "labelstudio", "--embed-pictures",
+           *[f"--annotator-email={n}@example.org={n}@example.org" for n in ("ada", "bo")])
+    project = ls.project("Pets from Triage",
+                         tasks.with_suffix(".config.xml").read_text(encoding="utf-8"))
+    answer = ls.import_tasks(project, json.loads(tasks.read_text(encoding="utf-8")))
+    print("Label Studio import:", {k: answer.get(k) for k in (
+        "task_count", "annotation_count", "prediction_count")})
+    (out / "pets.roundtrip.json").write_bytes(ls.export(project, "JSON"))
+    (out / "pets.roundtrip.config.xml").write_bytes(tasks.with_suffix(".config.xml").read_bytes())
 
 
 def main() -> int:
@@ -104,6 +135,7 @@ def main() -> int:
     try:
         users = [ls.user(f"{n}@example.org", n.title(), "Tester") for n in ("ada", "bo")]
         pets(ls, users, args.out, data_dir)
+        roundtrip(ls, args.out, Path(tempfile.mkdtemp(prefix="ls-pets-")))
     finally:
         ls.stop()
     print(f"wrote Label Studio image exports to {args.out}")

@@ -50,20 +50,21 @@ def picture_project(tmp_path: Path, *, captions: bool = False) -> Path:
 
 
 def snapshot(path: Path) -> dict[str, tuple]:
-    """Key -> (SHA-256 of the picture's bytes, caption, its labels as (annotator, value))."""
+    """Key -> (SHA-256 of the picture's bytes or its URL, caption, its labels as
+    (annotator, value, seconds))."""
     out: dict[str, tuple] = {}
     labels: dict[str, list] = {}
-    for key, _text, who, _s, value, *_rest in exchange.label_events_with_keys(
-            open_project(path).db):
-        labels.setdefault(key, []).append((who, value))
+    for key, _text, who, _s, value, _kind, _when, seconds, *_rest in \
+            exchange.label_events_with_keys(open_project(path).db):
+        labels.setdefault(key, []).append((who, value, seconds))
     with open_project(path) as project:
         source = picture_source(project.db, project.location)
         assert source is not None
         metas = exchange.candidate_metas(project.db)
         for cid, key, text in exchange.candidates_in_id_order(project.db):
             ref = source.ref(text, json.loads(metas.get(cid) or "{}"))
-            assert ref is not None and ref.path is not None, key
-            digest = hashlib.sha256(ref.path.read_bytes()).hexdigest()
+            assert ref is not None, key
+            digest = ref.url or hashlib.sha256(Path(str(ref.path)).read_bytes()).hexdigest()
             out[key] = (digest, source.caption_of(text), sorted(labels.get(key, [])))
     return out
 
@@ -265,3 +266,103 @@ def test_urls_and_cloud_uris_are_kept_as_given(tmp_path, capsys):
         source = picture_source(project.db, project.location)
     assert cells == ["https://example.org/a.jpg", "s3://bucket/b.jpg"]
     assert source is not None and source.ref(cells[0], {}).url == cells[0]
+
+
+PRODIGY_DATA = Path(__file__).parent / "data" / "prodigy"
+
+
+def _cells(path: Path) -> dict[str, str]:
+    with open_project(path) as project:
+        return {k: t for _c, k, t in exchange.candidates_in_id_order(project.db)}
+
+
+def test_prodigy_image_recipe_output_becomes_a_picture_project(tmp_path, capsys):
+    src = PRODIGY_DATA / "images_binary.jsonl"
+    out = tmp_path / "pets.triage"
+    capsys.readouterr()
+    assert cli(["new", str(out), str(src), "--from", "prodigy", "--check-images"]) == 0
+    said = capsys.readouterr().out
+    assert "4 candidates, 6 label events" in said and "could not be shown: 0" in said
+    lines = [json.loads(line) for line in src.read_text(encoding="utf-8").splitlines()]
+    cells = _cells(out)
+    for line in lines:   # each picture is the decoded bytes of its data URI
+        data = base64.b64decode(line["image"].split(",", 1)[1])
+        stored = out.parent / cells[str(line["_input_hash"])]
+        assert stored.read_bytes() == data
+        assert stored.name == hashlib.sha256(data).hexdigest() + ".png"
+    got = {(k, who, v) for k, _t, who, _s, v, *_r in
+           exchange.label_events_with_keys(open_project(out).db)}
+    cat1, cat2, dog1, bird1 = "-1402913155", "611852043", "1988374620", "-733402911"
+    assert got == {(cat1, "pets-ada", "CAT"), (dog1, "pets-ada", "not CAT"),
+                   (cat2, "pets-ada", "CAT"), (bird1, "pets-ada", None),
+                   (cat1, "pets-bo", "CAT"), (dog1, "pets-bo", "not CAT")}
+
+
+def test_prodigy_choice_tasks_with_a_path_a_url_and_a_data_uri(tmp_path, capsys):
+    src = PRODIGY_DATA / "images_choice.jsonl"
+    out = tmp_path / "choice.triage"
+    assert cli(["new", str(out), str(src), "--from", "prodigy"]) == 0
+    cells = _cells(out)
+    assert cells["5100"] == str((PRODIGY_DATA / "images" / "dog.png").resolve())
+    assert cells["5101"] == "https://example.org/pets/cat.jpg"
+    assert cells["5102"].startswith("choice.triage.pictures/")
+    with open_project(out) as project:
+        assert [o.value for o in project.settings.labels] == ["CAT", "DOG", "BIRD"]
+    exported = tmp_path / "again.jsonl"
+    assert cli(["export", str(out), str(exported), "--to", "prodigy"]) == 0
+    images = [json.loads(line)["image"] for line in exported.read_text().splitlines()]
+    assert images == [cells["5100"], "https://example.org/pets/cat.jpg",
+                      str((out.parent / cells["5102"]).resolve())]
+
+
+LS_DATA = Path(__file__).parent / "data" / "labelstudio"
+UPLOADS = LS_DATA / "pets.media" / "upload"
+
+
+def test_genuine_label_studio_image_export_needs_its_upload_folder(tmp_path, capsys):
+    out = tmp_path / "pets.triage"
+    capsys.readouterr()
+    assert cli(["new", str(out), str(LS_DATA / "pets.json"), "--from", "labelstudio"]) == 0
+    said = capsys.readouterr().out
+    assert "5 candidates, 6 label events" in said
+    assert "3 pictures are Label Studio server paths" in said and "--image-root" in said
+    assert "1 pictures were embedded" in said
+    assert _cells(out)["1"] == "/data/upload/1/9f18796e-cat1.png"
+
+
+@pytest.mark.parametrize("export", ["pets.json", "pets.snapshot.json", "pets.min.json"])
+def test_genuine_label_studio_image_exports_with_the_image_root(tmp_path, capsys, export):
+    out = tmp_path / "pets.triage"
+    capsys.readouterr()
+    assert cli(["new", str(out), str(LS_DATA / export), "--from", "labelstudio",
+                "--image-root", str(UPLOADS), "--ls-config", str(LS_DATA / "pets.config.xml"),
+                "--check-images"]) == 0
+    said = capsys.readouterr().out
+    assert "could not be shown: 0; 1 URLs" in said or export == "pets.min.json", said
+    cells = _cells(out)
+    assert cells["1"] == str((UPLOADS / "1" / "9f18796e-cat1.png").resolve())
+    assert cells["3"] == str((UPLOADS / "1" / "f9fabb71-cat2.png").resolve())
+    assert cells["4"].startswith("pets.triage.pictures/")
+    with open_project(out) as project:
+        assert [o.value for o in project.settings.labels] == ["Cat", "Dog", "Bird"]
+    got = snapshot(out)
+    assert got["2"][0] == hashlib.sha256(
+        (UPLOADS / "1" / "fbd79195-dog1.png").read_bytes()).hexdigest()
+    values = {k: sorted(v for _w, v, _s in labels) for k, (_p, _c, labels) in got.items()}
+    want = {"1": ["Cat", "Cat"], "2": ["Dog"], "3": ["Cat"], "4": ["Bird"], "5": [None]}
+    if export == "pets.min.json":   # JSON_MIN leaves skips and the skip-only task out
+        want.pop("5")
+    assert values == want
+
+
+def test_triage_pictures_through_a_real_label_studio_and_back(tmp_path):
+    """pets.roundtrip.json: Label Studio's export of the tasks Triage exported (pictures
+    embedded) from pets.snapshot.json; imported back it is the same project."""
+    first = tmp_path / "first.triage"
+    assert cli(["new", str(first), str(LS_DATA / "pets.snapshot.json"), "--from",
+                "labelstudio", "--image-root", str(UPLOADS)]) == 0
+    again = tmp_path / "again.triage"
+    assert cli(["new", str(again), str(LS_DATA / "pets.roundtrip.json"), "--from",
+                "labelstudio"]) == 0
+    assert snapshot(again) == snapshot(first)
+    assert len(list(pictures_folder(again).iterdir())) == 4

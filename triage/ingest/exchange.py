@@ -34,7 +34,7 @@ from triage.ingest.reader import Table
 from triage.store import candidates as store_candidates
 from triage.store import exchange as store_exchange
 from triage.store import provenance
-from triage.store.records import ensure_annotator, now_iso, set_project_info
+from triage.store.records import ensure_annotator, now_iso
 from triage.store.schema import LABEL_KINDS
 
 Progress = Callable[[int, int], "bool | None"]
@@ -308,7 +308,7 @@ def import_exchange(db: sqlite_utils.Database, ex: Exchange, *, seed: int,
         labels(conn)
         if project_file is not None and ex.has_pictures():
             # Cells are absolute, URLs, or files in the '.pictures' folder beside the project.
-            set_project_info(conn, "image_folder", str(Path(project_file).resolve().parent))
+            store_exchange.set_picture_folder(conn, str(Path(project_file).resolve().parent))
 
     if store_candidates.exist(db):
         with db.atomic():
