@@ -59,6 +59,12 @@ class Pictures:
     kinds: Counter[str] = field(default_factory=Counter)
     missing_under_root: int = 0
 
+    def optional(self, value: object, what: str) -> str:
+        """The cell of a task's picture field; "" when it is absent or blank (no picture)."""
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return ""
+        return self.cell(value, what)
+
     def cell(self, value: object, what: str) -> str:
         """The cell to store for the picture ``value`` (raises :class:`BadValue`)."""
         if not isinstance(value, str) or not value.strip():

@@ -104,7 +104,7 @@ def prodigy_lines(events: list[dict[str, Any]], labels: list[str], positive: lis
 
 def _content(item: dict[str, Any], text: str, image: str) -> dict[str, Any]:
     """The text and picture fields of a task: a picture's caption only when there is one."""
-    if item.get("image") is None:
+    if not item.get("image"):   # not a picture pool, or a candidate without a picture
         return {text: item["text"]}
     return {image: item["image"], **({text: item["text"]} if item["text"] else {})}
 

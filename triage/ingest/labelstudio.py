@@ -183,11 +183,9 @@ class _TaskReader:
 
     def _picture(self, task: dict[str, Any], where: str) -> str:
         """The task's picture cell ("" none; see :mod:`.exchange_pictures`)."""
-        given = values.lookup(task, self.image_steps)
-        if given is None:
-            return ""
         assert self.ex.pictures is not None
-        return self.ex.pictures.cell(given, ".".join(self.image_steps))
+        return self.ex.pictures.optional(values.lookup(task, self.image_steps),
+                                         ".".join(self.image_steps))
 
     def _own(self, task: dict[str, Any], key: str, where: str) -> set[str]:
         """A task Triage exported: its scheme and exact scores (``data.score_MODEL``)."""

@@ -100,8 +100,7 @@ def _row(ex: Exchange, row: Any, where: str, names: tuple[str, str, str, str],
         return
     try:
         assert ex.pictures is not None
-        image = ("" if row.get(image_field) is None
-                 else ex.pictures.cell(row[image_field], image_field))
+        image = ex.pictures.optional(row.get(image_field), image_field)
         text = values.text(row.get(text_field), text_field, required=not image) or ""
         key = values.text(None if row.get(key_field) is None else str(row[key_field]),
                           key_field)

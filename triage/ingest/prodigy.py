@@ -174,10 +174,9 @@ class _Reader:
             self.problems.append(self.ex.problem(where, "a line must be a JSON object (one task)"))
             return
         try:
-            given = values.lookup(obj, self.image_steps)
             assert self.ex.pictures is not None
-            image = ("" if given is None
-                     else self.ex.pictures.cell(given, ".".join(self.image_steps)))
+            image = self.ex.pictures.optional(values.lookup(obj, self.image_steps),
+                                              ".".join(self.image_steps))
             text = values.text(values.lookup(obj, self.text_steps), "'text'",
                                required=not image) or ""
             key = values.text(_key(obj, text or image, self.key_steps), "key")
