@@ -374,3 +374,31 @@ def test_triage_pictures_through_a_real_label_studio_and_back(tmp_path):
                 "labelstudio"]) == 0
     assert snapshot(again) == snapshot(first)
     assert len(list(pictures_folder(again).iterdir())) == 4
+
+
+def test_a_failed_import_leaves_no_pictures_behind(tmp_path, monkeypatch, capsys):
+    from triage.base.errors import TriageError
+    from triage.ingest import exchange as ingest_exchange
+
+    src = PRODIGY_DATA / "images_binary.jsonl"
+
+    def broken(*_args, **_kwargs):
+        raise TriageError("the disk is full")
+
+    monkeypatch.setattr(ingest_exchange, "write_labels", broken)
+    out = tmp_path / "pets.triage"
+    assert cli(["new", str(out), str(src), "--from", "prodigy"]) == 2
+    assert "the disk is full" in capsys.readouterr().err
+    assert not out.exists() and not pictures_folder(out).exists()
+
+
+def test_prodigy_image_manual_boxes_are_refused_in_words(tmp_path, capsys):
+    image = _uri(png(tmp_path / "ok.png", (1, 2, 3)).read_bytes())
+    box = {"image": image, "answer": "accept", "width": 64, "height": 48, "spans": [
+        {"label": "CAT", "points": [[1, 1], [1, 9], [9, 9], [9, 1]], "type": "rect"}]}
+    src = tmp_path / "boxes.jsonl"
+    src.write_text(json.dumps(box) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert cli(["new", str(tmp_path / "b.triage"), str(src), "--from", "prodigy"]) == 2
+    err = capsys.readouterr().err
+    assert f"{src}:1: a task with spans and no label or accept (image.manual boxes" in err

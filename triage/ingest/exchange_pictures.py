@@ -195,9 +195,14 @@ def write_pictures(decoded: dict[str, bytes], folder: Path) -> list[Path]:
 
 
 def remove(paths: list[Path]) -> None:
-    """Remove files this import wrote (its transaction failed)."""
+    """Remove files this import wrote (its transaction failed), and their folder if empty."""
     for path in paths:
         path.unlink(missing_ok=True)
+    if paths:
+        try:
+            paths[0].parent.rmdir()
+        except OSError:
+            pass   # other pictures (or the desk's fetched copies) are there
 
 
 def as_data_uri(path: Path) -> str | None:

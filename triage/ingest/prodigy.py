@@ -89,6 +89,9 @@ def _value(obj: dict[str, Any], answer: str) -> tuple[str | None, str | None, bo
         return values.text(str(accepted[0]), "accepted option"), None, False
     if answer == "ignore":
         return None, None, False
+    if obj.get("label") is None and isinstance(obj.get("spans"), list) and obj["spans"]:
+        raise BadValue("a task with spans and no label or accept (image.manual boxes, NER "
+                       "spans) is not a classification: Triage imports label/accept answers")
     label = values.text(obj.get("label"), f"the label of an {answer}ed binary task")
     return (label, None, False) if answer == "accept" else (None, label, False)
 
