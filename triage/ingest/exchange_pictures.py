@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import hashlib
 import os
 import re
@@ -198,11 +199,9 @@ def remove(paths: list[Path]) -> None:
     """Remove files this import wrote (its transaction failed), and their folder if empty."""
     for path in paths:
         path.unlink(missing_ok=True)
-    if paths:
-        try:
+    if paths:   # kept when other pictures (or the desk's fetched copies) are there
+        with contextlib.suppress(OSError):
             paths[0].parent.rmdir()
-        except OSError:
-            pass   # other pictures (or the desk's fetched copies) are there
 
 
 def as_data_uri(path: Path) -> str | None:
