@@ -70,6 +70,7 @@ REFUSED_ON_SERVER = {
     "triage.store.provenance:record_source": "the imported file's provenance",
     "triage.store.exchange:insert_session": "a Prodigy / Label Studio session",
     "triage.store.exchange:insert_sourced_labels": "Prodigy / Label Studio label events",
+    "triage.store.exchange:set_picture_folder": "where a Prodigy / Label Studio pool's pictures are",
     "triage.store.poolwrite:_write_sqlite": "the pool, through sqlite3",
     "triage.store.poolwrite:_write_adbc": "the pool, through ADBC",
     "triage.store.poolwrite:_store_plan": "the overlap plan drawn with the pool",

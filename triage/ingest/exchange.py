@@ -23,6 +23,13 @@ import numpy as np
 import sqlite_utils
 
 from triage.base.errors import InputError, Problem, TriageError
+from triage.ingest.exchange_pictures import (
+    DATA_MARK,
+    Pictures,
+    pictures_folder,
+    remove,
+    write_pictures,
+)
 from triage.ingest.reader import Table
 from triage.store import candidates as store_candidates
 from triage.store import exchange as store_exchange
@@ -76,6 +83,8 @@ class ReadOptions:
     from_name: str | None = None     # Label Studio: the Choices to import
     config: Path | None = None       # Label Studio: the project's labelling config (XML)
     default_annotator: str = "prodigy"
+    image: str | None = None         # the picture's field (default: image / data.image)
+    image_root: Path | None = None   # Label Studio: the folder its server paths map to
 
 
 @dataclass
@@ -105,19 +114,28 @@ class Exchange:
     positive_hint: list[str] = field(default_factory=list)  # positive label(s) it declares
     notes: list[str] = field(default_factory=list)          # what the summary should say
     extras: dict[str, dict[str, Any]] = field(default_factory=dict)  # key -> kept fields
+    images: list[str] = field(default_factory=list)         # picture cells ("" none)
+    pictures: Pictures | None = None                        # decoded data URIs, counts
     index: dict[str, int] = field(default_factory=dict, repr=False)
 
-    def add_candidate(self, key: str, text: str, where: str, problems: list[Problem]) -> None:
-        """Record a candidate once; the same key with another text is a problem."""
+    def add_candidate(self, key: str, text: str, where: str, problems: list[Problem],
+                      image: str = "") -> None:
+        """Record a candidate once; the same key with another text or picture is a problem."""
         index = self.index.get(key)
         if index is None:
             self.index[key] = len(self.keys)
             self.keys.append(key)
             self.texts.append(text)
             self.wheres.append(where)
-        elif self.texts[index] != text:
+            self.images.append(image)
+        elif self.texts[index] != text or self.images[index] != image:
+            what = "text" if self.texts[index] != text else "picture"
             problems.append(self.problem(where, f"key {key!r} was first read at "
-                                                f"{self.wheres[index]} with a different text"))
+                                                f"{self.wheres[index]} with a different {what}"))
+
+    def has_pictures(self) -> bool:
+        """Whether any candidate has a picture."""
+        return any(self.images)
 
     def problem(self, where: str, reason: str) -> Problem:
         """A problem at ``where`` (a line number, or a JSON path)."""
@@ -199,7 +217,11 @@ def _fill_missing(ex: Exchange, model: str, by_key: dict[str, float]) -> np.ndar
 
 def _table(ex: Exchange) -> tuple[Table, tuple[tuple[str, str], ...]]:
     """The candidates as the importer's table: key, text, one column per model, kept fields."""
-    data: dict[str, Any] = {"key": ex.keys, "text": ex.texts}
+    data: dict[str, Any] = {"key": ex.keys}
+    if any(ex.texts) or not ex.has_pictures():
+        data["text"] = ex.texts
+    if ex.has_pictures():
+        data["image"] = ex.images
     models = []
     scores = ex.scores or {FILE_ORDER_MODEL: {k: float(len(ex.keys) - i)
                                               for i, k in enumerate(ex.keys)}}
@@ -264,11 +286,14 @@ def write_labels(db: sqlite_utils.Database, ex: Exchange, origin: str) -> int:
 
 
 def import_exchange(db: sqlite_utils.Database, ex: Exchange, *, seed: int,
-                    progress: Progress | None = None) -> ExchangeResult:
+                    progress: Progress | None = None,
+                    project_file: str | Path | None = None) -> ExchangeResult:
     """Import ``ex`` in one transaction: the pool (into an empty project) and the labels.
 
     Into a project that has its pool already, only the labels are added (their keys must
-    be candidates); scores in the file are not added then (see ``--add-scores``).
+    be candidates); scores and pictures in the file are not added then (see
+    ``--add-scores``). Embedded pictures are written beside ``project_file`` first (and
+    removed again when the import fails).
     """
     from triage.ingest.importer import ColumnMapping, import_candidates
 
@@ -278,6 +303,13 @@ def import_exchange(db: sqlite_utils.Database, ex: Exchange, *, seed: int,
         """The labels, inside the import's transaction."""
         written[0] = write_labels(conn, ex, ex.fmt)
 
+    def pool_labels(conn: sqlite_utils.Database) -> None:
+        """The labels and where the new pool's pictures are (the project's folder)."""
+        labels(conn)
+        if project_file is not None and ex.has_pictures():
+            # Cells are absolute, URLs, or files in the '.pictures' folder beside the project.
+            store_exchange.set_picture_folder(conn, str(Path(project_file).resolve().parent))
+
     if store_candidates.exist(db):
         with db.atomic():
             labels(db)
@@ -285,18 +317,39 @@ def import_exchange(db: sqlite_utils.Database, ex: Exchange, *, seed: int,
                                           "sha256": _digest(ex.path), "imported_at": now_iso(),
                                           "kind": f"{ex.fmt} labels", "models": [],
                                           "rows": written[0]})
-        if ex.scores:
+        if ex.scores or ex.has_pictures():
             ex.notes.append("the project has its pool already: only the labels were "
-                            "imported, not the file's model scores")
+                            "imported, not the file's model scores or pictures")
         return ExchangeResult(0, written[0], (), len(ex.labels) - written[0], tuple(ex.notes))
     if not ex.keys:
         raise TriageError(f"{ex.path}: no candidates to import")
+    written_files = place_pictures(ex, project_file)
     table, models = _table(ex)
-    result = import_candidates(db, ex.path, ColumnMapping(text="text", key="key", scores=models),
-                               progress=progress, seed=seed, table=table, after=labels,
-                               kind=ex.fmt)
+    image = "image" if ex.has_pictures() else None
+    text = "text" if "text" in table.data else ""
+    try:
+        result = import_candidates(db, ex.path, ColumnMapping(text=text, key="key",
+                                                              scores=models, image=image),
+                                   progress=progress, seed=seed, table=table, after=pool_labels,
+                                   kind=ex.fmt)
+    except BaseException:
+        remove(written_files)
+        raise
     return ExchangeResult(result.rows_imported, written[0], result.models,
                           len(ex.labels) - written[0], tuple(ex.notes))
+
+
+def place_pictures(ex: Exchange, project_file: str | Path | None) -> list[Path]:
+    """Write the decoded data-URI pictures beside the project; their cells point there."""
+    if ex.pictures is None or not ex.pictures.decoded:
+        return []
+    if project_file is None:
+        raise TriageError(f"{ex.path}: embedded pictures need a project file to be written "
+                          "beside")
+    folder = pictures_folder(project_file)
+    ex.images = [f"{folder.name}/{c[len(DATA_MARK):]}" if c.startswith(DATA_MARK) else c
+                 for c in ex.images]
+    return write_pictures(ex.pictures.decoded, folder)
 
 
 def _digest(path: Path) -> str:

@@ -7,6 +7,9 @@ original ``_input_hash``, ``meta`` and ``priority`` back and a label its ``_task
 so ``db-in`` does not duplicate tasks; Triage's own fields (key, rank, scores in ``meta``;
 kind, time, seconds, note, label uid, scheme in ``_triage``) ride along.
 
+Pictures: a task's ``image`` (Prodigy) or ``data.image`` (Label Studio) is the picture as
+an absolute path, a URL or a data URI, its text the caption when there is one.
+
 Label Studio: one task per candidate, ``data`` holding the text, key, rank and scores;
 each model a prediction (``model_version``, ``score``) whose choice follows the score:
 the positive label when the score is at least the threshold (its confidence the score),
@@ -26,6 +29,7 @@ from typing import Any
 
 FROM_NAME = "label"
 TO_NAME = "text"
+IMAGE_NAME = "image"
 
 
 def stable_hash(*parts: str) -> int:
@@ -75,7 +79,8 @@ def prodigy_lines(events: list[dict[str, Any]], labels: list[str], positive: lis
         meta = dict(kept.get("meta") or {}) if isinstance(kept.get("meta"), dict) else {}
         meta.update({"key": e["key"], "rank": e["rank"],
                      **{f"score_{m}": s for m, s in e["scores"].items()}})
-        task: dict[str, Any] = {"text": e["text"], "meta": meta}
+        task: dict[str, Any] = _content(e, "text", "image")
+        task["meta"] = meta
         input_hash, task_hash, hash_text = _prodigy_hashes(e, yes or ",".join(labels))
         if binary:
             _binary(task, e, labels, yes, kept.get("labels", {}).get(hash_text, yes))
@@ -97,17 +102,24 @@ def prodigy_lines(events: list[dict[str, Any]], labels: list[str], positive: lis
         yield json.dumps(task, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def _result(value: str) -> list[dict[str, Any]]:
-    return [{"from_name": FROM_NAME, "to_name": TO_NAME, "type": "choices",
+def _content(item: dict[str, Any], text: str, image: str) -> dict[str, Any]:
+    """The text and picture fields of a task: a picture's caption only when there is one."""
+    if not item.get("image"):   # not a picture pool, or a candidate without a picture
+        return {text: item["text"]}
+    return {image: item["image"], **({text: item["text"]} if item["text"] else {})}
+
+
+def _result(value: str, to_name: str = TO_NAME) -> list[dict[str, Any]]:
+    return [{"from_name": FROM_NAME, "to_name": to_name, "type": "choices",
              "value": {"choices": [value]}}]
 
 
 def _prediction(model: str, score: float, yes: str, no: str, probabilities: bool,
-                threshold: float) -> dict[str, Any]:
+                threshold: float, to_name: str) -> dict[str, Any]:
     """A Label Studio prediction whose choice follows the score and the threshold."""
     if probabilities and no and score < threshold:
-        return {"model_version": model, "score": 1.0 - score, "result": _result(no)}
-    return {"model_version": model, "score": score, "result": _result(yes)}
+        return {"model_version": model, "score": 1.0 - score, "result": _result(no, to_name)}
+    return {"model_version": model, "score": score, "result": _result(yes, to_name)}
 
 
 def labelstudio_chunks(tasks: list[dict[str, Any]], labels: list[str], positive: list[str],
@@ -118,20 +130,21 @@ def labelstudio_chunks(tasks: list[dict[str, Any]], labels: list[str], positive:
     models = {m for t in tasks for m in t["scores"]}
     probabilities = {m: all(0 <= t["scores"][m] <= 1 for t in tasks if m in t["scores"])
                      for m in models}
+    to_name = IMAGE_NAME if any(t.get("image") is not None for t in tasks) else TO_NAME
     yield "["
     for n, t in enumerate(tasks):
         task = {
-            "data": {"text": t["text"], "key": t["key"], "rank": t["rank"],
+            "data": {**_content(t, "text", "image"), "key": t["key"], "rank": t["rank"],
                      **{f"score_{m}": s for m, s in t["scores"].items()}},
             "meta": {"triage": {"key": t["key"], "rank": t["rank"], "labels": labels,
                                 "positive": positive, "annotations": [
                 {"annotator": e["annotator"], "kind": e["kind"], "note": e["note"],
                  "session": e["session"], "created_at": e["created_at"], "uid": e["uid"]}
                 for e in t["events"]]}},
-            "predictions": [_prediction(m, s, yes, no, probabilities[m], threshold)
+            "predictions": [_prediction(m, s, yes, no, probabilities[m], threshold, to_name)
                             for m, s in t["scores"].items()],
             "annotations": [{
-                "result": [] if e["value"] is None else _result(e["value"]),
+                "result": [] if e["value"] is None else _result(e["value"], to_name),
                 "was_cancelled": e["value"] is None, "lead_time": e["seconds"],
                 **({"completed_by": {"email": emails[e["annotator"]]}} if e["annotator"] in emails
                    else {}),
@@ -141,10 +154,19 @@ def labelstudio_chunks(tasks: list[dict[str, Any]], labels: list[str], positive:
     yield "\n]\n"
 
 
-def labeling_config(labels: list[str]) -> str:
-    """The Label Studio labeling config that matches the exported tasks."""
+def labeling_config(labels: list[str], *, pictures: bool = False, captions: bool = True
+                    ) -> str:
+    """The Label Studio labeling config that matches the exported tasks.
+
+    With pictures it is Label Studio's image classification template (``<Image>``, the
+    choices about it), with the caption as a ``<Text>`` when there are captions.
+    """
     from xml.sax.saxutils import quoteattr
 
     choices = "".join(f"\n    <Choice value={quoteattr(v)}/>" for v in labels)
-    return (f'<View>\n  <Text name="{TO_NAME}" value="$text"/>\n  <Choices name="{FROM_NAME}" '
-            f'toName="{TO_NAME}" choice="single">{choices}\n  </Choices>\n</View>\n')
+    shown = f'  <Text name="{TO_NAME}" value="$text"/>\n' if captions or not pictures else ""
+    if pictures:
+        shown = f'  <Image name="{IMAGE_NAME}" value="$image"/>\n' + shown
+    to_name = IMAGE_NAME if pictures else TO_NAME
+    return (f'<View>\n{shown}  <Choices name="{FROM_NAME}" '
+            f'toName="{to_name}" choice="single">{choices}\n  </Choices>\n</View>\n')

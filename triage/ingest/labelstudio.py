@@ -23,6 +23,7 @@ from typing import Any
 from triage.base.errors import Problem, TriageError
 from triage.ingest import exchange_values as values
 from triage.ingest.exchange import Exchange, ExchangeLabel, Prediction, ReadOptions, fail
+from triage.ingest.exchange_pictures import Pictures
 from triage.ingest.exchange_values import BadValue
 from triage.ingest.labelstudio_config import LabelConfig, pick_from_name, read_config
 
@@ -127,6 +128,9 @@ class _TaskReader:
         self.from_name = pick_from_name(path, result_groups(tasks), options.from_name, config)
         field = config.text_field(self.from_name) if config else None
         self.text_steps = field_steps(options.text, ["data", field or "text"])
+        picture = config.image_field(self.from_name) if config else None
+        self.image_steps = field_steps(options.image, ["data", picture or "image"])
+        self.ex.pictures = Pictures(path.resolve().parent, options.image_root)
         self.key_steps = field_steps(options.key, [], ("id", "inner_id"))
         self.score_steps = [(n, values.path_steps(p)) for n, p in options.scores]
         self.problems: list[Problem] = []
@@ -147,7 +151,9 @@ class _TaskReader:
             return
         text_at = f"{where}.{'.'.join(self.text_steps)}"
         try:
-            text = values.text(values.lookup(task, self.text_steps), "the text")
+            image = self._picture(task, where)
+            text = values.text(values.lookup(task, self.text_steps), "the text",
+                               required=not image) or ""
             raw_key = (values.lookup(task, self.key_steps) if self.key_steps
                        else task["data"].get("key", task.get("id", i + 1)))
             key = values.text(None if raw_key is None else str(raw_key), "the key")
@@ -157,8 +163,8 @@ class _TaskReader:
                     "--ls-config FILE)" if "text is missing" in str(error) and fields else "")
             self.bad(text_at if "text" in str(error) else where, f"{error}{hint}")
             return
-        assert text is not None and key is not None
-        self.ex.add_candidate(key, text, where, self.problems)
+        assert key is not None
+        self.ex.add_candidate(key, text, where, self.problems, image)
         preds = self._prediction_objects(task, where)
         own = self._own(task, key, where)
         if self.score_steps:
@@ -174,6 +180,12 @@ class _TaskReader:
             mine = extra[j] if isinstance(extra, list) and j < len(extra) else None
             self._annotation(ann, key, f"{where}.annotations[{j}]",
                              mine if isinstance(mine, dict) else {})
+
+    def _picture(self, task: dict[str, Any], where: str) -> str:
+        """The task's picture cell ("" none; see :mod:`.exchange_pictures`)."""
+        assert self.ex.pictures is not None
+        return self.ex.pictures.optional(values.lookup(task, self.image_steps),
+                                         ".".join(self.image_steps))
 
     def _own(self, task: dict[str, Any], key: str, where: str) -> set[str]:
         """A task Triage exported: its scheme and exact scores (``data.score_MODEL``)."""
@@ -289,6 +301,8 @@ class _TaskReader:
     def finish(self) -> Exchange:
         """The exchange, or every problem found."""
         fail(self.problems)
+        if self.ex.pictures is not None:
+            self.ex.notes += self.ex.pictures.notes()
         if self.unresolved and not self.unresolved_own:
             self.ex.notes.append(
                 f"{self.unresolved} predictions were ids only (Label Studio's JSON export "

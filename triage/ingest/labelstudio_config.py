@@ -36,10 +36,18 @@ class LabelConfig:
     kinds: dict[str, str] = field(default_factory=dict)           # from_name -> result type
     to_names: dict[str, str] = field(default_factory=dict)        # from_name -> to_name
     text_fields: dict[str, str] = field(default_factory=dict)     # Text name -> data field
+    image_fields: dict[str, str] = field(default_factory=dict)    # Image name -> data field
 
     def text_field(self, from_name: str) -> str | None:
         """The data field holding the text that ``from_name`` labels."""
         return self.text_fields.get(self.to_names.get(from_name, ""))
+
+    def image_field(self, from_name: str) -> str | None:
+        """The data field holding the picture ``from_name`` labels (or the only picture)."""
+        named = self.image_fields.get(self.to_names.get(from_name, ""))
+        if named is None and len(self.image_fields) == 1:
+            return next(iter(self.image_fields.values()))
+        return named
 
 
 def read_config(path: Path) -> LabelConfig:
@@ -56,8 +64,9 @@ def read_config(path: Path) -> LabelConfig:
         if not name:
             continue
         tag = element.tag.lower()
-        if tag == "text" and (element.get("value") or "").startswith("$"):
-            config.text_fields[name] = (element.get("value") or "$")[1:]
+        if tag in ("text", "image") and (element.get("value") or "").startswith("$"):
+            fields = config.text_fields if tag == "text" else config.image_fields
+            fields[name] = (element.get("value") or "$")[1:]
             continue
         if tag == "choices":
             config.choices[name] = [c.get("value") or c.get("alias") or "" for c in element
@@ -66,7 +75,7 @@ def read_config(path: Path) -> LabelConfig:
         config.to_names[name] = element.get("toName") or ""
     if not config.choices:
         raise TriageError(f"{path}: the config has no <Choices>: Triage imports text "
-                          "classification (one choice per annotation) only")
+                          "and image classification (one choice per annotation) only")
     return config
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from triage.base.errors import Problem, TriageError
 from triage.ingest import exchange_values as values
 from triage.ingest.exchange import Exchange, ExchangeLabel, ReadOptions, fail
+from triage.ingest.exchange_pictures import Pictures
 from triage.ingest.exchange_values import BadValue
 from triage.ingest.labelstudio_config import LabelConfig
 
@@ -52,7 +53,7 @@ def _cell(value: str | None) -> Any:
 
 
 def _group(path: Path, rows: list[Any], options: ReadOptions, config: LabelConfig | None,
-           text_field: str) -> str:
+           fields: tuple[str, str]) -> str:
     """The column holding the choices: --from-name, the config's group, or the only one."""
     columns = list(dict.fromkeys(k for r in rows if isinstance(r, dict) for k in r))
     if options.from_name:
@@ -64,7 +65,7 @@ def _group(path: Path, rows: list[Any], options: ReadOptions, config: LabelConfi
         present = [g for g in config.choices if g in columns]
         if len(present) == 1:
             return present[0]
-    rest = [c for c in columns if c not in ROW_FIELDS and c != text_field
+    rest = [c for c in columns if c not in ROW_FIELDS and c not in fields
             and c != options.key]
     if len(rest) == 1:
         return rest[0]
@@ -91,18 +92,20 @@ def _value(cell: Any) -> str | None:
     return values.text(cell, "choice", required=False)
 
 
-def _row(ex: Exchange, row: Any, where: str, names: tuple[str, str, str],
+def _row(ex: Exchange, row: Any, where: str, names: tuple[str, str, str, str],
          scores: list[tuple[str, str]], problems: list[Problem]) -> None:
-    text_field, key_field, group = names
+    text_field, key_field, group, image_field = names
     if not isinstance(row, dict):
         problems.append(ex.problem(where, "a row must be an object"))
         return
     try:
-        text = values.text(row.get(text_field), text_field)
+        assert ex.pictures is not None
+        image = ex.pictures.optional(row.get(image_field), image_field)
+        text = values.text(row.get(text_field), text_field, required=not image) or ""
         key = values.text(None if row.get(key_field) is None else str(row[key_field]),
                           key_field)
-        assert text is not None and key is not None
-        ex.add_candidate(key, text, where, problems)
+        assert key is not None
+        ex.add_candidate(key, text, where, problems, image)
         for name, column in scores:
             ex.scores.setdefault(name, {})[key] = values.score(row.get(column), column)
         if row.get("annotation_id") is None:
@@ -127,17 +130,24 @@ def read_rows(path: Path, rows: list[Any], options: ReadOptions, config: LabelCo
     ex = Exchange(path, "labelstudio")
     text_field = (options.text or "").removeprefix("data.") or "text"
     key_field = (options.key or "").removeprefix("data.") or "id"
-    group = _group(path, rows, options, config, text_field)
+    image_field = ((options.image or "").removeprefix("data.")
+                   or (config.image_field(options.from_name or "") if config else None)
+                   or "image")
+    group = _group(path, rows, options, config, (text_field, image_field))
     if config and options.text is None:
         text_field = config.text_field(group) or text_field
+    if config and options.image is None:
+        image_field = config.image_field(group) or image_field
+    ex.pictures = Pictures(path.resolve().parent, options.image_root)
     if config:
         ex.scheme_hint = list(config.choices.get(group, []))
     scores = [(n, c.removeprefix("data.")) for n, c in options.scores]
     problems: list[Problem] = []
     for i, row in enumerate(rows):
         where = f"row {i + 2}" if kind == "CSV" else f"[{i}]"
-        _row(ex, row, where, (text_field, key_field, group), scores, problems)
+        _row(ex, row, where, (text_field, key_field, group, image_field), scores, problems)
     fail(problems)
+    ex.notes += ex.pictures.notes()
     ex.notes.append(f"Label Studio {kind} export: it has no predictions"
                     f"{'' if scores else ' (no model scores)'} and leaves skipped "
                     "annotations out; the JSON export has both")

@@ -1,6 +1,8 @@
 """Prodigy JSONL in: what ``prodigy db-out`` writes (and what Triage's export writes).
 
-One JSON object per line. ``text`` is the candidate (or ``--text FIELD``); its key
+One JSON object per line. ``text`` is the candidate (or ``--text FIELD``), ``image`` its
+picture (or ``--image FIELD``; a path, URL or base64 data URI, see
+:mod:`.exchange_pictures`; with a picture the text is optional, its caption); its key
 ``meta.key``, else ``_input_hash`` (or ``--key``). An ``answer`` makes the line a label
 event: ``accept`` of a binary task (``label``) is that label, ``reject`` the scheme's other
 label (or ``--reject-label``), ``ignore`` a skip; a choice task (``accept: [..]``) takes its
@@ -27,6 +29,7 @@ from typing import Any
 from triage.base.errors import Problem, TriageError
 from triage.ingest import exchange_values as values
 from triage.ingest.exchange import Exchange, ExchangeLabel, ReadOptions, fail
+from triage.ingest.exchange_pictures import Pictures
 from triage.ingest.exchange_values import BadValue
 
 ANSWERS = ("accept", "reject", "ignore")
@@ -86,6 +89,9 @@ def _value(obj: dict[str, Any], answer: str) -> tuple[str | None, str | None, bo
         return values.text(str(accepted[0]), "accepted option"), None, False
     if answer == "ignore":
         return None, None, False
+    if obj.get("label") is None and isinstance(obj.get("spans"), list) and obj["spans"]:
+        raise BadValue("a task with spans and no label or accept (image.manual boxes, NER "
+                       "spans) is not a classification: Triage imports label/accept answers")
     label = values.text(obj.get("label"), f"the label of an {answer}ed binary task")
     return (label, None, False) if answer == "accept" else (None, label, False)
 
@@ -133,6 +139,8 @@ class _Reader:
         self.options = options
         self.text_steps = values.path_steps(options.text or "text")
         self.key_steps = values.path_steps(options.key) if options.key else None
+        self.image_steps = values.path_steps(options.image or "image")
+        self.ex.pictures = Pictures(path.resolve().parent, options.image_root)
         self.chosen = [(n, values.path_steps(p)) for n, p in options.scores]
         self.problems: list[Problem] = []
         self.empty_choices = 0
@@ -169,9 +177,12 @@ class _Reader:
             self.problems.append(self.ex.problem(where, "a line must be a JSON object (one task)"))
             return
         try:
-            text = values.text(values.lookup(obj, self.text_steps), "'text'")
-            assert text is not None
-            key = values.text(_key(obj, text, self.key_steps), "key")
+            assert self.ex.pictures is not None
+            image = self.ex.pictures.optional(values.lookup(obj, self.image_steps),
+                                              ".".join(self.image_steps))
+            text = values.text(values.lookup(obj, self.text_steps), "'text'",
+                               required=not image) or ""
+            key = values.text(_key(obj, text or image, self.key_steps), "key")
             assert key is not None
             scores = _scores(obj, self.chosen)
             label = _label(obj, key, where, self.options.default_annotator) \
@@ -180,7 +191,7 @@ class _Reader:
         except BadValue as error:
             self.problems.append(self.ex.problem(where, str(error)))
             return
-        self.ex.add_candidate(key, text, where, self.problems)
+        self.ex.add_candidate(key, text, where, self.problems, image)
         for model, score in scores.items():
             self.ex.scores.setdefault(model, {})[key] = score
         self.keep(key, obj)
@@ -208,6 +219,8 @@ def read_prodigy(path: str | Path, options: ReadOptions | None = None) -> Exchan
             continue
         reader.line(number, obj)
     fail(reader.problems)
+    assert reader.ex.pictures is not None
+    reader.ex.notes += reader.ex.pictures.notes()
     if reader.empty_choices:
         reader.ex.notes.append(f"{reader.empty_choices} choice tasks were accepted with no "
                                "option selected and were read as skips")

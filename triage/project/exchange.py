@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -92,7 +93,8 @@ def import_interchange(project: Project, ex: Exchange, *, reject_label: str | No
     resolve_scores(ex, set(project.settings.positive_labels))
     resolve_labels(ex, labels, reject_label)
     fresh = not project.models
-    result = import_exchange(db, ex, seed=project.settings.seed, progress=progress)
+    result = import_exchange(db, ex, seed=project.settings.seed, progress=progress,
+                             project_file=project.location)
     project.reload_models()
     names = {m.name for m in project.models}
     # textcat.teach gives one model per label: the queue follows the positive label's.
@@ -105,28 +107,86 @@ def import_interchange(project: Project, ex: Exchange, *, reject_label: str | No
     return result
 
 
-def _sources(project: Project) -> dict[int, dict[str, Any]]:
-    """What each candidate kept of the tool it came from (``meta.source``), by id."""
+def _metas(project: Project) -> dict[int, dict[str, Any]]:
+    """Each candidate's ``meta`` object (the columns a pool kept), by id."""
     out: dict[int, dict[str, Any]] = {}
     for cid, meta in store_exchange.candidate_metas(project.db).items():
         try:
-            kept = json.loads(json.loads(meta).get("source") or "{}")
-        except (ValueError, AttributeError):
+            got = json.loads(meta)
+        except ValueError:
+            continue
+        if isinstance(got, dict):
+            out[cid] = got
+    return out
+
+
+def _sources(metas: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """What each candidate kept of the tool it came from (``meta.source``), by id."""
+    out: dict[int, dict[str, Any]] = {}
+    for cid, meta in metas.items():
+        try:
+            kept = json.loads(meta.get("source") or "{}")
+        except (ValueError, TypeError):
             continue
         if isinstance(kept, dict):
             out[cid] = kept
     return out
 
 
-def _events(project: Project, scores: dict[str, np.ndarray]) -> list[dict[str, Any]]:
-    """Every active label event with its candidate's key, text, rank and scores."""
-    sources = _sources(project)
+class _Pictures:
+    """Each candidate's picture as the other tool reads it, and its caption."""
+
+    def __init__(self, project: Project, metas: dict[int, dict[str, Any]], embed: bool
+                 ) -> None:
+        from triage.project.pictures import picture_source
+
+        self.source = picture_source(project.db, project.location)
+        self.metas = metas
+        self.embed = embed
+        self.cells: dict[int, str] = {}
+        self.not_embedded: list[str] = []
+
+    def text(self, text: str) -> str:
+        """The text to write: the caption of a picture ("" none), else the text."""
+        return self.source.caption_of(text) if self.source else text
+
+    def cell(self, cid: int, key: str, text: str) -> str | None:
+        """The picture: an absolute path, a URL, or (``embed``) a data URI; None: none."""
+        if self.source is None:
+            return None
+        if cid not in self.cells:
+            ref = self.source.ref(text, self.metas.get(cid, {}))
+            cell = "" if ref is None else ref.url or str(ref.path)
+            if self.embed and ref is not None and ref.path is not None:
+                from triage.ingest.exchange_pictures import as_data_uri
+
+                embedded = as_data_uri(ref.path)
+                if embedded is None:
+                    self.not_embedded.append(key)
+                cell = embedded or cell
+            self.cells[cid] = cell
+        return self.cells[cid]
+
+    def notes(self) -> tuple[str, ...]:
+        """What the summary says about pictures that stayed paths."""
+        if not self.not_embedded:
+            return ()
+        return (f"{len(self.not_embedded)} pictures could not be embedded (missing or not a "
+                f"picture Triage shows) and were written as paths, e.g. key "
+                f"{self.not_embedded[0]!r}",)
+
+
+def _events(project: Project, scores: dict[str, np.ndarray], pictures: _Pictures
+            ) -> list[dict[str, Any]]:
+    """Every active label event with its candidate's key, text, picture, rank and scores."""
+    sources = _sources(pictures.metas)
     out = []
     for key, text, who, session, value, kind, created, seconds, note, cid, uid, source in \
             store_exchange.label_events_with_keys(project.db):
         when = dt.datetime.fromisoformat(created)
         out.append({
-            "key": key, "text": text, "annotator": who, "session": session, "value": value,
+            "key": key, "text": pictures.text(text), "image": pictures.cell(cid, key, text),
+            "annotator": who, "session": session, "value": value,
             "kind": kind, "created_at": created, "timestamp": int(when.timestamp()),
             "seconds": seconds, "note": note, "rank": project.rank_of(cid), "uid": uid,
             "source_id": source, "source": sources.get(cid, {}),
@@ -136,12 +196,13 @@ def _events(project: Project, scores: dict[str, np.ndarray]) -> list[dict[str, A
 
 
 def _tasks(project: Project, events: list[dict[str, Any]],
-           scores: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+           scores: dict[str, np.ndarray], pictures: _Pictures) -> list[dict[str, Any]]:
     """Every candidate with its scores and label events, best-ranked first."""
     by_key: dict[str, list[dict[str, Any]]] = {}
     for e in events:
         by_key.setdefault(e["key"], []).append(e)
-    tasks = [{"key": key, "text": text, "rank": project.rank_of(cid),
+    tasks = [{"key": key, "text": pictures.text(text), "image": pictures.cell(cid, key, text),
+              "rank": project.rank_of(cid),
               "scores": {m: float(s[cid - 1]) for m, s in scores.items()
                          if not np.isnan(s[cid - 1])},
               "events": by_key.get(key, [])}
@@ -149,14 +210,24 @@ def _tasks(project: Project, events: list[dict[str, Any]],
     return sorted(tasks, key=lambda t: t["rank"])
 
 
+@dataclass(frozen=True)
+class Exported:
+    """What an interchange export wrote: records, and notes for the summary."""
+
+    count: int
+    notes: tuple[str, ...] = ()
+
+
 def export_interchange(project_path: str | Path, out: str | Path, fmt: str, *,
-                       dataset: str | None = None, emails: dict[str, str] | None = None
-                       ) -> int:
-    """Write the project as ``fmt`` to ``out`` atomically; returns the number of records.
+                       dataset: str | None = None, emails: dict[str, str] | None = None,
+                       embed_pictures: bool = False) -> Exported:
+    """Write the project as ``fmt`` to ``out`` atomically: how many records, and notes.
 
     Prodigy: one task per active label event. Label Studio: one task per candidate, and
     its labeling config beside it (``OUT.config.xml``). ``emails``: annotator name ->
-    Label Studio user email (``completed_by``); others are left out.
+    Label Studio user email (``completed_by``); others are left out. A picture is written
+    as its absolute path or URL, or with ``embed_pictures`` a local one as a base64 data
+    URI (Prodigy's own image tasks are written that way).
     """
     from triage.ingest import exchange_write as write
     from triage.ingest.exchange import write_text_atomically
@@ -170,19 +241,22 @@ def export_interchange(project_path: str | Path, out: str | Path, fmt: str, *,
         if project.active_model() is None:
             raise TriageError(f"{project_path} has no candidates to export")
         scores = {m: s for m, (_col, s) in project_scores(project).items()}
-        events = _events(project, scores)
+        pictures = _Pictures(project, _metas(project), embed_pictures)
+        events = _events(project, scores, pictures)
         labels = [o.value for o in project.settings.labels]
         positive = list(project.settings.positive_labels)
         if fmt == "prodigy":
             write_text_atomically(out, write.prodigy_lines(
                 events, labels, positive, dataset or Path(project_path).stem))
-            return len(events)
+            return Exported(len(events), pictures.notes())
         unknown = sorted(set(emails or {}) - {e["annotator"] for e in events})
         if unknown:
             raise TriageError(f"--annotator-email: no annotator named {', '.join(unknown)} "
                               "has labels in this project")
-        tasks = _tasks(project, events, scores)
+        tasks = _tasks(project, events, scores, pictures)
         write_text_atomically(out, write.labelstudio_chunks(tasks, labels, positive,
                                                             emails or {}))
-        write_text_atomically(out.with_suffix(".config.xml"), [write.labeling_config(labels)])
-        return len(tasks)
+        config = write.labeling_config(labels, pictures=pictures.source is not None,
+                                       captions=any(t["text"] for t in tasks))
+        write_text_atomically(out.with_suffix(".config.xml"), [config])
+        return Exported(len(tasks), pictures.notes())

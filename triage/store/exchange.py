@@ -37,6 +37,12 @@ def insert_sourced_labels(
         ((new_uid(), *row) for row in rows))
 
 
+def set_picture_folder(db: sqlite_utils.Database, folder: str) -> None:
+    """Record the folder an imported pool's relative picture cells resolve against."""
+    db.conn.execute("INSERT INTO project(key, value) VALUES ('image_folder', ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value", [folder])
+
+
 def present_sources(db: sqlite_utils.Database, sources: list[str]) -> set[str]:
     """Which of ``sources`` are already the source id (or the uid) of a label here.
 

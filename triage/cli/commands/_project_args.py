@@ -112,7 +112,7 @@ def add_interchange_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--from", dest="source_format", choices=["prodigy", "labelstudio"],
                    help="FILE is a Prodigy JSONL export or a Label Studio JSON, JSON_MIN or "
                    "CSV export: candidates, scores and labels with their annotators (see the "
-                   "formats page). --text/--key/--score then name fields: data.FIELD, "
+                   "formats page). --text/--key/--score/--image then name fields: data.FIELD, "
                    "meta.FIELD, predictions[MODEL].score")
     g.add_argument("--reject-label", metavar="LABEL",
                    help="Prodigy: the label a rejected binary task gets (default: the "
@@ -125,6 +125,10 @@ def add_interchange_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--from-name", metavar="NAME",
                    help="Label Studio: the <Choices> group (from_name) to import when the "
                    "export has several, or other results besides choices")
+    g.add_argument("--image-root", type=Path, metavar="DIR",
+                   help="Label Studio: the folder its server paths map to: /data/upload/P/F "
+                   "becomes DIR/P/F (DIR: Label Studio's media/upload folder) and "
+                   "/data/local-files/?d=F becomes DIR/F")
 
 
 def read_options(args: argparse.Namespace) -> ReadOptions:
@@ -136,9 +140,12 @@ def read_options(args: argparse.Namespace) -> ReadOptions:
             raise TriageError(f"--{name.replace('_', '-')} is not used with --from")
     if args.source_format != "labelstudio" and (args.ls_config or args.from_name):
         raise TriageError("--ls-config and --from-name are for --from labelstudio")
+    if args.image_root is not None and not args.image_root.is_dir():
+        raise TriageError(f"--image-root {args.image_root}: no such folder")
     return ReadOptions(text=args.text, key=args.key, scores=tuple(args.score),
                        from_name=args.from_name, config=args.ls_config,
-                       default_annotator=args.annotator)
+                       default_annotator=args.annotator, image=args.image,
+                       image_root=args.image_root)
 
 
 def interchange_summary(target: object, result: ExchangeResult) -> str:

@@ -25,6 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="Label Studio: the user email of a Triage annotator, written as the "
                    "annotation's completed_by (repeatable; annotators not given are left out, "
                    "since Label Studio refuses emails it does not know)")
+    p.add_argument("--embed-pictures", action="store_true",
+                   help="Prodigy / Label Studio: write each local picture as a base64 data "
+                   "URI (as Prodigy's image recipes do) instead of its absolute path")
     p.add_argument("--dataset", metavar="NAME",
                    help="Prodigy: dataset name in _session_id (default: the project's name)")
     p.set_defaults(func=run)
@@ -41,14 +44,17 @@ def run(args: argparse.Namespace) -> int:
     """Run ``triage export`` with the parsed arguments; returns the exit code."""
     from triage.project.export import export_project
 
+    if args.embed_pictures and not args.to:
+        raise TriageError("--embed-pictures is for --to prodigy or --to labelstudio")
     if args.to:
         from triage.project.exchange import export_interchange
 
         emails = dict(_pair(v) for v in args.annotator_email)
-        count = export_interchange(args.project, args.out, args.to, dataset=args.dataset,
-                                   emails=emails)
+        done = export_interchange(args.project, args.out, args.to, dataset=args.dataset,
+                                  emails=emails, embed_pictures=args.embed_pictures)
         what = "label events" if args.to == "prodigy" else "tasks"
-        print(f"wrote {count:,} {what} to {args.out}")
+        print(f"wrote {done.count:,} {what} to {args.out}"
+              + "".join(f"\n  note: {n}" for n in done.notes))
         return 0
 
     bar = ProgressBar("exporting")

@@ -40,7 +40,8 @@ def run_interchange(args: argparse.Namespace) -> int:
     with open_project(args.project) as project:
         ex = read_interchange(args.file, args.source_format, options)
         result = import_interchange(project, ex, reject_label=args.reject_label)
-    print("imported into " + interchange_summary(args.project, result))
+        print("imported into " + interchange_summary(args.project, result))
+        report_pictures(project, args)
     return 0
 
 

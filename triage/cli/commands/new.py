@@ -72,11 +72,12 @@ def run_interchange(args: argparse.Namespace) -> int:
         if active:
             project.update_settings(active_model=active)
         ok = True
+        print("created " + interchange_summary(args.project, result))
+        report_pictures(project, args)
     finally:
         project.close()
         if not ok:  # a failed import leaves nothing behind
             _cleanup(args.project)
-    print("created " + interchange_summary(args.project, result))
     if not args.labels and not positive:
         print(f"  positive label: {', '.join(settings.positive_labels)} "
               f"(of {', '.join(o.value for o in settings.labels)}; --positive chooses)")
