@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import tempfile
+import warnings
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
@@ -65,9 +66,12 @@ def local_file(ref: PictureRef | None, cache: Path) -> Path | str:
 
 
 def _pillow() -> None:
+    """Pillow's own limit (it refuses twice this); we refuse past it before decoding, so
+    its warning between the two says nothing new (an existing filter is replaced)."""
     from PIL import Image
 
-    Image.MAX_IMAGE_PIXELS = MAX_PIXELS   # Pillow refuses twice this; we refuse at once
+    Image.MAX_IMAGE_PIXELS = MAX_PIXELS
+    warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
 
 
 def thumbnail(ref: PictureRef | None, cache: Path, side: int) -> Image | str:

@@ -305,11 +305,13 @@ def _thumb(pdf: ReportPDF, item: dict[str, Any], x: float, top: float) -> None:
         pdf.set_xy(x + 1, top + 1)
         pdf.set_font("DejaVu", "", 5.5)
         pdf.set_text_color(*MUTED)
-        pdf.multi_cell(THUMB_MM - 2, 2.6, _cut(f"cannot be shown: {t['reason']}", 100))
+        pdf.multi_cell(THUMB_MM - 2, 2.6, _cut(f"cannot be shown: {t['reason']}", 100),
+                       align="L")
         pdf.set_text_color(0, 0, 0)
     pdf.set_xy(x, top + THUMB_MM + 0.5)
     pdf.set_font("DejaVu", "", 6)
-    pdf.multi_cell(CELL_MM - 2, 2.8, f"{_cut(item['key'], 24)}\n{_cut(item['labels'], 44)}")
+    pdf.multi_cell(CELL_MM - 2, 2.8, f"{_cut(item['key'], 24)}\n{_cut(item['labels'], 44)}",
+                   align="L")
 
 
 def _thumb_grid(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
