@@ -57,6 +57,18 @@ def placeholder_icon(text: str, side: int = SIDE) -> QPixmap:
     return pixmap
 
 
+def framed(image: QImage, side: int = SIDE) -> QPixmap:
+    """The thumbnail fitted into a square (enlarged when small, as the desk enlarges)."""
+    pixmap = QPixmap(side, side)
+    pixmap.fill(QColor("#FFFFFF"))
+    scaled = image.scaled(side, side, Qt.AspectRatioMode.KeepAspectRatio,
+                          Qt.TransformationMode.SmoothTransformation)
+    painter = QPainter(pixmap)
+    painter.drawImage((side - scaled.width()) // 2, (side - scaled.height()) // 2, scaled)
+    painter.end()
+    return pixmap
+
+
 class ThumbList(QListWidget):
     """One section's thumbnails in rows that wrap, keys under them."""
 
@@ -206,7 +218,7 @@ class GalleryView(QWidget):
         if item.ref is not None:
             self.images[ref_key(item.ref, SIDE)] = made
         if isinstance(made, QImage):
-            entry.setIcon(QIcon(QPixmap.fromImage(made)))
+            entry.setIcon(QIcon(framed(made)))
         else:
             entry.setIcon(QIcon(placeholder_icon("cannot be shown")))
             entry.setToolTip(f"{item.tooltip}\nThis picture cannot be shown: {made}.")
