@@ -82,6 +82,10 @@ def test_gallery_shows_positives_and_disagreements_with_their_pixels(qtbot, path
     qtbot.waitUntil(lambda: view.picture.view.image is not None, timeout=10000)
     large = view.picture.view.image
     assert large.height() > 2 * large.width() and near(rgb(large, 0.5, 0.1), RED)
+    # Computed again (the tab shown again): the same item stays selected.
+    view.show_gallery(gallery_at(path))
+    assert view.selected is not None and view.selected.key == "6"
+    assert view.lists["disagreements"].currentRow() == 2
 
 
 def test_the_gallery_is_bounded_and_says_how_many_in_all(qtbot, project):

@@ -188,10 +188,21 @@ class GalleryView(QWidget):
                               ("disagreements", data.disagreements)):
             self._fill(name, section, data.cache)
             self.lists[name].setEnabled(data.pictures)
-        self.picture.clear()
         self.picture.setVisible(data.pictures)
-        self.detail.setText("Click a thumbnail to see the item here." if data.pictures else "")
+        kept = self.selected
         self.selected = None
+        self.picture.clear()
+        self.detail.setText("Click a thumbnail to see the item here." if data.pictures else "")
+        if kept is not None:   # computed again: the same item stays selected if still there
+            self._reselect(kept.key)
+
+    def _reselect(self, key: str) -> None:
+        for name, widget in self.lists.items():
+            for row in range(widget.count()):
+                if widget.item(row).text() == key:
+                    widget.setCurrentRow(row)
+                    self._select(name, widget.item(row))
+                    return
 
     def _fill(self, name: str, section: GallerySection, cache: Path) -> None:
         self.captions[name].setText(section.caption)
