@@ -22,6 +22,7 @@ from PySide6.QtGui import QColor, QImage, QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from triage.base.pictures import PictureRef
+from triage.views.gallery import PictureOf
 from triage.views.thumbnails import thumbnail
 from ui.palette import SECONDARY
 
@@ -177,13 +178,13 @@ class SmallPicture(QWidget):
         self.current: str | None = None
         self.setVisible(False)
 
-    def show_picture(self, found: object | None) -> None:
-        """Show a :class:`triage.views.gallery.PictureOf` (None: hide; no pictures here)."""
+    def show_picture(self, found: PictureOf | None) -> None:
+        """Show a candidate's picture and caption (None: hide; no pictures here)."""
         self.setVisible(found is not None)
         self.current = None
         if found is None:
             return
-        ref, caption, cache = found.ref, found.caption, found.cache  # type: ignore[attr-defined]
+        ref, caption, cache = found.ref, found.caption, found.cache
         self.caption.setText(caption)
         self.caption.setVisible(bool(caption))
         if ref is None:
