@@ -156,3 +156,11 @@ def test_lead_window_gallery_and_history_show_the_pictures(qtbot, path):
         assert near(rgb(history.picture.view.image, 0.5, 0.5), BLUE)
     finally:
         window.close()
+
+
+def test_the_lead_helper_knows_the_gallery():
+    """The Gallery tab asks the lead's helper process for ``gallery`` (see the slow test for
+    the whole round trip)."""
+    from ui.advice_process import _task
+
+    assert _task("gallery") is gallery_at
