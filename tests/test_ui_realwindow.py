@@ -135,7 +135,7 @@ def test_maximized_saved_and_restored(display, demo, tmp_path, first, second):
 @pytest.mark.slow
 def test_every_lead_tab_at_150(display, demo, tmp_path):
     report = run_probe(display, demo, tmp_path, 1.5,
-                       tabs="Overview,Advice,Agreement,Adjudication,Guidelines,Models")
+                       tabs="Overview,Advice,Agreement,Adjudication,Guidelines,Models,Gallery")
     assert problems(report) == []
 
 

@@ -43,11 +43,11 @@ def _task(name: str):
         from triage.project.advice import advice_state_at
 
         return advice_state_at
-    if name in ("agreement", "disagreements", "models"):
-        from triage.views import analysis, models
+    if name in ("agreement", "disagreements", "models", "gallery"):
+        from triage.views import analysis, gallery, models
 
         return {"agreement": analysis.agreement_at, "disagreements": analysis.disagreements_at,
-                "models": models.models_view_at}[name]
+                "models": models.models_view_at, "gallery": gallery.gallery_at}[name]
     from triage.project import live_build
 
     return {"curves": live_build.offline_curves_at, "checkpoint": live_build.checkpoint_at}[name]

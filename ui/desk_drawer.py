@@ -8,6 +8,7 @@ its candidate, and a label key (or button) changes it: a new event, undoable lik
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QTextDocument
@@ -28,6 +29,7 @@ from triage.project.history import Decision
 from triage.views.reading import HISTORY_TIME_HEADING, guidelines_caption, history_rows
 from ui.candidate_text import CandidateText, plain_label
 from ui.palette import SECONDARY
+from ui.thumbnails import SmallPicture
 
 HISTORY_COLUMNS = (HISTORY_TIME_HEADING, "Key", "Label", "Candidate")
 
@@ -77,6 +79,7 @@ class HistoryPane(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.decisions: list[Decision] = []
+        self.pictures: dict[int, Any] | None = None   # candidate id -> PictureOf (pictures)
         self._keys: dict[str, str] = {}
         self.table = QTableWidget(0, len(HISTORY_COLUMNS), self)
         self.table.setHorizontalHeaderLabels(HISTORY_COLUMNS)
@@ -109,6 +112,8 @@ class HistoryPane(QWidget):
         self.detail.setMinimumWidth(150)
         lists.addWidget(self.table, 3)
         lists.addWidget(self.detail, 2)
+        self.picture = SmallPicture(self, side=240)
+        lists.addWidget(self.picture)
         layout.addLayout(lists, 1)
         layout.addLayout(self.button_row)
         self._hint = self.button_row.itemAt(0).widget()
@@ -130,10 +135,13 @@ class HistoryPane(QWidget):
             self._keys[option.key.lower()] = self._keys[option.key] = option.value
         self._selected()
 
-    def show_decisions(self, decisions: Sequence[Decision]) -> None:
-        """Fill the list (newest first), keeping the selected decision's candidate."""
+    def show_decisions(self, decisions: Sequence[Decision],
+                       pictures: dict[int, Any] | None = None) -> None:
+        """Fill the list (newest first), keeping the selected decision's candidate;
+        ``pictures``: their ``triage.views.gallery.PictureOf`` by candidate (None: text)."""
         keep = self.selected()
         self.decisions = list(decisions)
+        self.pictures = pictures
         rows = history_rows(self.decisions)
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
@@ -166,6 +174,12 @@ class HistoryPane(QWidget):
     def _selected(self) -> None:
         decision = self.selected()
         self.detail.setText(decision.text if decision else "Select a decision to see it here.")
+        if self.pictures is None:
+            self.picture.show_picture(None)
+        elif decision is None:
+            self.picture.clear()
+        else:
+            self.picture.show_picture(self.pictures.get(decision.candidate_id))
         for value, button in self.buttons.items():
             button.setEnabled(decision is not None and decision.value != value)
 

@@ -40,9 +40,10 @@ from triage.views.lead_schedule import (
     with_pvalues,
 )
 from ui.analysis.adjudication_view import AdjudicationView
+from ui.analysis.gallery_view import GalleryView
 from ui.analysis.guidelines_view import GuidelinesView
 from ui.lead_report import ask_report_path, write_report_in_background
-from ui.lead_tabs import ADVICE_COLUMNS, AdviceTab, Rulings, computing_placeholder
+from ui.lead_tabs import ADVICE_COLUMNS, LEAD_KEYS, AdviceTab, Rulings, computing_placeholder
 from ui.lead_view import LeadView
 from ui.palette import FOCUS_STYLE, no_tab_traps
 from ui.prefs import Prefs
@@ -54,11 +55,6 @@ __all__ = ["ADVICE_COLUMNS", "ANALYSES", "LEAD_KEYS", "AdviceTab", "LeadWindow",
 # Imported on a worker before the chart views are built (matplotlib: about a second).
 CHART_MODULES = ("matplotlib.backends.backend_agg", "ui.analysis.agreement_view",
                  "ui.analysis.models_view")
-# The lead window's keys, for the F1 sheet (bound in LeadWindow._keys and the views).
-LEAD_KEYS = (("Esc or Ctrl+W", "close the lead window (asks about unsaved guidelines)"), ("Ctrl+1 … Ctrl+6", "go to a tab"),
-             ("F5", "recompute"), ("a label's key", "rule on the selected disagreement"),
-             ("Ctrl+Z", "undo your last ruling (in the adjudication table)"),
-             ("Tab / Shift+Tab", "move between fields and tables"))
 
 
 class LeadWindow(QWidget):
@@ -85,11 +81,13 @@ class LeadWindow(QWidget):
         self.schedule = LeadSchedule()             # what is stale, computing, shown
         self.overview = LeadView(self)
         self.advice = AdviceTab(self)
-        self.adjudication = AdjudicationView(self, on_rule=self._rule, on_undo=self._undo_rule)
+        self.adjudication = AdjudicationView(self, on_rule=self._rule, on_undo=self._undo_rule,
+                                             project_of=project_of)
         self.adjudication.curator.setText(self.prefs.curator())
         self.adjudication.curator.editingFinished.connect(
             lambda: self.prefs.set_curator(self.adjudication.curator_name()))
         self.guidelines = GuidelinesView(self, on_save=self._save_guidelines)
+        self.gallery = GalleryView(self, project_of=project_of)
         self.agreement: Any = None                 # the chart views: see _load_chart_views
         self.models: Any = None
         self._placeholders = {"agreement": computing_placeholder("agreement", self),
@@ -100,7 +98,7 @@ class LeadWindow(QWidget):
                               ("Agreement", self._placeholders["agreement"]),
                               ("Adjudication", self.adjudication),
                               ("Guidelines", self.guidelines),
-                              ("Models", self._placeholders["models"])):
+                              ("Models", self._placeholders["models"]), ("Gallery", self.gallery)):
             self.tabs.addTab(widget, title)
         self._build_bar(certify)
         no_tab_traps(self)
@@ -189,7 +187,7 @@ class LeadWindow(QWidget):
         super().keyPressEvent(event)
 
     def _keys(self) -> None:
-        """Esc and Ctrl+W close; Ctrl+1…6 pick a tab; F5 recomputes (see LEAD_KEYS)."""
+        """Esc and Ctrl+W close; Ctrl+1…7 pick a tab; F5 recomputes (see LEAD_KEYS)."""
         for keys, what, slot in (("Ctrl+W", "close the lead window", self.close),
                                  ("F5", "recompute", self.refresh_analysis)):
             shortcut = QShortcut(QKeySequence(keys), self)
@@ -253,6 +251,7 @@ class LeadWindow(QWidget):
     def refresh_analysis(self) -> None:
         """Recompute the advice and every analysis tab, each on its worker or helper."""
         self._request_advice()
+        self.gallery.recompute()
         if self._project_of() is None:
             self.schedule.closed()   # all stale: they compute once a project is open
             return

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QWidget
 from triage.base.errors import TriageError
 from triage.project.guidelines import current_guidelines
 from triage.project.history import recent_decisions
+from triage.views.gallery import pictures_of
 from ui.desk import Desk
 from ui.desk_drawer import DeskDrawer
 from ui.prefs import Prefs
@@ -50,7 +51,9 @@ class ReadingController(QObject):
             if force or guidelines.version != drawer.guidelines.version:
                 drawer.guidelines.show_guidelines(guidelines)
             if force or drawer.currentWidget() is drawer.history:
-                drawer.history.show_decisions(recent_decisions(project, session))
+                decisions = recent_decisions(project, session)
+                drawer.history.show_decisions(decisions, pictures_of(
+                    project, [d.candidate_id for d in decisions]))
         except TriageError as error:  # a busy file: the next label refreshes it
             self.message.emit(str(error), 4000)
 

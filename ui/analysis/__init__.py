@@ -1,4 +1,5 @@
-"""The lead's analysis views: agreement, adjudication, model choice and the advice banner.
+"""The lead's analysis views: agreement, adjudication, gallery, model choice and the advice
+banner.
 
 Each is a self-contained ``QWidget`` that draws Qt-free data from ``triage.views``
 (see docs/readme/analysis-views.md for how a host wires them up). They are loaded on first
@@ -12,7 +13,8 @@ from importlib import import_module
 from typing import Any
 
 _MODULES = {"AdjudicationView": "adjudication_view", "AdviceBanner": "advice_banner",
-            "AgreementView": "agreement_view", "ModelsView": "models_view"}
+            "AgreementView": "agreement_view", "GalleryView": "gallery_view",
+            "ModelsView": "models_view"}
 
 __all__ = sorted(_MODULES)
 

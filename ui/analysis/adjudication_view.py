@@ -1,5 +1,6 @@
 """The adjudication queue: candidates whose annotators disagree, and a button per label
-to rule on the selected one."""
+to rule on the selected one. In a pool of pictures the selected candidate's picture shows
+beside the table, small and fitted (or a placeholder that says why it cannot be shown)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from triage.base.errors import TriageError
 from triage.views.analysis import AdjudicationData, adjudication_data
 from ui.analysis._text import plain_label
 from ui.palette import CAPTION, ERROR
+from ui.thumbnails import SmallPicture
 
 RuleCallback = Callable[[int, str], Any]
 
@@ -53,10 +55,13 @@ class AdjudicationView(QWidget):
 
     def __init__(self, parent: QWidget | None = None, *,
                  on_rule: RuleCallback | None = None,
-                 on_undo: Callable[[], Any] | None = None) -> None:
+                 on_undo: Callable[[], Any] | None = None,
+                 project_of: Callable[[], Any] | None = None) -> None:
         super().__init__(parent)
         self.on_rule = on_rule
         self.on_undo = on_undo
+        self._project_of = project_of or (lambda: None)   # for the selected one's picture
+        self.picture = SmallPicture(self)
         self.curator = QLineEdit(self)
         self.curator.setMaxLength(80)
         self.curator.setPlaceholderText("your name: each ruling records who made it")
@@ -93,6 +98,9 @@ class AdjudicationView(QWidget):
         self.button_row.addWidget(plain_label("Rule:", wrap=False))
         self.button_row.addStretch(1)
         self.buttons: dict[str, QPushButton] = {}
+        self._lay_out()
+
+    def _lay_out(self) -> None:
         who = QHBoxLayout()
         curator_label = QLabel("&Curator:", self)
         curator_label.setBuddy(self.curator)
@@ -102,7 +110,10 @@ class AdjudicationView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(who)
         layout.addWidget(self.summary)
-        layout.addWidget(self.table, 1)
+        table_row = QHBoxLayout()
+        table_row.addWidget(self.table, 1)
+        table_row.addWidget(self.picture)
+        layout.addLayout(table_row, 1)
         layout.addLayout(self.button_row)
         layout.addWidget(self.hint)
         layout.addWidget(self.message)
@@ -225,6 +236,19 @@ class AdjudicationView(QWidget):
         return super().eventFilter(watched, event)
 
     def _update_buttons(self) -> None:
-        enabled = self.selected_candidate() is not None
+        candidate = self.selected_candidate()
         for button in self.buttons.values():
-            button.setEnabled(enabled)
+            button.setEnabled(candidate is not None)
+        self._show_picture(candidate)
+
+    def _show_picture(self, candidate: int | None) -> None:
+        """The selected candidate's picture (hidden when the pool has none)."""
+        from triage.views.gallery import picture_of
+
+        project = self._project_of()
+        if project is None:
+            self.picture.show_picture(None)
+        elif candidate is None:
+            self.picture.clear()   # nothing selected: an empty box, if shown at all
+        else:
+            self.picture.show_picture(picture_of(project, candidate))

@@ -1,9 +1,11 @@
 """``triage report PROJECT -o report.html|report.pdf``: the lead's report, and its data.
 
 HTML is one self-contained page (charts inline as SVG); PDF is the same contents on A4,
-made in pure Python. ``--json`` prints the report's data: every number behind every
-section and chart (the advice is ``advise --json``, the agreement ``agree --json`` and
-the model gain ``gain --json`` of the same project).
+made in pure Python. A pool of pictures adds small thumbnails of the disagreements and of
+a sample of positives (JPEG inside the file); ``--no-images`` leaves them out. ``--json``
+prints the report's data: every number behind every section and chart (the advice is
+``advise --json``, the agreement ``agree --json`` and the model gain ``gain --json`` of
+the same project); the thumbnails' bytes are left out of it, their reasons kept.
 """
 
 from __future__ import annotations
@@ -28,14 +30,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="bootstrap resamples for agreement intervals (1000, as agree)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of model "
                    "comparisons (0)")
+    p.add_argument("--no-images", action="store_true",
+                   help="leave the pictures' thumbnails out (privacy); the counts stay")
     add_json_flag(p)
     p.set_defaults(func=run)
 
 
 def _text(data: dict[str, Any]) -> str:
     sections = ("project", "spend", "gain", "yield", "advice", "agreement", "models",
-                "samples", "provenance")
-    return "\n".join(f"{name}: {data[name]['reading']}" for name in sections)
+                "samples", "pictures", "provenance")
+    return "\n".join(f"{name}: {data[name]['reading']}" for name in sections if data.get(name))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,16 +54,19 @@ def run(args: argparse.Namespace) -> int:
             from triage.views.report import write_report
 
             data = write_report(args.project, args.out, bootstrap=args.bootstrap,
-                                seed=args.seed, progress=bar)
+                                seed=args.seed, progress=bar, images=not args.no_images)
         else:
             from triage.project import open_project
             from triage.views.report import build_report_data
 
             with open_project(args.project) as project:
-                data = build_report_data(project, bootstrap=args.bootstrap, seed=args.seed)
+                data = build_report_data(project, bootstrap=args.bootstrap, seed=args.seed,
+                                         images=not args.no_images)
     finally:
         bar.finish()
     if args.out is not None and not args.json:
         print(f"wrote the report of {args.project} to {args.out}")
         return 0
-    return emit(args, data, _text)
+    from triage.views.report.data import without_thumbnails
+
+    return emit(args, without_thumbnails(data), _text)

@@ -169,9 +169,58 @@ def _samples_section(project: Project, advice: dict[str, Any]) -> dict[str, Any]
     return data
 
 
+def _gallery_items(section: Any, cache: Any, images: bool) -> list[dict[str, Any]]:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from triage.views.thumbnails import report_thumbnail
+
+    thumbs: list[Any] = [None] * len(section.items)
+    if images:   # decoding releases the GIL: a few threads make the pictures side by side
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            thumbs = [t.as_dict() for t in pool.map(
+                lambda item: report_thumbnail(item.ref, cache), section.items)]
+    return [{"key": item.key, "rank": item.rank, "caption": item.caption,
+             "labels": item.labels, "thumbnail": thumb}
+            for item, thumb in zip(section.items, thumbs, strict=True)]
+
+
+def _pictures_section(project: Project, images: bool, seed: int) -> dict[str, Any] | None:
+    """Thumbnails of the disagreements and a sample of positives (None: a text pool)."""
+    from triage.views.gallery import report_gallery
+
+    found = report_gallery(project, seed=seed)
+    if not found.pictures:
+        return None
+    data: dict[str, Any] = {"images": images}
+    for name, section in (("disagreements", found.disagreements),
+                          ("positives", found.positives)):
+        items = _gallery_items(section, found.cache, images)
+        data[name] = {"total": section.total, "shown": len(items), "list": items,
+                      "not_shown": sum(1 for i in items
+                                       if i["thumbnail"] and i["thumbnail"]["reason"])}
+    data["reading"] = readings.pictures_section(data)
+    return data
+
+
+def without_thumbnails(data: dict[str, Any]) -> dict[str, Any]:
+    """The report's data with the thumbnails' bytes left out (``report --json``)."""
+    pictures = data.get("pictures")
+    if not pictures:
+        return data
+    slim = {name: dict(part, list=[dict(i, thumbnail=None if i["thumbnail"] is None else
+                                         dict(i["thumbnail"], jpeg=None))
+                                   for i in part["list"]])
+            if isinstance(part, dict) and "list" in part else part
+            for name, part in pictures.items()}
+    return dict(data, pictures=slim)
+
+
 def build_report_data(project: Project, *, bootstrap: int = 1000, seed: int = 0,
-                      progress: Progress | None = None) -> dict[str, Any]:
-    """Every section of the report for an open project, as plain JSON-ready data."""
+                      progress: Progress | None = None, images: bool = True) -> dict[str, Any]:
+    """Every section of the report for an open project, as plain JSON-ready data.
+
+    ``images``: thumbnails of a picture pool's disagreements and positives (False leaves
+    them out, for privacy; the counts stay)."""
     from triage.project.report import project_provenance
 
     if project.active_model() is None:
@@ -196,10 +245,12 @@ def build_report_data(project: Project, *, bootstrap: int = 1000, seed: int = 0,
     data["models"] = _models_section(project, snap, info, seed)
     _tick(progress, 4)
     data["samples"] = _samples_section(project, advice)
+    data["pictures"] = _pictures_section(project, images, seed)
     data["provenance"] = project_provenance(project)
     data["provenance"]["reading"] = readings.provenance(data["provenance"])
     _tick(progress, 5)
     return jsonable(data)
 
 
-__all__ = ["build_report_data", "format_money", "format_share", "report_advice"]
+__all__ = ["build_report_data", "format_money", "format_share", "report_advice",
+           "without_thumbnails"]

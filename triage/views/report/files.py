@@ -51,12 +51,13 @@ def render_report(data: dict[str, Any], fmt: str) -> bytes:
 
 
 def write_report(project_path: str | Path, out: str | Path, *, bootstrap: int = 1000,
-                 seed: int = 0, progress: Progress | None = None) -> dict[str, Any]:
+                 seed: int = 0, progress: Progress | None = None,
+                 images: bool = True) -> dict[str, Any]:
     """Build the report of the project at ``project_path`` and write it to ``out``.
 
     Opens its own connection, so it can run on a worker thread while the desk goes on.
     ``progress(done, total)`` may return False to cancel; ``out`` is then left untouched.
-    Returns the report's data.
+    ``images=False`` leaves the pictures' thumbnails out. Returns the report's data.
     """
     from triage.project.files import open_project
     from triage.views.report.data import STEPS, build_report_data
@@ -64,7 +65,8 @@ def write_report(project_path: str | Path, out: str | Path, *, bootstrap: int = 
     out = Path(out)
     fmt = report_format(out)
     with open_project(project_path) as project:
-        data = build_report_data(project, bootstrap=bootstrap, seed=seed, progress=progress)
+        data = build_report_data(project, bootstrap=bootstrap, seed=seed, progress=progress,
+                                 images=images)
     payload = render_report(data, fmt)
     if progress is not None and progress(STEPS, STEPS) is False:
         raise TriageError("the report was cancelled; nothing was written")

@@ -10,6 +10,7 @@ Nothing is interpreted as markup: candidate text and names are printed as plain 
 
 from __future__ import annotations
 
+import base64
 from io import BytesIO
 from pathlib import Path
 from typing import Any
@@ -288,9 +289,62 @@ def _cut(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+THUMB_MM = 24.0   # a thumbnail's box
+CELL_MM = 30.0    # its column, caption included
+
+
+def _thumb(pdf: ReportPDF, item: dict[str, Any], x: float, top: float) -> None:
+    t = item["thumbnail"]
+    if t["jpeg"]:
+        scale = THUMB_MM / max(t["width"], t["height"], 1)
+        pdf.image(BytesIO(base64.b64decode(t["jpeg"])), x=x, y=top, w=t["width"] * scale,
+                  h=t["height"] * scale)
+    else:   # a placeholder that says why
+        pdf.set_draw_color(*MUTED)
+        pdf.rect(x, top, THUMB_MM, THUMB_MM)
+        pdf.set_xy(x + 1, top + 1)
+        pdf.set_font("DejaVu", "", 5.5)
+        pdf.set_text_color(*MUTED)
+        pdf.multi_cell(THUMB_MM - 2, 2.6, _cut(f"cannot be shown: {t['reason']}", 100),
+                       align="L")
+        pdf.set_text_color(0, 0, 0)
+    pdf.set_xy(x, top + THUMB_MM + 0.5)
+    pdf.set_font("DejaVu", "", 6)
+    pdf.multi_cell(CELL_MM - 2, 2.8, f"{_cut(item['key'], 24)}\n{_cut(item['labels'], 44)}",
+                   align="L")
+
+
+def _thumb_grid(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
+    per_row = max(1, int(pdf.epw // CELL_MM))
+    for start in range(0, len(items), per_row):
+        if pdf.get_y() + THUMB_MM + 13 > pdf.h - 18:
+            pdf.add_page()
+        top = pdf.get_y()
+        for n, item in enumerate(items[start:start + per_row]):
+            _thumb(pdf, item, pdf.l_margin + n * CELL_MM, top)
+        pdf.set_xy(pdf.l_margin, top + THUMB_MM + 12)
+    pdf.ln(2)
+
+
+def _pictures(pdf: ReportPDF, d: dict[str, Any]) -> None:
+    pic = d.get("pictures")
+    if not pic:
+        return
+    _heading(pdf, "9. Pictures of disagreements and positives")
+    _para(pdf, pic["reading"], reading=True)
+    if not pic["images"]:
+        return
+    for name, title in (("disagreements", "Disagreements"),
+                        ("positives", "Positives, a random sample")):
+        part = pic[name]
+        if part["list"]:
+            _sub(pdf, f"{title} ({num(part['shown'])} of {num(part['total'])})")
+            _thumb_grid(pdf, part["list"])
+
+
 def _provenance(pdf: ReportPDF, d: dict[str, Any]) -> None:
     pv = d["provenance"]
-    _heading(pdf, "9. Data provenance")
+    _heading(pdf, f"{10 if d.get('pictures') else 9}. Data provenance")
     _para(pdf, pv["reading"], reading=True)
     rows = [[src["file"], src["imported_at"], f"{src['kind']}: {num(src['rows'])} rows; "
              + ", ".join(src["models"]), src["sha256"]] for src in pv["sources"]]
@@ -319,5 +373,6 @@ def render_pdf(data: dict[str, Any]) -> bytes:
     _agreement(pdf, data)
     _models(pdf, data, charts)
     _samples(pdf, data)
+    _pictures(pdf, data)
     _provenance(pdf, data)
     return bytes(pdf.output())

@@ -144,3 +144,19 @@ def pictures(check: dict[str, Any] | None) -> str:
     if check["remote"]:
         text += f"; {check['remote']:,} are URLs, fetched at the desk and not checked here"
     return text + "."
+
+
+def pictures_section(data: dict[str, Any]) -> str:
+    """What the pictures section shows: how many of each, and how many could not be shown."""
+    dis, pos = data["disagreements"], data["positives"]
+    text = (f"{dis['total']:,} disagreement(s) await a ruling and {pos['total']:,} positive(s) "
+            "have been found (final labels, as exported).")
+    if not data["images"]:
+        return text + " Pictures are left out of this report (--no-images)."
+    text += (f" Shown: the first {dis['shown']:,} disagreement(s), best-ranked first, and a "
+             f"random sample of {pos['shown']:,} positive(s), so label quality can be judged "
+             "at a glance.")
+    missing = dis["not_shown"] + pos["not_shown"]
+    if missing:
+        text += f" {missing:,} of these pictures could not be shown; each says why."
+    return text
