@@ -176,3 +176,28 @@ def test_import_into_an_empty_project_and_a_guessed_score(tmp_path, triage):
     assert "pictures: 2; could not be shown: 0" in out.stdout
     out = triage("import", tmp_path / "e.triage", pool, "--score", "m2=score")
     assert out.returncode == 2 and "--image" in out.stderr
+
+
+def test_a_pool_beyond_the_limit_is_checked_where_annotators_have_been(tmp_path, monkeypatch,
+                                                                        triage):
+    """Past WHOLE_POOL_CHECK_LIMIT the report checks the handled pictures and says so."""
+    from triage.project import report
+    from triage.views.report.readings import pictures as reading
+
+    monkeypatch.setattr(report, "WHOLE_POOL_CHECK_LIMIT", 3)
+    pool = picture_pool(tmp_path / "data")
+    assert triage("new", tmp_path / "p.triage", pool, "--image", "picture",
+                  "--score", "m=score").returncode == 0
+    with open_project(tmp_path / "p.triage") as project:
+        session = project.start_session("ada")
+        for _ in range(4):  # red, blue, the cut PNG, the missing file (best-ranked first)
+            shown = project.next_candidate(session)
+            assert shown is not None
+            project.record_label(session, shown.candidate_id, "positive")
+        check = report.project_provenance(project)["pictures"]
+    assert (check["scope"], check["pool_size"], check["pictures"]) == ("handled", 7, 4)
+    assert check["not_shown"] == 2
+    assert check["reasons"] == {"the PNG file is cut short": 1, "the file does not exist": 1}
+    text = reading(check)
+    assert "Of the 4 pictures annotators have handled (the pool holds 7" in text
+    assert "2 could not be shown" in text

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,15 +91,17 @@ def _why(ref: PictureRef | None) -> str | None:
 
 
 def check_pictures(db: Any, source: PictureSource, *, workers: int | None = None,
-                   examples: int = 20) -> PictureCheck:
-    """Check that every local picture exists and looks whole (header and ending).
+                   examples: int = 20, ids: Sequence[int] | None = None) -> PictureCheck:
+    """Check that every local picture (or those of ``ids``) exists and looks whole.
 
-    In parallel threads: the work is file reads, which release the GIL.
+    Header and ending are read, in parallel threads: the work is file reads, which
+    release the GIL.
     """
     result = PictureCheck()
     workers = workers or min(32, 4 * (os.cpu_count() or 1))
+    column = source.column if source.caption else None
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        for cells in candidates.picture_cells(db, source.column if source.caption else None):
+        for cells in candidates.picture_cells(db, column, ids=ids):
             refs = [None if c is None or not c.strip() else resolve(c, source.folder)
                     for _, c in cells]
             result.remote += sum(1 for r in refs if r is not None and r.url is not None)

@@ -50,12 +50,29 @@ def project_provenance(project: Project) -> dict[str, Any]:
     }
 
 
+# Checking a picture reads its head and its end: about 50 µs in Python, so a whole pool
+# of a million takes the better part of a minute. Beyond this size the report checks the
+# pictures annotators have handled and says so; ``status --check-images`` checks them all.
+WHOLE_POOL_CHECK_LIMIT = 100_000
+
+
 def _pictures(project: Project) -> dict[str, Any] | None:
-    """A pool of pictures: how many could not be shown, checked now (None: no pictures)."""
+    """A pool of pictures: how many could not be shown, checked now (None: no pictures).
+
+    ``scope`` says what was checked: "pool" (every picture) or "handled" (those of the
+    candidates with a label or skip, when the pool is larger than the limit above).
+    """
     from triage.project.pictures import check_pictures, picture_source
 
     source = picture_source(project.db, project.location)
-    return None if source is None else check_pictures(project.db, source).as_dict()
+    if source is None:
+        return None
+    pool = store.pool_size(project.db)
+    ids = None
+    if pool > WHOLE_POOL_CHECK_LIMIT:
+        ids = sorted({row.candidate_id for row in store.active_labels(project.db)})
+    check = check_pictures(project.db, source, ids=ids).as_dict()
+    return {**check, "scope": "pool" if ids is None else "handled", "pool_size": pool}
 
 
 def audit_items(project: Project) -> list[dict[str, Any]]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import sqlite_utils
@@ -71,18 +72,20 @@ def rows_by_id(db: sqlite_utils.Database, ids: list[int]) -> dict[int, tuple]:
         ids)}
 
 
-def picture_cells(db: sqlite_utils.Database, column: str | None,
-                  batch: int = 20_000) -> Iterator[list[tuple[str, str | None]]]:
-    """(key, image cell) of every candidate in id order, ``batch`` rows at a time.
+def picture_cells(db: sqlite_utils.Database, column: str | None, batch: int = 20_000,
+                  ids: Sequence[int] | None = None) -> Iterator[list[tuple[str, str | None]]]:
+    """(key, image cell) of every candidate (or of ``ids``) in id order, in batches.
 
     The text itself when ``column`` is None (a pool of pictures only), else that field
     of the metadata. Batches keep a million-row pool's check within a few megabytes.
     """
-    if column is None:
-        cursor = db.execute("SELECT key, text FROM candidates ORDER BY id")
-    else:
-        path = '$."' + column.replace('"', '""') + '"'  # a JSON path, passed as a parameter
-        cursor = db.execute("SELECT key, json_extract(meta, ?) FROM candidates ORDER BY id",
-                            [path])
+    cell = "text" if column is None else "json_extract(meta, ?)"
+    params: list[Any] = [] if column is None else ['$."' + column.replace('"', '""') + '"']
+    where = ""
+    if ids is not None:  # the ids travel as one JSON parameter, never formatted in
+        where = " WHERE id IN (SELECT value FROM json_each(?))"
+        params.append(json.dumps([int(i) for i in ids]))
+    cursor = db.execute(f"SELECT key, {cell} FROM candidates{where} ORDER BY id",  # noqa: S608
+                        params)
     while rows := cursor.fetchmany(batch):
         yield [(r[0], None if r[1] is None else str(r[1])) for r in rows]

@@ -135,8 +135,13 @@ def pictures(check: dict[str, Any] | None) -> str:
     """How many of the pool's pictures could not be shown, and why ("" for a text pool)."""
     if not check:
         return ""
-    text = (f" The pool holds {check['pictures']:,} pictures; {check['not_shown']:,} could "
-            "not be shown when this report was made")
+    if check.get("scope") == "handled":
+        text = (f" Of the {check['pictures']:,} pictures annotators have handled (the pool "
+                f"holds {check['pool_size']:,}; `triage status --check-images` checks them "
+                f"all), {check['not_shown']:,} could not be shown when this report was made")
+    else:
+        text = (f" The pool holds {check['pictures']:,} pictures; {check['not_shown']:,} "
+                "could not be shown when this report was made")
     reasons = dict(check["reasons"], **({"no picture in the cell": check["blank"]}
                                         if check["blank"] else {}))
     if reasons:
