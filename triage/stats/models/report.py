@@ -220,9 +220,18 @@ def compare_report(
     """Metrics per model and a paired permutation test per pair of models and metric."""
     g = np.asarray(gold).astype(bool)
     reports = {name: mt.binary_report(s, g, threshold=threshold, k_ndcg=k_ndcg) for name, s in scores.items()}
+    pairs = pair_tests(scores, g, threshold=threshold, k_ndcg=k_ndcg, trials=trials, seed=seed)
+    return CompareReport(reports, pairs, trials, seed, list(warnings or []))
+
+
+def pair_tests(
+    scores: dict[str, np.ndarray], gold: np.ndarray, *, threshold: float = 0.5, k_ndcg: int = 10,
+    trials: int = 1000, seed: int = 0,
+) -> dict[str, dict[str, PairResult]]:
+    """The paired permutation tests of :func:`compare_report` alone ("A|B" -> metric -> result)."""
+    g = np.asarray(gold).astype(bool)
     names = list(scores)
     pairs: dict[str, dict[str, PairResult]] = {}
-
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
             # The test of significance.permutation_tests over metrics.all_metrics_rows, with
@@ -233,7 +242,8 @@ def compare_report(
                 metric: PairResult(r.difference, r.p_value, r.exact, r.trials, r.reason)
                 for metric, r in tests.items()
             }
-    return CompareReport(reports, pairs, trials, seed, list(warnings or []))
+    return pairs
+
 
 def followed_warning(model: str) -> str:
     """The biased-sample warning for gold labels gathered by following one model's ranking."""
