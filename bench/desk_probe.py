@@ -178,6 +178,10 @@ def child(args: argparse.Namespace) -> int:  # long: one closure per probe phase
         lead = state.get("lead")
         if lead is not None:
             pending = lead.pending_tabs()
+            filled = state.setdefault("lead_filled", {})
+            seen = lead.schedule.filled | {f"{v} view" for v in lead.schedule.built}
+            for tab in seen - set(filled):   # when each tab filled, each chart view built
+                filled[tab] = round(now - state["lead_from"], 3)
             if not (pending - LATER) and "lead_tabs" not in state:
                 state["lead_tabs"] = now
             if not (pending - {"models-pvalues"}) and "lead_value" not in state:
@@ -261,6 +265,7 @@ def child(args: argparse.Namespace) -> int:  # long: one closure per probe phase
                 "lead_tabs_s": after("lead_tabs"), "lead_value_s": after("lead_value"),
                 "lead_done_s": after("lead_done"),
                 "lead_pending": sorted(state["lead"].pending_tabs()),
+                "lead_filled_s": state.get("lead_filled", {}),
                 "lead_stall_ms": round(max(gaps(since), default=0.0), 1),
             })
         result["rss_mb"] = round(psutil.Process().memory_info().rss / 2**20, 1)
