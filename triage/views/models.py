@@ -169,8 +169,13 @@ def _value_tables(inputs: ModelsInputs, g: np.ndarray, *, calibrate: str,
                   total: int) -> ValueTables:
     """Value with a reject option, calibration and what to accept, model by model."""
     from triage.stats.models.report import k_key, model_value
+    from triage.stats.models.value import split
 
     out = ValueTables()
+    try:   # one split for every model (a bad share: each model says so below)
+        halves: tuple[np.ndarray, np.ndarray] | None = split(g.size, validation_share, seed)
+    except ValueError:
+        halves = None
     for done, name in enumerate(inputs.models, start=3):
         s = inputs.scores[name]
         if np.any(s < -1e-4) or np.any(s > 1 + 1e-4):
@@ -179,7 +184,8 @@ def _value_tables(inputs: ModelsInputs, g: np.ndarray, *, calibrate: str,
         else:
             try:
                 mv = model_value(name, s, g, ks=VALUE_KS, calibrate=calibrate,
-                                 validation_share=validation_share, seed=seed)
+                                 validation_share=validation_share, seed=seed,
+                                 halves=halves, by_score=inputs.orders.get(name))
             except ValueError as error:  # e.g. a one-class validation split
                 out.reasons[name] = str(error)
             else:
