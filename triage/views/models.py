@@ -216,7 +216,7 @@ def build_models_view_data(
     :func:`models_value` computes and :func:`with_value` fills in.
     """
     from triage.stats.models import metrics as mt
-    from triage.stats.models.report import compare_report
+    from triage.stats.models.report import pair_tests
 
     inputs = source if isinstance(source, ModelsInputs) else models_inputs(source)
     names, g = inputs.models, inputs.positive.astype(bool)
@@ -241,8 +241,8 @@ def build_models_view_data(
                                   ranked=ranked[m]) for m in names}
     pairs = {}
     if pvalues and len(names) > 1:
-        pairs = _pvalue_dict(compare_report(inputs.scores, g, threshold=threshold,
-                                            k_ndcg=k_ndcg, trials=trials, seed=seed))
+        pairs = _pvalue_dict(pair_tests(inputs.scores, g, threshold=threshold,
+                                        k_ndcg=k_ndcg, trials=trials, seed=seed))
     _tick(progress, 2, total)
     metrics = {m: {k: v.value for k, v in r.metrics.items()} for m, r in models.items()}
     undefined = {m: {k: v.reason for k, v in r.metrics.items() if v.reason}
@@ -279,9 +279,7 @@ def models_value(inputs: ModelsInputs, *, calibrate: str = "platt",
                          seed=seed, progress=None, total=2 + len(inputs.models))
 
 
-def _pvalue_dict(pairs: Any) -> dict[str, dict[str, dict[str, Any]]]:
-    if not isinstance(pairs, dict):   # a CompareReport
-        pairs = pairs.pairs
+def _pvalue_dict(pairs: dict[str, dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
     return {pair: {metric: {"difference": r.difference, "p": r.p_value, "exact": r.exact,
                             "reason": r.reason, "trials": r.trials, "se": r.standard_error}
                    for metric, r in row.items()}
