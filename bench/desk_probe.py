@@ -15,9 +15,10 @@ a warm-up key presses arrive with ``QTest.keyClick`` at a fixed rate. It reports
 
 With ``--lead``, once the keys have stopped the lead window is opened (as Ctrl+L does) and
 it also reports ``lead_shown_ms`` (the call that opens it), ``lead_tabs_s`` (opening ->
-every tab showing its figures; the Models tab's permutation p-values may still be coming),
-``lead_done_s`` (-> nothing left computing, p-values included, if within ``--lead-wait``)
-and ``lead_stall_ms`` (the longest gap while the window fills).
+every tab showing its figures; the Models tab shows its metrics, curves and gain, its value
+tables and permutation p-values may still be coming), ``lead_value_s`` (-> the value tables
+and calibration shown too), ``lead_done_s`` (-> nothing left computing, p-values included,
+if within ``--lead-wait``) and ``lead_stall_ms`` (the longest gap while the window fills).
 
 ``--trace-stalls MS`` prints where the GUI thread was whenever the event loop has been busy
 for more than MS milliseconds (a sampling thread reads its stack), to find the cause.
@@ -41,6 +42,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# The Models tab's later steps: its first figures (metrics, curves, gain) fill the tab; the
+# value tables and calibration, then the permutation tests, follow into it.
+LATER = {"models-value", "models-pvalues"}
 
 
 def _process_start() -> float:
@@ -174,8 +178,14 @@ def child(args: argparse.Namespace) -> int:  # long: one closure per probe phase
         lead = state.get("lead")
         if lead is not None:
             pending = lead.pending_tabs()
-            if not (pending - {"models-pvalues"}) and "lead_tabs" not in state:
+            filled = state.setdefault("lead_filled", {})
+            seen = lead.schedule.filled | {f"{v} view" for v in lead.schedule.built}
+            for tab in seen - set(filled):   # when each tab filled, each chart view built
+                filled[tab] = round(now - state["lead_from"], 3)
+            if not (pending - LATER) and "lead_tabs" not in state:
                 state["lead_tabs"] = now
+            if not (pending - {"models-pvalues"}) and "lead_value" not in state:
+                state["lead_value"] = now
             if not pending and "lead_done" not in state:
                 state["lead_done"] = now
                 qt["QTimer"].singleShot(200, finish)
@@ -252,8 +262,10 @@ def child(args: argparse.Namespace) -> int:  # long: one closure per probe phase
 
             result.update({
                 "lead_shown_ms": round((state["lead_shown"] - since) * 1000, 1),
-                "lead_tabs_s": after("lead_tabs"), "lead_done_s": after("lead_done"),
+                "lead_tabs_s": after("lead_tabs"), "lead_value_s": after("lead_value"),
+                "lead_done_s": after("lead_done"),
                 "lead_pending": sorted(state["lead"].pending_tabs()),
+                "lead_filled_s": state.get("lead_filled", {}),
                 "lead_stall_ms": round(max(gaps(since), default=0.0), 1),
             })
         result["rss_mb"] = round(psutil.Process().memory_info().rss / 2**20, 1)

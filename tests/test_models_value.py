@@ -190,3 +190,36 @@ def test_split_equals_the_sorted_halves_of_the_permutation(n, share):
     validation, held = val.split(n, share, 7)
     np.testing.assert_array_equal(validation, np.sort(perm[:n_val]))
     np.testing.assert_array_equal(held, np.sort(perm[n_val:]))
+
+
+def _same_table(a: val.ConfidenceTable, b: val.ConfidenceTable) -> None:
+    assert a.n == b.n and np.array_equal(a.neg_conf, b.neg_conf) and np.array_equal(a.ends, b.ends)
+    for name in ("correct", "tp", "fp", "tn", "fn"):   # the counts at each group's end
+        assert np.array_equal(getattr(a, name)[a.ends], getattr(b, name)[b.ends]), name
+
+
+def test_a_score_order_spares_the_sort_by_confidence_and_changes_nothing():
+    rng = np.random.default_rng(5)
+    p = rng.random(20_000).round(3)   # many ties, some on both sides of 0.5
+    g = rng.random(p.size) < p
+    plain = val.confidence_table(p, g)
+    by_score = np.argsort(-p, kind="stable")
+    _same_table(val.confidence_table(p, g, by_score), plain)
+    order = val.confidence_order(p, by_score)
+    conf = np.maximum(p, 1 - p)[order]
+    assert np.all(conf[1:] <= conf[:-1]) and np.array_equal(np.sort(order), np.arange(p.size))
+    # A wrong order is only slower; one that is no permutation is not used at all.
+    _same_table(val.confidence_table(p, g, rng.permutation(p.size)), plain)
+    _same_table(val.confidence_table(p, g, np.zeros(p.size, dtype=np.int64)), plain)
+
+
+def test_model_value_with_a_shared_split_and_a_score_order_is_the_same():
+    rng = np.random.default_rng(8)
+    p = rng.beta(2, 5, 30_000).round(4)
+    g = rng.random(p.size) < p
+    plain = model_value("m", p, g, ks=(0.0, 1.0, 2.0, 8.0), calibrate="platt", seed=3)
+    fast = model_value("m", p, g, ks=(0.0, 1.0, 2.0, 8.0), calibrate="platt", seed=3,
+                       halves=val.split(p.size, 0.5, 3), by_score=np.argsort(-p))
+    assert fast.by_k == plain.by_k and (fast.platt_a, fast.platt_b) == (plain.platt_a, plain.platt_b)
+    assert (fast.ece_before, fast.ece_after) == (plain.ece_before, plain.ece_after)
+    assert np.array_equal(fast.reliability_after.counts, plain.reliability_after.counts)

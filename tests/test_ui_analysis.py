@@ -157,6 +157,33 @@ def test_models_view_tables_equal_the_core_numbers(qtbot, project, tmp_path):
         assert view.save_figure(tmp_path / f"{chart}.png", chart).stat().st_size > 5_000
 
 
+def test_models_view_shows_the_metrics_first_and_the_value_tables_when_they_come(qtbot,
+                                                                                 project):
+    from triage.views.models import models_value, with_value
+    from ui.analysis._models_charts import PENDING
+
+    inputs = models_inputs(project)
+    first = build_models_view_data(inputs, trials=50, pvalues=False, value=False)
+    view = ModelsView()
+    qtbot.addWidget(view)
+    view.resize(1000, 680)
+    view.show_data(first)
+    assert view.table_cells()["m1"]["roc_auc"] == f"{first.metrics['m1']['roc_auc']:.3f}"
+    assert view.value_caption.text() == PENDING and view.acceptance.text() == ""
+    view.tabs.setCurrentIndex(view.tab_index("Value"))
+    view.flush()
+    texts = [t.get_text() for t in view.charts["Value"].figure.findobj(
+        lambda a: hasattr(a, "get_text"))]
+    assert PENDING in texts
+    full = with_value(first, models_value(inputs))
+    view.show_data(full)
+    assert view.value_caption.text().startswith("Value V = (1−ρ)(α − k(1−α))")
+    assert view.acceptance.text().splitlines()[0] == full.acceptance[2.0]["m1"].text
+    view.flush()
+    axes = view.charts["Value"].figure.axes
+    assert axes and len(axes[0].lines) == 5   # two lines per model and the zero line
+
+
 def test_models_view_warns_about_a_followed_ranking_and_shows_the_bandit(qtbot, tmp_path):
     from tests.helpers import SCHEME, pool_rows, write_pool
     from triage.ingest.importer import ColumnMapping

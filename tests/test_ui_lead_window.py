@@ -148,3 +148,31 @@ def test_certify_now_asks_then_starts_and_cancel_ends_the_sample(window, qtbot, 
     qtbot.waitUntil(lambda: lead.advice.cancel_certify.isEnabled(), timeout=30000)
     qtbot.mouseClick(lead.advice.cancel_certify, Qt.MouseButton.LeftButton)
     assert not latest_certification(window.project.db).running
+
+
+def test_the_models_tab_never_queues_behind_the_lead_helper(window, qtbot, monkeypatch):
+    """The model comparison has its own thread: it fills while the agreement's helper is
+    still busy, then its value tables and tests follow into the tab in order."""
+    import threading
+
+    from ui import advice_process
+
+    release, real = threading.Event(), advice_process.helper_call
+
+    def slow_lead(task, path, *args, helper="advice", **kwargs):
+        if helper == "lead":
+            release.wait(60)   # the agreement and the disagreements take their time
+        return real(task, path, *args, helper=helper, **kwargs)
+
+    monkeypatch.setattr(advice_process, "helper_call", slow_lead)
+    try:
+        window.show_lead_view()
+        lead = window.lead_view
+        qtbot.waitUntil(lambda: "models-pvalues" not in lead.pending_tabs(), timeout=60000)
+        assert {"agreement", "adjudication"} <= lead.pending_tabs()
+        data = lead.models.data
+        assert not data.value_pending and not data.pvalues_pending
+        assert data.value_tuned and data.pvalues and data.metrics
+    finally:
+        release.set()
+    qtbot.waitUntil(lambda: not lead.pending_tabs(), timeout=60000)

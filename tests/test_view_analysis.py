@@ -11,7 +11,7 @@ from sklearn.metrics import cohen_kappa_score, roc_auc_score
 from tests.helpers import SCHEME, make_project, pool_rows, write_pool
 from triage.base.errors import TriageError
 from triage.ingest.importer import ColumnMapping
-from triage.project import create_project
+from triage.project import create_project, open_project
 from triage.project.adjudication import candidate_id_of, disagreements
 from triage.project.agreement import agreement_for_project
 from triage.stats.models.report import compare_report, k_key, model_value
@@ -22,6 +22,8 @@ from triage.views.analysis import (
     banner_data,
     session_labels,
 )
+from triage.views.lead_schedule import with_pvalues
+from triage.views.model_inputs import cached_models_inputs
 from triage.views.models import (
     ACCEPT_KS,
     VALUE_KS,
@@ -30,6 +32,7 @@ from triage.views.models import (
     models_inputs,
     models_pvalues,
     models_view_at,
+    with_value,
 )
 
 BREAKDOWNS = ("pair", "annotator", "session", "decile")
@@ -245,6 +248,43 @@ def test_the_comparison_in_two_steps_equals_it_in_one(tmp_path):
     at = models_view_at(tmp_path / "p.triage", stage="quick")
     assert at.metrics == full.metrics and at.pvalues_pending
     assert models_view_at(tmp_path / "p.triage", stage="pvalues") == full.pvalues
+
+
+def test_the_comparison_in_three_steps_equals_it_in_one(tmp_path):
+    """The lead window's helper: metrics first, then the value tables, then the tests, the
+    later steps reusing the first one's reading; together exactly the one-step view."""
+    p = _labeled_without_gold(tmp_path)
+    full = build_models_view_data(models_inputs(p), trials=1000)
+    p.close()
+    path = tmp_path / "p.triage"
+    first = models_view_at(path, stage="metrics")
+    assert first.value_pending and not full.value_pending
+    assert first.metrics == full.metrics and first.curves.keys() == full.curves.keys()
+    assert first.value_tuned == {} and first.acceptance == {} and first.reliability == {}
+    shown = with_pvalues(with_value(first, models_view_at(path, stage="value")),
+                         models_view_at(path, stage="pvalues"))
+    assert not shown.value_pending and not shown.pvalues_pending
+    assert shown.as_dict() == full.as_dict()
+    assert shown.value_reasons == full.value_reasons
+    for model, rule in full.value_rule.items():
+        assert np.array_equal(shown.value_rule[model], rule, equal_nan=True)
+
+
+def test_the_later_steps_reuse_the_reading_only_while_the_file_is_unchanged(tmp_path):
+    p = _labeled_without_gold(tmp_path)
+    p.close()
+    path = tmp_path / "p.triage"
+    read = cached_models_inputs(path)
+    assert cached_models_inputs(path, reuse=True) is read
+    assert cached_models_inputs(path) is not read     # the first step always reads
+    read = cached_models_inputs(path)
+    p = open_project(path)
+    session = p.start_session("cy")
+    p.record_label(session, candidate_id_of(p, "c0035"), "idiom")
+    p.close()
+    again = cached_models_inputs(path, reuse=True)   # a label since: read afresh
+    assert again is not read and again.positive.size == read.positive.size + 1
+    assert again.positive.sum() == read.positive.sum() + 1
 
 
 def test_too_few_labels_and_cancel(tmp_path):

@@ -23,14 +23,17 @@ def test_recompute_asks_for_every_analysis_and_the_tests_after_the_metrics():
     schedule = LeadSchedule()
     requests = schedule.recompute()
     assert steps(requests) == ["agreement", "adjudication", "guidelines", "models",
-                               "models-pvalues"]
+                               "models-value", "models-pvalues"]
     assert schedule.stale == set()
-    models, pvalues = requests[-2:]
+    models, value, pvalues = requests[-3:]
     assert (models.task, models.helper, models.stage, models.needs_curves) == (
-        "models", "models", "quick", True)
-    assert (pvalues.stage, pvalues.helper) == ("pvalues", "models")
+        "models", "models", "metrics", True)
+    # The later steps reuse the first one's reading in the helper: no curves to pass.
+    assert (value.stage, value.helper, value.needs_curves) == ("value", "models", False)
+    assert (pvalues.stage, pvalues.helper, pvalues.needs_curves) == ("pvalues", "models", False)
     assert requests[2].helper == "local"   # one row: computed in the window
-    assert schedule.status() == "computing agreement, adjudication, models, models-pvalues…"
+    assert schedule.status() == ("computing agreement, adjudication, models, models-value, "
+                                 "models-pvalues…")
     assert schedule.pending() == set(TABS)
 
 
@@ -53,10 +56,12 @@ def test_results_wait_for_their_view_and_the_tests_for_the_metrics():
     # The chart views load matplotlib first: their results wait.
     assert schedule.arrive("models-pvalues", "p") == []
     assert schedule.arrive("agreement", "report") == []
+    assert schedule.arrive("models-value", "v") == []
     assert schedule.arrive("models", "metrics") == []
     assert schedule.status() == ""
     assert schedule.view_built("agreement") == [("agreement", "report")]
-    assert schedule.view_built("models") == [("models", "metrics"), ("models-pvalues", "p")]
+    assert schedule.view_built("models") == [("models", "metrics"), ("models-value", "v"),
+                                             ("models-pvalues", "p")]
     assert schedule.pending() == {"overview", "advice", "guidelines"}
     schedule.shown("overview")
     schedule.shown("advice")
@@ -69,9 +74,13 @@ def test_tests_that_arrive_first_wait_for_the_metrics_even_with_the_view_built()
     schedule.view_built("models")
     schedule.start("models")
     assert schedule.arrive("models-pvalues", "p") == []
-    assert schedule.arrive("models", "m") == [("models", "m"), ("models-pvalues", "p")]
-    schedule.start("models")   # recomputed: the tests are pending again, the metrics not
-    assert "models-pvalues" in schedule.pending() and "models" not in schedule.pending()
+    assert schedule.arrive("models-value", "v") == []
+    # The Models tab fills with its first step; the later ones follow into it, in order.
+    assert schedule.arrive("models", "m") == [("models", "m"), ("models-value", "v"),
+                                              ("models-pvalues", "p")]
+    schedule.start("models")   # recomputed: the later steps are pending again, the metrics not
+    assert {"models-value", "models-pvalues"} <= schedule.pending()
+    assert "models" not in schedule.pending()
 
 
 def test_a_failure_counts_as_filled_and_the_news_stays_beside_what_computes():
@@ -81,10 +90,11 @@ def test_a_failure_counts_as_filled_and_the_news_stays_beside_what_computes():
         "agreement: the lead helper stopped")
     assert "agreement" not in schedule.pending()
     assert schedule.status() == ("agreement: the lead helper stopped — computing "
-                                 "adjudication, models, models-pvalues…")
+                                 "adjudication, models, models-value, models-pvalues…")
     schedule.dropped("adjudication")    # it reported for another project
     schedule.say("report written to r.html")
-    assert schedule.status() == "report written to r.html — computing models, models-pvalues…"
+    assert schedule.status() == ("report written to r.html — computing models, models-value, "
+                                 "models-pvalues…")
 
 
 def test_with_pvalues_fills_the_tests_in():

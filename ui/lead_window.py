@@ -6,8 +6,7 @@ agreement, the disagreements and the model comparison are read and computed in t
 helper process (:mod:`ui.advice_process`, its own connection and interpreter, so neither
 the desk nor this window waits), the guidelines (one row) here. The chart views load
 matplotlib, which takes a second: it is imported on a worker thread first and the two
-chart views are built when it is there. The model comparison comes in two steps: the
-metrics, curves and value tables, then the permutation tests (minutes on 1M gold labels).
+chart views are built when it is there. The model comparison comes in three steps.
 """
 
 from __future__ import annotations
@@ -35,9 +34,9 @@ from triage.views.lead_schedule import (
     ANALYSES,
     LeadSchedule,
     Request,
+    fill_in,
     guidelines_tab,
     save_guidelines_tab,
-    with_pvalues,
 )
 from ui.analysis.adjudication_view import AdjudicationView
 from ui.analysis.gallery_view import GalleryView
@@ -76,8 +75,9 @@ class LeadWindow(QWidget):
         self.state = None                          # the AdviceState every tab shows
         self.rulings = Rulings(project_of)
         self.workers: dict[str, Worker] = {}
-        self._pool = QThreadPool(self)  # one thread: the helper serves one request at a time
-        self._pool.setMaxThreadCount(1)
+        self._pools = {h: QThreadPool(self) for h in ("lead", "models")}  # one thread each,
+        for pool in self._pools.values():   # so that the Models tab never waits for the lead's
+            pool.setMaxThreadCount(1)       # helper, and each helper's requests keep their order
         self.schedule = LeadSchedule()             # what is stale, computing, shown
         self.overview = LeadView(self)
         self.advice = AdviceTab(self)
@@ -299,15 +299,15 @@ class LeadWindow(QWidget):
             args = (self._curves_of(),) if request.needs_curves else ()
             extra = {"stage": request.stage} if request.stage else {}
             self._start(request.step, path, lambda r=request, a=args, k=extra: helper_call(
-                r.task, path, *a, helper=r.helper, **k))
+                r.task, path, *a, helper=r.helper, **k), request.helper)
 
-    def _start(self, name: str, path: Path, work: Callable[[], Any]) -> None:
+    def _start(self, name: str, path: Path, work: Callable[[], Any], helper: str) -> None:
         worker = Worker(lambda _progress: work())
         worker.signals.finished.connect(lambda result: self._arrive(name, path, result))
         worker.signals.failed.connect(lambda message: self._arrive(name, path, None, message))
         self.workers[name] = worker   # keep it alive until it reports
         self._say_computing()
-        self._pool.start(worker)
+        self._pools[helper].start(worker)
 
     def say(self, news: str) -> None:
         """Show news (a report written, an error) in the status line; it stays there, beside
@@ -343,8 +343,8 @@ class LeadWindow(QWidget):
                 self.guidelines.show_guidelines(*result)
             elif name == "models":
                 self.models.show_data(result)
-            else:  # the permutation tests, into the comparison already shown
-                self.models.show_data(with_pvalues(self.models.data, result))
+            else:  # the value tables or the tests, into the comparison already shown
+                self.models.show_data(fill_in(name, self.models.data, result))
 
     # -- the lead's actions ----------------------------------------------------------------
     def _rule(self, candidate_id: int, value: str) -> None:

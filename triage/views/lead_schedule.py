@@ -8,8 +8,10 @@ The rules it keeps:
   computes when its tab is shown while stale (:meth:`LeadSchedule.on_tab`), or on
   "Recompute" (:meth:`LeadSchedule.recompute`).
 - A ruling (or its undo) makes the agreement stale.
-- The model comparison comes in two steps: the metrics (``models``), then the permutation
-  tests (``models-pvalues``), which are shown only into a comparison already shown.
+- The model comparison comes in three steps, quick figures first: the metrics, curves and
+  gain (``models``), then the value tables and calibration (``models-value``), then the
+  permutation tests (``models-pvalues``); the later two are shown only into a comparison
+  already shown. The Models tab is filled when its first step is shown.
 - A result whose view is not built yet (the chart views load matplotlib first) waits for it.
 - A step that failed counts as filled: it will not fill, and the news says why.
 """
@@ -25,9 +27,10 @@ from triage.project.guidelines import Guidelines, current_guidelines, save_guide
 
 # The advice is not among them: it arrives as the one AdviceState.
 ANALYSES = ("agreement", "adjudication", "guidelines", "models")
-STEPS = (*ANALYSES, "models-pvalues")
+LATER = ("models-value", "models-pvalues")   # shown into the comparison once it is shown
+STEPS = (*ANALYSES, *LATER)
 TABS = ("overview", "advice", *STEPS)   # what pending() counts
-VIEW_OF = {"models-pvalues": "models"}  # the step whose figures go into another's view
+VIEW_OF = dict.fromkeys(LATER, "models")  # the steps whose figures go into another's view
 LATE_VIEWS = ("agreement", "models")    # built after the window opens (see view_built)
 
 
@@ -38,7 +41,7 @@ class Request:
     step: str
     task: str
     helper: str
-    stage: str | None = None      # the model comparison's step: quick | pvalues
+    stage: str | None = None      # the model comparison's step: metrics | value | pvalues
     needs_curves: bool = False    # pass the desk's offline curves along
 
 
@@ -46,8 +49,9 @@ REQUESTS = {
     "guidelines": (Request("guidelines", "guidelines", "local"),),
     "adjudication": (Request("adjudication", "disagreements", "lead"),),
     "agreement": (Request("agreement", "agreement", "lead"),),
-    "models": (Request("models", "models", "models", "quick", True),
-               Request("models-pvalues", "models", "models", "pvalues", True)),
+    "models": (Request("models", "models", "models", "metrics", True),
+               Request("models-value", "models", "models", "value"),
+               Request("models-pvalues", "models", "models", "pvalues")),
 }
 
 
@@ -77,7 +81,7 @@ class LeadSchedule:
         self.stale.discard(name)
         requests = list(REQUESTS[name])
         if name == "models":
-            self.filled.discard("models-pvalues")   # the tests come again, after the metrics
+            self.filled -= set(LATER)   # the value tables and tests come again, after the metrics
         self.running |= {r.step for r in requests if r.helper != "local"}
         return requests
 
@@ -114,10 +118,10 @@ class LeadSchedule:
 
     def _deliverable(self) -> list[tuple[str, Any]]:
         out = []
-        for step in STEPS:   # the metrics before their tests
+        for step in STEPS:   # the metrics before their value tables and tests
             if step not in self._waiting or VIEW_OF.get(step, step) not in self.built:
                 continue
-            if step == "models-pvalues" and "models" not in self.filled:
+            if step in LATER and "models" not in self.filled:
                 continue
             out.append((step, self._waiting.pop(step)))
             self.filled.add(step)
@@ -156,6 +160,18 @@ def save_guidelines_tab(project: Project, text: str, words: tuple[str, ...],
     if tuple(words) != before:
         project.update_settings(highlight_words=tuple(words))
     return saved, f"Saved: guidelines v{saved.version}, {len(words)} highlight words."
+
+
+def fill_in(step: str, data: Any, result: Any) -> Any:
+    """The model comparison ``data`` with a later step's ``result`` (LATER) filled in."""
+    return (with_value if step == "models-value" else with_pvalues)(data, result)
+
+
+def with_value(data: Any, tables: Any) -> Any:
+    """The model comparison ``data`` with its value tables and calibration filled in."""
+    from triage.views.models import with_value as fill
+
+    return fill(data, tables)
 
 
 def with_pvalues(data: Any, pvalues: Any) -> Any:

@@ -8,6 +8,7 @@ computes from the arrays it returns.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -67,8 +68,12 @@ def _rankings(project: Project) -> tuple[np.ndarray, dict[str, np.ndarray], dict
     """Each model's stored ranking, read once: the candidate ids (ascending), each model's
     scores in that order, and each model's candidate ids best first."""
     rankings = {m.name: store.ranking(project.db, m.id) for m in project.models}
-    ids = np.sort(next(iter(rankings.values()))[0])
     size = int(max((r[0].max() for r in rankings.values() if r[0].size), default=0)) + 1
+    # The ids in ascending order, by marking rather than sorting (a ranking holds each
+    # candidate once): a pass over the pool instead of a sort of it.
+    present = np.zeros(size, dtype=bool)
+    present[next(iter(rankings.values()))[0]] = True
+    ids = np.flatnonzero(present)
     scores = {}
     for name, (rank_ids, values) in rankings.items():
         by_id = np.full(max(size, 1), np.nan)
@@ -88,6 +93,45 @@ def _positions(ids: np.ndarray, rank_ids: np.ndarray, keep: np.ndarray) -> np.nd
     if keep.all():  # gold labels: every candidate is judged
         return at
     return (np.cumsum(keep) - 1)[at[keep[at]]]
+
+
+# The last inputs read in this process, with the state of the file they were read from:
+# the lead window asks for the metrics, then the value tables, then the tests, and the
+# later steps reuse the first one's reading while the file has not changed.
+_last: dict[str, Any] = {}
+
+
+def file_state(path: str | Path) -> tuple[Any, ...]:
+    """What changes whenever anything is written to the project file: the size, time and
+    inode of the file and of its write-ahead log (every commit appends to the log, every
+    checkpoint writes the file)."""
+    out: list[Any] = []
+    for part in (Path(path), Path(f"{path}-wal")):
+        try:
+            st = part.stat()
+        except OSError:
+            out.append(None)
+        else:
+            out.append((st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
+def cached_models_inputs(path: str | Path, offline_curves: dict[str, np.ndarray] | None = None,
+                         *, reuse: bool = False) -> ModelsInputs:
+    """:func:`models_inputs` of the project at ``path``, opened here; with ``reuse``, the
+    last ones this process read of the same file if it has not changed since."""
+    from triage.project.files import open_project
+
+    key = str(Path(path).resolve())
+    state = file_state(path)   # before reading: a write during the read is a change
+    last = _last.get(key)
+    if reuse and last is not None and last[0] == state:
+        return last[1]
+    with open_project(path) as project:
+        inputs = models_inputs(project, offline_curves)
+    _last.clear()
+    _last[key] = (state, inputs)
+    return inputs
 
 
 def models_inputs(project: Project,

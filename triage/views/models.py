@@ -92,6 +92,9 @@ class ModelsViewData:
     # The permutation tests come after the rest (minutes at a million gold labels):
     # True while they are still being computed (see models_pvalues).
     pvalues_pending: bool = False
+    # The value tables and calibration come after the metrics in the lead window: True
+    # while they are still being computed (see models_value and with_value).
+    value_pending: bool = False
 
     def metric_cell(self, model: str, metric: str) -> str:
         """One cell of the metrics table: the value to three places, or "undef."."""
@@ -150,7 +153,7 @@ def _tick(progress: Progress | None, done: int, total: int) -> None:
 
 
 @dataclass
-class _ValueTables:
+class ValueTables:
     """Per model: value curves, reliability and acceptance advice, or why there are none."""
 
     tuned: dict[str, np.ndarray] = field(default_factory=dict)
@@ -163,11 +166,16 @@ class _ValueTables:
 
 def _value_tables(inputs: ModelsInputs, g: np.ndarray, *, calibrate: str,
                   validation_share: float, seed: int, progress: Progress | None,
-                  total: int) -> _ValueTables:
+                  total: int) -> ValueTables:
     """Value with a reject option, calibration and what to accept, model by model."""
     from triage.stats.models.report import k_key, model_value
+    from triage.stats.models.value import split
 
-    out = _ValueTables()
+    out = ValueTables()
+    try:   # one split for every model (a bad share: each model says so below)
+        halves: tuple[np.ndarray, np.ndarray] | None = split(g.size, validation_share, seed)
+    except ValueError:
+        halves = None
     for done, name in enumerate(inputs.models, start=3):
         s = inputs.scores[name]
         if np.any(s < -1e-4) or np.any(s > 1 + 1e-4):
@@ -176,7 +184,8 @@ def _value_tables(inputs: ModelsInputs, g: np.ndarray, *, calibrate: str,
         else:
             try:
                 mv = model_value(name, s, g, ks=VALUE_KS, calibrate=calibrate,
-                                 validation_share=validation_share, seed=seed)
+                                 validation_share=validation_share, seed=seed,
+                                 halves=halves, by_score=inputs.orders.get(name))
             except ValueError as error:  # e.g. a one-class validation split
                 out.reasons[name] = str(error)
             else:
@@ -196,16 +205,18 @@ def _value_tables(inputs: ModelsInputs, g: np.ndarray, *, calibrate: str,
 def build_models_view_data(
     source: ModelsInputs | Project, *, threshold: float = 0.5, k_ndcg: int = 10,
     trials: int = 1000, seed: int = 0, calibrate: str = "platt", validation_share: float = 0.5,
-    progress: Progress | None = None, pvalues: bool = True,
-) -> ModelsViewData:
+    progress: Progress | None = None, pvalues: bool = True, value: bool = True,
+) -> ModelsViewData:  # long: the one place that assembles every figure of the view
     """Every number of the model view.
 
     ``source`` is a :class:`ModelsInputs` (safe in a worker thread) or an open project (read
     first with :func:`models_inputs`). With ``pvalues=False`` the permutation tests are
-    left out (``pvalues_pending``); :func:`models_pvalues` computes them afterwards.
+    left out (``pvalues_pending``); :func:`models_pvalues` computes them afterwards. With
+    ``value=False`` so are the value tables and calibration (``value_pending``), which
+    :func:`models_value` computes and :func:`with_value` fills in.
     """
     from triage.stats.models import metrics as mt
-    from triage.stats.models.report import compare_report
+    from triage.stats.models.report import pair_tests
 
     inputs = source if isinstance(source, ModelsInputs) else models_inputs(source)
     names, g = inputs.models, inputs.positive.astype(bool)
@@ -230,27 +241,49 @@ def build_models_view_data(
                                   ranked=ranked[m]) for m in names}
     pairs = {}
     if pvalues and len(names) > 1:
-        pairs = _pvalue_dict(compare_report(inputs.scores, g, threshold=threshold,
-                                            k_ndcg=k_ndcg, trials=trials, seed=seed))
+        pairs = _pvalue_dict(pair_tests(inputs.scores, g, threshold=threshold,
+                                        k_ndcg=k_ndcg, trials=trials, seed=seed))
     _tick(progress, 2, total)
     metrics = {m: {k: v.value for k, v in r.metrics.items()} for m, r in models.items()}
     undefined = {m: {k: v.reason for k, v in r.metrics.items() if v.reason}
                  for m, r in models.items()}
-    tables = _value_tables(inputs, g, calibrate=calibrate, validation_share=validation_share,
-                           seed=seed, progress=progress, total=total)
-    return replace(
+    data = replace(
         empty, unavailable=None, metric_names=tuple(next(iter(models.values())).metrics),
-        metrics=metrics, undefined=undefined, pvalues=pairs, value_tuned=tables.tuned,
-        value_rule=tables.rule, value_reasons=tables.reasons, reliability=tables.reliability,
-        acceptance=tables.acceptance, pvalues_pending=not pvalues and len(names) > 1,
+        metrics=metrics, undefined=undefined, pvalues=pairs,
+        pvalues_pending=not pvalues and len(names) > 1, value_pending=not value,
         curves={m: mt.model_curves(inputs.scores[m], g, ranked=ranked[m]) for m in names})
+    if not value:
+        return data
+    return with_value(data, _value_tables(
+        inputs, g, calibrate=calibrate, validation_share=validation_share, seed=seed,
+        progress=progress, total=total))
 
 
-def _pvalue_dict(report: Any) -> dict[str, dict[str, dict[str, Any]]]:
+def with_value(data: ModelsViewData, tables: ValueTables) -> ModelsViewData:
+    """The model comparison ``data`` with its value tables and calibration filled in."""
+    if data.unavailable:   # nothing to compare: nothing to fill in either
+        return replace(data, value_pending=False)
+    return replace(data, value_tuned=tables.tuned, value_rule=tables.rule,
+                   value_reasons=tables.reasons, reliability=tables.reliability,
+                   acceptance=tables.acceptance, value_pending=False)
+
+
+def models_value(inputs: ModelsInputs, *, calibrate: str = "platt",
+                 validation_share: float = 0.5, seed: int = 0) -> ValueTables:
+    """The value tables, calibration and acceptance advice of :func:`build_models_view_data`
+    alone, for :func:`with_value`."""
+    g = inputs.positive.astype(bool)
+    if g.size < 2:
+        return ValueTables()
+    return _value_tables(inputs, g, calibrate=calibrate, validation_share=validation_share,
+                         seed=seed, progress=None, total=2 + len(inputs.models))
+
+
+def _pvalue_dict(pairs: dict[str, dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
     return {pair: {metric: {"difference": r.difference, "p": r.p_value, "exact": r.exact,
                             "reason": r.reason, "trials": r.trials, "se": r.standard_error}
                    for metric, r in row.items()}
-            for pair, row in report.pairs.items()}
+            for pair, row in pairs.items()}
 
 
 def models_pvalues(inputs: ModelsInputs, *, threshold: float = 0.5, k_ndcg: int = 10,
@@ -258,13 +291,14 @@ def models_pvalues(inputs: ModelsInputs, *, threshold: float = 0.5, k_ndcg: int 
     """The paired permutation tests of :func:`build_models_view_data` alone.
 
     ``trials`` as asked; :func:`view_trials` bounds them for large projects."""
-    from triage.stats.models.report import compare_report
+    from triage.stats.models.report import pair_tests
 
     g = inputs.positive.astype(bool)
     if g.size < 2 or len(inputs.models) < 2:
         return {}
-    return _pvalue_dict(compare_report(inputs.scores, g, threshold=threshold, k_ndcg=k_ndcg,
-                                       trials=view_trials(g.size, trials), seed=seed))
+    # The tests alone: the metrics of each model are the quick step's.
+    return _pvalue_dict(pair_tests(inputs.scores, g, threshold=threshold, k_ndcg=k_ndcg,
+                                   trials=view_trials(g.size, trials), seed=seed))
 
 
 def models_view_at(path: str | Path, offline_curves: dict[str, np.ndarray] | None = None,
@@ -272,16 +306,21 @@ def models_view_at(path: str | Path, offline_curves: dict[str, np.ndarray] | Non
     """Open the project at ``path`` on this thread (a helper process) and compute the view.
 
     ``stage``: "all" (a :class:`ModelsViewData`), "quick" (the same without the permutation
-    tests) or "pvalues" (only those tests, as :attr:`ModelsViewData.pvalues`).
+    tests), "metrics" (without those tests and without the value tables: the lead window's
+    first figures), "value" (only the value tables, a :class:`ValueTables`) or "pvalues"
+    (only the tests, as :attr:`ModelsViewData.pvalues`). The later steps reuse what the
+    first read while the project file is unchanged (see :mod:`triage.views.model_inputs`).
     """
-    from triage.project.files import open_project
+    from triage.views.model_inputs import cached_models_inputs
 
-    with open_project(path) as project:
-        # The tests need no gain curves: skip their scan of the pool.
-        inputs = models_inputs(project, {} if stage == "pvalues" else offline_curves)
+    # The later steps need no gain curves: if they must read, they skip the pool scan.
+    later = stage in ("value", "pvalues")
+    inputs = cached_models_inputs(path, {} if later else offline_curves, reuse=later)
     if stage == "pvalues":
         return models_pvalues(inputs)
-    return build_models_view_data(inputs, pvalues=stage == "all")
+    if stage == "value":
+        return models_value(inputs)
+    return build_models_view_data(inputs, pvalues=stage == "all", value=stage != "metrics")
 
 
 def _num(x: float | None) -> float:

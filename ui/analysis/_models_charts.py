@@ -67,8 +67,14 @@ def draw_gain(fig, d: ModelsViewData) -> None:
     ax.legend(fontsize=FS - 1, frameon=False, loc="lower right")
 
 
+PENDING = "Computing value with a reject option and calibration…"
+
+
 def draw_value(fig, d: ModelsViewData) -> None:
     fig.clear()
+    if d.value_pending:
+        message(fig, PENDING)
+        return
     if not d.value_tuned:
         message(fig, "No model with probability scores and enough labels: "
                       "value with a reject option does not apply.")
@@ -94,6 +100,9 @@ def draw_value(fig, d: ModelsViewData) -> None:
 
 def draw_calibration(fig, d: ModelsViewData) -> None:
     fig.clear()
+    if d.value_pending:
+        message(fig, PENDING)
+        return
     names = [m for m in d.models if m in d.reliability]
     if not names:
         message(fig, "No model with probability scores: nothing to calibrate.")

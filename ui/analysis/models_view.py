@@ -23,6 +23,7 @@ from triage.views.formatting import format_decimal, format_difference, format_nu
 from triage.views.models import ACCEPT_KS, DEFAULT_ACCEPT_K, ModelsViewData, bandit_lines
 from ui.analysis._common import ChartCanvas, plain_label, role_style
 from ui.analysis._models_charts import (
+    PENDING,
     draw_bandit,
     draw_calibration,
     draw_curves,
@@ -186,6 +187,7 @@ class ModelsView(QWidget):
         self._show_acceptance()
         reasons = [f"{m}: {why}" for m, why in data.value_reasons.items()]
         self.value_caption.setText(
+            PENDING if data.value_pending else
             "Value V = (1−ρ)(α − k(1−α)) per labeled item, measured on the held-out half: "
             "solid at the threshold tuned on the validation half, dashed at τ = k/(k+1) on "
             "calibrated scores. Above 0 the model earns its keep at that k."
@@ -292,6 +294,9 @@ class ModelsView(QWidget):
     def _show_acceptance(self) -> None:
         d = self.data
         if d is None:
+            return
+        if d.value_pending:
+            self.acceptance.setText("")
             return
         k = self.k_combo.currentData()
         lines = [a.text for a in d.acceptance.get(k, {}).values()]

@@ -57,7 +57,8 @@ class Ranked:
         return out
 
 
-def _is_permutation(order: np.ndarray, n: int) -> bool:
+def is_permutation(order: np.ndarray, n: int) -> bool:
+    """Is ``order`` a permutation of 0..n-1 (each position exactly once)?"""
     if order.size != n or (n and (order.min() < 0 or order.max() >= n)):
         return False
     hit = np.zeros(n, dtype=bool)
@@ -71,7 +72,7 @@ def rank_scores(s: np.ndarray, g: np.ndarray, order: np.ndarray | None = None) -
     ``order``: a permutation believed to sort ``s`` highest first; it is used if it does
     (checked in one pass), else ``s`` is sorted here."""
     s_sorted = None
-    if order is not None and _is_permutation(order, s.size):
+    if order is not None and is_permutation(order, s.size):
         s_sorted = s[order]
         if np.any(s_sorted[1:] > s_sorted[:-1]):
             s_sorted = None

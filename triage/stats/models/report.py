@@ -118,12 +118,18 @@ def _best(models: dict[str, ModelValue], key: str, attr: str) -> str | None:
 def model_value(
     name: str, p: np.ndarray, gold: np.ndarray, *, ks: Sequence[float] = DEFAULT_KS,
     calibrate: str = "none", validation_share: float = 0.5, seed: int = 0, ktp: float = 1.0,
-    kfp: float = 1.0, bins: int = 10,
-) -> ModelValue:
-    """Value table of one model over the cost factors ``ks``."""
+    kfp: float = 1.0, bins: int = 10, halves: tuple[np.ndarray, np.ndarray] | None = None,
+    by_score: np.ndarray | None = None,
+) -> ModelValue:  # long: one table, k by k
+    """Value table of one model over the cost factors ``ks``.
+
+    ``halves``: ``val.split(len(p), validation_share, seed)`` when the caller has it already
+    (the same split serves every model of a comparison). ``by_score``: positions believed to
+    sort ``p`` highest first (a stored ranking), which spares the sorts by confidence; the
+    table is the same without it."""
     s, g = mt.as_arrays(p, gold)
     s = as_probabilities(s, name)
-    val_idx, held_idx = val.split(s.size, validation_share, seed)
+    val_idx, held_idx = halves if halves is not None else val.split(s.size, validation_share, seed)
     if calibrate != "none" and val_idx.size == 0:
         raise ValueError("calibration needs a validation split (--validation-share > 0)")
     calibrator = cal.fit(calibrate, s[val_idx], g[val_idx]) if calibrate != "none" else cal.Calibrator("none")
@@ -132,8 +138,9 @@ def model_value(
     before, after = cal.reliability(s[held_idx], hg, bins), cal.reliability(hs, hg, bins)
     by_k: dict[str, KResult] = {}
     # Sorted by confidence once per split; each k is then a few binary searches.
-    held_table = val.confidence_table(hs, hg)
-    val_table = val.confidence_table(cs[val_idx], g[val_idx]) if val_idx.size else None
+    held_table = val.confidence_table(hs, hg, _within(by_score, held_idx, s.size))
+    val_table = (val.confidence_table(cs[val_idx], g[val_idx], _within(by_score, val_idx, s.size))
+                 if val_idx.size else None)
     for k in ks:
         rule = val.value_at(held_table, None, k, val.calibrated_threshold(k))
         tuned = best_threshold = held = None
@@ -163,6 +170,19 @@ def model_value(
         ece_before=before.ece, ece_after=after.ece,
         reliability_before=before, reliability_after=after, by_k=by_k,
     )
+
+
+def _within(by_score: np.ndarray | None, part: np.ndarray, n: int) -> np.ndarray | None:
+    """``by_score`` restricted to the items ``part`` (ascending), as positions within it.
+
+    A calibration map is monotone, so the order still sorts the calibrated scores (where
+    rounding breaks that, the sort by confidence is only slower, never different)."""
+    if by_score is None or by_score.size != n:
+        return None
+    at = np.full(n, -1, dtype=np.int64)
+    at[part] = np.arange(part.size)
+    inside = at[by_score]
+    return inside[inside >= 0]
 
 
 def value_report(
@@ -220,9 +240,18 @@ def compare_report(
     """Metrics per model and a paired permutation test per pair of models and metric."""
     g = np.asarray(gold).astype(bool)
     reports = {name: mt.binary_report(s, g, threshold=threshold, k_ndcg=k_ndcg) for name, s in scores.items()}
+    pairs = pair_tests(scores, g, threshold=threshold, k_ndcg=k_ndcg, trials=trials, seed=seed)
+    return CompareReport(reports, pairs, trials, seed, list(warnings or []))
+
+
+def pair_tests(
+    scores: dict[str, np.ndarray], gold: np.ndarray, *, threshold: float = 0.5, k_ndcg: int = 10,
+    trials: int = 1000, seed: int = 0,
+) -> dict[str, dict[str, PairResult]]:
+    """The paired permutation tests of :func:`compare_report` alone ("A|B" -> metric -> result)."""
+    g = np.asarray(gold).astype(bool)
     names = list(scores)
     pairs: dict[str, dict[str, PairResult]] = {}
-
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
             # The test of significance.permutation_tests over metrics.all_metrics_rows, with
@@ -233,7 +262,8 @@ def compare_report(
                 metric: PairResult(r.difference, r.p_value, r.exact, r.trials, r.reason)
                 for metric, r in tests.items()
             }
-    return CompareReport(reports, pairs, trials, seed, list(warnings or []))
+    return pairs
+
 
 def followed_warning(model: str) -> str:
     """The biased-sample warning for gold labels gathered by following one model's ranking."""

@@ -22,6 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from triage.stats.models.metrics import as_arrays
+from triage.stats.models.ranked import is_permutation
 
 REJECT_ALL = math.inf  # a threshold no confidence reaches: everything goes to review
 
@@ -96,13 +97,30 @@ class ConfidenceTable:
         return int(running[accepted - 1]) if accepted else 0
 
 
-def confidence_table(p: np.ndarray, gold: np.ndarray) -> ConfidenceTable:
-    """Sort the predictions of probabilities ``p`` by confidence and count what :func:`value_at` needs."""
+def confidence_order(s: np.ndarray, by_score: np.ndarray) -> np.ndarray:
+    """Positions of ``s`` by descending confidence max(s, 1 - s), from ``by_score``, positions
+    sorting ``s`` highest first: the positive predictions in that order and the negative
+    ones in reverse are two runs of falling confidence, which a stable sort merges in a
+    pass. Correct for any permutation ``by_score``; fast when it sorts ``s``."""
+    pred = s[by_score] >= 0.5
+    runs = np.concatenate([by_score[pred], by_score[~pred][::-1]])
+    return runs[np.argsort(-np.maximum(s[runs], 1.0 - s[runs]), kind="stable")]
+
+
+def confidence_table(p: np.ndarray, gold: np.ndarray,
+                     by_score: np.ndarray | None = None) -> ConfidenceTable:
+    """Sort the predictions of probabilities ``p`` by confidence and count what :func:`value_at` needs.
+
+    ``by_score``: a permutation believed to sort ``p`` highest first (see
+    :func:`confidence_order`); the table is the same with or without it."""
     s, g = as_arrays(p, gold)
     pred, conf = confidence(s)
-    # Not a stable sort: only the counts at the end of each group of equal confidence are
-    # read, and those do not depend on the order inside the group.
-    order = np.argsort(conf)[::-1]
+    # Any order by falling confidence: only the counts at the end of each group of equal
+    # confidence are read, and those do not depend on the order inside the group.
+    if by_score is not None and is_permutation(by_score, s.size):
+        order = confidence_order(s, by_score)
+    else:
+        order = np.argsort(conf)[::-1]
     neg_conf = -conf[order]
     pred, g = pred[order], g[order]
     ends = np.r_[np.flatnonzero(neg_conf[1:] != neg_conf[:-1]), s.size - 1] if s.size else \
