@@ -168,13 +168,13 @@ def _few_scores_order(scores: np.ndarray, keys: Any, hash_key: str
     import pyarrow.compute as pc
 
     encoded = pc.dictionary_encode(arrow.from_numpy(scores))
-    values = encoded.dictionary.to_numpy(zero_copy_only=False)
+    values = arrow.to_numpy(encoded.dictionary)  # Arrow's to_numpy may look for pandas
     distinct = _distinct(values)  # 0.0 and -0.0 are one score here, as in the two steps
     bits = max(1, (distinct.size - 1).bit_length())
     if bits > 24 or np.isnan(distinct[-1]):
         return None
     place_of = distinct.size - 1 - np.searchsorted(distinct, values)  # best score: 0
-    place = place_of[encoded.indices.to_numpy(zero_copy_only=False)]
+    place = place_of[arrow.to_numpy(encoded.indices)]
     del encoded
     counts = np.bincount(place, minlength=distinct.size)
     place = place.astype(np.int64, copy=False).view(np.uint64)  # places are not negative

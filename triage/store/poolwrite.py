@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import sqlite_utils
 
+from triage.base import arrow
 from triage.base.errors import TriageError
 from triage.store import connection
 from triage.store.adbc import Adbc
@@ -188,11 +189,10 @@ def _store_plan(run: Callable[..., Any], plan: Plan | None, model: NewModel,
         return
     import pyarrow as pa
 
-    size = len(ids)  # every kind is 'overlap': one string repeated, built from buffers
-    kind = pa.Array.from_buffers(pa.string(), size, [
-        None, pa.py_buffer(np.arange(0, 7 * size + 1, 7, dtype=np.int32)),
-        pa.py_buffer(b"overlap" * size)])
-    ingest("plan", pa.table({"candidate_id": ids, "kind": kind}))
+    # Arrow arrays from buffers: ``pa.table`` of a numpy array would look for pandas
+    # first (a third of a second to import it)
+    ingest("plan", pa.Table.from_arrays([arrow.from_numpy(ids), arrow.repeat("overlap", len(ids))],
+                                        names=["candidate_id", "kind"]))
 
 
 def _write_adbc(path: str, rows: Any, models: Models, info: Info, chunk: int,
