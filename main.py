@@ -14,6 +14,8 @@ from collections.abc import Sequence
 def main(argv: Sequence[str] | None = None) -> int:
     from triage import cli
 
+    ending = argv is None  # the program's entry (``triage``, ``python main.py``): the
+    # process ends when this returns; a caller passing arguments (a test) lives on
     argv = list(sys.argv[1:] if argv is None else argv)
     if cli.gui_requested(argv):
         # Starting the desk creates a few hundred thousand objects that live as long as it
@@ -32,7 +34,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_gui(argv)
         finally:
             gc.enable()
-    return cli.main(argv)
+    code = cli.main(argv)
+    if ending:
+        # Interpreter shutdown runs full collections while it empties the modules, over
+        # every object numpy, pyarrow and the rest made: 0.15-0.2 s of CPU after
+        # `triage new` of a million rows (measured), for memory the system takes back at
+        # exit anyway. Frozen objects are left out of them. Files and connections are
+        # closed by then (every command closes its own); atexit handlers still run.
+        gc.freeze()
+    return code
 
 
 if __name__ == "__main__":

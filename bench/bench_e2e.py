@@ -2,9 +2,13 @@
 
     .venv/bin/python bench/bench_e2e.py [--rows 1000000] [--repeat 3] [--labels 10000]
                                         [--work DIR] [--only NAME ...] [--no-write]
+                                        [--save-as STEM]
 
 Every case runs as a fresh process (``python main.py ...``), timed by wall clock from
-spawn to exit; its peak resident memory comes from the kernel (``wait4``'s ``ru_maxrss``).
+spawn to exit; its peak resident memory and its CPU time (user + system, every thread)
+come from the kernel (``wait4``'s ``ru_maxrss``, ``ru_utime`` and ``ru_stime``). On a
+shared machine the CPU time moves far less with the load than the wall time: the two
+ratios side by side tell a slower program from a busier machine.
 Each repetition runs the anchor and then ours, so both see the same machine load; the
 ratio is the median of the per-repetition ratios. Cases:
 
@@ -63,8 +67,9 @@ LEAD = ("status", "gain", "advise", "agree", "adjudicate")
 EXPORT_SQL = "SELECT * FROM candidates"  # the reference case: the bare candidates table
 
 
-def run(argv: list[str], stdout: Path | None = None) -> tuple[float, float]:
-    """(wall seconds, peak RSS in MB) of one process; raises if it fails."""
+def run(argv: list[str], stdout: Path | None = None) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS in MB, CPU seconds: user + system, every thread) of one
+    process; raises if it fails."""
     out = open(stdout, "wb") if stdout else subprocess.DEVNULL  # noqa: SIM115
     try:
         start = time.perf_counter()
@@ -78,7 +83,7 @@ def run(argv: list[str], stdout: Path | None = None) -> tuple[float, float]:
             out.close()
     if proc.returncode:
         raise RuntimeError(f"{' '.join(argv)} failed ({proc.returncode}): {err[-2000:]}")
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def remove(*paths: Path) -> None:
@@ -230,13 +235,17 @@ def measure(case: dict, repeat: int) -> dict:
         remove(*case["clear"])
         ours.append(run(case["ours"]))
     result = {"name": case["name"], "runs": repeat,
-              "ours_s": statistics.median(w for w, _ in ours),
-              "ours_rss_mb": max(m for _, m in ours), "ours_all_s": [w for w, _ in ours]}
+              "ours_s": statistics.median(w for w, _, _ in ours),
+              "ours_cpu_s": statistics.median(c for _, _, c in ours),
+              "ours_rss_mb": max(m for _, m, _ in ours), "ours_all_s": [w for w, _, _ in ours],
+              "ours_cpu_all_s": [c for _, _, c in ours]}
     if anchor:
-        result.update(anchor_s=statistics.median(w for w, _ in anchor),
-                      anchor_rss_mb=max(m for _, m in anchor),
-                      anchor_all_s=[w for w, _ in anchor],
+        result.update(anchor_s=statistics.median(w for w, _, _ in anchor),
+                      anchor_cpu_s=statistics.median(c for _, _, c in anchor),
+                      anchor_rss_mb=max(m for _, m, _ in anchor),
+                      anchor_all_s=[w for w, _, _ in anchor],
                       ratio=statistics.median(o[0] / a[0] for o, a in zip(ours, anchor)),
+                      cpu_ratio=statistics.median(o[2] / a[2] for o, a in zip(ours, anchor)),
                       target=case["target"])
         result["met"] = None if case["target"] is None else result["ratio"] <= case["target"]
     else:
@@ -250,8 +259,9 @@ def markdown(report: dict) -> str:
              f"{report['repeat']} alternating runs; {report['machine']}; load average "
              f"{report['load']} at start, {report.get('load_end', '?')} at the end (1, 5 and "
              "15 minutes; the machine is shared).", "",
-             "| case | ours | anchor | ratio | target | met | peak RSS ours | anchor RSS |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| case | ours | anchor | ratio | target | met | CPU ours | CPU anchor | CPU ratio "
+             "| peak RSS ours | anchor RSS |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in report["results"]:
         anchor = f"{r['anchor_s']:.2f} s" if "anchor_s" in r else "—"
         ratio = f"{r['ratio']:.2f}×" if "ratio" in r else "—"
@@ -259,8 +269,11 @@ def markdown(report: dict) -> str:
                   f"< {r['target_seconds']:.0f} s" if "target_seconds" in r else "—")
         met = "—" if r["met"] is None else "yes" if r["met"] else "**no**"
         arss = f"{r['anchor_rss_mb']:.0f} MB" if "anchor_rss_mb" in r else "—"
+        cpu = f"{r['ours_cpu_s']:.2f} s" if "ours_cpu_s" in r else "—"
+        acpu = f"{r['anchor_cpu_s']:.2f} s" if "anchor_cpu_s" in r else "—"
+        cratio = f"{r['cpu_ratio']:.2f}×" if "cpu_ratio" in r else "—"
         lines.append(f"| {r['name']} | {r['ours_s']:.2f} s | {anchor} | {ratio} | {target} | "
-                     f"{met} | {r['ours_rss_mb']:.0f} MB | {arss} |")
+                     f"{met} | {cpu} | {acpu} | {cratio} | {r['ours_rss_mb']:.0f} MB | {arss} |")
     return "\n".join(lines) + "\n"
 
 
@@ -272,6 +285,8 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "triage-bench")
     parser.add_argument("--only", nargs="*", help="run only these cases (e.g. export status)")
     parser.add_argument("--no-write", action="store_true", help="print only; keep results.*")
+    parser.add_argument("--save-as", metavar="STEM", help="write bench/STEM.json and "
+                        "bench/STEM.md instead of results*.* (e.g. files-matrix)")
     parser.add_argument("--prepare-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--no-project", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -315,7 +330,8 @@ def main() -> int:
     text = markdown(report)
     print(text)
     if not args.no_write:  # the default size is "results", others "results-ROWS"
-        stem = "results" if args.rows == 1_000_000 else f"results-{args.rows}"
+        stem = args.save_as or ("results" if args.rows == 1_000_000 else
+                                f"results-{args.rows}")
         (HERE / f"{stem}.json").write_text(json.dumps(report, indent=2) + "\n",
                                            encoding="utf-8")
         (HERE / f"{stem}.md").write_text(text, encoding="utf-8")

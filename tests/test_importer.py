@@ -427,3 +427,35 @@ def test_project_import_draws_the_overlap_plan_the_dispatcher_would(tmp_path):
     assert stored == overlap_plan(order, 0.2, project.settings.seed).tolist()
     assert project.dispatcher.overlap_items() == set(stored)  # found, not drawn again
     project.close()
+
+
+def test_packed_sorts_order_as_argsort_and_rankings_as_lexsort():
+    # sort_order packs each value's top bits with its position into one word; values that
+    # differ only in the dropped low bits are put in order afterwards.
+    import hashlib
+
+    import pyarrow as pa
+
+    from triage.ingest.hashing import pandas_hash
+    from triage.ingest.ranking import descending_order, rank_sorted, sort_order
+
+    rng = np.random.default_rng(23)
+    n = 20_000
+    for values in (rng.integers(0, 2**64 - 1, n, dtype=np.uint64, endpoint=True),
+                   rng.integers(0, 8, n, dtype=np.uint64),                  # few values
+                   (rng.integers(0, 4, n, dtype=np.uint64) << np.uint64(62))
+                   | rng.integers(0, 2**15, n, dtype=np.uint64)):           # low bits only
+        assert (values[sort_order(values)] == np.sort(values)).all()
+    near = 0.5 + rng.integers(0, 1000, n) * np.finfo(float).eps            # a few ulps apart
+    signed = rng.normal(size=n) * 10.0 ** rng.integers(-300, 300, n)
+    zeros = rng.choice([0.0, -0.0, 1e-310, -1e-310, 1.0, -1.0], n)          # -0.0, subnormals
+    for scores in (rng.random(n), near, signed, zeros, np.round(rng.random(n), 3)):
+        assert (scores[descending_order(scores)] == np.sort(scores)[::-1]).all()
+        keys = [f"c{i}" for i in range(n)]
+        hashes = pandas_hash(pa.array(keys), hashlib.sha256(b"7:m").hexdigest()[:16])
+        expected = np.lexsort((hashes, -(scores + 0.0)))
+        order, ordered, tied = rank_sorted(scores, keys, 7, "m")
+        assert (order == expected).all()
+        assert (ordered.view(np.uint64) == scores[expected].view(np.uint64)).all()
+        same = np.sort(scores)[1:] == np.sort(scores)[:-1]
+        assert tied == len(np.flatnonzero(np.r_[same, False] | np.r_[False, same]))

@@ -104,7 +104,7 @@ def _word_blocks(strings: Any) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndar
         return
     blocks = lengths // 8 + 1
     padded = np.concatenate([data, np.zeros(8 * int(blocks.max(initial=1)), np.uint8)])
-    for count in np.unique(blocks).tolist():
+    for count in np.flatnonzero(np.bincount(blocks)).tolist():  # np.unique loads numpy.ma
         rows = np.flatnonzero(blocks == count)
         index = starts[rows, None] + np.arange(8 * count)[None, :]
         raw = padded[index]

@@ -18,7 +18,66 @@ from triage.base import arrow
 from triage.ingest.hashing import pandas_hash
 
 HASH_SLICE = 1 << 18
+PACKED_MIN = 4096  # below this many values a plain argsort is as quick
 _U64 = np.uint64
+_SIGN = np.uint64(1 << 63)
+
+
+def sort_order(values: np.ndarray) -> np.ndarray:
+    """Positions that put ``values`` (uint64) in ascending order; equal values in any order.
+
+    As ``np.argsort(values)`` but one ``np.sort`` of plain integers: each value's top bits
+    with its position in the low bits (what an argsort moves as a pair, one word here).
+    Runs whose top bits are equal but whose values differ are put in order afterwards.
+    """
+    size = values.size
+    bits = max(1, (size - 1).bit_length())
+    if size < PACKED_MIN or bits > 40:
+        return np.argsort(values)
+    low = _U64((1 << bits) - 1)
+    packed = values >> _U64(bits)
+    packed <<= _U64(bits)
+    packed |= np.arange(size, dtype=_U64)
+    packed.sort()
+    order = (packed & low).view(np.int64)
+    packed >>= _U64(bits)
+    same = packed[1:] == packed[:-1]
+    del packed
+    if same.any():
+        _order_runs(values, order, same)
+    return order
+
+
+def _order_runs(values: np.ndarray, order: np.ndarray, same: np.ndarray) -> None:
+    """Put in order, in place, the runs of ``order`` whose values' top bits are equal
+    (``same[i]``: positions i and i+1 are in one run)."""
+    inside = np.zeros(order.size, dtype=bool)
+    inside[1:] |= same
+    inside[:-1] |= same
+    positions = np.flatnonzero(inside)
+    rows = order[positions]
+    full = values[rows]
+    starts = np.ones(positions.size, dtype=bool)
+    starts[1:] = ~same[positions[1:] - 1]
+    if ((full[1:] == full[:-1]) | starts[1:]).all():
+        return  # every run holds one value (ties): any order among them will do
+    group = np.cumsum(starts)
+    order[positions] = rows[np.lexsort((full, group))]
+
+
+def descending_order(scores: np.ndarray) -> np.ndarray:
+    """Positions of ``scores`` from the highest to the lowest (finite floats; equal scores,
+    0.0 and -0.0 among them, in any order): ``np.argsort(-scores)`` by :func:`sort_order`."""
+    if scores.size < PACKED_MIN or not np.isfinite(scores).all():
+        return np.argsort(-scores)
+    bits = (np.asarray(scores, dtype=np.float64) + 0.0).view(_U64)  # -0.0 + 0.0 is 0.0: one score, as the comparison says
+    # Descending: a positive float's bits grow with it (the sign bit clear), a negative
+    # one's shrink; so flip the positives' bits and keep the negatives' (sign bit set).
+    negative = bits >= _SIGN
+    np.invert(bits, out=bits, where=~negative)
+    bits &= ~_SIGN
+    bits[negative] |= _SIGN
+    return sort_order(bits)
 
 
 def _keys_of(keys: Sequence[str] | Any, rows: np.ndarray) -> Any:
@@ -40,7 +99,7 @@ def _by_group_then_hash(group: np.ndarray, hashes: np.ndarray) -> np.ndarray:
     if 0 < bits <= 24:
         composite = hashes >> _U64(bits)
         composite |= group.astype(np.uint64) << _U64(64 - bits)
-        by = np.argsort(composite)
+        by = sort_order(composite)
         composite = composite[by]
         if not (composite[1:] == composite[:-1]).any():
             return by
@@ -81,6 +140,16 @@ def _every_hash(keys: Any, hash_key: str, total: int) -> np.ndarray:
     return every
 
 
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values, ascending: ``np.unique`` (which loads ``numpy.ma``, a tenth of a
+    second at start-up on a loaded machine, for its NaN handling; a NaN here ends the few-
+    scores path anyway)."""
+    ordered = np.sort(values)
+    keep = np.ones(ordered.size, dtype=bool)
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
 def _few_scores_order(scores: np.ndarray, keys: Any, hash_key: str
                       ) -> tuple[np.ndarray, int] | None:
     """Rank order and tied items in one sort when a file has few distinct scores; else None.
@@ -94,18 +163,18 @@ def _few_scores_order(scores: np.ndarray, keys: Any, hash_key: str
     if isinstance(keys, list) or scores.size < 1024:
         return None
     sample = scores[::max(1, scores.size // 8192)]
-    if 2 * np.unique(sample).size > sample.size:  # many distinct: the two steps are faster
+    if 2 * _distinct(sample).size > sample.size:  # many distinct: the two steps are faster
         return None
     import pyarrow.compute as pc
 
     encoded = pc.dictionary_encode(arrow.from_numpy(scores))
-    values = encoded.dictionary.to_numpy(zero_copy_only=False)
-    distinct = np.unique(values)  # 0.0 and -0.0 are one score here, as in the two steps
+    values = arrow.to_numpy(encoded.dictionary)  # Arrow's to_numpy may look for pandas
+    distinct = _distinct(values)  # 0.0 and -0.0 are one score here, as in the two steps
     bits = max(1, (distinct.size - 1).bit_length())
     if bits > 24 or np.isnan(distinct[-1]):
         return None
     place_of = distinct.size - 1 - np.searchsorted(distinct, values)  # best score: 0
-    place = place_of[encoded.indices.to_numpy(zero_copy_only=False)]
+    place = place_of[arrow.to_numpy(encoded.indices)]
     del encoded
     counts = np.bincount(place, minlength=distinct.size)
     place = place.astype(np.int64, copy=False).view(np.uint64)  # places are not negative
@@ -115,7 +184,7 @@ def _few_scores_order(scores: np.ndarray, keys: Any, hash_key: str
     place <<= _U64(64 - bits)
     composite |= place
     del place
-    order = np.argsort(composite)
+    order = sort_order(composite)
     composite = composite[order]
     if (composite[1:] == composite[:-1]).any():
         return None
@@ -144,7 +213,7 @@ def rank_sorted(scores: np.ndarray, keys: Sequence[str] | Any, seed: int, model:
     if few is not None:
         return few[0], scores[few[0]], few[1]
     # Any sort will do: equal scores are put in their seeded order just below.
-    order = np.argsort(-scores)
+    order = descending_order(scores)
     ordered = scores[order]
     same = ordered[1:] == ordered[:-1]
     if not same.any():

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import sqlite_utils
 
+from triage.base import arrow
 from triage.base.errors import TriageError
 from triage.store import connection
 from triage.store.adbc import Adbc
@@ -173,11 +174,25 @@ def _write_sqlite(db: sqlite_utils.Database, rows: Any, models: Models, info: In
         conn.execute(_PROJECT_INFO, [key, value])
 
 
-def _store_plan(run: Callable[..., Any], plan: Plan | None, model: NewModel) -> None:
+def _store_plan(run: Callable[..., Any], plan: Plan | None, model: NewModel,
+                ingest: Callable[[str, Any], None] | None = None) -> None:
+    """The overlap plan drawn from ``model``'s ranking, if any, in place of the one before:
+    by ``ingest`` (ADBC's bulk insert of an Arrow table: no Python object per id) when
+    given, else as one JSON array parameter, as claims.replace_overlap_plan does."""
     ids = plan(model) if plan is not None else None
-    if ids is not None:  # one JSON array parameter, as claims.replace_overlap_plan does
-        run(_DROP_OVERLAP)
-        run(_INSERT_OVERLAP, [json.dumps(np.asarray(ids, dtype=np.int64).tolist())])
+    if ids is None:
+        return
+    ids = np.asarray(ids, dtype=np.int64)
+    run(_DROP_OVERLAP)
+    if ingest is None:
+        run(_INSERT_OVERLAP, [json.dumps(ids.tolist())])
+        return
+    import pyarrow as pa
+
+    # Arrow arrays from buffers: ``pa.table`` of a numpy array would look for pandas
+    # first (a third of a second to import it)
+    ingest("plan", pa.Table.from_arrays([arrow.from_numpy(ids), arrow.repeat("overlap", len(ids))],
+                                        names=["candidate_id", "kind"]))
 
 
 def _write_adbc(path: str, rows: Any, models: Models, info: Info, chunk: int,
@@ -210,7 +225,7 @@ def _write_adbc(path: str, rows: Any, models: Models, info: Info, chunk: int,
             for model in models():
                 db.run(_INSERT_MODEL, model.row())
                 db.run(_INSERT_RANKING, [model.name, *model.blobs()])
-                _store_plan(db.run, plan, model)
+                _store_plan(db.run, plan, model, db.ingest)
                 advance(len(model.candidate_ids))
                 del model  # tens of MB at five million: gone before the next is made
             for key, value in info():
