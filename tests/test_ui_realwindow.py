@@ -104,6 +104,7 @@ def problems(report: dict) -> list[str]:
             found.append(f"{where}: frame {window['frame']} outside {window['available']}")
         found += [f"{where}: {o}" for o in window["overlaps"]]
         found += [f"{where}: small text {s}" for s in window["small_text"]]
+        found += [f"{where}: chart {c}" for c in window.get("charts", [])]
     if LAYOUT_WARNING in report["output"]:
         found.append(f"matplotlib: {report['output'].count(LAYOUT_WARNING)} layout warnings")
     return found
