@@ -169,6 +169,16 @@ def window_report(window) -> dict:
             "charts": chart_text(window)}
 
 
+def compact_state(window) -> dict | None:
+    """The stacked layout's tab names and the banner's lines (None: side by side)."""
+    if not window.compact.compact:
+        return None
+    tabs = window.compact.tabs
+    banner = window.advice_banner.text
+    lines = round(banner.height() / max(1, banner.fontMetrics().lineSpacing()))
+    return {"tabs": [tabs.tabText(i) for i in range(tabs.count())], "banner_lines": lines}
+
+
 def chart_text(window) -> list[str]:
     """Every shown chart's text problems (small, off the figure, overlapping, no ticks)."""
     from PySide6.QtWidgets import QWidget
@@ -207,6 +217,10 @@ def probe(project: Path, maximize: bool, wanted: set[str] | None = None,
         panel.flush()
     _settle(app, 0.3)
     report = {"desk": window_report(window)}
+    report["desk"]["compact"] = compact_state(window)
+    report["desk"]["ticks"] = {p.title: len([t for t in p.people_ax.get_xticklabels()
+                                             if t.get_text()]) if hasattr(p, "people_ax")
+                               else None for p in window.panels}
     if shots is not None:
         shots.mkdir(parents=True, exist_ok=True)
         window.grab().save(str(shots / "desk.png"))

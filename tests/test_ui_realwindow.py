@@ -35,13 +35,23 @@ LAYOUT_WARNING = "constrained_layout not applied"
 @pytest.fixture(scope="module")
 def display():
     """A fresh Xvfb display (picked by Xvfb itself: -displayfd) with openbox running on it."""
+    yield from _display(SCREEN)
+
+
+@pytest.fixture(scope="module")
+def small_display():
+    """An 800×600 screen: at 150 % a 533×400 logical desktop."""
+    yield from _display("800x600x24")
+
+
+def _display(screen: str):
     missing = [tool for tool in ("Xvfb", "openbox") if shutil.which(tool) is None]
     if missing:
         pytest.skip(f"real-window tests need {' and '.join(missing)} "
                     "(apt-get install xvfb openbox libxcb-cursor0 libxcb-icccm4 "
                     "libxcb-keysyms1)")
     read, write = os.pipe()
-    server = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", SCREEN,
+    server = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", screen,
                                "-nolisten", "tcp"], pass_fds=(write,),
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(write)
@@ -138,6 +148,25 @@ def test_every_lead_tab_at_150(display, demo, tmp_path):
     report = run_probe(display, demo, tmp_path, 1.5,
                        tabs="Overview,Advice,Agreement,Adjudication,Guidelines,Models")
     assert problems(report) == []
+
+
+def test_a_small_screen_at_150_stacks_the_panes(small_display, demo, tmp_path):
+    """800×600 at 150 %: the charts and the guidelines go into tabs under the candidate
+    (not squeezed), the banner keeps to one line; nothing overlaps, text >= 9 pt, every
+    chart's text inside its figure and apart (the probe's report)."""
+    report = run_probe(small_display, demo, tmp_path, 1.5, tabs="none")   # the desk only
+    assert problems(report) == []
+    desk = report["desk"]
+    assert desk["compact"] == {"tabs": ["Gain", "Spend", "Yield", "Guidelines"],
+                               "banner_lines": 1}
+
+
+def test_desk_charts_at_the_default_split_are_readable(display, demo, tmp_path):
+    """Finding 10: at the default split (100 %, fresh settings) no chart text is clipped
+    or over other text, and the spend-per-annotator axis has ticks."""
+    report = run_probe(display, demo, tmp_path, 1.0, tabs="Overview")
+    assert report["desk"]["charts"] == [] and report["desk"]["compact"] is None
+    assert report["desk"]["ticks"]["Spend"] >= 2
 
 
 def test_problems_reads_a_report():

@@ -83,6 +83,8 @@ def chart_text_problems(figure, name: str) -> list[str]:
     """Text under 9 pt on screen, off the figure, or over other text; axes without ticks.
 
     Uses the extents of the last draw (matplotlib's renderer), in figure pixels."""
+    from matplotlib.ticker import FixedLocator
+
     renderer = figure.canvas.get_renderer()
     box = figure.bbox
     found = []
@@ -108,6 +110,8 @@ def chart_text_problems(figure, name: str) -> list[str]:
             spine = axes.spines.get(side)
             if not (axis.get_visible() and spine is not None and spine.get_visible()):
                 continue
+            if isinstance(axis.get_major_locator(), FixedLocator):
+                least = 1   # categories (one session, one annotator): one tick is right
             if len([t for t in _in_view(axis) if t.get_text().strip()]) < least:
                 title = axis.get_label_text() or axes.get_title(loc="left") or side
                 found.append(f"{name}: the axis {title!r} has fewer than {least} ticks")
