@@ -112,6 +112,8 @@ def shoot(out: Path, scale: str) -> list[Path]:
     window.focus_history()
     window.drawer.setCurrentWidget(window.drawer.guidelines)
     window.desk.setFocus()
+    _settle(app, 0.2)
+    window.compact.tabs.setCurrentIndex(0)   # stacked (150 %): the gain chart, not the notes
     _settle(app, 0.4)
     written = [_save(window.grab(), out / f"desk-{scale}.png")]
     window.show_lead_view()

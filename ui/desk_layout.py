@@ -69,6 +69,7 @@ class CompactLayout(QObject):
         self.tabs.setAccessibleName("Charts, guidelines and history")
         self.tabs.hide()
         self._moved: list[QWidget] = []
+        self._moving = False   # the drawer shown by a move, not by the user
         window.installEventFilter(self)
         panel_split.installEventFilter(self)
         drawer.installEventFilter(self)
@@ -79,7 +80,8 @@ class CompactLayout(QObject):
             QTimer.singleShot(0, self.update)
         elif watched is self.panel_split and kind == QEvent.Type.ChildAdded and self.compact:
             QTimer.singleShot(0, self._take_panels)   # panels created after the switch
-        elif watched is self.drawer and kind == QEvent.Type.ShowToParent and self.compact:
+        elif (watched is self.drawer and kind == QEvent.Type.ShowToParent and self.compact
+              and not self._moving):
             # "Show the history" (Ctrl+H) while stacked: bring its tab to the front.
             QTimer.singleShot(0, lambda: self.tabs.setCurrentWidget(self.drawer))
         return False
@@ -95,7 +97,15 @@ class CompactLayout(QObject):
         """Stack the panes into tabs (True) or put them back side by side (False)."""
         if compact == self.compact:
             return
-        self.compact = compact
+        self.compact, self._moving = compact, True
+        try:
+            self._move(compact)
+        finally:
+            self._moving = False
+        self.on_change(compact)
+        QTimer.singleShot(0, lambda: keep_on_screen(self.window))  # its minimum changed
+
+    def _move(self, compact: bool) -> None:
         narrow = compact and available_rect(self.window).width() < NARROW_SCREEN
         self.split.setOrientation(Qt.Orientation.Vertical if narrow
                                   else Qt.Orientation.Horizontal)
@@ -107,6 +117,7 @@ class CompactLayout(QObject):
                 self.tabs.addTab(self.drawer, "Guidelines")
                 self._moved.append(self.drawer)
                 self.drawer.show()
+            self.tabs.setCurrentIndex(0)
         else:
             for widget in self._moved:
                 self.tabs.removeTab(self.tabs.indexOf(widget))
@@ -119,8 +130,6 @@ class CompactLayout(QObject):
             self.split.replaceWidget(self.split.indexOf(self.tabs), self.panel_split)
             self.panel_split.show()
             self.tabs.hide()
-        self.on_change(compact)
-        QTimer.singleShot(0, lambda: keep_on_screen(self.window))  # its minimum changed
 
     def _take_panels(self) -> None:
         """Move the chart panels from their splitter into the tabs (before the drawer)."""

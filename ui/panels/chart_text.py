@@ -79,13 +79,13 @@ def readable(figure) -> None:
             text.set_fontsize(MIN_FIG_PT)
 
 
-def chart_text_problems(figure, name: str) -> list[str]:
+def chart_text_problems(figure, name: str, renderer=None) -> list[str]:
     """Text under 9 pt on screen, off the figure, or over other text; axes without ticks.
 
     Uses the extents of the last draw (matplotlib's renderer), in figure pixels."""
     from matplotlib.ticker import FixedLocator
 
-    renderer = figure.canvas.get_renderer()
+    renderer = renderer or figure.canvas.get_renderer()
     box = figure.bbox
     found = []
     placed = []

@@ -63,6 +63,9 @@ class GainPanel(ChartPanel):
         lower right (where the curves are flattest)."""
         entries = len([h for h in ax.get_legend_handles_labels()[1]])
         height_pt = ax.get_window_extent().height * 72 / self.figure.dpi
+        if not self.large and entries > 2:   # the desk: short names, side by side
+            self._short_legend(ax, entries, height_pt)
+            return
         if not self.large and entries * (self.fs + 2) > 0.35 * height_pt:
             return  # too short to hold a legend without hiding the curves (the lead view has it)
         if self.large:
@@ -72,8 +75,11 @@ class GainPanel(ChartPanel):
             width_pt = self.figure.get_figwidth() * 72 - 40
             size = max(MIN_FIG_PT, self.fs - 1)
             handles, labels = ax.get_legend_handles_labels()
-            longest = max((len(t) for t in labels), default=0)
-            two = 2 * (longest * 0.6 * size + 30) < width_pt
+            # Two columns when all but the longest label fit across half the width (the
+            # longest, the estimate's sentence, wraps): half the rows, a taller plot.
+            lengths = sorted((len(t) for t in labels), reverse=True)
+            typical = lengths[1] if len(lengths) > 1 else (lengths[0] if lengths else 0)
+            two = len(labels) > 2 and 2 * (typical * 0.6 * size + 30) < width_pt
             labels = [wrap_to(t, width_pt / (2 if two else 1) - 30, size) for t in labels]
             self.figure.legend(handles, labels, loc="outside lower center",
                                ncols=2 if two else 1, fontsize=size, frameon=False,
@@ -82,6 +88,21 @@ class GainPanel(ChartPanel):
             ax.legend(loc="lower right", fontsize=self.fs - 1, frameon=True, framealpha=0.85,
                       edgecolor="#DDDDDD", handlelength=1.4, borderaxespad=0.3,
                       labelspacing=0.2)
+
+    def _short_legend(self, ax, entries: int, height_pt: float) -> None:
+        """The desk's legend with gold curves: one word per line (the lead window's chart
+        says the rest), in columns, so it stays low in the corner."""
+        handles, labels = ax.get_legend_handles_labels()
+        short = {id(self.live): "labels (live)", id(self.baseline): "random order",
+                 **{id(line): model for model, line in self.offline.items()}}
+        labels = [short.get(id(h), label) for h, label in zip(handles, labels)]
+        cols = 3 if entries > 4 else 2
+        rows = -(-entries // cols)
+        if rows * (self.fs + 2) > 0.35 * height_pt:
+            return   # too short even so: no legend rather than one over the curves
+        ax.legend(handles, labels, loc="lower right", fontsize=self.fs - 1, ncols=cols,
+                  frameon=True, framealpha=0.85, edgecolor="#DDDDDD", handlelength=1.2,
+                  borderaxespad=0.3, labelspacing=0.2, columnspacing=0.8)
 
     def _to_share(self, x):
         return x * 100.0 / self._pool
