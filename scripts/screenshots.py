@@ -91,6 +91,10 @@ def _flush(widget) -> None:
             flush()
 
 
+def _charts(widget) -> list:
+    return [c for c in widget.findChildren(object) if callable(getattr(c, "drawing", None))]
+
+
 def shoot(out: Path, scale: str) -> list[Path]:
     """Write desk-<scale>.png and lead-<tab>-<scale>.png; returns the files."""
     from PySide6.QtWidgets import QApplication
@@ -127,6 +131,9 @@ def shoot(out: Path, scale: str) -> list[Path]:
         _settle(app, 0.5)
         window.refresh_panels()
         _flush(lead)
+        _settle(app, 0.3)
+        _wait_for(app, lambda: not any(c.drawing() for c in _charts(lead)), 20.0)
+        _flush(lead)   # again: a chart the layout resized meanwhile shows a stretched image
         _settle(app, 0.3)
         name = lead.tabs.tabText(i).lower().replace(" ", "-")
         written.append(_save(lead.grab(), out / f"lead-{name}-{scale}.png"))

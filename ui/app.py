@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="make sure the first N queue candidates are labeled with their gold "
                         "labels (demo data; annotator 'demo') before the window opens")
     p.add_argument("--screenshot", type=Path, metavar="FILE.png",
-                   help="render the main window offscreen to FILE.png and exit")
+                   help="once the advice has arrived, save the main window to FILE.png and exit")
     p.add_argument("--size", type=_size, default=(1366, 768), metavar="WxH",
                    help="window size for --screenshot, in logical pixels (1366x768)")
     return p
