@@ -224,6 +224,10 @@ def probe(project: Path, maximize: bool, wanted: set[str] | None = None,
     if shots is not None:
         shots.mkdir(parents=True, exist_ok=True)
         window.grab().save(str(shots / "desk.png"))
+    if wanted == set():   # the desk only
+        window.close()
+        _settle(app, 0.2)
+        return {**report, "lead": {}}
     window.show_lead_view()
     lead = window.lead_view
     if maximize:
@@ -255,12 +259,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--maximize", action="store_true")
     parser.add_argument("--tabs", default="", help="lead tabs to measure, comma-separated "
-                        "(all when not given)")
+                        "(all when not given; 'none': the desk only)")
     parser.add_argument("--shots", type=Path, help="also save each window's picture here")
     args = parser.parse_args(argv)
     warnings.simplefilter("always")   # every layout warning, not only the first
     report = probe(args.project, args.maximize,
-                   {t for t in args.tabs.split(",") if t} or None, args.shots)
+                   (None if not args.tabs else {t for t in args.tabs.split(",") if t != "none"}),
+                   args.shots)
     args.out.write_text(json.dumps(report, indent=1))
     return 0
 

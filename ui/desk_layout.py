@@ -116,8 +116,7 @@ class CompactLayout(QObject):
             if not self.drawer.isHidden():   # not closed by the user (View menu)
                 self.tabs.addTab(self.drawer, "Guidelines")
                 self._moved.append(self.drawer)
-                self.drawer.show()
-            self.tabs.setCurrentIndex(0)
+            self.tabs.setCurrentIndex(0)   # the tab widget shows one page: the gain chart
         else:
             for widget in self._moved:
                 self.tabs.removeTab(self.tabs.indexOf(widget))
