@@ -108,17 +108,20 @@ def shoot(out: Path, scale: str) -> list[Path]:
     window.open_project(path, "demo")
     window.showMaximized()
     _settle(app, 0.8)
-    _wait_for(app, lambda: window.advice_feed.latest is not None and window.info is not None
-              and not window.live_pending())
-    window.refresh_panels()
-    for panel in window.panels:
-        panel.flush()
     window.focus_history()
     window.drawer.setCurrentWidget(window.drawer.guidelines)
     window.desk.setFocus()
     _settle(app, 0.2)
     window.compact.tabs.setCurrentIndex(0)   # stacked (150 %): the gain chart, not the notes
+    # The advice, the live state and the offline curves (the gold lines) all in.
+    _wait_for(app, lambda: window.advice_feed.latest is not None and window.info is not None
+              and not window.live_pending() and not window.live_panels.busy())
     _settle(app, 0.4)
+    window.refresh_panels()
+    _wait_for(app, lambda: not any(c.drawing() for c in _charts(window)), 20.0)
+    for panel in window.panels:
+        panel.flush()   # at the size each has now, so none shows a stretched image
+    _settle(app, 0.3)
     written = [_save(window.grab(), out / f"desk-{scale}.png")]
     window.show_lead_view()
     lead = window.lead_view

@@ -208,7 +208,8 @@ def _screenshot(app: QApplication, window, path: Path) -> int:
     # The picture shows the desk as a user sees it a few seconds in: with the stopping
     # advice (computed in the helper process) and the panels' data, not "NO ADVICE".
     if not wait_until(app, lambda: window.advice_feed.latest is not None
-                      and window.info is not None and not window.live_pending(),
+                      and window.info is not None and not window.live_pending()
+                      and not window.live_panels.busy(),
                       ADVICE_WAIT_S):
         print(f"triage: no advice after {ADVICE_WAIT_S:.0f} s; the picture shows none",
               file=sys.stderr)

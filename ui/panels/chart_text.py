@@ -28,32 +28,40 @@ def fitting(options: tuple[str, ...], length_pt: float, size: float) -> str:
 
 
 def _axes(figure) -> list:
-    """Every axes of the figure, secondary axes included."""
-    from matplotlib.axes import Axes
+    """Every visible axes of the figure, secondary axes included (no deep traversal: that
+    would make every axis compute its ticks)."""
+    found, todo = [], list(figure.axes)
+    while todo:
+        axes = todo.pop(0)
+        if axes.get_visible():
+            found.append(axes)
+            todo += list(getattr(axes, "child_axes", []))
+    return found
 
-    return [a for a in figure.findobj(Axes) if a.get_visible()]
 
-
-def _texts(figure) -> list:
-    """Every visible, non-empty text of the figure (titles, labels, legends, and the tick
-    labels of the ticks in view)."""
+def _texts(figure, with_ticks: bool = True) -> list:
+    """Every visible, non-empty text of the figure: titles, axis labels, texts, legends,
+    and (``with_ticks``) the tick labels of the ticks in view."""
     from matplotlib.text import Text
 
-    ticks: set[int] = set()
-    shown = []
+    candidates = list(figure.texts)
+    for legend in [*figure.legends, *(a.get_legend() for a in _axes(figure))]:
+        if legend is not None and legend.get_visible():
+            candidates += legend.get_texts()
     for axes in _axes(figure):
+        candidates += [c for c in axes.get_children() if isinstance(c, Text)]
         for axis in (axes.xaxis, axes.yaxis):
-            for tick in (*axis.majorTicks, *axis.minorTicks):
-                ticks.update((id(tick.label1), id(tick.label2)))
             if axis.get_visible() and axes.axison:
-                shown += _in_view(axis)
+                candidates += [axis.label, axis.get_offset_text()]
+                if with_ticks:
+                    candidates += _in_view(axis)
     seen: set[int] = set()
     found = []
-    for t in [*figure.findobj(Text), *shown]:
-        if id(t) in seen or (id(t) in ticks and not any(t is s for s in shown)):
+    for t in candidates:
+        if id(t) in seen:
             continue
         seen.add(id(t))
-        if t.get_visible() and t.get_text().strip() and (t.axes is None or t.axes.get_visible()):
+        if t.get_visible() and t.get_text().strip():
             found.append(t)
     return found
 
@@ -74,7 +82,7 @@ def readable(figure) -> None:
             for tick in axis.majorTicks[:1]:
                 if tick.label1.get_fontsize() < MIN_FIG_PT:
                     axis.set_tick_params(labelsize=MIN_FIG_PT)
-    for text in _texts(figure):
+    for text in _texts(figure, with_ticks=False):   # the tick labels: set_tick_params above
         if text.get_fontsize() < MIN_FIG_PT:
             text.set_fontsize(MIN_FIG_PT)
 
