@@ -160,6 +160,13 @@ def _chart_dpi() -> float:
 
 def window_report(window) -> dict:
     """Frame, available area, overlaps and small text of one top-level window."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+
+    # Layouts asked for but not run yet (a grid re-arranged on the last resize) first: on a
+    # loaded machine the settling pause can end between the request and the layout.
+    QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
+    QApplication.processEvents()
     screen = window.screen()
     return {"title": window.windowTitle(), "frame": _rect(window.frameGeometry()),
             "geometry": _rect(window.geometry()),
@@ -212,6 +219,12 @@ def probe(project: Path, maximize: bool, wanted: set[str] | None = None,
     window.showMaximized() if maximize else window.show()
     _wait_for(app, lambda: window.windowHandle() is not None and window.windowHandle().isExposed())
     _settle(app, 1.0)
+    from ui.desk_layout import is_compact
+
+    # The desk's layout (side by side or stacked) follows the window's size a turn later.
+    _wait_for(app, lambda: window.compact.compact == is_compact(window.split.width(),
+                                                                window.split.height()), 5.0)
+    _settle(app, 0.2)
     window.refresh_panels()
     for panel in window.panels:
         panel.flush()
