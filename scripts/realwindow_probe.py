@@ -14,15 +14,54 @@ warnings go to stderr, where the test reads them.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import shutil
+import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 MIN_POINTS = 9.0
+
+
+@contextlib.contextmanager
+def virtual_display(screen: str = "1366x768x24") -> Iterator[str]:
+    """A fresh Xvfb display (its number picked by Xvfb: -displayfd) with openbox on it;
+    yields its name (":5"). SystemExit with the apt line when Xvfb or openbox is missing."""
+    missing = [tool for tool in ("Xvfb", "openbox") if shutil.which(tool) is None]
+    if missing:
+        raise SystemExit(f"a real window needs {' and '.join(missing)} (apt-get install "
+                         "xvfb openbox libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1)")
+    read, write = os.pipe()
+    server = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", screen,
+                               "-nolisten", "tcp"], pass_fds=(write,),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        number = pipe.readline().strip()
+    processes = [server]
+    try:
+        if not number:
+            raise SystemExit("Xvfb did not start")
+        name = f":{number}"
+        processes.append(subprocess.Popen(["openbox"], env={**os.environ, "DISPLAY": name},
+                                          stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL))
+        time.sleep(0.5)   # let the window manager take the screen (it sets the work area)
+        yield name
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                process.kill()
 
 
 def _settle(app, seconds: float) -> None:
@@ -121,12 +160,42 @@ def _chart_dpi() -> float:
 
 def window_report(window) -> dict:
     """Frame, available area, overlaps and small text of one top-level window."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+
+    # Layouts asked for but not run yet (a grid re-arranged on the last resize) first: on a
+    # loaded machine the settling pause can end between the request and the layout.
+    QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
+    QApplication.processEvents()
     screen = window.screen()
     return {"title": window.windowTitle(), "frame": _rect(window.frameGeometry()),
             "geometry": _rect(window.geometry()),
             "available": _rect(screen.availableGeometry()),
             "screen": _rect(screen.geometry()), "scale": screen.devicePixelRatio(),
-            "overlaps": overlaps(window), "small_text": small_text(window)}
+            "overlaps": overlaps(window), "small_text": small_text(window),
+            "charts": chart_text(window)}
+
+
+def compact_state(window) -> dict | None:
+    """The stacked layout's tab names and the banner's lines (None: side by side)."""
+    if not window.compact.compact:
+        return None
+    tabs = window.compact.tabs
+    banner = window.advice_banner.text
+    lines = round(banner.height() / max(1, banner.fontMetrics().lineSpacing()))
+    return {"tabs": [tabs.tabText(i) for i in range(tabs.count())], "banner_lines": lines}
+
+
+def chart_text(window) -> list[str]:
+    """Every shown chart's text problems (small, off the figure, overlapping, no ticks)."""
+    from PySide6.QtWidgets import QWidget
+
+    found = []
+    for widget in window.findChildren(QWidget):
+        check = getattr(widget, "text_problems", None)
+        if callable(check) and widget.isVisible():
+            found += check()
+    return found
 
 
 def _flush(widget) -> None:
@@ -136,7 +205,8 @@ def _flush(widget) -> None:
             flush()
 
 
-def probe(project: Path, maximize: bool, wanted: set[str] | None = None) -> dict:  # long: one scripted session, step by step
+def probe(project: Path, maximize: bool, wanted: set[str] | None = None,
+          shots: Path | None = None) -> dict:  # long: one scripted session, step by step
     """Open both windows, let them draw, measure them, close them (saving the layout)."""
     from PySide6.QtWidgets import QApplication
 
@@ -149,11 +219,28 @@ def probe(project: Path, maximize: bool, wanted: set[str] | None = None) -> dict
     window.showMaximized() if maximize else window.show()
     _wait_for(app, lambda: window.windowHandle() is not None and window.windowHandle().isExposed())
     _settle(app, 1.0)
+    from ui.desk_layout import is_compact
+
+    # The desk's layout (side by side or stacked) follows the window's size a turn later.
+    _wait_for(app, lambda: window.compact.compact == is_compact(window.split.width(),
+                                                                window.split.height()), 5.0)
+    _settle(app, 0.2)
     window.refresh_panels()
     for panel in window.panels:
         panel.flush()
     _settle(app, 0.3)
     report = {"desk": window_report(window)}
+    report["desk"]["compact"] = compact_state(window)
+    report["desk"]["ticks"] = {p.title: len([t for t in p.people_ax.get_xticklabels()
+                                             if t.get_text()]) if hasattr(p, "people_ax")
+                               else None for p in window.panels}
+    if shots is not None:
+        shots.mkdir(parents=True, exist_ok=True)
+        window.grab().save(str(shots / "desk.png"))
+    if wanted == set():   # the desk only
+        window.close()
+        _settle(app, 0.2)
+        return {**report, "lead": {}}
     window.show_lead_view()
     lead = window.lead_view
     if maximize:
@@ -170,6 +257,8 @@ def probe(project: Path, maximize: bool, wanted: set[str] | None = None) -> dict
         _flush(lead)
         _settle(app, 0.2)
         tabs[lead.tabs.tabText(i)] = window_report(lead)
+        if shots is not None:
+            lead.grab().save(str(shots / f"lead-{lead.tabs.tabText(i).lower()}.png"))
     report["lead"] = tabs
     lead.close()
     window.close()
@@ -183,11 +272,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--maximize", action="store_true")
     parser.add_argument("--tabs", default="", help="lead tabs to measure, comma-separated "
-                        "(all when not given)")
+                        "(all when not given; 'none': the desk only)")
+    parser.add_argument("--shots", type=Path, help="also save each window's picture here")
     args = parser.parse_args(argv)
     warnings.simplefilter("always")   # every layout warning, not only the first
     report = probe(args.project, args.maximize,
-                   {t for t in args.tabs.split(",") if t} or None)
+                   (None if not args.tabs else {t for t in args.tabs.split(",") if t != "none"}),
+                   args.shots)
     args.out.write_text(json.dumps(report, indent=1))
     return 0
 

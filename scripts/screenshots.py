@@ -1,15 +1,18 @@
-"""Render the desk and every lead tab offscreen into docs/screenshots/ (``make screenshots``).
+"""Take the docs' pictures from a real window (``make screenshots``, ``make screenshot``).
 
-Run once per scale: ``QT_SCALE_FACTOR=1.5 python scripts/screenshots.py``. The screen is an
-offscreen 1366×768 one (``QT_QPA_PLATFORM=offscreen:configfile=...``, set up here when the
-variable is not given), the windows fill it, and ``QWidget.grab()`` takes the picture.
+``python scripts/screenshots.py`` writes the desk and every lead tab, maximized on a
+1366×768 screen at 100 % and 150 %, into docs/screenshots/; ``--readme docs/screenshot.png``
+writes the README's picture of the desk (``main.py --screenshot``, which waits for the
+advice). The windows are real X11 windows (Qt's xcb platform, the openbox window manager):
+on the display in ``DISPLAY``, else on an Xvfb display started here and stopped after, as
+the real-window tests do. Offscreen pictures hid what a real window shows (issue 25).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -27,14 +30,9 @@ Label **idiom** when the verb–noun combination means more than its words:
 """
 
 
-def _setup_screen(tmp: Path) -> None:
-    config = tmp / "screen.json"
-    config.write_text(json.dumps({"screens": [{"name": "laptop", "x": 0, "y": 0,
-                                               "width": SCREEN[0], "height": SCREEN[1],
-                                               "logicalDpi": 96, "dpr": 1}]}))
-    os.environ.setdefault("QT_QPA_PLATFORM", f"offscreen:configfile={config}")
-    os.environ["TRIAGE_DATA_DIR"] = str(tmp / "data")
-    os.environ["TRIAGE_CONFIG_DIR"] = str(tmp / "config")
+def _data_dirs(tmp: Path) -> dict[str, str]:
+    """Data and settings in a throw-away folder: nothing of the user's is read or changed."""
+    return {"TRIAGE_DATA_DIR": str(tmp / "data"), "TRIAGE_CONFIG_DIR": str(tmp / "config")}
 
 
 def _demo_project(tmp: Path) -> Path:
@@ -93,6 +91,10 @@ def _flush(widget) -> None:
             flush()
 
 
+def _charts(widget) -> list:
+    return [c for c in widget.findChildren(object) if callable(getattr(c, "drawing", None))]
+
+
 def shoot(out: Path, scale: str) -> list[Path]:
     """Write desk-<scale>.png and lead-<tab>-<scale>.png; returns the files."""
     from PySide6.QtWidgets import QApplication
@@ -104,21 +106,27 @@ def shoot(out: Path, scale: str) -> list[Path]:
     path = _demo_project(Path(os.environ["TRIAGE_DATA_DIR"]).parent)
     window = MainWindow(Prefs())
     window.open_project(path, "demo")
-    area = window.screen().availableGeometry()
-    window.setGeometry(area)
-    window.show()
+    window.showMaximized()
     _settle(app, 0.8)
-    window.refresh_panels()
-    for panel in window.panels:
-        panel.flush()
     window.focus_history()
     window.drawer.setCurrentWidget(window.drawer.guidelines)
     window.desk.setFocus()
+    _settle(app, 0.2)
+    window.compact.tabs.setCurrentIndex(0)   # stacked (150 %): the gain chart, not the notes
+    # The advice, the live state and the offline curves (the gold lines) all in.
+    _wait_for(app, lambda: window.advice_feed.latest is not None and window.info is not None
+              and not window.live_pending() and not window.live_panels.busy())
     _settle(app, 0.4)
+    window.refresh_panels()
+    _wait_for(app, lambda: not any(c.drawing() for c in _charts(window)), 20.0)
+    for panel in window.panels:
+        panel.flush()   # at the size each has now, so none shows a stretched image
+    _settle(app, 0.3)
     written = [_save(window.grab(), out / f"desk-{scale}.png")]
     window.show_lead_view()
     lead = window.lead_view
-    lead.setGeometry(area)
+    lead.showMaximized()
+    _settle(app, 0.5)
     lead.adjudication.curator.setText("lee")
     for i in range(lead.tabs.count()):
         lead.tabs.setCurrentIndex(i)
@@ -126,6 +134,9 @@ def shoot(out: Path, scale: str) -> list[Path]:
         _settle(app, 0.5)
         window.refresh_panels()
         _flush(lead)
+        _settle(app, 0.3)
+        _wait_for(app, lambda: not any(c.drawing() for c in _charts(lead)), 20.0)
+        _flush(lead)   # again: a chart the layout resized meanwhile shows a stretched image
         _settle(app, 0.3)
         name = lead.tabs.tabText(i).lower().replace(" ", "-")
         written.append(_save(lead.grab(), out / f"lead-{name}-{scale}.png"))
@@ -142,16 +153,46 @@ def _save(pixmap, path: Path) -> Path:
     return path
 
 
+def _run(args: list[str], env: dict[str, str]) -> None:
+    done = subprocess.run(args, env={**os.environ, **env}, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(args[1:3])} failed ({done.returncode})")
+
+
+def _take(args: argparse.Namespace, display: str) -> None:
+    """Each picture in its own process: one scale per process (QT_SCALE_FACTOR)."""
+    base = {"DISPLAY": display, "QT_QPA_PLATFORM": "xcb"}
+    with tempfile.TemporaryDirectory(prefix="triage-shots-") as tmp:
+        if args.readme is not None:
+            _run([sys.executable, str(ROOT / "main.py"), "--demo", "--simulate", "300",
+                  "--screenshot", str(args.readme.resolve())],
+                 {**base, **_data_dirs(Path(tmp) / "readme"), "QT_SCALE_FACTOR": "1.0"})
+            return
+        for scale in args.scales.split(","):
+            _run([sys.executable, __file__, "--one-scale", "--out", str(args.out.resolve())],
+                 {**base, **_data_dirs(Path(tmp) / scale), "QT_SCALE_FACTOR": scale})
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("--readme", type=Path, metavar="FILE.png",
+                        help="only the README's picture of the desk, into FILE.png")
+    parser.add_argument("--scales", default="1.0,1.5", help="comma-separated (1.0,1.5)")
+    parser.add_argument("--one-scale", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    scale = os.environ.get("QT_SCALE_FACTOR", "1.0")
-    scale = f"{float(scale):.1f}"
-    with tempfile.TemporaryDirectory(prefix="triage-shots-") as tmp:
-        _setup_screen(Path(tmp))
+    if args.one_scale:   # the child: on the display it was given, at QT_SCALE_FACTOR
         sys.path.insert(0, str(ROOT))
-        shoot(args.out, scale)
+        shoot(args.out, f"{float(os.environ.get('QT_SCALE_FACTOR', '1.0')):.1f}")
+        return 0
+    if os.environ.get("DISPLAY"):
+        _take(args, os.environ["DISPLAY"])
+        return 0
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from realwindow_probe import virtual_display
+
+    with virtual_display() as display:
+        _take(args, display)
     return 0
 
 

@@ -15,6 +15,8 @@ from PySide6.QtWidgets import QDialogButtonBox
 
 from triage.base.errors import TriageError
 from triage.project import open_project
+from triage.views.advice import DECISION_BADGE
+from ui.analysis._text import ROLE_COLOURS
 from ui.annotator_dialog import AnnotatorDialog
 from ui.app import build_parser, build_window, choose_project, open_early, simulate_labels
 from ui.prefs import Prefs, data_dir
@@ -99,6 +101,14 @@ def test_screenshot_command_renders_the_window(tmp_path):
     assert len(np.unique(pixels)) > 20  # text, charts, buttons: not a blank window
     with open_project(tmp_path / "data" / "demo.triage") as project:
         assert project.snapshot().events == 200
+    # Issue 25, finding 17: the picture waits for the advice instead of "NO ADVICE"...
+    shown = [line for line in done.stdout.splitlines() if line.startswith("advice shown:")]
+    assert len(shown) == 1 and "NO ADVICE" not in shown[0], done.stdout
+    assert any(badge in shown[0] for badge in DECISION_BADGE.values()), shown
+    # ...and the banner in the picture wears the decision's colour, not the grey of none.
+    top_left = image.copy(0, 0, 40, 120).convertToFormat(QImage.Format.Format_RGB32)
+    colours = {top_left.pixelColor(x, y).name() for x in range(40) for y in range(120)}
+    assert colours & {ROLE_COLOURS[r][1].lower() for r in ("go", "stop", "pause")}, colours
 
 
 def test_a_missing_project_argument_is_an_error(tmp_path, capsys):

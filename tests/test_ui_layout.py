@@ -84,6 +84,7 @@ def test_geometry_is_clamped_to_the_screen_on_restore(qtbot, project_path):
     # The advice arrives from the helper process after the window was placed (sooner or
     # later, with the machine's load): a long line must not widen the window's minimum,
     # and so the window, past the screen's edge.
+    qtbot.wait(100)   # a small window stacks its panes once shown (ui.desk_layout)
     minimum = again.minimumSizeHint().width()
     banner = again.advice_banner
     banner.text.setText("the estimate of positives still moves " * 8)

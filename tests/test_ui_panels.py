@@ -255,7 +255,8 @@ def test_gain_band_is_clipped_and_truth_and_estimate_are_named(qtbot, project):
     lower, upper = panel.band_extent()
     assert lower == 25.0 and upper <= data["ylim"] < 1094.0
     assert len(panel.band_line.get_xdata()) == 0     # no point estimate while too early
-    labels = [t.get_text() for t in panel.ax.get_legend().get_texts()]
+    legend = panel.figure.legends[0]   # large: below the whole chart (issue 25, finding 2)
+    labels = [t.get_text() for t in legend.get_texts()]
     assert any(t.startswith("estimate: between 25 and 1,094") for t in labels), labels
     assert any(t.startswith("truth: random order, gold has 10") for t in labels), labels
     assert any(t.startswith("truth: m1 order on gold labels") for t in labels), labels

@@ -35,13 +35,23 @@ LAYOUT_WARNING = "constrained_layout not applied"
 @pytest.fixture(scope="module")
 def display():
     """A fresh Xvfb display (picked by Xvfb itself: -displayfd) with openbox running on it."""
+    yield from _display(SCREEN)
+
+
+@pytest.fixture(scope="module")
+def small_display():
+    """An 800×600 screen: at 150 % a 533×400 logical desktop."""
+    yield from _display("800x600x24")
+
+
+def _display(screen: str):
     missing = [tool for tool in ("Xvfb", "openbox") if shutil.which(tool) is None]
     if missing:
         pytest.skip(f"real-window tests need {' and '.join(missing)} "
                     "(apt-get install xvfb openbox libxcb-cursor0 libxcb-icccm4 "
                     "libxcb-keysyms1)")
     read, write = os.pipe()
-    server = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", SCREEN,
+    server = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", screen,
                                "-nolisten", "tcp"], pass_fds=(write,),
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(write)
@@ -104,21 +114,31 @@ def problems(report: dict) -> list[str]:
             found.append(f"{where}: frame {window['frame']} outside {window['available']}")
         found += [f"{where}: {o}" for o in window["overlaps"]]
         found += [f"{where}: small text {s}" for s in window["small_text"]]
+        found += [f"{where}: chart {c}" for c in window.get("charts", [])]
     if LAYOUT_WARNING in report["output"]:
         found.append(f"matplotlib: {report['output'].count(LAYOUT_WARNING)} layout warnings")
     return found
 
 
 def _saved_then_restored(display, demo, config, first: float, second: float,
-                         maximize: bool = False) -> None:
+                         maximize: bool = False) -> list[dict]:
+    reports = []
     for scale in (first, second):
         report = run_probe(display, demo, config, scale, maximize)
         assert problems(report) == [], f"at scale {scale} (first {first}): {problems(report)}"
+        reports.append(report)
+    return reports
 
 
 def test_saved_at_100_restored_at_150(display, demo, tmp_path):
-    """The issue's finding 1: the layout remembered at 100 % must still fit at 150 %."""
-    _saved_then_restored(display, demo, tmp_path, 1.0, 1.5)
+    """The issue's finding 1: the layout remembered at 100 % must still fit at 150 %.
+
+    Finding 10 too: the first run is the default split (fresh settings) at 100 %, where the
+    desk charts were cramped; problems() includes every chart's text check (nothing under
+    9 pt, off its figure or over other text), and the spend-per-annotator axis has ticks."""
+    first, _second = _saved_then_restored(display, demo, tmp_path, 1.0, 1.5)
+    assert first["desk"]["compact"] is None   # 1366×768 at 100 %: side by side
+    assert first["desk"]["ticks"]["Spend"] >= 2
 
 
 @pytest.mark.slow
@@ -137,6 +157,17 @@ def test_every_lead_tab_at_150(display, demo, tmp_path):
     report = run_probe(display, demo, tmp_path, 1.5,
                        tabs="Overview,Advice,Agreement,Adjudication,Guidelines,Models,Gallery")
     assert problems(report) == []
+
+
+def test_a_small_screen_at_150_stacks_the_panes(small_display, demo, tmp_path):
+    """800×600 at 150 %: the charts and the guidelines go into tabs under the candidate
+    (not squeezed), the banner keeps to one line; nothing overlaps, text >= 9 pt, every
+    chart's text inside its figure and apart (the probe's report)."""
+    report = run_probe(small_display, demo, tmp_path, 1.5, tabs="none")   # the desk only
+    assert problems(report) == []
+    desk = report["desk"]
+    assert desk["compact"] == {"tabs": ["Gain", "Spend", "Yield", "Guidelines"],
+                               "banner_lines": 1}
 
 
 def test_problems_reads_a_report():

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # Qt is imported in run_gui, after the project has begun to o
     from ui.prefs import Prefs
 
 SETTLE_SECONDS = 0.8  # screenshot: time for the coalesced panel redraws to land
+ADVICE_WAIT_S = 60.0  # screenshot: the longest wait for the advice and the panels' data
 GIL_SWITCH_S = 0.0005  # see run_gui
 
 
@@ -49,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="make sure the first N queue candidates are labeled with their gold "
                         "labels (demo data; annotator 'demo') before the window opens")
     p.add_argument("--screenshot", type=Path, metavar="FILE.png",
-                   help="render the main window offscreen to FILE.png and exit")
+                   help="once the advice has arrived, save the main window to FILE.png and exit")
     p.add_argument("--size", type=_size, default=(1366, 768), metavar="WxH",
                    help="window size for --screenshot, in logical pixels (1366x768)")
     return p
@@ -203,12 +204,33 @@ def settle_garbage_collector() -> None:
     gc.enable()
 
 
+def wait_until(app: QApplication, done, timeout: float) -> bool:
+    """Run the event loop until ``done()`` (True) or ``timeout`` seconds (False)."""
+    end = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > end:
+            return False
+        app.processEvents()
+        time.sleep(0.02)
+    return True
+
+
 def _screenshot(app: QApplication, window, path: Path) -> int:
     settle(app)
+    # The picture shows the desk as a user sees it a few seconds in: with the stopping
+    # advice (computed in the helper process) and the panels' data, not "NO ADVICE".
+    if not wait_until(app, lambda: window.advice_feed.latest is not None
+                      and window.info is not None and not window.live_pending()
+                      and not window.live_panels.busy(),
+                      ADVICE_WAIT_S):
+        print(f"triage: no advice after {ADVICE_WAIT_S:.0f} s; the picture shows none",
+              file=sys.stderr)
     window.refresh_panels()
     for panel in window.panels:
         panel.flush()  # draw now rather than on the coalescing timer
     settle(app, 0.3)
+    banner = window.advice_banner
+    print(f"advice shown: {banner.badge.text()} {banner.text.text()}")
     path.parent.mkdir(parents=True, exist_ok=True)
     ok = window.grab().save(str(path))
     window.close()

@@ -18,8 +18,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
-    QSplitter,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -31,6 +29,7 @@ from ui.analysis.advice_banner import AdviceBanner
 from ui.annotator_dialog import ask_annotator
 from ui.desk import Desk
 from ui.desk_drawer import DeskDrawer
+from ui.desk_layout import CompactLayout, build_panes
 from ui.file_dialogs import open_file, start_folder
 from ui.main_menus import MainMenus, MenuSlots
 from ui.palette import FOCUS_STYLE, apply_app_palette
@@ -38,12 +37,7 @@ from ui.panel_control import PanelController
 from ui.prefs import Prefs
 from ui.reading_actions import ReadingController
 from ui.team_live import TeamLive, project_title, start_team_live, team_annotator
-from ui.window_state import (
-    FitScroll,
-    restore_geometry,
-    restore_splitter,
-    size_window,
-)
+from ui.window_state import restore_geometry, restore_splitter, size_window
 
 if TYPE_CHECKING:  # loaded with the panels, after the first candidate is on screen
     from triage.views.panels import PanelInfo
@@ -80,25 +74,11 @@ class MainWindow(QMainWindow):
         self._restore_layout()
 
     def _build_layout(self) -> None:
-        desk_top = QWidget()
-        desk_layout = QVBoxLayout(desk_top)
-        desk_layout.setContentsMargins(0, 0, 0, 0)
-        desk_layout.addWidget(self.advice_banner)
-        desk_layout.addWidget(self.desk, 1)
-        desk_side = self.desk_split = QSplitter(Qt.Orientation.Vertical)
-        # On a small screen the desk scrolls rather than lay its lines over each other.
-        desk_side.addWidget(FitScroll(desk_top))
-        desk_side.addWidget(self.drawer)
-        desk_side.setStretchFactor(0, 2)   # the history shows several rows by default
-        desk_side.setStretchFactor(1, 1)
-        self.panel_split = QSplitter(Qt.Orientation.Vertical)
-        self.panel_split.setMinimumWidth(420)
-        self.split = QSplitter(Qt.Orientation.Horizontal)
-        self.split.addWidget(desk_side)
-        self.split.addWidget(self.panel_split)
-        self.split.setStretchFactor(0, 3)
-        self.split.setStretchFactor(1, 2)
+        self.split, self.desk_split, self.panel_split = build_panes(
+            self.advice_banner, self.desk, self.drawer)
         self.setCentralWidget(self.split)
+        self.compact = CompactLayout(self, self.split, self.panel_split, self.desk_split,
+                                     self.drawer, on_change=self.advice_banner.set_compact)
         self.status_label = QLabel()
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
         self.statusBar().addWidget(self.status_label, 1)
@@ -382,9 +362,11 @@ class MainWindow(QMainWindow):
     def save_layout(self) -> None:
         self.prefs.set_layout("geometry", self.saveGeometry())
         self.prefs.set_layout("state", self.saveState())
+        self.prefs.set_drawer_hidden(not self.menus.drawer_action.isChecked())
+        if self.compact.compact:
+            return   # the splitters hold the stacked panes no more: keep their wide sizes
         self.prefs.set_layout("split", self.split.saveState())
         self.prefs.set_layout("desk_split", self.desk_split.saveState())
-        self.prefs.set_drawer_hidden(not self.menus.drawer_action.isChecked())
         if self.live_panels.panels:
             self.prefs.set_layout("panel_split", self.panel_split.saveState())
 

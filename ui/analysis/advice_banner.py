@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QWidget
 
 from triage.views.advice import DECISION_BADGE
@@ -44,7 +45,27 @@ class AdviceBanner(QFrame):
         layout.addWidget(self.text, 1)
         layout.addWidget(self.stamp)
         self.data: BannerData = banner_data(None)
+        self.compact = False
         self._apply()
+
+    def set_compact(self, compact: bool) -> None:
+        """One short line (a small window): the headline elided, no stamp; the reasons
+        stay in the tooltip and the lead window's Advice tab. False: the full headline."""
+        self.compact = compact
+        self.text.setWordWrap(not compact)
+        self.stamp.setVisible(not compact)
+        self._apply()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if self.compact:
+            self._fit_text()
+
+    def _fit_text(self) -> None:
+        """The headline cut to the width it has, with an ellipsis (compact only)."""
+        width = max(MIN_TEXT, self.text.width())
+        self.text.setText(self.text.fontMetrics().elidedText(
+            self.data.text, Qt.TextElideMode.ElideRight, width))
 
     def show_advice(self, advice: Any) -> None:
         """Show an AdviceState (or its JSON); ``None`` clears it."""
@@ -59,6 +80,8 @@ class AdviceBanner(QFrame):
         d = self.data
         self.badge.setText(d.badge)
         self.text.setText(d.text)
+        if self.compact:
+            self._fit_text()
         self.stamp.setText(d.stamp)
         bg, border, fg = ROLE_COLOURS.get(d.role, ROLE_COLOURS["none"])
         self.setStyleSheet(
@@ -68,6 +91,8 @@ class AdviceBanner(QFrame):
         # Tooltips are shown as rich text when they look like it: escape every line so
         # they always read literally.
         lines = [html.escape(line) for line in d.details] or ["No rules have been run."]
+        if self.compact:   # the whole headline and the stamp, cut from the line itself
+            lines = [html.escape(d.text), html.escape(d.stamp), "", *lines]
         tip = "<p style='white-space:pre'>" + "<br>".join(lines) + "</p>"
         self.setToolTip(tip)
         self.text.setToolTip(tip)

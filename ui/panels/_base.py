@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from triage.views.formatting import format_count
 from triage.views.panels import LiveSnapshot, PanelInfo
+from ui.panels.chart_text import DPI, MIN_FIG_PT, chart_text_problems, readable
 from ui.save_chart import save_chart_dialog
 
 # Okabe–Ito: distinguishable with the common colour-vision deficiencies.
@@ -33,7 +34,6 @@ BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW = (
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
 GREY, LIGHT, HIGHLIGHT = "#666666", "#E6E6E6", "#FFF6D5"
 REDRAW_MS = 50
-DPI = 100  # figure dots per logical inch; the device pixel ratio multiplies it
 
 _POOL: QThreadPool | None = None
 
@@ -167,6 +167,14 @@ class ChartPanel(QWidget):
         """Ask where to save the chart (PNG or SVG)."""
         save_chart_dialog(self, self.title, self.save_figure)
 
+    def text_problems(self) -> list[str]:
+        """What is wrong with the chart's text as last drawn: text under 9 pt on screen,
+        text running off the figure, two texts over each other, an axis with no ticks."""
+        with self._figure_lock:
+            if self.figure is None:
+                return []
+            return chart_text_problems(self.figure, self.title)
+
     def drawing(self) -> bool:
         """Is a draw of this panel under way on the chart thread?"""
         return self._job is not None
@@ -217,7 +225,9 @@ class ChartPanel(QWidget):
             new = state != self._drawn_state
             if new:
                 self._draw(data)
+                readable(figure)
             self._layout()
+            self._after_layout()
             figure.canvas.draw()
             self._drawn_state = state
             buffer = figure.canvas.buffer_rgba()
@@ -303,6 +313,9 @@ class ChartPanel(QWidget):
         if self._has_state():
             self._timer.start()
 
+    def _after_layout(self) -> None:
+        """Fit what depends on the laid-out size (a subclass's hook; every render)."""
+
     def _build(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -314,8 +327,9 @@ class ChartPanel(QWidget):
 
     def _style(self, ax) -> None:
         """Small, quiet axes: no top/right spines, light grid, panel-sized fonts."""
-        ax.tick_params(labelsize=self.fs - 0.5, length=2.5, pad=2)
+        ax.tick_params(labelsize=max(MIN_FIG_PT, self.fs - 0.5), length=2.5, pad=2)
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
         ax.grid(True, axis="y", color=LIGHT, linewidth=0.6)
         ax.set_axisbelow(True)
+

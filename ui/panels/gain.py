@@ -8,6 +8,7 @@ from triage.views.formatting import count_tick, format_count, gain_title
 from triage.views.palette import model_colour
 from triage.views.panels import GainData, RecallBand, gain_data, offline_label
 from ui.panels._base import BLUE, GREY, HIGHLIGHT, ChartPanel
+from ui.panels.chart_text import MIN_FIG_PT, fitting, wrap_to
 
 
 class GainPanel(ChartPanel):
@@ -50,7 +51,7 @@ class GainPanel(ChartPanel):
             ax.set_xlabel("candidates annotated (items)", fontsize=self.fs)
             top = ax.secondary_xaxis("top", functions=(self._to_share, self._from_share))
             top.set_xlabel("share of the pool (%)", fontsize=self.fs - 1)
-            top.tick_params(labelsize=self.fs - 1.5, length=2)
+            top.tick_params(labelsize=max(MIN_FIG_PT, self.fs - 1.5), length=2)
         else:  # one axis, two-line ticks: count above its share of the pool
             ax.xaxis.set_major_formatter(FuncFormatter(self._tick))
             ax.set_xlabel("candidates annotated (items / % of pool)", fontsize=self.fs - 0.5,
@@ -62,22 +63,46 @@ class GainPanel(ChartPanel):
         lower right (where the curves are flattest)."""
         entries = len([h for h in ax.get_legend_handles_labels()[1]])
         height_pt = ax.get_window_extent().height * 72 / self.figure.dpi
-        if not self.large and entries * (self.fs + 2) > 0.45 * height_pt:
+        if not self.large and entries > 2:   # the desk: short names, side by side
+            self._short_legend(ax, entries, height_pt)
+            return
+        if not self.large and entries * (self.fs + 2) > 0.35 * height_pt:
             return  # too short to hold a legend without hiding the curves (the lead view has it)
         if self.large:
-            width_pt = ax.get_window_extent().width * 72 / self.figure.dpi
             self._layout_key = None  # the layout makes room for the legend below the axes
-            # Two columns only when both fit across: a legend wider than the figure makes
-            # the constrained layout squeeze the axes to nothing (a 35-pixel sliver).
-            longest = max((len(t) for t in ax.get_legend_handles_labels()[1]), default=0)
-            two = width_pt > 360 and 2 * (longest * 0.55 + 4) * (self.fs - 1) < width_pt
-            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=2 if two else 1,
-                      fontsize=self.fs - 1, frameon=False, handlelength=1.6,
-                      columnspacing=1.2, labelspacing=0.25)
+            # Below the whole chart, each label wrapped to the figure's width: a legend
+            # wider than the figure ran off both sides (or squeezed the axes to a sliver).
+            width_pt = self.figure.get_figwidth() * 72 - 40
+            size = max(MIN_FIG_PT, self.fs - 1)
+            handles, labels = ax.get_legend_handles_labels()
+            # Two columns when all but the longest label fit across half the width (the
+            # longest, the estimate's sentence, wraps): half the rows, a taller plot.
+            lengths = sorted((len(t) for t in labels), reverse=True)
+            typical = lengths[1] if len(lengths) > 1 else (lengths[0] if lengths else 0)
+            two = len(labels) > 2 and 2 * (typical * 0.6 * size + 30) < width_pt
+            labels = [wrap_to(t, width_pt / (2 if two else 1) - 30, size) for t in labels]
+            self.figure.legend(handles, labels, loc="outside lower center",
+                               ncols=2 if two else 1, fontsize=size, frameon=False,
+                               handlelength=1.6, columnspacing=1.2, labelspacing=0.25)
         else:
             ax.legend(loc="lower right", fontsize=self.fs - 1, frameon=True, framealpha=0.85,
                       edgecolor="#DDDDDD", handlelength=1.4, borderaxespad=0.3,
                       labelspacing=0.2)
+
+    def _short_legend(self, ax, entries: int, height_pt: float) -> None:
+        """The desk's legend with gold curves: one word per line (the lead window's chart
+        says the rest), in columns, so it stays low in the corner."""
+        handles, labels = ax.get_legend_handles_labels()
+        short = {id(self.live): "labels (live)", id(self.baseline): "random order",
+                 **{id(line): model for model, line in self.offline.items()}}
+        labels = [short.get(id(h), label) for h, label in zip(handles, labels)]
+        cols = 3 if entries > 4 else 2
+        rows = -(-entries // cols)
+        if rows * (self.fs + 2) > 0.35 * height_pt:
+            return   # too short even so: no legend rather than one over the curves
+        ax.legend(handles, labels, loc="lower right", fontsize=self.fs - 1, ncols=cols,
+                  frameon=True, framealpha=0.85, edgecolor="#DDDDDD", handlelength=1.2,
+                  borderaxespad=0.3, labelspacing=0.2, columnspacing=0.8)
 
     def _to_share(self, x):
         return x * 100.0 / self._pool
@@ -151,10 +176,18 @@ class GainPanel(ChartPanel):
         self.empty_text.set_text(
             "Nothing annotated yet.\nThe curve grows with every label." if data.empty else "")
         title = self.title if data.empty else f"{self.title}: {data.summary}"
-        self.title_text.set_text(title if self.large else self.title)
+        width_pt = self.figure.get_figwidth() * 72 - 20
+        self.title_text.set_text(wrap_to(title, width_pt, self.fs + 1) if self.large
+                                 else self.title)
+        if not self.large:   # the axis title never longer than the axes are high
+            height_pt = ax.get_position().height * self.figure.get_figheight() * 72
+            ax.set_ylabel(fitting(("positives found (items)", "positives found",
+                                   "positives"), height_pt, self.fs), fontsize=self.fs)
         legend = ax.get_legend()
         if legend is not None:
             legend.remove()
+        for old in list(self.figure.legends):
+            old.remove()
         if not data.empty or data.offline:
             self._legend(ax)
         if not self.large and not data.empty:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from triage.views.panels import SpendData, format_money, spend_data
 from ui.panels._base import BLUE, GREY, LIGHT, SKY, VERMILLION, ChartPanel
+from ui.panels.chart_text import MIN_FIG_PT
 
 LINES = 6  # caption/figure rows kept as artists
 
@@ -72,16 +73,27 @@ class SpendPanel(ChartPanel):
     def _prepare(self, snapshot, info) -> SpendData:
         return spend_data(snapshot, info)
 
-    def _fit_text(self) -> None:
-        """Shrink the figures' font when the panel is short (a scaled-up screen), so the
-        lines never run into each other."""
+    def _fit_text(self) -> int:
+        """How many figure lines fit the panel's height at a readable size (a short panel
+        on a scaled-up screen shows the first ones, never smaller or overlapping text);
+        places them evenly."""
         height_pt = self.text_ax.get_window_extent().height * 72 / self.figure.dpi
-        size = max(5.0, min(self.fs, 0.62 * height_pt / (LINES + 0.6)))
-        for label in (*self.captions, *self.figures):
-            label.set_fontsize(size)
+        size = max(self.fs, MIN_FIG_PT)
+        # Each line needs 1.25 × its size; the lines are spaced over (shown + 0.6) steps.
+        shown = max(1, min(LINES, int(height_pt / (size * 1.25) - 0.6)
+                           - bool(self.warning.get_text())))
+        step = 1.0 / (shown + 0.6)
+        for i, (caption, figure) in enumerate(zip(self.captions, self.figures)):
+            for label in (caption, figure):
+                label.set_fontsize(size)
+                label.set_y(1 - (i + 0.8) * step)
+                label.set_visible(i < shown)
+        return shown
+
+    def _after_layout(self) -> None:
+        self._fit_text()
 
     def _draw(self, data: SpendData) -> None:
-        self._fit_text()
         self._currency = data.currency
         self.bar_axis_title.set_text(f"spent, projected and budget ({data.currency})")
         projected = data.projected or 0.0

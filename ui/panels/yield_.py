@@ -44,9 +44,11 @@ class YieldPanel(ChartPanel):
         ax.set_xlabel("score decile (1 = top of the ranking)", fontsize=self.fs, labelpad=1)
         ax.set_ylabel("% of the decile", fontsize=self.fs - (0 if self.large else 0.5))
         ax.set_title(self.title, fontsize=self.fs + 1, loc="left", pad=3)
-        ax.legend(handles=[Patch(color=BLUE, label="yield (positives / annotated)"),
-                           Patch(color=ORANGE, alpha=0.55, label="annotated share"),
-                           Patch(color=HIGHLIGHT, label="current decile")],
+        names = (("yield (positives / annotated)", "annotated share", "current decile")
+                 if self.large else ("yield", "annotated", "current"))
+        ax.legend(handles=[Patch(color=BLUE, label=names[0]),
+                           Patch(color=ORANGE, alpha=0.55, label=names[1]),
+                           Patch(color=HIGHLIGHT, label=names[2])],
                   loc="upper right", fontsize=self.fs - 1.5, frameon=False, ncols=3,
                   handlelength=1.0, columnspacing=0.8, borderaxespad=0.1)
 
@@ -62,7 +64,12 @@ class YieldPanel(ChartPanel):
             # Money fits across a large bar; anything longer stands up so neighbours never clash.
             text.set_rotation(0 if self.large and label.startswith("$") and len(label) <= 6
                               else 90)
-            text.set_y((y or 0.0) + 0.02)
+            # Standing text on a tall bar goes inside it (white), so it never reaches the
+            # legend above the bars or the title.
+            inside = label and text.get_rotation() == 90 and (y or 0.0) > 0.5
+            text.set_y((y or 0.0) - 0.02 if inside else (y or 0.0) + 0.02)
+            text.set_va("top" if inside else "bottom")
+            text.set_color("white" if inside else "#222222")
         labels = [str(d) if n else "–" for d, n in zip(data.deciles, data.items)]
         self.ax.set_xticks(data.deciles, labels)
         for tick, d in zip(self.ax.get_xticklabels(), data.deciles):
