@@ -15,7 +15,9 @@ opened in a child process (offscreen) by the real main window. The child reports
 - ``first_s``: process start → the first candidate *painted* (the picture, not the
   "Loading" placeholder; for text, the text);
 - ``press_ms``: label key press → the next candidate painted (the end of the paint that
-  first shows it), p50/p99/max, keys sent every ``1/--rate`` s after a 3 s warm-up;
+  first shows it), p50/p99/max, keys sent every ``1/--rate`` s after a 3 s warm-up; and
+  ``in_key_handler_ms``, the part spent in the key's handler (the label's commit with its
+  fsync, the next candidate looked up and set);
 - ``stall_ms``: the longest gap of a 5 ms watchdog timer while the keys arrive (the GUI
   thread was busy), and ``stall_start_ms`` over the first 3 s;
 - ``rss_mb`` at the end and ``peak_rss_mb`` (VmHWM).
@@ -113,7 +115,30 @@ def pct(values: list[float], q: float) -> float | None:
                                                      - 1))], 1)
 
 
-def child(project: Path, kind: str, keys: int, rate: float) -> None:  # long: the probe's phases
+def trace_stalls(ticks: list[float], limit_ms: float) -> None:
+    """A thread that prints the GUI thread's stack when the loop has not ticked for a while."""
+    import threading
+    import traceback
+
+    main_id = threading.get_ident()
+    reported: set[float] = set()
+
+    def watch() -> None:
+        while True:
+            time.sleep(limit_ms / 4000)
+            if ticks and (time.perf_counter() - ticks[-1]) * 1000 > limit_ms \
+                    and ticks[-1] not in reported:
+                reported.add(ticks[-1])
+                frame = sys._current_frames().get(main_id)
+                stack = "".join(traceback.format_stack(frame, limit=14)) if frame else "?"
+                print(f"STALL at {ticks[-1] - ticks[0]:.2f} s:\n{stack}", file=sys.stderr,
+                      flush=True)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def child(project: Path, kind: str, keys: int, rate: float,  # long: the probe's phases
+          trace_ms: float = 0.0) -> None:
     """Open the desk on ``project``, press ``keys`` label keys; print one PROBE line."""
     started = process_start()
     sys.path.insert(0, str(ROOT))
@@ -128,7 +153,8 @@ def child(project: Path, kind: str, keys: int, rate: float) -> None:  # long: th
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     ticks: list[float] = []
-    state: dict = {"first": None, "pending": None, "waits": [], "missed": 0, "sent": 0}
+    state: dict = {"first": None, "pending": None, "waits": [], "missed": 0, "sent": 0,
+                   "sync": []}
 
     def painted(widget) -> None:
         desk = state.get("desk")
@@ -163,6 +189,8 @@ def child(project: Path, kind: str, keys: int, rate: float) -> None:  # long: th
     watchdog.setTimerType(Qt.TimerType.PreciseTimer)
     watchdog.timeout.connect(tick)
     watchdog.start(5)
+    if trace_ms:
+        trace_stalls(ticks, trace_ms)
     sender = QTimer()
     sender.setTimerType(Qt.TimerType.PreciseTimer)
 
@@ -177,8 +205,10 @@ def child(project: Path, kind: str, keys: int, rate: float) -> None:  # long: th
             finish()
             return
         state["sent"] += 1
-        state["pending"] = (time.perf_counter(), desk.current.candidate_id)
+        t0 = time.perf_counter()
+        state["pending"] = (t0, desk.current.candidate_id)
         QTest.keyClick(desk, "d" if state["sent"] % 3 else "f")
+        state["sync"].append((time.perf_counter() - t0) * 1000)  # commit + next, in the key
 
     def start_keys() -> None:
         state["keys_from"] = time.perf_counter()
@@ -198,6 +228,8 @@ def child(project: Path, kind: str, keys: int, rate: float) -> None:  # long: th
                   "presses": len(waits), "missed": state["missed"],
                   "press_ms": {"p50": pct(waits, 50), "p99": pct(waits, 99),
                                "max": round(max(waits), 1) if waits else None},
+                  "in_key_handler_ms": {"p50": pct(state["sync"], 50),
+                                        "p99": pct(state["sync"], 99)},
                   "stall_ms": round(max(gaps, default=0.0), 1),
                   "stall_start_ms": round(max(start_gaps, default=0.0), 1),
                   "rss_mb": round(psutil.Process().memory_info().rss / 2**20),
@@ -214,19 +246,22 @@ def child(project: Path, kind: str, keys: int, rate: float) -> None:  # long: th
     app.exec()
 
 
-def run(project: Path, kind: str, keys: int, rate: float) -> dict:
+def run(project: Path, kind: str, keys: int, rate: float, trace_ms: float = 0.0) -> dict:
     """One child process on a fresh copy of ``project``."""
     copy = project.with_name(f"run-{project.name}")
     for leftover in project.parent.glob(f"run-{project.name}*"):
         leftover.unlink()
     shutil.copyfile(project, copy)
     out = subprocess.run([sys.executable, __file__, "--child", str(copy), "--kind", kind,
-                          "--keys", str(keys), "--rate", str(rate)], capture_output=True,
+                          "--keys", str(keys), "--rate", str(rate),
+                          "--trace-stalls", str(trace_ms)], capture_output=True,
                          text=True, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
                          check=False)
     lines = [line for line in out.stdout.splitlines() if line.startswith("PROBE ")]
+    if not lines or trace_ms:
+        print(out.stderr[-20000:], file=sys.stderr)
     if not lines:
-        raise SystemExit(f"the probe failed:\n{out.stderr[-3000:]}")
+        raise SystemExit("the probe failed")
     return json.loads(lines[-1][6:])
 
 
@@ -242,20 +277,23 @@ def main() -> None:
     p.add_argument("--child", type=Path)
     p.add_argument("--kind", default="pictures")
     p.add_argument("--keys", type=int, default=0)
+    p.add_argument("--trace-stalls", type=float, default=0.0, metavar="MS",
+                   help="print where the GUI thread was when it stalled longer than MS")
     args = p.parse_args()
     if args.child:
-        child(args.child, args.kind, args.keys, args.rate)
+        child(args.child, args.kind, args.keys, args.rate, args.trace_stalls)
         return
     make_files(args.folder, args.files)
     pools = make_pools(args.folder, args.rows, args.files)
-    keys = max(1, args.files - 20)
+    keys = args.keys or max(1, args.files - 20)
     for kind in ("pictures", "text"):
         if args.only and kind != args.only:
             continue
         project = args.folder / f"{kind}-{args.rows}-{args.files}.triage"
         build(pools[kind], project, kind)
         for _ in range(args.repeat):
-            print(json.dumps(run(project, kind, keys, args.rate)), flush=True)
+            print(json.dumps(run(project, kind, keys, args.rate, args.trace_stalls)),
+                  flush=True)
 
 
 if __name__ == "__main__":

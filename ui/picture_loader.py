@@ -1,8 +1,10 @@
 """Decoding pictures off the GUI thread, ahead of the desk, into a cache bounded in bytes.
 
-A :class:`PictureLoader` decodes each picture once on a ``QThreadPool`` worker (``QImage``
+A :class:`PictureLoader` decodes each picture once on one of two worker threads (``QImage``
 is safe to make off the GUI thread; ``QPixmap`` is not) and hands the image, or the reason
-it cannot be shown, back by a queued signal. The desk asks for the current picture and
+it cannot be shown, back by a queued signal. Jobs go to the workers through a Python
+queue: handing one over costs the GUI thread microseconds (a ``QThreadPool`` hand-over
+could wait on the pool's lock while a worker finished a Python job: 60-400 ms stalls). The desk asks for the current picture and
 the next few, so the label key → next picture costs no decoding.
 
 Given a target (:meth:`PictureLoader.set_target`: the pane's size in *device* pixels), a
@@ -24,13 +26,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import queue
 import threading
 import urllib.request
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QSize, Qt, QThreadPool, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QImage, QImageIOHandler, QImageReader
 
 from triage.base.pictures import MAX_BYTES, PictureRef, check_file, sniff
@@ -152,15 +155,15 @@ def _lower_priority() -> None:
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
 
 
-class _Decode(QRunnable):
+class _Decode:
+    """One job: fetch (a URL) and decode a picture, then say so by ``signals``."""
+
     def __init__(self, ref: PictureRef, cache_dir: Path, signals: _Signals, key: str,
                  fit: QSize | None, dpr: float = 1.0) -> None:
-        super().__init__()
         self.ref, self.cache_dir, self.signals = ref, cache_dir, signals
         self.key, self.fit, self.dpr = key, fit, dpr
 
     def run(self) -> None:  # a worker thread: never touch widgets here
-        _lower_priority()
         try:
             path = self.ref.path
             if self.ref.url is not None:
@@ -176,6 +179,47 @@ class _Decode(QRunnable):
             result = f"the picture could not be read ({type(error).__name__})"
         with contextlib.suppress(RuntimeError):  # the loader went away meanwhile
             self.signals.done.emit(self.key, result, self.fit)
+
+
+class _Workers:
+    """Threads that run :class:`_Decode` jobs from a queue, at a lower priority."""
+
+    def __init__(self, count: int) -> None:
+        self.jobs: queue.SimpleQueue[_Decode | None] = queue.SimpleQueue()
+        self.idle = threading.Condition()
+        self.running = 0
+        self.threads = [threading.Thread(target=self._work, daemon=True,
+                                         name="picture-decoder") for _ in range(count)]
+        for thread in self.threads:
+            thread.start()
+
+    def start(self, job: _Decode) -> None:
+        with self.idle:
+            self.running += 1
+        self.jobs.put(job)
+
+    def _work(self) -> None:
+        _lower_priority()
+        while (job := self.jobs.get()) is not None:
+            try:
+                job.run()
+            finally:
+                with self.idle:
+                    self.running -= 1
+                    self.idle.notify_all()
+
+    def wait(self, msecs: int) -> bool:
+        """Until every job handed over is done (or ``msecs`` passed); True if done."""
+        with self.idle:
+            return self.idle.wait_for(lambda: self.running == 0, msecs / 1000)
+
+    def stop(self, join: bool = False) -> None:
+        """End the threads once the jobs handed over are done; ``join``: wait for that
+        (a second at most each: the application quits)."""
+        for _thread in self.threads:
+            self.jobs.put(None)
+        for thread in self.threads if join else ():
+            thread.join(1.0)
 
 
 class PictureLoader(QObject):
@@ -196,8 +240,11 @@ class PictureLoader(QObject):
         self.fitted = fitted
         self.target: QSize | None = None       # device pixels to fit; None: whole pictures
         self.dpr = 1.0                         # the pane's device pixels per logical one
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(2)
+        self._workers = workers = _Workers(2)
+        app = QCoreApplication.instance()
+        if app is not None:  # no decoder may be left running while Qt goes away
+            app.aboutToQuit.connect(lambda: workers.stop(join=True))
+        self.destroyed.connect(lambda: workers.stop())
         self._signals = _Signals(self)
         self._signals.done.connect(self._done)
         self._cache: OrderedDict[str, QImage | str] = OrderedDict()
@@ -236,7 +283,7 @@ class PictureLoader(QObject):
         if found is not None and (not isinstance(found, QImage) or self._made_for.get(key) == fit):
             return
         self._pending.add(key)
-        self.pool.start(_Decode(ref, self.cache_dir, self._signals, key, fit, self.dpr))
+        self._workers.start(_Decode(ref, self.cache_dir, self._signals, key, fit, self.dpr))
 
     def set_target(self, size: QSize, dpr: float = 1.0) -> bool:
         """Fit pictures into ``size`` device pixels (``dpr`` per logical pixel) from now;
@@ -283,7 +330,7 @@ class PictureLoader(QObject):
 
     def wait(self, msecs: int = 5000) -> None:
         """Let running decodes finish (closing the desk, tests)."""
-        self.pool.waitForDone(msecs)
+        self._workers.wait(msecs)
 
 
 def _size(item: QImage | str) -> int:

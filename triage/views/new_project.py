@@ -36,7 +36,7 @@ _GOLD_VALUES = 20  # a gold column has at most this many distinct values
 _IMAGE_WORDS = {"image", "images", "img", "picture", "photo", "pic", "thumbnail"}
 _PATH_WORDS = {"path", "file", "filename", "url", "uri", "src"}
 _PICTURES = 0.5  # an image column: at least half its values name a picture file
-_TEXT_NAMES = ("text", "tweet", "sentence", "phrase", "candidate", "content", "body",
+_TEXT_NAMES = ("text", "caption", "tweet", "sentence", "phrase", "candidate", "content", "body",
                "review", "abstract", "title", "comment", "message")
 
 
