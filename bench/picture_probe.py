@@ -286,13 +286,13 @@ def main() -> None:
     make_files(args.folder, args.files)
     pools = make_pools(args.folder, args.rows, args.files)
     keys = args.keys or max(1, args.files - 20)
-    for kind in ("pictures", "text"):
-        if args.only and kind != args.only:
-            continue
-        project = args.folder / f"{kind}-{args.rows}-{args.files}.triage"
-        build(pools[kind], project, kind)
-        for _ in range(args.repeat):
-            print(json.dumps(run(project, kind, keys, args.rate, args.trace_stalls)),
+    kinds = [k for k in ("pictures", "text") if not args.only or k == args.only]
+    projects = {k: args.folder / f"{k}-{args.rows}-{args.files}.triage" for k in kinds}
+    for kind in kinds:
+        build(pools[kind], projects[kind], kind)
+    for _ in range(args.repeat):  # the kinds in turn, so both see the same load
+        for kind in kinds:
+            print(json.dumps(run(projects[kind], kind, keys, args.rate, args.trace_stalls)),
                   flush=True)
 
 
