@@ -17,7 +17,9 @@ opened in a child process (offscreen) by the real main window. The child reports
 - ``press_ms``: label key press → the next candidate painted (the end of the paint that
   first shows it), p50/p99/max, keys sent every ``1/--rate`` s after a 3 s warm-up; and
   ``in_key_handler_ms``, the part spent in the key's handler (the label's commit with its
-  fsync, the next candidate looked up and set);
+  fsync, the next candidate looked up and set); ``gui_cpu_ms``, the GUI thread's own CPU
+  time from the press to the paint (what the desk costs, whatever else runs on the
+  machine: the rest of ``press_ms`` is waiting, for the disk or for a core);
 - ``stall_ms``: the longest gap of a 5 ms watchdog timer while the keys arrive (the GUI
   thread was busy), and ``stall_start_ms`` over the first 3 s;
 - ``rss_mb`` at the end and ``peak_rss_mb`` (VmHWM).
@@ -152,9 +154,14 @@ def child(project: Path, kind: str, keys: int, rate: float,  # long: the probe's
     from ui.prefs import Prefs
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    profiler = None
+    if os.environ.get("PROBE_PROFILE"):  # where the key handler's time goes (cProfile)
+        import cProfile
+
+        profiler = cProfile.Profile()
     ticks: list[float] = []
     state: dict = {"first": None, "pending": None, "waits": [], "missed": 0, "sent": 0,
-                   "sync": []}
+                   "sync": [], "cpu": []}
 
     def painted(widget) -> None:
         desk = state.get("desk")
@@ -170,6 +177,7 @@ def child(project: Path, kind: str, keys: int, rate: float,  # long: the probe's
         pending = state["pending"]
         if pending is not None and desk.current.candidate_id != pending[1]:
             state["waits"].append((now - pending[0]) * 1000)
+            state["cpu"].append((time.thread_time() - pending[2]) * 1000)
             state["pending"] = None
 
     def wrap(cls) -> None:
@@ -206,8 +214,12 @@ def child(project: Path, kind: str, keys: int, rate: float,  # long: the probe's
             return
         state["sent"] += 1
         t0 = time.perf_counter()
-        state["pending"] = (t0, desk.current.candidate_id)
+        state["pending"] = (t0, desk.current.candidate_id, time.thread_time())
+        if profiler is not None:
+            profiler.enable()
         QTest.keyClick(desk, "d" if state["sent"] % 3 else "f")
+        if profiler is not None:
+            profiler.disable()
         state["sync"].append((time.perf_counter() - t0) * 1000)  # commit + next, in the key
 
     def start_keys() -> None:
@@ -230,11 +242,14 @@ def child(project: Path, kind: str, keys: int, rate: float,  # long: the probe's
                                "max": round(max(waits), 1) if waits else None},
                   "in_key_handler_ms": {"p50": pct(state["sync"], 50),
                                         "p99": pct(state["sync"], 99)},
+                  "gui_cpu_ms": {"p50": pct(state["cpu"], 50), "p99": pct(state["cpu"], 99)},
                   "stall_ms": round(max(gaps, default=0.0), 1),
                   "stall_start_ms": round(max(start_gaps, default=0.0), 1),
                   "rss_mb": round(psutil.Process().memory_info().rss / 2**20),
                   "peak_rss_mb": round(int(hwm[0]) / 1024)}
         print("PROBE " + json.dumps(result), flush=True)
+        if profiler is not None:
+            profiler.dump_stats(os.environ["PROBE_PROFILE"])
         os._exit(0)  # the window's close-time work is not what is measured
 
     window = MainWindow(Prefs())

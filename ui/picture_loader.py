@@ -2,17 +2,17 @@
 
 A :class:`PictureLoader` decodes each picture once on one of two worker threads (``QImage``
 is safe to make off the GUI thread; ``QPixmap`` is not) and hands the image, or the reason
-it cannot be shown, back by a queued signal. Jobs go to the workers through a Python
-queue: handing one over costs the GUI thread microseconds (a ``QThreadPool`` hand-over
-could wait on the pool's lock while a worker finished a Python job: 60-400 ms stalls). The desk asks for the current picture and
-the next few, so the label key → next picture costs no decoding.
+it cannot be shown, back by a queued signal. Jobs reach the workers through a Python
+queue, which costs the GUI thread microseconds (the probe caught it waiting inside
+``QThreadPool.start`` for over 60 ms under load). The desk asks for the current picture
+and the next few, so the label key → next picture costs no decoding.
 
 Given a target (:meth:`PictureLoader.set_target`: the pane's size in *device* pixels), a
-picture is decoded straight to the size that fits it (``QImageReader.setScaledSize``: a
-JPEG decoder then skips most of the work, a 4-megapixel photo takes a few milliseconds
-instead of 40-80), so the GUI thread only draws an image of the size it shows. Zoom asks
-for the whole picture (:meth:`PictureLoader.request_full`), on demand only. The workers
-run at a lower priority than the GUI thread, which stays free for keys and paints.
+picture is decoded straight to the size that fits it (``QImageReader.setScaledSize``: the
+JPEG decoder then scales while decoding, about half the time of a whole 4-megapixel
+decode), so the GUI thread only copies an image of the size it shows onto the screen.
+Zoom asks for the whole picture (:meth:`PictureLoader.request_full`), on demand only. The
+workers run at a lower priority than the GUI thread, which stays free for keys and paints.
 
 Pictures are untrusted: the header is checked first (:func:`triage.base.pictures.check_file`:
 only PNG, JPEG, GIF, WebP, BMP and TIFF by their first bytes, declared size bounded, not
@@ -223,7 +223,7 @@ class _Workers:
 
 
 class PictureLoader(QObject):
-    """Decodes pictures ahead on a thread pool; keeps the newest within ``limit`` bytes.
+    """Decodes pictures ahead on two worker threads; keeps the newest within ``limit`` bytes.
 
     With ``fitted``, pictures are decoded to the target of :meth:`set_target`, and
     requests made before the first target wait for it.
