@@ -12,7 +12,8 @@ picture is decoded straight to the size that fits it (``QImageReader.setScaledSi
 JPEG decoder then scales while decoding, about half the time of a whole 4-megapixel
 decode), so the GUI thread only copies an image of the size it shows onto the screen.
 Zoom asks for the whole picture (:meth:`PictureLoader.request_full`), on demand only. The
-workers run at a lower priority than the GUI thread, which stays free for keys and paints.
+workers keep the process's priority: a lowered one made stalls longer on a busy machine
+(a worker descheduled while it holds Python's interpreter lock holds up the GUI thread).
 
 Pictures are untrusted: the header is checked first (:func:`triage.base.pictures.check_file`:
 only PNG, JPEG, GIF, WebP, BMP and TIFF by their first bytes, declared size bounded, not
@@ -148,13 +149,6 @@ class _Signals(QObject):
     done = Signal(str, object, object)   # (cache key, QImage or reason, the fit asked)
 
 
-def _lower_priority() -> None:
-    """This worker thread yields to the GUI thread (Linux: a thread's own nice value)."""
-    if hasattr(os, "setpriority") and hasattr(threading, "get_native_id"):
-        with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
-
-
 class _Decode:
     """One job: fetch (a URL) and decode a picture, then say so by ``signals``."""
 
@@ -182,7 +176,7 @@ class _Decode:
 
 
 class _Workers:
-    """Threads that run :class:`_Decode` jobs from a queue, at a lower priority."""
+    """Threads that run :class:`_Decode` jobs from a queue."""
 
     def __init__(self, count: int) -> None:
         self.jobs: queue.SimpleQueue[_Decode | None] = queue.SimpleQueue()
@@ -199,7 +193,6 @@ class _Workers:
         self.jobs.put(job)
 
     def _work(self) -> None:
-        _lower_priority()
         while (job := self.jobs.get()) is not None:
             try:
                 job.run()
