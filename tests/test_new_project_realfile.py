@@ -55,7 +55,7 @@ def test_guesses_and_counts_come_from_the_whole_file(tmp_path):
     assert found.whole and found.rows == 24_783
     guess = guess_mapping(found)
     assert guess == {"key": "tweet_id", "text": "tweet", "gold": "class",
-                     "scores": ["kw_score"]}
+                     "scores": ["kw_score"], "image": None}
     assert describe_guess(guess) == "text=tweet, key=tweet_id, scores=kw_score, gold=class"
     gold = found.column("class")
     assert gold is not None and dict(gold.counts) == counts
@@ -136,7 +136,7 @@ def test_a_file_arrow_cannot_read_whole_is_guessed_from_its_head(tmp_path):
     found = profile(path)
     assert not found.whole and found.rows == 3
     assert guess_mapping(found) == {"key": "id", "text": "text", "gold": None,
-                                    "scores": ["score"]}
+                                    "scores": ["score"], "image": None}
     nested = tmp_path / "nested.jsonl"
     nested.write_text('{"id": "a", "text": "x y", "tags": [1, 2], "p": 0.5}\n'
                       '{"id": "b", "text": "z", "tags": [3], "p": 0.25}\n', encoding="utf-8")

@@ -201,3 +201,39 @@ def test_a_pool_beyond_the_limit_is_checked_where_annotators_have_been(tmp_path,
     text = reading(check)
     assert "Of the 4 pictures annotators have handled (the pool holds 7" in text
     assert "2 could not be shown" in text
+
+
+def test_the_image_column_is_guessed_from_extensions_and_names(tmp_path):
+    from triage.views.new_project import guess_mapping, profile
+
+    def guess(header, rows):
+        path = tmp_path / "g.csv"
+        with open(path, "w", newline="") as handle:
+            csv.writer(handle).writerows([header, *rows])
+        return guess_mapping(profile(path))
+
+    only = guess(["key", "image", "score"], [[f"k{i}", f"img/{i}.JPG", "0.5"] for i in range(9)])
+    assert (only["image"], only["text"], only["key"]) == ("image", None, "key")
+    assert only["scores"] == ["score"]
+    # By the values, whatever the name; a named caption is kept as the text.
+    captioned = guess(["where", "caption", "p"],
+                      [[f"https://x.org/{i}.webp?s=2", f"a bird {i}", "0.1"] for i in range(5)])
+    assert (captioned["image"], captioned["text"]) == ("where", "caption")
+    # By the name: addresses without an extension.
+    named = guess(["photo", "p"], [[f"https://x.org/id/{i}", "0.2"] for i in range(5)])
+    assert named["image"] == "photo"
+    # A text pool with a link column and an id named like a picture: no pictures.
+    text = guess(["image_id", "url", "text", "p"],
+                 [[f"n{i % 2}", f"https://x.org/{i}", "some words here", "0.3"]
+                  for i in range(5)])
+    assert (text["image"], text["text"]) == (None, "text")
+
+
+def test_new_guesses_the_image_column_when_none_is_given(tmp_path, triage):
+    pool = picture_pool(tmp_path / "data", hostile=False)
+    out = triage("new", tmp_path / "g.triage", pool, "--score", "m=score")
+    assert out.returncode == 0, out.stderr
+    assert "guessed: image=picture" in out.stderr
+    with sqlite3.connect(tmp_path / "g.triage") as db:
+        info = dict(db.execute("SELECT key, value FROM project WHERE key LIKE 'image_%'"))
+    assert info["image_column"] == "picture" and info["image_caption"] == ""

@@ -271,3 +271,94 @@ def test_the_mouse_wheel_zooms_and_a_drag_pans(qtbot, tmp_path):
     assert (moved.x() - before.x(), moved.y() - before.y()) == (-40, -10)
     view.fit()
     assert view.zoom == 1.0 and view.target().x() == 0
+
+
+def test_decoded_to_fit_exif_turn_included(tmp_path):
+    from PIL import Image
+    from PySide6.QtCore import QSize
+
+    from tests.picture_files import rotated_jpeg
+
+    Image.new("RGB", (400, 300), RED).save(tmp_path / "big.jpg", quality=90)
+    fitted = decode(tmp_path / "big.jpg", QSize(100, 100))
+    assert (fitted.width(), fitted.height()) == (100, 75)           # aspect kept
+    small = decode(tmp_path / "big.jpg", QSize(800, 800))
+    assert (small.width(), small.height()) == (400, 300)            # never enlarged
+    turned = decode(rotated_jpeg(tmp_path / "t.jpg"), QSize(10, 100))  # shown 20 x 60
+    assert (turned.width(), turned.height()) == (10, 30)
+    assert near(colour_at(turned, 0.5, 0.15), RED) and near(colour_at(turned, 0.5, 0.85), BLUE)
+
+
+def test_a_fitted_loader_waits_for_its_target_and_decodes_again_for_a_new_one(qtbot, tmp_path):
+    from PySide6.QtCore import QSize
+
+    from triage.base.pictures import resolve
+
+    ref = resolve(str(png(tmp_path / "r.png", RED, (400, 200))), None)
+    loader = PictureLoader(tmp_path, fitted=True)
+    loader.request(ref)
+    qtbot.wait(100)
+    assert loader.get(key_of(ref)) is None and not loader.busy       # no size to fit yet
+    with qtbot.waitSignal(loader.ready, timeout=10000):
+        loader.set_target(QSize(100, 100), 2.0)
+    image = loader.get(key_of(ref))
+    assert (image.width(), image.height(), image.devicePixelRatio()) == (100, 50, 2.0)
+    loader.request(ref)
+    assert not loader.busy                                           # cached for this size
+    loader.set_target(QSize(200, 200), 2.0)
+    with qtbot.waitSignal(loader.ready, timeout=10000):
+        loader.request(ref)
+    assert loader.get(key_of(ref)).width() == 200
+    assert loader.cached_bytes == 200 * 100 * 4                      # replaced, counted once
+
+
+def test_the_desk_decodes_to_the_pane_and_zoom_decodes_the_whole_picture(qtbot, tmp_path):
+    (tmp_path / "img").mkdir()
+    halves_png(tmp_path / "img" / "big.png", (2400, 1200))
+    (tmp_path / "pool.csv").write_text("picture,score\nimg/big.png,0.9\n")
+    assert triage("new", tmp_path / "p.triage", tmp_path / "pool.csv", "--image", "picture",
+                  "--score", "m=score", *LABELS).returncode == 0
+    window = open_main_window(qtbot, tmp_path / "p.triage", "ada")
+    picture = window.desk.pictures.picture
+    view = picture.view
+    qtbot.waitUntil(lambda: fills_the_pane(view), timeout=10000)
+    assert view.image.width() < 2400 and view.detail is None         # the pane's pixels only
+    assert view.image.devicePixelRatio() == view.devicePixelRatioF()
+    grabbed = shown(window)
+    rect = view.target()
+    y = rect.center().y() / view.height()
+    assert near(colour_at(grabbed, (rect.left() + 10) / view.width(), y), RED)
+    assert near(colour_at(grabbed, (rect.right() - 10) / view.width(), y), BLUE)
+    qtbot.keyClick(window, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: view.detail is not None, timeout=10000)  # decoded whole, on demand
+    assert (view.detail.width(), view.detail.height()) == (2400, 1200)
+    window.close()
+
+
+def fills_the_pane(view) -> bool:
+    """The picture has one side of the pane's device pixels, the other within (2 px)."""
+    if view.image is None:
+        return False
+    dw = view.device_size().width() - view.image.width()
+    dh = view.device_size().height() - view.image.height()
+    return dw >= -2 and dh >= -2 and min(abs(dw), abs(dh)) <= 2
+
+
+def test_a_resized_pane_gets_its_picture_decoded_again(qtbot, tmp_path):
+    from triage.base.pictures import resolve
+    from ui.candidate_picture import CandidatePicture
+
+    picture = CandidatePicture(tmp_path / "cache")
+    qtbot.addWidget(picture)
+    picture.resize(400, 300)
+    picture.show()
+    qtbot.waitExposed(picture)
+    picture.show_picture(resolve(str(halves_png(tmp_path / "h.png", (2400, 1200))), None), "")
+    view = picture.view
+    qtbot.waitUntil(lambda: fills_the_pane(view), timeout=10000)
+    before = view.image.width()
+    view.zoom_by(1)
+    picture.resize(300, 200)
+    qtbot.waitUntil(lambda: view.image.width() < before and fills_the_pane(view),
+                    timeout=10000)
+    assert view.zoom > 1.0                                           # still zoomed in

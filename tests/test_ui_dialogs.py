@@ -58,7 +58,7 @@ def test_guessing_the_mapping_and_scheme_from_the_preview():
     header = ["id", "sentence", "m1", "m2", "label"]
     rows = [["1", "a b", "0.5", "x", "idiom"], ["2", "c d", "0.1", "0.2", "literal"]]
     assert guess_columns(header, rows) == {"key": "id", "text": "sentence", "gold": "label",
-                                           "scores": ["m1"]}
+                                           "scores": ["m1"], "image": None}
     assert guess_scheme(["idiom", "literal", "idiom", ""]) == ("idiom:i,literal:l", "idiom")
     assert guess_scheme(["yes", "yeah"]) == ("yes:1,yeah:2", "yes")  # first letters clash
     assert guess_scheme(["spam", "ham"]) == ("spam:1,ham:2", "spam")  # s is skip

@@ -19,6 +19,7 @@ from triage.project.pictures import PictureSource, picture_source
 from ui.candidate_picture import CandidatePicture
 
 AHEAD = 4   # pictures decoded ahead of the one on screen
+PREFETCH_MS = 20  # the next pictures are looked up after the shown one is painted
 
 
 def cache_folder(location: str) -> Path:
@@ -41,6 +42,12 @@ class DeskPictures:
         self.project_now = project_now            # the desk's open project (None once closed)
         self.source: PictureSource | None = None  # None: this pool has no pictures
         self.picture: CandidatePicture | None = None
+        # A 0 ms timer would run before the paint (Qt posts paints at a low priority) and
+        # the queue lookup would delay the picture the key press asked for.
+        self.prefetcher = QTimer()
+        self.prefetcher.setSingleShot(True)
+        self.prefetcher.setInterval(PREFETCH_MS)
+        self.prefetcher.timeout.connect(self.prefetch)
 
     def start(self, project: Any, layout: Any) -> None:
         """The project was opened: a picture pane (in ``layout``) when its pool has pictures."""
@@ -68,7 +75,8 @@ class DeskPictures:
         source = self.source
         self.picture.show_picture(source.ref(item.text, item.meta), source.caption_of(item.text))
         # The next pictures are looked up after this one is on screen, not before.
-        QTimer.singleShot(0, self.prefetch)
+        if not self.prefetcher.isActive():
+            self.prefetcher.start()
 
     def prefetch(self) -> None:
         """Decode the next few pictures of the queue ahead."""

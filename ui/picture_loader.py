@@ -1,9 +1,19 @@
 """Decoding pictures off the GUI thread, ahead of the desk, into a cache bounded in bytes.
 
-A :class:`PictureLoader` decodes each picture once on a ``QThreadPool`` worker (``QImage``
+A :class:`PictureLoader` decodes each picture once on one of two worker threads (``QImage``
 is safe to make off the GUI thread; ``QPixmap`` is not) and hands the image, or the reason
-it cannot be shown, back by a queued signal. The desk asks for the current picture and
-the next few, so the label key → next picture costs no decoding.
+it cannot be shown, back by a queued signal. Jobs reach the workers through a Python
+queue, which costs the GUI thread microseconds (the probe caught it waiting inside
+``QThreadPool.start`` for over 60 ms under load). The desk asks for the current picture
+and the next few, so the label key → next picture costs no decoding.
+
+Given a target (:meth:`PictureLoader.set_target`: the pane's size in *device* pixels), a
+picture is decoded straight to the size that fits it (``QImageReader.setScaledSize``: the
+JPEG decoder then scales while decoding, about half the time of a whole 4-megapixel
+decode), so the GUI thread only copies an image of the size it shows onto the screen.
+Zoom asks for the whole picture (:meth:`PictureLoader.request_full`), on demand only. The
+workers keep the process's priority: a lowered one made stalls longer on a busy machine
+(a worker descheduled while it holds Python's interpreter lock holds up the GUI thread).
 
 Pictures are untrusted: the header is checked first (:func:`triage.base.pictures.check_file`:
 only PNG, JPEG, GIF, WebP, BMP and TIFF by their first bytes, declared size bounded, not
@@ -17,18 +27,21 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import queue
+import threading
 import urllib.request
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
-from PySide6.QtGui import QImage, QImageReader
+from PySide6.QtCore import QCoreApplication, QObject, QSize, Qt, Signal
+from PySide6.QtGui import QImage, QImageIOHandler, QImageReader
 
 from triage.base.pictures import MAX_BYTES, PictureRef, check_file, sniff
 
 ALLOCATION_MB = 256          # Qt refuses to allocate more for one decoded picture (MB)
-CACHE_BYTES = 160 << 20      # decoded pictures kept (the oldest go first): 5 of 8 megapixels
+CACHE_BYTES = 160 << 20      # decoded pictures kept (the oldest go first): ~48 pane-sized
+FULL = "\x00full"            # cache key suffix of a picture decoded whole (for zoom)
 FETCH_TIMEOUT = 10.0         # seconds for a URL to answer and each read after
 _QT_FORMAT = {"png": "png", "jpeg": "jpeg", "gif": "gif", "webp": "webp", "bmp": "bmp",
               "tiff": "tiff"}
@@ -84,8 +97,12 @@ def _save(answer: Any, partial: Path, limit: int) -> None:
             out.write(chunk)
 
 
-def decode(path: Path) -> QImage | str:
-    """The picture at ``path`` with its EXIF orientation applied, or why not."""
+def decode(path: Path, fit: QSize | None = None) -> QImage | str:
+    """The picture at ``path`` with its EXIF orientation applied, or why not.
+
+    With ``fit``, a larger picture is decoded straight to the largest size within it
+    (aspect kept); a smaller one at its own size.
+    """
     why = check_file(path)
     if why is not None:
         return why
@@ -96,10 +113,30 @@ def decode(path: Path) -> QImage | str:
     reader = QImageReader(str(path), _QT_FORMAT[kind].encode())
     reader.setDecideFormatFromContent(False)  # the sniffed format's decoder, and only it
     reader.setAutoTransform(True)
+    if fit is not None and not fit.isEmpty():
+        _scale_to(reader, fit)
     image = reader.read()
     if image.isNull():
         return f"the {kind.upper()} file cannot be decoded ({reader.errorString()})"
     return image
+
+
+def _scale_to(reader: QImageReader, fit: QSize) -> None:
+    """Ask the decoder for the picture fitted into ``fit`` (as shown: EXIF turns included).
+
+    The decoder scales the picture as stored, before the EXIF turn; a quarter turn swaps
+    the sides.
+    """
+    stored = reader.size()
+    if not stored.isValid():
+        return
+    turned = bool(reader.transformation() & QImageIOHandler.Transformation.TransformationRotate90)
+    shown = stored.transposed() if turned else stored
+    if shown.width() <= fit.width() and shown.height() <= fit.height():
+        return
+    scaled = shown.scaled(fit, Qt.AspectRatioMode.KeepAspectRatio)
+    scaled = QSize(max(1, scaled.width()), max(1, scaled.height()))
+    reader.setScaledSize(scaled.transposed() if turned else scaled)
 
 
 def key_of(ref: PictureRef) -> str:
@@ -109,20 +146,25 @@ def key_of(ref: PictureRef) -> str:
 
 
 class _Signals(QObject):
-    done = Signal(str, object)   # (the picture's key_of, QImage or reason)
+    done = Signal(str, object, object)   # (cache key, QImage or reason, the fit asked)
 
 
-class _Decode(QRunnable):
-    def __init__(self, ref: PictureRef, cache_dir: Path, signals: _Signals) -> None:
-        super().__init__()
+class _Decode:
+    """One job: fetch (a URL) and decode a picture, then say so by ``signals``."""
+
+    def __init__(self, ref: PictureRef, cache_dir: Path, signals: _Signals, key: str,
+                 fit: QSize | None, dpr: float = 1.0) -> None:
         self.ref, self.cache_dir, self.signals = ref, cache_dir, signals
+        self.key, self.fit, self.dpr = key, fit, dpr
 
     def run(self) -> None:  # a worker thread: never touch widgets here
         try:
             path = self.ref.path
             if self.ref.url is not None:
                 path = fetch(self.ref.url, self.cache_dir)
-            result: QImage | str = decode(path) if path is not None else "no picture"
+            result: QImage | str = decode(path, self.fit) if path is not None else "no picture"
+            if self.fit is not None and isinstance(result, QImage):
+                result.setDevicePixelRatio(self.dpr)  # drawn pixel for pixel on the pane
         except TimeoutError:
             result = "the picture's address did not answer in time"
         except OSError as error:
@@ -130,27 +172,79 @@ class _Decode(QRunnable):
         except Exception as error:  # noqa: BLE001 - a hostile file must never stop the desk
             result = f"the picture could not be read ({type(error).__name__})"
         with contextlib.suppress(RuntimeError):  # the loader went away meanwhile
-            self.signals.done.emit(key_of(self.ref), result)
+            self.signals.done.emit(self.key, result, self.fit)
+
+
+class _Workers:
+    """Threads that run :class:`_Decode` jobs from a queue."""
+
+    def __init__(self, count: int) -> None:
+        self.jobs: queue.SimpleQueue[_Decode | None] = queue.SimpleQueue()
+        self.idle = threading.Condition()
+        self.running = 0
+        self.threads = [threading.Thread(target=self._work, daemon=True,
+                                         name="picture-decoder") for _ in range(count)]
+        for thread in self.threads:
+            thread.start()
+
+    def start(self, job: _Decode) -> None:
+        with self.idle:
+            self.running += 1
+        self.jobs.put(job)
+
+    def _work(self) -> None:
+        while (job := self.jobs.get()) is not None:
+            try:
+                job.run()
+            finally:
+                with self.idle:
+                    self.running -= 1
+                    self.idle.notify_all()
+
+    def wait(self, msecs: int) -> bool:
+        """Until every job handed over is done (or ``msecs`` passed); True if done."""
+        with self.idle:
+            return self.idle.wait_for(lambda: self.running == 0, msecs / 1000)
+
+    def stop(self, join: bool = False) -> None:
+        """End the threads once the jobs handed over are done; ``join``: wait for that
+        (a second at most each: the application quits)."""
+        for _thread in self.threads:
+            self.jobs.put(None)
+        for thread in self.threads if join else ():
+            thread.join(1.0)
 
 
 class PictureLoader(QObject):
-    """Decodes pictures ahead on a thread pool; keeps the newest within ``limit`` bytes."""
+    """Decodes pictures ahead on two worker threads; keeps the newest within ``limit`` bytes.
+
+    With ``fitted``, pictures are decoded to the target of :meth:`set_target`, and
+    requests made before the first target wait for it.
+    """
 
     ready = Signal(str)  # a key_of: its picture (or reason) is now in the cache
 
     def __init__(self, cache_dir: Path, parent: QObject | None = None,
-                 limit: int = CACHE_BYTES) -> None:
+                 limit: int = CACHE_BYTES, *, fitted: bool = False) -> None:
         super().__init__(parent)
         QImageReader.setAllocationLimit(ALLOCATION_MB)
         self.cache_dir = cache_dir
         self.limit = limit
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(2)
+        self.fitted = fitted
+        self.target: QSize | None = None       # device pixels to fit; None: whole pictures
+        self.dpr = 1.0                         # the pane's device pixels per logical one
+        self._workers = workers = _Workers(2)
+        app = QCoreApplication.instance()
+        if app is not None:  # no decoder may be left running while Qt goes away
+            app.aboutToQuit.connect(lambda: workers.stop(join=True))
+        self.destroyed.connect(lambda: workers.stop())
         self._signals = _Signals(self)
         self._signals.done.connect(self._done)
         self._cache: OrderedDict[str, QImage | str] = OrderedDict()
+        self._made_for: dict[str, QSize | None] = {}   # the fit each picture was decoded to
         self._bytes = 0
         self._pending: set[str] = set()
+        self._waiting: list[PictureRef] = []   # asked for before the first target
 
     def get(self, key: str) -> QImage | str | None:
         """The decoded picture (or reason) of a :func:`key_of` when cached, else None."""
@@ -159,18 +253,48 @@ class PictureLoader(QObject):
             self._cache.move_to_end(key)
         return found
 
+    def get_full(self, key: str) -> QImage | None:
+        """The whole picture of a :func:`key_of` when decoded (:meth:`request_full`)."""
+        found = self.get(key + FULL)
+        return found if isinstance(found, QImage) else None
+
     def request(self, ref: PictureRef) -> None:
-        """Decode ``ref`` on a worker unless it is cached or on its way."""
-        key = key_of(ref)
-        if key in self._cache or key in self._pending:
+        """Decode ``ref`` on a worker unless it is cached (for this target) or on its way."""
+        if self.fitted and self.target is None:
+            self._waiting.append(ref)
+            return
+        self._start(ref, key_of(ref), self.target if self.fitted else None)
+
+    def request_full(self, ref: PictureRef) -> None:
+        """Decode ``ref`` whole (zoom), unless it is cached or on its way."""
+        self._start(ref, key_of(ref) + FULL, None)
+
+    def _start(self, ref: PictureRef, key: str, fit: QSize | None) -> None:
+        if key in self._pending:
+            return
+        found = self._cache.get(key)
+        if found is not None and (not isinstance(found, QImage) or self._made_for.get(key) == fit):
             return
         self._pending.add(key)
-        self.pool.start(_Decode(ref, self.cache_dir, self._signals))
+        self._workers.start(_Decode(ref, self.cache_dir, self._signals, key, fit, self.dpr))
+
+    def set_target(self, size: QSize, dpr: float = 1.0) -> bool:
+        """Fit pictures into ``size`` device pixels (``dpr`` per logical pixel) from now;
+        True if that changed it."""
+        if self.target == size and self.dpr == dpr:
+            return False
+        self.target, self.dpr = QSize(size), dpr
+        waiting, self._waiting = self._waiting, []
+        for ref in waiting:
+            self.request(ref)
+        return True
 
     def reset(self, cache_dir: Path) -> None:
         """Another project: forget the pictures held, fetch into ``cache_dir`` from now."""
         self.cache_dir = cache_dir
         self._cache.clear()
+        self._made_for.clear()
+        self._waiting.clear()
         self._bytes = 0
 
     @property
@@ -178,20 +302,28 @@ class PictureLoader(QObject):
         """Bytes of decoded pictures held now."""
         return self._bytes
 
-    def _done(self, key: str, result: QImage | str) -> None:
+    @property
+    def busy(self) -> bool:
+        """Some picture is being decoded or fetched."""
+        return bool(self._pending)
+
+    def _done(self, key: str, result: QImage | str, fit: QSize | None) -> None:
         self._pending.discard(key)
-        if key in self._cache:  # decoded twice (asked again after a reset): count once
+        if key in self._cache:  # decoded again (another target, a reset): count once
             self._bytes -= _size(self._cache[key])
         self._cache[key] = result
+        self._cache.move_to_end(key)
+        self._made_for[key] = fit
         self._bytes += _size(result)
         while self._bytes > self.limit and len(self._cache) > 1:
-            _old, dropped = self._cache.popitem(last=False)
+            old, dropped = self._cache.popitem(last=False)
+            self._made_for.pop(old, None)
             self._bytes -= _size(dropped)
         self.ready.emit(key)
 
     def wait(self, msecs: int = 5000) -> None:
         """Let running decodes finish (closing the desk, tests)."""
-        self.pool.waitForDone(msecs)
+        self._workers.wait(msecs)
 
 
 def _size(item: QImage | str) -> int:

@@ -5,8 +5,9 @@ is the key, the text, the gold label and the scores from names *and* values. Val
 the first rows mislead (a sample of 8,542 of 24,783 rows; a column that looks unique in
 the first MiB), so the whole file is read with Arrow's readers and type inference (a
 million rows in well under a second) and summarised per column: its type, whether its
-values are unique, the range of its numbers, the mean length of its text, and for a
-column with few distinct values how many rows hold each. A file Arrow cannot read whole
+values are unique, the range of its numbers, the mean length of its text, the share of
+its values that name a picture file (``.jpg``, ``.png``...), and for a column with few
+distinct values how many rows hold each. A file Arrow cannot read whole
 (a malformed row) is summarised from its first MiB instead, and says so.
 """
 
@@ -20,6 +21,9 @@ from triage.ingest.preview import preview
 from triage.ingest.reader import format_of
 
 FEW_VALUES = 50  # a column with at most this many distinct values gets its counts
+# A value that names a picture: a path or address ending in a picture extension (a URL's
+# query string or fragment allowed after it).
+PICTURE_NAME = r"(?i)\.(jpe?g|png|webp|gif|bmp|tiff?)([?#][^/]*)?\s*$"
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,7 @@ class Column:
     low: float | None         # smallest and largest number (float, integer)
     high: float | None
     counts: tuple[tuple[str, int], ...]  # value -> rows, first seen first; () if many values
+    pictures: float = 0.0     # share of the non-empty values that name a picture file
 
 
 @dataclass(frozen=True)
@@ -137,7 +142,7 @@ def _summary(name: str, values: Any) -> Column:
     distinct = pc.count_distinct(values).as_py()
     unique = values.null_count == 0 and distinct == len(values)
     low = high = None
-    length = 0.0
+    length = pictures = 0.0
     if pa.types.is_floating(kind) or pa.types.is_integer(kind) or pa.types.is_decimal(kind):
         label = "float" if pa.types.is_floating(kind) or pa.types.is_decimal(kind) else "integer"
         bounds = pc.min_max(values)
@@ -151,6 +156,7 @@ def _summary(name: str, values: Any) -> Column:
     elif pa.types.is_string(kind) or pa.types.is_large_string(kind):
         label = "text"
         length = float(pc.mean(pc.utf8_length(values)).as_py() or 0.0)
+        pictures = _picture_share(values)
     else:
         label = "other"
     counts: tuple[tuple[str, int], ...] = ()
@@ -164,4 +170,15 @@ def _summary(name: str, values: Any) -> Column:
                                                   found.field("counts").to_pylist())
                  if v is not None and str(v).strip()]
         counts = tuple(pairs)
-    return Column(name, label, unique, distinct, length, low, high, counts)
+    return Column(name, label, unique, distinct, length, low, high, counts, pictures)
+
+
+def _picture_share(values: Any) -> float:
+    """The share of the non-empty values that name a picture file (:data:`PICTURE_NAME`)."""
+    import pyarrow.compute as pc
+
+    present = pc.sum(pc.greater(pc.utf8_length(values), 0)).as_py() or 0
+    if not present:
+        return 0.0
+    named = pc.sum(pc.match_substring_regex(values, PICTURE_NAME)).as_py() or 0
+    return float(named) / present

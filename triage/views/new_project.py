@@ -19,8 +19,8 @@ from triage.ingest.columnar import sheet_names as sheet_names
 from triage.ingest.importer import ColumnMapping as ColumnMapping
 from triage.ingest.importer import ImportResult
 from triage.ingest.importer import preview as preview
+from triage.ingest.profile import Column, from_rows
 from triage.ingest.profile import Profile as Profile
-from triage.ingest.profile import from_rows
 from triage.ingest.profile import profile as profile
 from triage.project import create_project
 from triage.store.settings import Settings as Settings
@@ -33,7 +33,10 @@ _GOLD_WORDS = {"gold", "label", "labels", "class", "truth", "target", "category"
 _SCORE_WORDS = {"score", "scores", "prob", "proba", "probability", "logit", "logits",
                 "confidence", "conf", "pred", "prediction"}
 _GOLD_VALUES = 20  # a gold column has at most this many distinct values
-_TEXT_NAMES = ("text", "tweet", "sentence", "phrase", "candidate", "content", "body",
+_IMAGE_WORDS = {"image", "images", "img", "picture", "photo", "pic", "thumbnail"}
+_PATH_WORDS = {"path", "file", "filename", "url", "uri", "src"}
+_PICTURES = 0.5  # an image column: at least half its values name a picture file
+_TEXT_NAMES = ("text", "caption", "tweet", "sentence", "phrase", "candidate", "content", "body",
                "review", "abstract", "title", "comment", "message")
 
 
@@ -100,13 +103,15 @@ def _words(name: str) -> set[str]:
 
 
 def guess_mapping(found: Profile) -> dict:
-    """Likely key, text, gold and score columns of a file, from names and values.
+    """Likely key, image, text, gold and score columns of a file, from names and values.
 
     The key is a unique column named like id/key; the gold a column of few values named
     like label/class/gold (never also a model); the scores are float columns within
-    [0, 1] or numbers named like score/prob/logit or a model (``m1_freq``); the text is
-    a column called ``text``, ``tweet``, ``sentence``..., else the longest text column
-    left. Values are the whole file's when ``found.whole``.
+    [0, 1] or numbers named like score/prob/logit or a model (``m1_freq``); the image
+    (:func:`guess_image`) a column of picture file names; the text is a column called
+    ``text``, ``tweet``, ``sentence``..., else the longest text column left (none with an
+    image: the picture is the candidate, the text only its caption). Values are the whole
+    file's when ``found.whole``.
     """
     columns = list(found.columns)
     keys = [c for c in columns if c.unique and _words(c.name) & _KEY_WORDS]
@@ -118,12 +123,33 @@ def guess_mapping(found: Profile) -> dict:
     scores = [c.name for c in columns if c not in (key, gold) and c.kind in ("float", "integer")
               and ((c.kind == "float" and c.low is not None and c.high is not None
                     and c.low >= 0 and c.high <= 1) or _score_like(c.name))]
+    image = guess_image([c for c in columns if c not in (key, gold)])
     texts = [c for c in columns if c not in (key, gold) and c.name not in scores
-             and c.kind == "text"]
+             and c.kind == "text" and c.name != image]
     named = [c for c in texts if c.name.lower() in _TEXT_NAMES]
-    text = named[0] if named else max(texts, key=lambda c: c.mean_length, default=None)
+    longest = None if image else max(texts, key=lambda c: c.mean_length, default=None)
+    text = named[0] if named else longest
     return {"key": key.name if key else None, "text": text.name if text else None,
-            "gold": gold.name if gold else None, "scores": scores}
+            "gold": gold.name if gold else None, "scores": scores, "image": image}
+
+
+def guess_image(columns: list[Column]) -> str | None:
+    """The column that most likely holds pictures, or None.
+
+    A text column whose values mostly end in a picture extension (``.jpg``, ``.png``,
+    ``.webp``...), a name like image/img/picture first; else one named like image/img/
+    path/file/url with some picture names among its values; else one called just
+    ``image``, ``img``, ``picture`` or ``photo`` (addresses without an extension).
+    """
+    texts = [c for c in columns if c.kind == "text"]
+    by_values = [c for c in texts if c.pictures >= _PICTURES]
+    if by_values:
+        return max(by_values, key=lambda c: (bool(_words(c.name) & _IMAGE_WORDS),
+                                             c.pictures)).name
+    some = [c for c in texts if c.pictures > 0 and _words(c.name) & (_IMAGE_WORDS | _PATH_WORDS)]
+    named = [c for c in texts if c.name.strip().lower() in _IMAGE_WORDS]
+    found = some or named
+    return found[0].name if found else None
 
 
 def _score_like(name: str) -> bool:

@@ -1,5 +1,6 @@
-"""New project from a file: preview, column mapping, label scheme, money, then a background
-import with progress and cancel. A failed or cancelled import leaves no file behind."""
+"""New project from a file: preview, column mapping, pictures (:mod:`.new_project_pictures`),
+label scheme, money, then a background import with progress and cancel. A failed or
+cancelled import leaves no file behind."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ from triage.views.new_project import (
     Settings,
     build_project,
     check_positives,
+    describe_guess,
     guess_mapping,
     guess_positive,
     guess_scheme,
@@ -46,6 +48,7 @@ from triage.views.new_project import (
     target_for,
 )
 from ui.dialogs.money_form import money_form, read_money_form
+from ui.dialogs.new_project_pictures import PicturePart
 from ui.file_dialogs import open_file, save_file, start_folder
 from ui.palette import CAPTION, ERROR
 from ui.workers import Worker
@@ -88,10 +91,12 @@ class NewProjectDialog(QDialog):
         columns.addWidget(money, 1)
         tgt_row = self._target_row()
         self._footer()
+        self.pictures = PicturePart(self)  # the image column and a few previews
         layout = QVBoxLayout(self)
         layout.addLayout(src_row)
         layout.addWidget(self.preview, 1)
         layout.addLayout(columns)
+        layout.addWidget(self.pictures)
         layout.addLayout(tgt_row)
         layout.addWidget(self.progress)
         layout.addWidget(self.errors)
@@ -220,12 +225,14 @@ class NewProjectDialog(QDialog):
             for c, value in enumerate(row[: len(header)]):
                 self.preview.setItem(r, c, QTableWidgetItem(value))  # plain text item
         self._header = header
-        self._fill_mapping(header, self._profile)
+        guess = self._fill_mapping(header, self._profile)
+        self.pictures.fill(header, rows, guess, path.resolve().parent, self.text_combo)
         self._suggest_target(path)
         return True
 
-    def _fill_mapping(self, header: list[str], found: Profile) -> None:
-        """Offer every column in each role, the guess selected and named as a suggestion."""
+    def _fill_mapping(self, header: list[str], found: Profile) -> dict:
+        """Offer every column in each role, the guess selected, named as a suggestion and
+        returned."""
         guess = guess_mapping(found)
         self.key_combo.clear()
         self.key_combo.addItems([NO_KEY, *header])
@@ -244,13 +251,11 @@ class NewProjectDialog(QDialog):
         self.gold_combo.addItems([NO_GOLD, *header])
         self.gold_combo.setCurrentText(guess["gold"] or NO_GOLD)
         self._gold_chosen()
-        scores = ", ".join(guess["scores"]) or "none found"
         where = (f"all {found.rows:,} rows" if found.whole else
                  f"the first {found.rows:,} rows (the whole file could not be read)")
-        self.suggestion.setText(
-            f"Suggested from the names and the values of {where}: key "
-            f"{guess['key'] or NO_KEY}, text {guess['text'] or '?'}, gold "
-            f"{guess['gold'] or NO_GOLD}, scores {scores}. Change any of them above.")
+        self.suggestion.setText(f"Suggested from the names and the values of {where}: "
+                                f"{describe_guess(guess)}. Change any of them.")
+        return guess
 
     def _gold_chosen(self, _index: int = 0) -> None:
         """The positive value is picked from the values in the gold column, with counts."""
@@ -302,11 +307,10 @@ class NewProjectDialog(QDialog):
                   if self.score_list.item(i).checkState() == Qt.CheckState.Checked]
         key = self.key_combo.currentText()
         gold = self.gold_combo.currentText()
-        return ColumnMapping(text=self.text_combo.currentText(),
-                             key=None if key == NO_KEY else key,
-                             scores=tuple((c, c) for c in scores),
-                             gold=None if gold == NO_GOLD else gold,
-                             sheet=self.sheet_combo.currentText() or None)
+        return self.pictures.mapping(ColumnMapping(
+            text=self.text_combo.currentText(), key=None if key == NO_KEY else key,
+            scores=tuple((c, c) for c in scores), gold=None if gold == NO_GOLD else gold,
+            sheet=self.sheet_combo.currentText() or None))
 
     # -- running the import --------------------------------------------------------------
     def show_error(self, message: str) -> None:
@@ -322,8 +326,8 @@ class NewProjectDialog(QDialog):
             if not source.is_file():
                 raise TriageError(f"{source} is not a readable file; choose the candidates file")
             mapping = self.mapping()
-            if not mapping.text:
-                raise TriageError("choose the text column")
+            if not mapping.text and not mapping.image:
+                raise TriageError("choose the text column (or an image column)")
             if not mapping.scores:
                 raise TriageError("check at least one score column (each is a model)")
             target = Path(self.target.text().strip())

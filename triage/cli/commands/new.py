@@ -129,6 +129,8 @@ def _guess(args: argparse.Namespace) -> None:
     from triage.views.new_project import describe_guess, guess_mapping, profile
 
     guess = guess_mapping(profile(args.file, getattr(args, "sheet", None)))
+    if not args.text and not args.image and guess["image"]:  # picture file names
+        args.image, args.text = guess["image"], guess["text"]  # the caption only if named
     args.text = args.text or (None if args.image else guess["text"])  # a picture needs none
     args.key = args.key or guess["key"]
     args.gold = args.gold or guess["gold"]
@@ -136,8 +138,8 @@ def _guess(args: argparse.Namespace) -> None:
         args.score = [(name, name) for name in guess["scores"] if name != args.gold]
     used = {"text": args.text, "image": args.image, "key": args.key, "gold": args.gold,
             "scores": [column for _name, column in args.score]}
-    print(f"guessed: {describe_guess(used)} (give --text, --key, --score, --gold to choose "
-          "otherwise)", file=sys.stderr)
+    print(f"guessed: {describe_guess(used)} (give --text or --image, --key, --score, "
+          "--gold to choose otherwise)", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
