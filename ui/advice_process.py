@@ -38,15 +38,7 @@ NICENESS = {"advice": 10}
 _servers: dict[str, tuple[Any, Any]] = {}  # helper -> (process, connection) while it runs
 
 
-def _warm(path: str) -> None:
-    """Import what the lead window's tasks need, so its first request finds them loaded."""
-    from triage.project import files  # noqa: F401 - imported for its side effect: loaded
-    from triage.views import analysis, gallery, model_inputs, models  # noqa: F401
-
-
 def _task(name: str):
-    if name == "warm":
-        return _warm
     if name == "advice":
         from triage.project.advice import advice_state_at
 
@@ -125,23 +117,6 @@ def helper_call(task: str, path: str | Path, *args: Any, helper: str = "advice",
     if status != "ok":
         raise TriageError(value)
     return value
-
-
-def warm_helpers(helpers: tuple[str, ...] = ("lead", "models")) -> None:
-    """Start the lead window's helpers ahead of Ctrl+L, on a background thread.
-
-    A helper's start and imports take over a second on a busy two-core machine, and a
-    lead waits for them on the first Ctrl+L; started while the desk is idle, they are
-    ready. Each runs niced like the others, so the desk keeps its priority.
-    """
-    from triage.base.errors import TriageError
-
-    def start() -> None:
-        for helper in helpers:
-            with contextlib.suppress(TriageError):
-                helper_call("warm", "", helper=helper)
-
-    threading.Thread(target=start, name="triage-warm-helpers", daemon=True).start()
 
 
 def stop_helper(helper: str = "advice") -> None:
