@@ -200,3 +200,18 @@ def test_agreement_per_guideline_version_matches_agree(tmp_path, capsys):
     assert data["agreement"]["report"] == agree
     groups = {r["group"] for r in data["agreement"]["guideline_versions"]}
     assert len(groups) == 2
+
+
+def test_the_spend_chart_before_any_label_says_so_without_a_warning():
+    import warnings
+
+    from triage.views.report.charts import spend_chart
+
+    empty = {"timeline": {"times": [], "spend": [], "events": []}, "currency": "USD",
+             "budget": None}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # matplotlib's "No artists with labels" included
+        fig = spend_chart(empty)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert texts == ["nothing spent yet: no labels"]
+    assert fig.axes[0].get_legend() is None

@@ -66,8 +66,11 @@ def _order_runs(values: np.ndarray, order: np.ndarray, same: np.ndarray) -> None
 
 
 def descending_order(scores: np.ndarray) -> np.ndarray:
-    """Positions of ``scores`` from the highest to the lowest (finite floats; equal scores,
-    0.0 and -0.0 among them, in any order): ``np.argsort(-scores)`` by :func:`sort_order`."""
+    """Positions of ``scores`` from the highest to the lowest: ``np.argsort(-scores)``.
+
+    For finite floats; equal scores, 0.0 and -0.0 among them, in any order; computed by
+    :func:`sort_order`.
+    """
     if scores.size < PACKED_MIN or not np.isfinite(scores).all():
         return np.argsort(-scores)
     bits = (np.asarray(scores, dtype=np.float64) + 0.0).view(_U64)  # -0.0 + 0.0 is 0.0: one score, as the comparison says

@@ -102,9 +102,11 @@ _last: dict[str, Any] = {}
 
 
 def file_state(path: str | Path) -> tuple[Any, ...]:
-    """What changes whenever anything is written to the project file: the size, time and
-    inode of the file and of its write-ahead log (every commit appends to the log, every
-    checkpoint writes the file)."""
+    """What changes whenever anything is written to the project file.
+
+    The size, time and inode of the file and of its write-ahead log (every commit appends
+    to the log, every checkpoint writes the file).
+    """
     out: list[Any] = []
     for part in (Path(path), Path(f"{path}-wal")):
         try:
@@ -118,8 +120,11 @@ def file_state(path: str | Path) -> tuple[Any, ...]:
 
 def cached_models_inputs(path: str | Path, offline_curves: dict[str, np.ndarray] | None = None,
                          *, reuse: bool = False) -> ModelsInputs:
-    """:func:`models_inputs` of the project at ``path``, opened here; with ``reuse``, the
-    last ones this process read of the same file if it has not changed since."""
+    """:func:`models_inputs` of the project at ``path``, opened here.
+
+    With ``reuse``, the last ones this process read of the same file if it has not changed
+    since.
+    """
     from triage.project.files import open_project
 
     key = str(Path(path).resolve())

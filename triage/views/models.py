@@ -270,8 +270,10 @@ def with_value(data: ModelsViewData, tables: ValueTables) -> ModelsViewData:
 
 def models_value(inputs: ModelsInputs, *, calibrate: str = "platt",
                  validation_share: float = 0.5, seed: int = 0) -> ValueTables:
-    """The value tables, calibration and acceptance advice of :func:`build_models_view_data`
-    alone, for :func:`with_value`."""
+    """The value tables, calibration and acceptance advice alone, for :func:`with_value`.
+
+    The same as :func:`build_models_view_data` computes.
+    """
     g = inputs.positive.astype(bool)
     if g.size < 2:
         return ValueTables()

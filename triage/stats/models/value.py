@@ -98,10 +98,13 @@ class ConfidenceTable:
 
 
 def confidence_order(s: np.ndarray, by_score: np.ndarray) -> np.ndarray:
-    """Positions of ``s`` by descending confidence max(s, 1 - s), from ``by_score``, positions
-    sorting ``s`` highest first: the positive predictions in that order and the negative
-    ones in reverse are two runs of falling confidence, which a stable sort merges in a
-    pass. Correct for any permutation ``by_score``; fast when it sorts ``s``."""
+    """Positions of ``s`` by descending confidence max(s, 1 - s).
+
+    ``by_score``: positions sorting ``s`` highest first. The positive predictions in that
+    order and the negative ones in reverse are two runs of falling confidence, which a
+    stable sort merges in a pass. Correct for any permutation ``by_score``; fast when it
+    sorts ``s``.
+    """
     pred = s[by_score] >= 0.5
     runs = np.concatenate([by_score[pred], by_score[~pred][::-1]])
     return runs[np.argsort(-np.maximum(s[runs], 1.0 - s[runs]), kind="stable")]

@@ -60,7 +60,11 @@ def spend_chart(spend: dict[str, Any]) -> Figure:
         ax.set_xlabel("annotation events")
     ax.set_ylabel(f"spend ({cur})")
     ax.set_ylim(bottom=0)
-    ax.legend(loc="upper left", frameon=False)
+    if not line["spend"]:
+        ax.text(0.5, 0.5, "nothing spent yet: no labels", transform=ax.transAxes,
+                ha="center", va="center", color="0.4")
+    if ax.get_legend_handles_labels()[0]:  # an empty legend is a warning, not a picture
+        ax.legend(loc="upper left", frameon=False)
     return fig
 
 
