@@ -35,8 +35,12 @@ def test_a_key_press_is_answered_while_a_panel_draw_is_in_progress(qtbot, tmp_pa
                                                                      monkeypatch):
     window = open_main_window(qtbot, make_project(tmp_path), "ada")
     wait_for_background(qtbot, window)  # no redraw for the curves in the middle of the test
+    # Nor for the advice: its banner can change the panels' size, and a new size is drawn.
+    qtbot.waitUntil(lambda: window.advice.feed.latest is not None, timeout=30000)
     gain = window.gain
     qtbot.waitUntil(lambda: gain.redraws >= 1 and not gain.drawing(), timeout=10000)
+    qtbot.wait(300)  # the layout settles (a resize asks for one more draw)
+    qtbot.waitUntil(lambda: not gain.drawing(), timeout=10000)
     release, started = threading.Event(), threading.Event()
     draw = GainPanel._draw
 

@@ -230,6 +230,7 @@ class PanelController(QObject):
     def refresh_panels(self) -> None:
         """Hand the current snapshot to the panels (each schedules its own redraw)."""
         self._dirty_since = None
+        self._refresh_timer.stop()  # a refresh asked for after the labels is this one
         if self.project is None or self.info is None or not self.project.models:
             return
         if self.live_pending():
