@@ -111,6 +111,7 @@ def pool(tmp_path):
     project.close()
 
 
+@pytest.mark.slow  # seconds: the fast tier keeps make test within 5 minutes
 def test_four_desks_never_get_the_same_candidate(pool, tmp_path):
     pool.close()
     acks = run_desks(pool.path, tmp_path)
@@ -124,6 +125,7 @@ def test_four_desks_never_get_the_same_candidate(pool, tmp_path):
         conn.close()
 
 
+@pytest.mark.slow  # seconds: the fast tier keeps make test within 5 minutes
 def test_overlap_items_get_exactly_their_planned_second_label(pool, tmp_path):
     pool.update_settings(overlap_rate=0.2, labels_per_overlap_item=2)
     pool.close()

@@ -147,6 +147,7 @@ def corrupt_a_candidates_page(project: Path) -> None:
         handle.write(os.urandom(256))
 
 
+@pytest.mark.slow  # seconds: the fast tier keeps make test within 5 minutes
 def test_a_damaged_page_is_refused_before_anything_writes(tmp_path):
     project, pool = make(tmp_path)
     corrupt_a_candidates_page(project)

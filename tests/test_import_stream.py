@@ -77,6 +77,7 @@ EXTRA = st.one_of(QUOTED, st.integers(-10**6, 10**6), st.floats(width=32), st.bo
 
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.slow  # seconds: the fast tier keeps make test within 5 minutes
 @given(st.lists(ROW, min_size=1, max_size=8), st.sampled_from([".csv", ".tsv", ".jsonl"]))
 @example([("a", "0", 0.0, 0.5, "", ""), ("b", "0", -0.0, 0.5, "", "")], ".csv")  # tied zeros
 def test_streamed_import_equals_the_careful_path(monkeypatch, rows, suffix):
@@ -127,6 +128,7 @@ def both_paths(monkeypatch, rows: list[tuple], suffix: str, header: list[str] | 
                      st.tuples(*[EXTRA] * extras)),
            min_size=1, max_size=8)),
        st.sampled_from([".csv", ".tsv", ".jsonl"]), st.booleans(), st.booleans())
+@pytest.mark.slow  # seconds: the fast tier keeps make test within 5 minutes
 def test_quoted_fields_and_extra_columns_stream_as_the_careful_path_reads(
         monkeypatch, rows, suffix, crlf, bom):
     """Quoted texts with delimiters, quotes and line breaks, CR LF line ends, a BOM and

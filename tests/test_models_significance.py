@@ -131,6 +131,7 @@ EDGES = [
 ]
 
 
+@pytest.mark.slow  # seconds: the fast tier keeps make test within 5 minutes
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([40, 300, 2**12]))
 def test_score_tests_give_the_plain_tests_p_values(seed, trials):

@@ -138,6 +138,7 @@ def test_untrusted_text_comes_out_inert_in_every_field(tmp_path):
     assert not re.search(r"<[^>]*\sonload\s*=", text)
 
 
+@pytest.mark.slow  # seconds: the fast tier keeps make test within 5 minutes
 def test_pdf_report_has_the_same_sections_on_a_few_pages(demo, tmp_path):
     from pypdf import PdfReader
 

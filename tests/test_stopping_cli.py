@@ -73,6 +73,7 @@ def test_simulate_json(labeled_csv: Path):
     assert data["rules"]["budget"]["stopped_at_mean"] == 2000
 
 
+@pytest.mark.slow  # seconds: the fast tier keeps make test within 5 minutes
 def test_simulate_budget_and_text(labeled_csv: Path):
     proc = run(str(labeled_csv), *BASE[:-1], "--budget", "20")
     assert proc.returncode == 0, proc.stderr

@@ -101,6 +101,7 @@ def test_advice_banner_is_plain_text(window):
     assert label.textFormat() == Qt.TextFormat.PlainText
 
 
+@pytest.mark.slow  # seconds: the fast tier keeps make test within 5 minutes
 def test_export_report_writes_the_file_in_the_background(window, qtbot, tmp_path):
     window.show_lead_view()
     lead = window.lead_view

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
@@ -22,6 +23,7 @@ def _colour_of(fig, label_start: str) -> str:
     return to_hex(lines[0].get_color())
 
 
+@pytest.mark.slow  # seconds: the fast tier keeps make test within 5 minutes
 def test_each_model_has_one_colour_on_every_chart(qtbot, tmp_path):
     project = make_project(tmp_path, n=30, budget=1.0)
     _label_top(project, 6)

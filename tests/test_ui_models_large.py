@@ -45,6 +45,7 @@ def large(tmp_path_factory):
     return folder / "p.triage", gold, m1, m2
 
 
+@pytest.mark.slow  # seconds: the fast tier keeps make test within 5 minutes
 def test_models_tab_shows_metrics_then_the_tests(qtbot, large):
     path, gold, m1, m2 = large
     window = open_main_window(qtbot, path, "lead")

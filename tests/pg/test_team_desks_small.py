@@ -7,12 +7,15 @@ nothing extra, no candidate served twice outside the overlap plan, never to the 
 
 from __future__ import annotations
 
+import pytest
+
 from tests.pg.team_setup import publish
 from tests.pg.test_team_desks import _desk, check_team_run
 
 DESKS, LABELS = 3, 150
 
 
+@pytest.mark.slow  # seconds: the fast tier keeps make test within 5 minutes
 def test_three_desks_label_at_once_and_nothing_is_lost_or_doubled(pg, pg_url, project_name,
                                                                   tmp_path):
     roles = tuple(f"desk{i}" for i in range(1, DESKS + 1))
