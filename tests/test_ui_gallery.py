@@ -111,6 +111,7 @@ def test_a_text_project_gallery_says_there_are_no_pictures(qtbot, tmp_path):
         assert view.message.text() == NO_PICTURES and not view.message.isHidden()
         assert view.shown_keys("positives") == [] and view.shown_keys("disagreements") == []
         assert view.picture.isHidden()
+        assert view.sections.isHidden()   # no empty "none yet" sections beside the message
     finally:
         project.close()
 

@@ -107,7 +107,7 @@ class GalleryView(QWidget):
         self.captions = {name: plain_label(wrap=False) for name in ("positives", "disagreements")}
         self.lists = {"positives": ThumbList("Positives found", self),
                       "disagreements": ThumbList("Disagreements", self)}
-        sections = QSplitter(Qt.Orientation.Vertical, self)
+        self.sections = sections = QSplitter(Qt.Orientation.Vertical, self)
         for name in ("disagreements", "positives"):
             box = QWidget(sections)
             column = QVBoxLayout(box)
@@ -188,6 +188,9 @@ class GalleryView(QWidget):
                               ("disagreements", data.disagreements)):
             self._fill(name, section, data.cache)
             self.lists[name].setEnabled(data.pictures)
+        # A pool without pictures: the message alone, not two empty sections whose
+        # "none yet" would contradict the Adjudication tab's disagreements.
+        self.sections.setVisible(data.pictures)
         self.picture.setVisible(data.pictures)
         kept = self.selected
         self.selected = None
