@@ -72,13 +72,9 @@ def _settle(app, seconds: float) -> None:
 
 
 def _wait_for(app, done, timeout: float = 30.0) -> bool:
-    end = time.monotonic() + timeout
-    while not done():
-        if time.monotonic() > end:
-            return False
-        app.processEvents()
-        time.sleep(0.02)
-    return True
+    from ui.app import wait_until  # Qt is imported once the scale is set in the environment
+
+    return wait_until(app, done, timeout)
 
 
 def _rect(r) -> list[int]:

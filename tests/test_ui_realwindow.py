@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -45,32 +43,14 @@ def small_display():
 
 
 def _display(screen: str):
-    missing = [tool for tool in ("Xvfb", "openbox") if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(f"real-window tests need {' and '.join(missing)} "
-                    "(apt-get install xvfb openbox libxcb-cursor0 libxcb-icccm4 "
-                    "libxcb-keysyms1)")
-    read, write = os.pipe()
-    server = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", screen,
-                               "-nolisten", "tcp"], pass_fds=(write,),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write)
-    with os.fdopen(read) as pipe:
-        number = pipe.readline().strip()
-    if not number:
-        server.kill()
-        pytest.skip("Xvfb did not start")
-    name = f":{number}"
-    manager = subprocess.Popen(["openbox"], env={**os.environ, "DISPLAY": name},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(0.5)   # let the window manager take the screen (it sets the work area)
-    yield name
-    for process in (manager, server):
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    """Xvfb with openbox (the probe's), or a skip that says what to install."""
+    from scripts.realwindow_probe import virtual_display
+
+    try:
+        with virtual_display(screen) as name:
+            yield name
+    except SystemExit as why:   # the probe's message: what is missing, with the apt line
+        pytest.skip(f"real-window tests: {why}")
 
 
 @pytest.fixture(scope="module")
