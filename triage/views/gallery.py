@@ -126,19 +126,19 @@ def _disagreement_items(project: Project, source: PictureSource,
     return tuple(out)
 
 
-def _empty(title: str) -> GallerySection:
-    return GallerySection(title, 0, ())
+def _without_pictures(cache: Path) -> Gallery:
+    """The gallery of a pool with no image column: its message, two empty sections."""
+    return Gallery(False, NO_PICTURES, GallerySection("Positives found", 0, ()),
+                   GallerySection("Disagreements", 0, ()), cache)
 
 
 def gallery(project: Project, limit: int = LIMIT) -> Gallery:
     """The gallery of an open project: the first ``limit`` positives and disagreements."""
     from triage.project.adjudication import disagreements
 
-    source = picture_source(project.db, project.location)
-    cache = url_cache_folder(project.location)
+    source, cache = picture_source(project.db, project.location), url_cache_folder(project.location)
     if source is None:
-        return Gallery(False, NO_PICTURES, _empty("Positives found"),
-                       _empty("Disagreements"), cache)
+        return _without_pictures(cache)
     ids, finals = positive_ids(project)
     pending = disagreements(project)
     positives = GallerySection("Positives found", len(ids),
@@ -164,11 +164,9 @@ def report_gallery(project: Project, *, disagreements_limit: int = 24,
     ranking."""
     from triage.project.adjudication import disagreements
 
-    source = picture_source(project.db, project.location)
-    cache = url_cache_folder(project.location)
+    source, cache = picture_source(project.db, project.location), url_cache_folder(project.location)
     if source is None:
-        return Gallery(False, NO_PICTURES, _empty("Positives found"),
-                       _empty("Disagreements"), cache)
+        return _without_pictures(cache)
     ids, finals = positive_ids(project)
     sample = sorted(random.Random(seed).sample(ids, min(positives_sample, len(ids))),
                     key=project.rank_of)
