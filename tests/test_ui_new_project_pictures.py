@@ -75,6 +75,8 @@ def test_a_picture_pool_from_the_dialog_to_the_desk(qtbot, tmp_path):
     dialog = window.new_project_dialog
     qtbot.keyClicks(dialog.source, str(pool))
     qtbot.keyClick(dialog.source, Qt.Key.Key_Return)      # the path typed, as a user does
+    # Enter in the path reads the file; it does not create the project from unseen guesses.
+    assert dialog.isVisible() and dialog.worker is None and window.project is None
     part = dialog.pictures
     assert part.combo.currentText() == "image"            # guessed from the extensions
     assert dialog.text_combo.currentText() == NO_TEXT     # no text: pictures only

@@ -4,7 +4,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QFileDialog, QLineEdit, QWidget
+
+
+class PathField(QLineEdit):
+    """A line for a file's path where Enter means "read this file" and stops there.
+
+    In a plain QLineEdit the Enter key also reaches the dialog, which presses its default
+    button: typing a path and pressing Enter would create a project from guesses the user
+    has not seen yet.
+    """
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+        super().keyPressEvent(event)   # emits returnPressed and editingFinished
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            event.accept()
 
 
 def start_folder(*hints: str | Path | None) -> Path:

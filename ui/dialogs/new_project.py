@@ -49,7 +49,7 @@ from triage.views.new_project import (
 )
 from ui.dialogs.money_form import money_form, read_money_form
 from ui.dialogs.new_project_pictures import PicturePart
-from ui.file_dialogs import open_file, save_file, start_folder
+from ui.file_dialogs import PathField, open_file, save_file, start_folder
 from ui.palette import CAPTION, ERROR
 from ui.workers import Worker
 
@@ -104,7 +104,7 @@ class NewProjectDialog(QDialog):
         self.resize(820, 640)
 
     def _source_row(self) -> QHBoxLayout:
-        self.source = QLineEdit(self)
+        self.source = PathField(self)
         self.source.setAccessibleName("Candidates file")
         self.source.setPlaceholderText("candidates file (.csv, .tsv, .jsonl, .parquet, .xlsx, "
                                        ".ods)")
