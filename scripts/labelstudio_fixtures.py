@@ -11,13 +11,12 @@ export API returns, unchanged: JSON, JSON_MIN and CSV.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from labelstudio_live import SENTIMENT_CONFIG, LabelStudio  # noqa: E402
+from labelstudio_live import SENTIMENT_CONFIG, LabelStudio, fixture_arguments  # noqa: E402
 
 TEXTS = [
     ("The staff were friendly and the room was spotless.", 0.93, "Positive"),
@@ -107,12 +106,7 @@ def mixed(ls: LabelStudio, users: list[int], out: Path) -> None:
 
 def main() -> int:
     """Start Label Studio, make both projects, write their exports, stop it."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--venv", type=Path, default=Path("/tmp/ls-venv"))
-    parser.add_argument("--out", type=Path, default=Path("tests/data/labelstudio"))
-    parser.add_argument("--port", type=int, default=8089)
-    args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
+    args = fixture_arguments(__doc__)
     ls = LabelStudio(args.port, Path(tempfile.mkdtemp(prefix="ls-data-")), args.venv)
     try:
         users = [ls.user(f"{n}@example.org", n.title(), "Tester") for n in ("ada", "bo", "cy")]

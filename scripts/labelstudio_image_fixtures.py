@@ -17,7 +17,6 @@ Studio project imports those tasks, and its JSON export is ``pets.roundtrip.json
 
 from __future__ import annotations
 
-import argparse
 import base64
 import json
 import shutil
@@ -31,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "data" / "prodigy"))
 from derive_images import png  # noqa: E402
-from labelstudio_live import TOKEN, LabelStudio  # noqa: E402
+from labelstudio_live import TOKEN, LabelStudio, fixture_arguments  # noqa: E402
 
 PETS_CONFIG = """<View>
   <Image name="image" value="$image"/>
@@ -124,12 +123,7 @@ def roundtrip(ls: LabelStudio, out: Path, work: Path) -> None:
 
 def main() -> int:
     """Start Label Studio, make the project, write its exports, stop it."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--venv", type=Path, default=Path("/tmp/ls-venv"))
-    parser.add_argument("--out", type=Path, default=Path("tests/data/labelstudio"))
-    parser.add_argument("--port", type=int, default=8089)
-    args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
+    args = fixture_arguments(__doc__)
     data_dir = Path(tempfile.mkdtemp(prefix="ls-data-"))
     ls = LabelStudio(args.port, data_dir, args.venv)
     try:

@@ -11,6 +11,7 @@ Install it once, apart from the project:
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -130,3 +131,14 @@ class LabelStudio:
             self.process.kill()
             self.process.wait()
         self.log.close()
+
+
+def fixture_arguments(description: str | None) -> argparse.Namespace:
+    """The fixture scripts' options (--venv, --out, --port); the output folder exists."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--venv", type=Path, default=Path("/tmp/ls-venv"))
+    parser.add_argument("--out", type=Path, default=Path("tests/data/labelstudio"))
+    parser.add_argument("--port", type=int, default=8089)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    return args

@@ -39,6 +39,15 @@ def make_project(tmp_path: Path, n: int = 30, **settings) -> Project:
     return project
 
 
+def label_top(project: Project, annotator: str, count: int, value: str = "idiom") -> None:
+    """``annotator`` labels the next ``count`` candidates served, all with ``value``."""
+    session = project.start_session(annotator)
+    for _ in range(count):
+        item = project.next_candidate(session)
+        assert item is not None
+        project.record_label(session, item.candidate_id, value)
+
+
 def shared_dir() -> Path:
     """The workplace's shared/ folder: beside the checkout (CI), else the usual place."""
     beside = Path(__file__).resolve().parents[2] / "shared"

@@ -3,9 +3,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import http.server
 import struct
+import threading
 import zlib
+from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 RED, BLUE = (255, 0, 0), (0, 0, 255)
@@ -93,3 +98,16 @@ def picture_pool(folder: Path, *, hostile: bool = True) -> Path:
         for i, (cell, _made) in enumerate(rows):
             out.writerow([cell, f"{1 - i / 10:.2f}"])
     return target
+
+
+@contextlib.contextmanager
+def serve_folder(folder: Path) -> Iterator[str]:
+    """Serve ``folder`` over HTTP on a free local port; yields the base URL."""
+    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

@@ -217,6 +217,13 @@ def _ls_task(n: int, image: str, choice: str | None) -> dict:
          "lead_time": 1.5}], "predictions": []}
 
 
+def _ls_export(folder: Path, tasks: list[dict]) -> Path:
+    """A Label Studio JSON export of ``tasks`` in ``folder``."""
+    src = folder / "export.json"
+    src.write_text(json.dumps(tasks), encoding="utf-8")
+    return src
+
+
 def test_label_studio_server_paths_need_the_image_root(tmp_path, capsys):
     media = tmp_path / "ls-media" / "upload"
     (media / "1").mkdir(parents=True)
@@ -225,8 +232,7 @@ def test_label_studio_server_paths_need_the_image_root(tmp_path, capsys):
     tasks = [_ls_task(1, "/data/upload/1/8f2a-cat.png", "Cat"),
              _ls_task(2, "/data/upload/1/c01d-dog.png", "Dog"),
              _ls_task(3, "/data/local-files/?d=1/8f2a-cat.png", "Cat")]
-    src = tmp_path / "export.json"
-    src.write_text(json.dumps(tasks), encoding="utf-8")
+    src = _ls_export(tmp_path, tasks)
     plain = tmp_path / "plain.triage"
     capsys.readouterr()
     assert cli(["new", str(plain), str(src), "--from", "labelstudio"]) == 0
@@ -249,9 +255,7 @@ def test_label_studio_server_paths_need_the_image_root(tmp_path, capsys):
 
 def test_image_root_does_not_reach_outside_its_folder(tmp_path, capsys):
     (tmp_path / "root").mkdir()
-    src = tmp_path / "export.json"
-    src.write_text(json.dumps([_ls_task(1, "/data/upload/../../etc/passwd", "Cat")]),
-                   encoding="utf-8")
+    src = _ls_export(tmp_path, [_ls_task(1, "/data/upload/../../etc/passwd", "Cat")])
     capsys.readouterr()
     assert cli(["new", str(tmp_path / "x.triage"), str(src), "--from", "labelstudio",
                 "--image-root", str(tmp_path / "root")]) == 2
@@ -263,8 +267,7 @@ def test_image_root_does_not_reach_outside_its_folder(tmp_path, capsys):
 def test_urls_and_cloud_uris_are_kept_as_given(tmp_path, capsys):
     tasks = [_ls_task(1, "https://example.org/a.jpg", "Cat"),
              _ls_task(2, "s3://bucket/b.jpg", "Dog")]
-    src = tmp_path / "export.json"
-    src.write_text(json.dumps(tasks), encoding="utf-8")
+    src = _ls_export(tmp_path, tasks)
     out = tmp_path / "u.triage"
     capsys.readouterr()
     assert cli(["new", str(out), str(src), "--from", "labelstudio"]) == 0

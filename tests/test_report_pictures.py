@@ -8,12 +8,12 @@ import base64
 import io
 import json
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from tests.picture_projects import DISAGREEMENT_KEYS, POSITIVE_KEYS, SHOWN, labelled_picture_project
+from tests.test_report import parse_html
 from triage.cli.program import main as cli
 from triage.project import open_project
 from triage.project.adjudication import disagreements
@@ -34,15 +34,6 @@ def html(project) -> str:
     return _report(project, project.parent / "r.html")
 
 
-class _Tags(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[str] = []
-        self.attrs: list[tuple[str, str | None]] = []
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append(tag)
-        self.attrs += attrs
 
 
 def _report(project: Path, out: Path, *extra: str) -> str:
@@ -82,8 +73,7 @@ def test_html_has_one_jpeg_per_picture_that_can_be_shown(html):
 
 def test_html_with_pictures_stays_self_contained_and_inert(html):
     text = html
-    parser = _Tags()
-    parser.feed(text)
+    parser = parse_html(text)
     assert "script" not in parser.tags and "link" not in parser.tags
     assert not [name for name, _ in parser.attrs if name.startswith("on")]
     sources = [value for name, value in parser.attrs if name == "src"]
@@ -144,13 +134,10 @@ def test_the_counts_are_the_programs_own(project, capsys):
 
 
 def test_a_text_project_has_no_pictures_section(tmp_path):
-    from tests.helpers import make_project
+    from tests.helpers import label_top, make_project
 
     project = make_project(tmp_path, n=30)
-    session = project.start_session("ada")
-    for _ in range(5):
-        item = project.next_candidate(session)
-        project.record_label(session, item.candidate_id, "idiom")
+    label_top(project, "ada", 5)
     project.close()
     text = _report(tmp_path / "p.triage", tmp_path / "r.html")
     assert '<section id="pictures">' not in text and "data:image" not in text

@@ -4,13 +4,18 @@ and a URL is read only from the desk's fetch cache."""
 
 from __future__ import annotations
 
-import http.server
-import threading
-from functools import partial
-
 import pytest
 
-from tests.picture_files import BLUE, RED, bomb_png, png, rotated_jpeg, svg, truncated_png
+from tests.picture_files import (
+    BLUE,
+    RED,
+    bomb_png,
+    png,
+    rotated_jpeg,
+    serve_folder,
+    svg,
+    truncated_png,
+)
 from triage.base.pictures import PictureRef, resolve
 from triage.views.thumbnails import (
     cached_file,
@@ -76,12 +81,8 @@ def test_a_damaged_body_behind_a_good_header_is_a_reason(tmp_path):
 def server(tmp_path):
     (tmp_path / "www").mkdir()
     png(tmp_path / "www" / "red.png", RED)
-    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path / "www"))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with serve_folder(tmp_path / "www") as url:
+        yield url
 
 
 def test_a_url_is_read_from_the_desks_cache_and_never_fetched(tmp_path, server):

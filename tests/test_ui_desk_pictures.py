@@ -7,14 +7,13 @@ from __future__ import annotations
 import http.server
 import sqlite3
 import threading
-from functools import partial
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
-from tests.picture_files import BLUE, RED, halves_png, picture_pool, png
+from tests.picture_files import BLUE, RED, halves_png, picture_pool, png, serve_folder
 from tests.qt_helpers import open_main_window
 from tests.test_cli_core import triage
 from ui.picture_loader import PictureLoader, decode, fetch, key_of
@@ -153,12 +152,8 @@ def server(tmp_path):
     (tmp_path / "www").mkdir()
     png(tmp_path / "www" / "red.png", RED)
     (tmp_path / "www" / "big.bin").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 5000)
-    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path / "www"))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with serve_folder(tmp_path / "www") as url:
+        yield url
 
 
 def test_urls_are_fetched_off_the_gui_thread_with_a_size_limit(qtbot, tmp_path, server):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.helpers import make_project
+from tests.helpers import label_top, make_project
 from tests.qt_helpers import open_main_window
 
 
@@ -10,10 +10,7 @@ def test_the_history_shows_at_least_five_rows_at_the_default_layout(qtbot, tmp_p
     folder = tmp_path / "projects"
     folder.mkdir()
     project = make_project(folder, n=60)
-    ada = project.start_session("ada")
-    for _ in range(20):
-        c = project.next_candidate(ada)
-        project.record_label(ada, c.candidate_id, "idiom")
+    label_top(project, "ada", 20)
     project.close()
     window = open_main_window(qtbot, folder / "p.triage", "ada")
     window.drawer.setCurrentWidget(window.drawer.history)   # what clicking "History" does
