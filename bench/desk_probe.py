@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LATER = {"models-value", "models-pvalues"}
 
 
-def _process_start() -> float:
+def process_start() -> float:
     """Wall-clock time at which this process was created (from /proc, else psutil).
 
     Read directly rather than through psutil, whose import (a few hundredths of a second)
@@ -80,7 +80,7 @@ def _percentiles(values: list[float]) -> dict[str, float | None]:
             "max": round(ordered[-1], 2)}
 
 
-def _when_imported(module: str, then) -> None:
+def when_imported(module: str, then) -> None:
     """Call ``then(module)`` right after the application first imports ``module``."""
     import importlib.abc
     import importlib.util
@@ -103,7 +103,7 @@ def _when_imported(module: str, then) -> None:
     sys.meta_path.insert(0, Hook())
 
 
-def _stall_tracer(ticks: list[float], limit_ms: float):
+def stall_tracer(ticks: list[float], limit_ms: float):
     """A thread that prints the GUI thread's stack when the loop has not ticked for a while."""
     import threading
     import traceback
@@ -141,7 +141,7 @@ def _stall_tracer(ticks: list[float], limit_ms: float):
 
 def child(args: argparse.Namespace) -> int:  # long: one closure per probe phase
     """Run the real desk with the watchdog and the key sender; print one JSON line."""
-    started = _process_start()
+    started = process_start()
     sys.path.insert(0, str(ROOT))
     profiler = None
     if args.profile:
@@ -305,14 +305,14 @@ def child(args: argparse.Namespace) -> int:  # long: one closure per probe phase
             QTimer.singleShot(int((args.seconds + args.warmup + args.lead_wait + 30) * 1000),
                               finish)
             if args.trace_stalls:
-                _stall_tracer(ticks, args.trace_stalls)
+                stall_tracer(ticks, args.trace_stalls)
             return original_exec()
 
         widgets.QApplication.exec = exec_with_probe
 
     # Qt is patched when the application imports it, not before: the probe must not change
     # the order in which the desk loads its modules.
-    _when_imported("PySide6.QtWidgets", patch)
+    when_imported("PySide6.QtWidgets", patch)
     if profiler is not None:
         profiler.enable()
     import main

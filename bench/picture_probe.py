@@ -9,8 +9,10 @@ cache is keyed by the file, so with more presses than files a repeat would be a 
 the probe stops at ``--files`` − 20 presses. The same rows as text (``key,text,score``)
 give the text figures.
 
-Each pool is imported with ``triage new`` (untimed), copied fresh for every run, and
-opened in a child process (offscreen) by the real main window. The child reports
+Each pool is imported with ``triage new`` (untimed) and copied fresh for every run. A
+child process (offscreen) starts the real program on it, ``main.main([PROJECT,
+--annotator, probe])``, as ``bench/desk_probe.py`` does: its own start-up (the project
+opened on a thread while Qt loads) and interpreter settings. The child reports
 
 - ``first_s``: process start → the first candidate *painted* (the picture, not the
   "Loading" placeholder; for text, the text);
@@ -19,7 +21,8 @@ opened in a child process (offscreen) by the real main window. The child reports
   ``in_key_handler_ms``, the part spent in the key's handler (the label's commit with its
   fsync, the next candidate looked up and set); ``gui_cpu_ms``, the GUI thread's own CPU
   time from the press to the paint (what the desk costs, whatever else runs on the
-  machine: the rest of ``press_ms`` is waiting, for the disk or for a core);
+  machine: the rest of ``press_ms`` is waiting, for the disk, a core or the interpreter
+  lock); ``slowest_presses`` lists the five slowest as (press, in the handler, GUI CPU);
 - ``stall_ms``: the longest gap of a 5 ms watchdog timer while the keys arrive (the GUI
   thread was busy), and ``stall_start_ms`` over the first 3 s;
 - ``rss_mb`` at the end and ``peak_rss_mb`` (VmHWM).
@@ -45,6 +48,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from desk_probe import compile_sources, process_start, stall_tracer, when_imported  # noqa: E402
+
 SIZES = ((1152, 864), (1600, 1200), (2048, 1536), (2304, 1728))  # 1.0 to 4.0 megapixels
 
 
@@ -99,15 +105,6 @@ def build(pool: Path, project: Path, kind: str) -> None:
                    env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL)
 
 
-def process_start() -> float:
-    """Wall-clock time at which this process was created (from /proc)."""
-    with open("/proc/self/stat") as stat:
-        after_name = stat.read().rsplit(")", 1)[1].split()
-    age = time.clock_gettime(time.CLOCK_BOOTTIME) - int(after_name[19]) / os.sysconf(
-        "SC_CLK_TCK")
-    return time.time() - age
-
-
 def pct(values: list[float], q: float) -> float | None:
     """The q-th percentile (nearest rank), None when empty."""
     if not values:
@@ -117,43 +114,18 @@ def pct(values: list[float], q: float) -> float | None:
                                                      - 1))], 1)
 
 
-def trace_stalls(ticks: list[float], limit_ms: float) -> None:
-    """A thread that prints the GUI thread's stack when the loop has not ticked for a while."""
-    import threading
-    import traceback
-
-    main_id = threading.get_ident()
-    reported: set[float] = set()
-
-    def watch() -> None:
-        while True:
-            time.sleep(limit_ms / 4000)
-            if ticks and (time.perf_counter() - ticks[-1]) * 1000 > limit_ms \
-                    and ticks[-1] not in reported:
-                reported.add(ticks[-1])
-                frame = sys._current_frames().get(main_id)
-                stack = "".join(traceback.format_stack(frame, limit=14)) if frame else "?"
-                print(f"STALL at {ticks[-1] - ticks[0]:.2f} s:\n{stack}", file=sys.stderr,
-                      flush=True)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
 def child(project: Path, kind: str, keys: int, rate: float,  # long: the probe's phases
           trace_ms: float = 0.0) -> None:
-    """Open the desk on ``project``, press ``keys`` label keys; print one PROBE line."""
+    """Run the real desk (``main.main``) on ``project``, press ``keys`` label keys; print
+    one PROBE line.
+
+    As in ``desk_probe``, the application starts unchanged (its own start-up: the project
+    opened on a thread while Qt loads, its interpreter settings): the probe patches the
+    candidate's paint, the window's first ``show`` (to a 1366×768 window) and
+    ``QApplication.exec`` (the watchdog and the key sender) as the application imports
+    them, so its modules load in their own order."""
     started = process_start()
     sys.path.insert(0, str(ROOT))
-    from PySide6.QtCore import Qt, QTimer
-    from PySide6.QtTest import QTest
-    from PySide6.QtWidgets import QApplication
-
-    from ui.candidate_picture import PictureView
-    from ui.candidate_text import CandidateText
-    from ui.main_window import MainWindow
-    from ui.prefs import Prefs
-
-    app = QApplication.instance() or QApplication(sys.argv[:1])
     profiler = None
     if os.environ.get("PROBE_PROFILE"):  # where the key handler's time goes (cProfile)
         import cProfile
@@ -161,26 +133,28 @@ def child(project: Path, kind: str, keys: int, rate: float,  # long: the probe's
         profiler = cProfile.Profile()
     ticks: list[float] = []
     state: dict = {"first": None, "pending": None, "waits": [], "missed": 0, "sent": 0,
-                   "sync": [], "cpu": []}
+                   "sync": [], "cpu": [], "each": []}
+    shown: dict = {}
 
     def painted(widget) -> None:
         desk = state.get("desk")
         if desk is None or desk.current is None:
             return
-        if kind == "pictures" and (not isinstance(widget, PictureView)
-                                   or widget.image is None):
+        if kind == "pictures" and getattr(widget, "image", None) is None:
             return
         now = time.perf_counter()
         if state["first"] is None:
             state["first"] = time.time()
-            QTimer.singleShot(3000, start_keys)
+            shown["QTimer"].singleShot(3000, start_keys)
         pending = state["pending"]
         if pending is not None and desk.current.candidate_id != pending[1]:
             state["waits"].append((now - pending[0]) * 1000)
             state["cpu"].append((time.thread_time() - pending[2]) * 1000)
+            state["each"].append((round(state["waits"][-1], 1), round(state["sync"][-1], 1),
+                                  round(state["cpu"][-1], 1)))
             state["pending"] = None
 
-    def wrap(cls) -> None:
+    def wrap_paint(cls) -> None:
         original = cls.paintEvent
 
         def paint(self, event):
@@ -188,28 +162,30 @@ def child(project: Path, kind: str, keys: int, rate: float,  # long: the probe's
             painted(self)
         cls.paintEvent = paint
 
-    wrap(PictureView if kind == "pictures" else CandidateText)
+    def wrap_show(module) -> None:
+        original = module.MainWindow.show
+
+        def show(self):
+            if "window" not in shown:
+                shown["window"] = self
+                state["desk"] = self.desk
+                self.resize(1366, 768)
+            original(self)
+        module.MainWindow.show = show
 
     def tick() -> None:
-        ticks.append(time.perf_counter())
-
-    watchdog = QTimer()
-    watchdog.setTimerType(Qt.TimerType.PreciseTimer)
-    watchdog.timeout.connect(tick)
-    watchdog.start(5)
-    if trace_ms:
-        trace_stalls(ticks, trace_ms)
-    sender = QTimer()
-    sender.setTimerType(Qt.TimerType.PreciseTimer)
+        ticks.append(time.time())
 
     def press() -> None:
+        from PySide6.QtTest import QTest
+
         desk = state["desk"]
         if state["pending"] is not None:
             state["missed"] += 1  # not painted within the interval: counted as the interval
             state["waits"].append((time.perf_counter() - state["pending"][0]) * 1000)
             state["pending"] = None
         if state["sent"] >= keys or desk.current is None:
-            sender.stop()
+            shown["sender"].stop()
             finish()
             return
         state["sent"] += 1
@@ -223,26 +199,28 @@ def child(project: Path, kind: str, keys: int, rate: float,  # long: the probe's
         state["sync"].append((time.perf_counter() - t0) * 1000)  # commit + next, in the key
 
     def start_keys() -> None:
-        state["keys_from"] = time.perf_counter()
-        sender.timeout.connect(press)
-        sender.start(int(1000 / rate))
+        state["keys_from"] = time.time()
+        shown["sender"].timeout.connect(press)
+        shown["sender"].start(int(1000 / rate))
 
     def finish() -> None:
         import psutil
 
-        since = state["keys_from"]
+        since = state.get("keys_from", float("inf"))
         gaps = [(b - a) * 1000 for a, b in zip(ticks, ticks[1:]) if a >= since]
         start_gaps = [(b - a) * 1000 for a, b in zip(ticks, ticks[1:]) if a < since]
         with open("/proc/self/status") as status:
             hwm = [line.split()[1] for line in status if line.startswith("VmHWM:")]
         waits = state["waits"]
-        result = {"kind": kind, "first_s": round(state["first"] - started, 3),
+        result = {"kind": kind,
+                  "first_s": round(state["first"] - started, 3) if state["first"] else None,
                   "presses": len(waits), "missed": state["missed"],
                   "press_ms": {"p50": pct(waits, 50), "p99": pct(waits, 99),
                                "max": round(max(waits), 1) if waits else None},
                   "in_key_handler_ms": {"p50": pct(state["sync"], 50),
                                         "p99": pct(state["sync"], 99)},
                   "gui_cpu_ms": {"p50": pct(state["cpu"], 50), "p99": pct(state["cpu"], 99)},
+                  "slowest_presses": sorted(state["each"], reverse=True)[:5],
                   "stall_ms": round(max(gaps, default=0.0), 1),
                   "stall_start_ms": round(max(start_gaps, default=0.0), 1),
                   "rss_mb": round(psutil.Process().memory_info().rss / 2**20),
@@ -250,15 +228,42 @@ def child(project: Path, kind: str, keys: int, rate: float,  # long: the probe's
         print("PROBE " + json.dumps(result), flush=True)
         if profiler is not None:
             profiler.dump_stats(os.environ["PROBE_PROFILE"])
+        from ui.advice_process import stop_helper
+
+        for helper in ("advice", "lead", "models"):  # os._exit skips their clean-up
+            stop_helper(helper)
         os._exit(0)  # the window's close-time work is not what is measured
 
-    window = MainWindow(Prefs())
-    window.resize(1366, 768)
-    window.open_project(project, "probe")
-    window.show()
-    state["desk"] = window.desk
-    QTimer.singleShot(120_000, finish)
-    app.exec()
+    def patch_exec(widgets) -> None:
+        from PySide6.QtCore import Qt, QTimer
+
+        shown["QTimer"] = QTimer
+        original_exec = widgets.QApplication.exec
+
+        def exec_with_probe(*a, **k):
+            watchdog = QTimer()
+            watchdog.setTimerType(Qt.TimerType.PreciseTimer)
+            watchdog.timeout.connect(tick)
+            watchdog.start(5)
+            shown["watchdog"] = watchdog
+            sender = QTimer()
+            sender.setTimerType(Qt.TimerType.PreciseTimer)
+            shown["sender"] = sender
+            QTimer.singleShot(120_000, finish)
+            if trace_ms:
+                stall_tracer(ticks, trace_ms)
+            return original_exec()
+
+        widgets.QApplication.exec = exec_with_probe
+
+    view = ("ui.candidate_picture", "PictureView") if kind == "pictures" else (
+        "ui.candidate_text", "CandidateText")
+    when_imported(view[0], lambda module: wrap_paint(getattr(module, view[1])))
+    when_imported("ui.main_window", wrap_show)
+    when_imported("PySide6.QtWidgets", patch_exec)
+    import main
+
+    main.main([str(project), "--annotator", "probe"])
 
 
 def run(project: Path, kind: str, keys: int, rate: float, trace_ms: float = 0.0) -> dict:
@@ -298,6 +303,7 @@ def main() -> None:
     if args.child:
         child(args.child, args.kind, args.keys, args.rate, args.trace_stalls)
         return
+    compile_sources()
     make_files(args.folder, args.files)
     pools = make_pools(args.folder, args.rows, args.files)
     keys = args.keys or max(1, args.files - 20)

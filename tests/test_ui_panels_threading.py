@@ -9,6 +9,7 @@ from PySide6.QtGui import QColor
 
 from tests.qt_helpers import open_main_window, wait_for_background
 from tests.test_ui_desk import make_project
+from ui import panel_control
 from ui.panels import GainPanel
 
 
@@ -67,4 +68,35 @@ def test_a_key_press_is_answered_while_a_panel_draw_is_in_progress(qtbot, tmp_pa
     assert gain.redraws == redraws + 2, (gain.redraws, redraws)
     assert gain.panel_data()["annotated"][-1] == 4
     assert gain.live.get_xdata()[-1] == 4
+    window.close()
+
+
+def test_a_burst_of_labels_redraws_one_panel_per_label_and_all_of_them_after_a_pause(
+        qtbot, tmp_path, monkeypatch):
+    # A redraw of all three panels at once overran a quick annotator's next key (the chart
+    # thread takes turns with the desk for the interpreter lock), so in a burst each label
+    # brings one panel up to date, in turn, and a pause brings all of them.
+    monkeypatch.setattr(panel_control, "PAUSE_MS", 1500)  # a loaded machine's slow wait
+    monkeypatch.setattr(panel_control, "MIN_GAP_S", 0.2)  # is not taken for a pause
+    window = open_main_window(qtbot, make_project(tmp_path), "ada")
+    wait_for_background(qtbot, window)
+    given: list[tuple[str, int]] = []
+    for panel in window.live_panels.panels:
+        def record(snapshot, info, panel=panel, show=panel.show_state):
+            given.append((type(panel).__name__, snapshot.events))
+            show(snapshot, info)
+        monkeypatch.setattr(panel, "show_state", record)
+    window.refresh_panels()
+    assert sorted(name for name, _ in given) == ["GainPanel", "SpendPanel", "YieldPanel"]
+    given.clear()
+    qtbot.wait(250)
+    for n, key in enumerate("ili", start=1):
+        qtbot.keyClick(window.desk, key)
+        qtbot.waitUntil(lambda n=n: len(given) == n, timeout=5000)
+        qtbot.wait(250)
+        assert len(given) == n and given[-1][1] == n   # one panel, with this label in it
+    assert len({name for name, _ in given}) == 3        # each panel had its turn
+    given.clear()
+    qtbot.waitUntil(lambda: len(given) == 3, timeout=5000)  # the annotator paused
+    assert sorted(given) == [("GainPanel", 3), ("SpendPanel", 3), ("YieldPanel", 3)]
     window.close()

@@ -32,11 +32,19 @@ if TYPE_CHECKING:  # loaded with the panels, after the first candidate is on scr
     from triage.project import Project
     from triage.views.panels import PanelInfo
 
-# Panels redraw when the annotator pauses (a chart redraw costs tens of milliseconds of
-# the chart thread), but at least every MAX_DEFER_S in a long burst.
-REFRESH_MS = 250
+# A chart redraw costs tens of milliseconds of Python on the chart thread, and every
+# SQLite call of a key press then waits its turn for the interpreter lock: a redraw that
+# overlaps a key press delays the next candidate. So while labels keep coming, one panel
+# (each in turn) redraws just after a label's next candidate is shown (the annotator is
+# reading it: the quietest time ahead; three in a row overran a quick annotator's next key),
+# at most every MIN_GAP_S; all of them redraw once the annotator pauses, and at least every
+# MAX_DEFER_S. (Waiting for a pause alone lined redraws up with a steady annotator's keys.)
+AFTER_LABEL_MS = 10      # (each panel then waits its own REDRAW_MS: the paint comes first)
+HOLD_RENDERS_MS = 60     # renders already queued wait as long (ui.panels._base)
+MIN_GAP_S = 0.3
+PAUSE_MS = 600
+MAX_DEFER_S = 5.0
 CHECKPOINT_EVERY = 200  # label events between checkpoints taken while the annotator pauses
-MAX_DEFER_S = 2.0
 
 
 class PanelController(QObject):
@@ -57,11 +65,19 @@ class PanelController(QObject):
         self._checkpointing = False
         self._panel_pool = QThreadPool()  # its own threads: two of them wait on the helper
         self._panel_pool.setMaxThreadCount(3)
-        self._refresh_timer = QTimer(self)
-        self._refresh_timer.setSingleShot(True)
-        self._refresh_timer.setInterval(REFRESH_MS)
-        self._refresh_timer.timeout.connect(self.refresh_panels)
-        self._dirty_since: float | None = None
+        self._pause_timer = self._timer(PAUSE_MS, self.refresh_panels)
+        self._soon_timer = self._timer(AFTER_LABEL_MS, self._refresh_soon)
+        self._refreshed_at = float("-inf")   # monotonic time of the last refresh, any
+        self._all_at = float("-inf")         # ... of the last refresh of every panel
+        self._changed_at = float("-inf")     # ... and of the last change asked for
+        self._turn = 0                       # the panel whose turn it is in a burst
+
+    def _timer(self, ms: int, then: Callable[[], None]) -> QTimer:
+        timer = QTimer(self)
+        timer.setSingleShot(True)
+        timer.setInterval(ms)
+        timer.timeout.connect(then)
+        return timer
 
     @property
     def project(self) -> Project | None:
@@ -220,17 +236,35 @@ class PanelController(QObject):
         self.info = self._panel_info(self.info.offline_curves)
 
     def schedule_refresh(self) -> None:
-        """Refresh the panels once the annotator pauses (debounced, coalesced)."""
-        now = time.monotonic()
-        if self._dirty_since is None:
-            self._dirty_since = now
-        if now - self._dirty_since < MAX_DEFER_S or not self._refresh_timer.isActive():
-            self._refresh_timer.start()
+        """A change: a panel redraws just after it, all of them once the annotator pauses
+        (coalesced; see MIN_GAP_S)."""
+        if self.panels:  # (the panels' module is loaded with them)
+            from ui.panels import hold_renders
+
+            hold_renders(HOLD_RENDERS_MS)
+        self._changed_at = now = time.monotonic()
+        self._pause_timer.start()
+        if now - self._refreshed_at >= MIN_GAP_S and not self._soon_timer.isActive():
+            self._soon_timer.start()
+
+    def _refresh_soon(self) -> None:
+        """One panel, in turn, gets the current snapshot (every panel, now and then)."""
+        if time.monotonic() - self._all_at >= MAX_DEFER_S or len(self.panels) < 2:
+            self.refresh_panels()
+            return
+        if self.project is None or self.info is None or not self.project.models \
+                or self.live_pending():
+            return
+        self._refreshed_at = time.monotonic()
+        self._turn = (self._turn + 1) % len(self.panels)
+        self.panels[self._turn].show_state(self.project.snapshot(), self.info)
 
     def refresh_panels(self) -> None:
         """Hand the current snapshot to the panels (each schedules its own redraw)."""
-        self._dirty_since = None
-        self._refresh_timer.stop()  # a refresh asked for after the labels is this one
+        self._pause_timer.stop()  # a refresh asked for after the labels is this one
+        self._soon_timer.stop()
+        self._refreshed_at = self._all_at = now = time.monotonic()
+        paused = now - self._changed_at >= PAUSE_MS / 1000
         if self.project is None or self.info is None or not self.project.models:
             return
         if self.live_pending():
@@ -242,7 +276,7 @@ class PanelController(QObject):
         self.refreshed.emit(snapshot)
         if self._checkpointed_at is None:
             self._checkpointed_at = snapshot.events  # counted from the opening
-        elif (snapshot.events - self._checkpointed_at >= CHECKPOINT_EVERY
+        elif (snapshot.events - self._checkpointed_at >= CHECKPOINT_EVERY and paused
               and not self._checkpointing):
             # The annotator has paused: a good moment to fold the log into the file, on a
             # worker with its own connection (it waits for the disk).

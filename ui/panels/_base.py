@@ -47,6 +47,27 @@ def render_pool() -> QThreadPool:
     return _POOL
 
 
+# While the desk answers a key, a chart render on the chart thread takes turns with it for
+# the interpreter lock (matplotlib's text and path drawing hold it for whole C calls), which
+# delays the next candidate. After a change the desk holds renders not yet begun for a
+# moment (hold_renders), so they draw once the next candidate is on the screen.
+_RENDERS_OPEN = threading.Event()
+_RENDERS_OPEN.set()
+_LONGEST_HOLD_S = 1.0      # a render never waits longer than this, whatever happens
+_REOPEN: QTimer | None = None
+
+
+def hold_renders(ms: int) -> None:
+    """Chart renders not yet begun wait ``ms`` milliseconds (call on the GUI thread)."""
+    global _REOPEN
+    if _REOPEN is None:
+        _REOPEN = QTimer()
+        _REOPEN.setSingleShot(True)
+        _REOPEN.timeout.connect(_RENDERS_OPEN.set)
+    _RENDERS_OPEN.clear()
+    _REOPEN.start(ms)
+
+
 _FROZE = False
 
 
@@ -74,6 +95,7 @@ class RenderJob(QRunnable):
         self.setAutoDelete(False)  # the panel keeps it until it reports
 
     def run(self) -> None:
+        _RENDERS_OPEN.wait(_LONGEST_HOLD_S)
         try:
             image, key = self.panel._render(self.size)
         except Exception:  # noqa: BLE001 - report back so the panel can draw again
