@@ -3,12 +3,13 @@ running below the desk's priority so that it never takes the processor from it."
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 
 import numpy as np
 import pytest
 
-from tests.helpers import make_project
+from tests.helpers import label_top, make_project
 from ui import advice_process
 
 
@@ -27,3 +28,26 @@ def test_advice_helper_runs_below_the_desk(tmp_path):
     assert set(curves) == set(expected)
     for name, values in expected.items():
         assert np.array_equal(curves[name], values)
+
+
+@pytest.mark.skipif("forkserver" not in multiprocessing.get_all_start_methods(),
+                    reason="no forkserver here: every helper is spawned")
+def test_once_the_desk_has_settled_helpers_fork_from_a_server_that_has_their_imports(
+        tmp_path):
+    project = make_project(tmp_path, n=30)
+    label_top(project, "ada", 4)
+    path = tmp_path / "p.triage"
+    advice_process.prepare_lead_helpers()
+    try:
+        assert advice_process.helper_call("disagreements", path, helper="lead") == []
+        curves = advice_process.helper_call("curves", path)
+        kinds = {p.name: type(p).__name__ for p in multiprocessing.active_children()}
+        assert kinds["triage-lead"] == kinds["triage-advice"] == "ForkServerProcess"
+        helper = advice_process._servers["advice"][0]   # forked, still below the desk
+        ours = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, helper.pid) == min(19, ours + 10)
+    finally:
+        advice_process.stop_helper("lead")
+        advice_process.stop_helper("advice")
+    assert set(curves) == set(project.offline_curves())
+    project.close()

@@ -4,8 +4,8 @@ never competes with the desk.
 An advice state takes seconds to compute, and much of that is Python code: on a thread of
 the desk's process it would hold the interpreter lock the desk needs to answer a key (every
 SQLite call the desk makes gives the lock up and must win it back). So the computation runs
-in one long-lived helper process (started on first use with ``spawn``; a daemon, ended with
-the desk). :func:`compute_advice` sends it a project path and waits for the result; it is
+in one long-lived helper process (started on first use; a daemon, ended with the desk;
+once the desk has settled, helpers fork from a server that has imported what they need). :func:`compute_advice` sends it a project path and waits for the result; it is
 called from the advice feed's worker thread. :func:`helper_call` does the same for the
 offline curves and checkpoints, for the lead window's agreement and disagreements (a
 second helper, ``helper="lead"``, started when the lead window first opens) and for its
@@ -82,10 +82,46 @@ def serve(connection, niceness: int = 0) -> None:
             return
 
 
+# What the helpers import to do their work. Helpers fork from a server process that has
+# imported these once (multiprocessing's "forkserver"), so the helpers started when the lead
+# window opens begin at once, instead of each paying a third of a second of imports on a
+# machine the window's own drawing keeps busy. (A server, not the desk: a fork of a process
+# running Qt threads is not safe.) The desk starts the server once it has settled
+# (prepare_lead_helpers), so its imports never compete with the desk's start: a helper
+# needed before that (the advice's, for the panels' curves) is spawned. Without a
+# forkserver, every helper is spawned.
+PRELOAD = ["ui.advice_process", "triage.project.advice", "triage.project.live_build",
+           "triage.views.analysis", "triage.views.gallery", "triage.views.models"]
+FORKED = ("lead", "models")   # these start the server if it is not running yet
+_server: list[bool] = []      # [True] once this process has started the server
+
+
+def _start_method(helper: str):
+    if "forkserver" not in multiprocessing.get_all_start_methods() or (
+            helper not in FORKED and not _server):
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    _server[:] = [True]
+    return context
+
+
+def prepare_lead_helpers() -> None:
+    """Start the server the helpers fork from, if not yet (returns at once; the server
+    imports on its own)."""
+    if "forkserver" not in multiprocessing.get_all_start_methods() or _server:
+        return
+    from multiprocessing import forkserver
+
+    _start_method(FORKED[0])
+    threading.Thread(target=forkserver.ensure_running, daemon=True,
+                     name="triage-forkserver").start()
+
+
 def _connection(helper: str):
     server = _servers.get(helper)
     if server is None or not server[0].is_alive():
-        context = multiprocessing.get_context("spawn")
+        context = _start_method(helper)
         ours, theirs = context.Pipe()
         process = context.Process(target=serve, args=(theirs, NICENESS.get(helper, 0)),
                                   daemon=True, name=f"triage-{helper}")

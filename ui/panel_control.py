@@ -44,6 +44,7 @@ HOLD_RENDERS_MS = 60     # renders already queued wait as long (ui.panels._base)
 MIN_GAP_S = 0.3
 PAUSE_MS = 600
 MAX_DEFER_S = 5.0
+PREPARE_HELPERS_MS = 2000  # after the curves arrive (ui.advice_process.prepare_lead_helpers)
 CHECKPOINT_EVERY = 200  # label events between checkpoints taken while the annotator pauses
 
 
@@ -214,6 +215,10 @@ class PanelController(QObject):
     def _curves_arrived(self, project, curves: dict) -> None:
         if project is not self.project or self.info is None:
             return
+        # The desk has settled: a good moment to get the lead window's helpers ready.
+        from ui.advice_process import prepare_lead_helpers
+
+        QTimer.singleShot(PREPARE_HELPERS_MS, prepare_lead_helpers)
         self.info = dataclasses.replace(self.info, offline_curves=curves)
         self.refresh_panels()
 

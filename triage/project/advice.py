@@ -179,9 +179,9 @@ def advice_state(project: Project) -> AdviceState:
 
 def advice_state_at(path: str | Path) -> AdviceState:
     """Open the project at ``path`` on this thread, compute its advice state, close it."""
-    from triage.project.files import open_project
+    from triage.project.files import open_for_reading
 
-    with open_project(path) as project:
+    with open_for_reading(path) as project:
         return advice_state(project)
 
 

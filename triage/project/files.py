@@ -54,6 +54,24 @@ def open_project(path: str | Path) -> Project:
         raise ProjectError(f"{path} is damaged: {error}") from error
 
 
+def open_for_reading(path: str | Path) -> Project:
+    """Open, read-only, a project the desk has open: in one of its helper processes.
+
+    The desk checked and migrated the file when it opened it, so this skips what
+    :func:`open_project` does first (SQLite's integrity scan: an eighth of a second on a
+    million candidates, paid by every analysis the lead window asks for) and every write."""
+    if is_server_url(path) or not Path(f"{path}-wal").exists():
+        return open_project(path)   # the desk has not got it open: the careful way
+    path = Path(path)
+    dbmod.check_project_header(path)
+    database = dbmod.open_read_only(path)
+    try:
+        return Project(path, database)
+    except sqlite3.DatabaseError as error:
+        database.close()
+        raise ProjectError(f"{path} is damaged: {error}") from error
+
+
 @contextmanager
 def opened(path: str | Path) -> Iterator[Project]:
     """Open a project for a ``with`` block; it is closed when the block ends."""

@@ -102,9 +102,9 @@ def offline_curves_at(path: str | Path) -> dict[str, np.ndarray]:
 
     A scan of the whole pool: the desk runs it on a worker thread with its own connection.
     """
-    from triage.project.files import open_project
+    from triage.project.files import open_for_reading
 
-    with open_project(path) as project:
+    with open_for_reading(path) as project:
         return project.offline_curves()
 
 

@@ -209,9 +209,9 @@ def agreement_at(path: str | Path, *, bootstrap: int = 1000) -> tuple[dict[str, 
     """Open the project at ``path`` here (a helper process): (agreement report JSON, names).
 
     The names are :func:`session_labels`, for the trend's axis."""
-    from triage.project.files import open_project
+    from triage.project.files import open_for_reading
 
-    with open_project(path) as project:
+    with open_for_reading(path) as project:
         work = agreement_job(project, bootstrap=bootstrap)
         names = session_labels(project)
     return work(None), names
@@ -220,9 +220,9 @@ def agreement_at(path: str | Path, *, bootstrap: int = 1000) -> tuple[dict[str, 
 def disagreements_at(path: str | Path) -> list[Any]:
     """Open the project at ``path`` here (a helper process): what awaits a ruling."""
     from triage.project.adjudication import disagreements
-    from triage.project.files import open_project
+    from triage.project.files import open_for_reading
 
-    with open_project(path) as project:
+    with open_for_reading(path) as project:
         return disagreements(project)
 
 

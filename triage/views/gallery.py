@@ -150,9 +150,9 @@ def gallery(project: Project, limit: int = LIMIT) -> Gallery:
 
 def gallery_at(path: str | Path, limit: int = LIMIT) -> Gallery:
     """Open the project at ``path`` here (the lead window's helper process): its gallery."""
-    from triage.project.files import open_project
+    from triage.project.files import open_for_reading
 
-    with open_project(path) as project:
+    with open_for_reading(path) as project:
         return gallery(project, limit)
 
 

@@ -125,14 +125,14 @@ def cached_models_inputs(path: str | Path, offline_curves: dict[str, np.ndarray]
     With ``reuse``, the last ones this process read of the same file if it has not changed
     since.
     """
-    from triage.project.files import open_project
+    from triage.project.files import open_for_reading
 
     key = str(Path(path).resolve())
     state = file_state(path)   # before reading: a write during the read is a change
     last = _last.get(key)
     if reuse and last is not None and last[0] == state:
         return last[1]
-    with open_project(path) as project:
+    with open_for_reading(path) as project:
         inputs = models_inputs(project, offline_curves)
     _last.clear()
     _last[key] = (state, inputs)
