@@ -103,6 +103,17 @@ def when_imported(module: str, then) -> None:
     sys.meta_path.insert(0, Hook())
 
 
+def start_watchdog(tick):
+    """A running 5 ms precise timer that calls ``tick``: a gap much longer is a stall."""
+    from PySide6.QtCore import Qt, QTimer
+
+    watchdog = QTimer()
+    watchdog.setTimerType(Qt.TimerType.PreciseTimer)
+    watchdog.timeout.connect(tick)
+    watchdog.start(5)
+    return watchdog
+
+
 def stall_tracer(ticks: list[float], limit_ms: float):
     """A thread that prints the GUI thread's stack when the loop has not ticked for a while."""
     import threading
@@ -291,16 +302,13 @@ def child(args: argparse.Namespace) -> int:  # long: one closure per probe phase
         os._exit(0)  # skip the window's close-time work: it is not what we measure
 
     def patch(widgets) -> None:
-        from PySide6.QtCore import Qt, QTimer
+        from PySide6.QtCore import QTimer
 
         qt["QApplication"], qt["QTimer"] = widgets.QApplication, QTimer
         original_exec = widgets.QApplication.exec
 
         def exec_with_probe(*a, **k):
-            watchdog = QTimer()
-            watchdog.setTimerType(Qt.TimerType.PreciseTimer)
-            watchdog.timeout.connect(tick)
-            watchdog.start(5)
+            watchdog = start_watchdog(tick)  # noqa: F841 - kept alive while the loop runs
             QTimer.singleShot(0, tick)
             QTimer.singleShot(int((args.seconds + args.warmup + args.lead_wait + 30) * 1000),
                               finish)

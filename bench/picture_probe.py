@@ -49,7 +49,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-from desk_probe import compile_sources, process_start, stall_tracer, when_imported  # noqa: E402
+from desk_probe import compile_sources, process_start, stall_tracer, start_watchdog, when_imported  # noqa: E402
 
 SIZES = ((1152, 864), (1600, 1200), (2048, 1536), (2304, 1728))  # 1.0 to 4.0 megapixels
 
@@ -241,11 +241,7 @@ def child(project: Path, kind: str, keys: int, rate: float,  # long: the probe's
         original_exec = widgets.QApplication.exec
 
         def exec_with_probe(*a, **k):
-            watchdog = QTimer()
-            watchdog.setTimerType(Qt.TimerType.PreciseTimer)
-            watchdog.timeout.connect(tick)
-            watchdog.start(5)
-            shown["watchdog"] = watchdog
+            shown["watchdog"] = start_watchdog(tick)
             sender = QTimer()
             sender.setTimerType(Qt.TimerType.PreciseTimer)
             shown["sender"] = sender
