@@ -12,11 +12,10 @@ export API returns, unchanged: JSON, JSON_MIN and CSV.
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from labelstudio_live import SENTIMENT_CONFIG, LabelStudio, fixture_arguments  # noqa: E402
+from labelstudio_live import SENTIMENT_CONFIG, LabelStudio, write_fixtures  # noqa: E402
 
 TEXTS = [
     ("The staff were friendly and the room was spotless.", 0.93, "Positive"),
@@ -104,18 +103,15 @@ def mixed(ls: LabelStudio, users: list[int], out: Path) -> None:
     (out / "mixed.config.xml").write_text(MIXED_CONFIG, encoding="utf-8")
 
 
+def both(ls: LabelStudio, users: list[int], out: Path, _data_dir: Path) -> None:
+    """The sentiment and mixed projects and their exports."""
+    sentiment(ls, users, out)
+    mixed(ls, users, out)
+
+
 def main() -> int:
     """Start Label Studio, make both projects, write their exports, stop it."""
-    args = fixture_arguments(__doc__)
-    ls = LabelStudio(args.port, Path(tempfile.mkdtemp(prefix="ls-data-")), args.venv)
-    try:
-        users = [ls.user(f"{n}@example.org", n.title(), "Tester") for n in ("ada", "bo", "cy")]
-        sentiment(ls, users, args.out)
-        mixed(ls, users, args.out)
-    finally:
-        ls.stop()
-    print(f"wrote Label Studio exports to {args.out}")
-    return 0
+    return write_fixtures(__doc__, ("ada", "bo", "cy"), both, "Label Studio exports")
 
 
 if __name__ == "__main__":

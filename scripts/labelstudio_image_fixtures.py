@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "data" / "prodigy"))
 from derive_images import png  # noqa: E402
-from labelstudio_live import TOKEN, LabelStudio, fixture_arguments  # noqa: E402
+from labelstudio_live import TOKEN, LabelStudio, write_fixtures  # noqa: E402
 
 PETS_CONFIG = """<View>
   <Image name="image" value="$image"/>
@@ -121,19 +121,16 @@ def roundtrip(ls: LabelStudio, out: Path, work: Path) -> None:
     (out / "pets.roundtrip.config.xml").write_bytes(tasks.with_suffix(".config.xml").read_bytes())
 
 
+def pets_and_roundtrip(ls: LabelStudio, users: list[int], out: Path, data_dir: Path) -> None:
+    """The pets project and its exports, then the round trip through Triage."""
+    pets(ls, users, out, data_dir)
+    roundtrip(ls, out, Path(tempfile.mkdtemp(prefix="ls-pets-")))
+
+
 def main() -> int:
     """Start Label Studio, make the project, write its exports, stop it."""
-    args = fixture_arguments(__doc__)
-    data_dir = Path(tempfile.mkdtemp(prefix="ls-data-"))
-    ls = LabelStudio(args.port, data_dir, args.venv)
-    try:
-        users = [ls.user(f"{n}@example.org", n.title(), "Tester") for n in ("ada", "bo")]
-        pets(ls, users, args.out, data_dir)
-        roundtrip(ls, args.out, Path(tempfile.mkdtemp(prefix="ls-pets-")))
-    finally:
-        ls.stop()
-    print(f"wrote Label Studio image exports to {args.out}")
-    return 0
+    return write_fixtures(__doc__, ("ada", "bo"), pets_and_roundtrip,
+                          "Label Studio image exports")
 
 
 if __name__ == "__main__":

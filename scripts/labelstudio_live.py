@@ -1,6 +1,7 @@
 """Drive a local Label Studio (a separate venv, never a Triage dependency) over its HTTP API.
 
-Used by ``scripts/labelstudio_fixtures.py`` (which wrote tests/data/labelstudio/) and
+Used by ``scripts/labelstudio_fixtures.py`` and ``scripts/labelstudio_image_fixtures.py``
+(which wrote tests/data/labelstudio/, through :func:`write_fixtures`) and
 ``scripts/labelstudio_roundtrip.py``. Standard library only. Label Studio is started on
 127.0.0.1 with a fixed legacy token, in a throw-away data directory, and stopped by its
 process id when done.
@@ -15,9 +16,11 @@ import argparse
 import json
 import os
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -133,12 +136,25 @@ class LabelStudio:
         self.log.close()
 
 
-def fixture_arguments(description: str | None) -> argparse.Namespace:
-    """The fixture scripts' options (--venv, --out, --port); the output folder exists."""
+def write_fixtures(description: str | None, annotators: tuple[str, ...],
+                   build: Callable[[LabelStudio, list[int], Path, Path], None],
+                   what: str) -> int:
+    """The fixture scripts' whole run: read their options (--venv, --out, --port), start
+    Label Studio in a throw-away data folder, make one user per annotator, let ``build(ls,
+    user ids, output folder, data folder)`` make the projects and write their exports, stop
+    it, and say where ``what`` went."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--venv", type=Path, default=Path("/tmp/ls-venv"))
     parser.add_argument("--out", type=Path, default=Path("tests/data/labelstudio"))
     parser.add_argument("--port", type=int, default=8089)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    return args
+    data_dir = Path(tempfile.mkdtemp(prefix="ls-data-"))
+    ls = LabelStudio(args.port, data_dir, args.venv)
+    try:
+        users = [ls.user(f"{n}@example.org", n.title(), "Tester") for n in annotators]
+        build(ls, users, args.out, data_dir)
+    finally:
+        ls.stop()
+    print(f"wrote {what} to {args.out}")
+    return 0
