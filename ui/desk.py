@@ -38,7 +38,7 @@ from triage.views.desk import (
     status_text,
 )
 from triage.views.text import HIDDEN_NOTE, bounded_meta, feedback_excerpt, unexpected_fault
-from ui.candidate_text import CandidateText, plain_label
+from ui.candidate_text import CandidateText, plain_label, scrolling
 from ui.desk_buttons import DeskButtons
 from ui.desk_notes import NoteRow
 from ui.desk_pictures import DeskPictures
@@ -98,6 +98,8 @@ class Desk(QWidget):
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setStyleSheet(f"color: {SECONDARY};")
         self.meta.setStyleSheet(f"color: {META};")
+        self.meta_area = scrolling(self.meta)   # many fields scroll; the keys stay put
+        self.meta_area.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.position.setStyleSheet(f"color: {SECONDARY};")
         self.score.setStyleSheet(f"color: {SCORE};")
 
@@ -115,8 +117,7 @@ class Desk(QWidget):
         layout.addWidget(self.score)
         layout.addWidget(self.text, 5)
         layout.addSpacing(8)
-        layout.addWidget(self.meta)
-        layout.addStretch(1)
+        layout.addWidget(self.meta_area)
         layout.addLayout(self.buttons.label_row)
         layout.addLayout(self.buttons.tool_row)
         layout.addWidget(self.note_row)
@@ -177,6 +178,7 @@ class Desk(QWidget):
         small = QFont(self.font())
         small.setPointSizeF(max(8.0, 11.0 * ZOOM_STEP ** (self.zoom_steps / 2)))
         self.meta.setFont(small)
+        self.meta_area.setMinimumHeight(self.meta.fontMetrics().lineSpacing() + 4)
 
     # -- showing ---------------------------------------------------------------------
     def show_next(self) -> None:
