@@ -47,6 +47,8 @@ def whole(widget, window) -> str | None:
     """Why ``widget`` is not whole and visible on the screen (None: it is)."""
     if not widget.isVisible():
         return "hidden"
+    if widget.height() < widget.minimumSizeHint().height():
+        return f"squeezed to {widget.height()} px of {widget.minimumSizeHint().height()}"
     seen = widget.visibleRegion().boundingRect()
     if seen.size() != widget.size():
         return f"only {seen.width()}×{seen.height()} of {widget.width()}×{widget.height()} seen"
@@ -79,10 +81,12 @@ def covered(widget, window) -> list[str]:
 
 
 def key_report(window) -> dict:
-    """Every key button of the desk: None when whole, visible and clear, else why not."""
+    """Every key button of the desk and the line under them (what the last key did): None
+    when whole, visible and clear, else why not."""
     desk = window.desk
     buttons = {**{f"label {v}": b for v, b in desk.buttons.labels.items()},
-               "skip": desk.skip_button, "undo": desk.undo_button, "note": desk.note_button}
+               "skip": desk.skip_button, "undo": desk.undo_button, "note": desk.note_button,
+               "line under the buttons": desk.message}
     report = {}
     for name, button in buttons.items():
         why = whole(button, window)
@@ -103,20 +107,28 @@ def window_fit(window) -> str | None:
 
 
 def _buttons_of(dialog) -> list:
-    from PySide6.QtWidgets import QAbstractButton, QTabBar
+    """The visible push buttons a user must always see: not those of a form that scrolls
+    inside the window (reached by scrolling), nor a tab bar's arrows."""
+    from PySide6.QtWidgets import QAbstractButton, QScrollArea, QTabBar
 
+    scrolled = [a.widget() for a in dialog.findChildren(QScrollArea) if a.widget() is not None]
     return [b for b in dialog.findChildren(QAbstractButton)
             if b.isVisible() and not isinstance(b.parent(), QTabBar)
-            and type(b).__name__ in ("QPushButton", "QToolButton")]
+            and type(b).__name__ in ("QPushButton", "QToolButton")
+            and not any(w.isAncestorOf(b) for w in scrolled)]
 
 
-def dialog_report(dialog) -> dict:
+def dialog_report(dialog, name: str = "") -> dict:
     """A dialog (or a lead tab's window): inside the screen, every button whole."""
     from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QApplication
 
     QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
     QApplication.processEvents()
+    shots = QApplication.instance().property("shots")
+    if shots and name:
+        Path(shots).mkdir(parents=True, exist_ok=True)
+        dialog.screen().grabWindow(0).save(str(Path(shots) / f"{name.replace(' ', '-')}.png"))
     problems = [p for p in [window_fit(dialog)] if p]
     for button in _buttons_of(dialog):
         why = whole(button, dialog)
@@ -181,7 +193,7 @@ def dialogs(app, window) -> dict:
             found[name] = {"problems": ["did not open"]}
             continue
         dialog = new[0]
-        found[name] = dialog_report(dialog)
+        found[name] = dialog_report(dialog, name)
         if name == "New project":
             found["New project after an error"] = new_project_error(app, dialog)
         dialog.close()
@@ -195,7 +207,7 @@ def new_project_error(app, dialog) -> dict:
     if bad.is_file():
         dialog.set_source(bad)
         _settle(app, 1.5)
-    return dialog_report(dialog)
+    return dialog_report(dialog, "new-project-error")
 
 
 def lead_tabs(app, window, wanted: set[str] | None, maximize: bool) -> dict:
@@ -214,20 +226,25 @@ def lead_tabs(app, window, wanted: set[str] | None, maximize: bool) -> dict:
             continue
         lead.tabs.setCurrentIndex(i)
         _settle(app, 0.8)
-        report = dialog_report(lead)
+        report = dialog_report(lead, f"lead-{name}")
         report["outer_scroll"] = outer_scroll(lead)
+        page = lead.tabs.currentWidget()
+        report["page_min"] = [page.minimumSizeHint().width(), page.minimumSizeHint().height()]
+        report["page"] = [page.width(), page.height()]
         found[name] = report
     lead.close()
     return found
 
 
 def outer_scroll(lead) -> bool:
-    """Does the current tab need its outer (whole-page) scroll bar?"""
+    """Does the window need a scroll bar round its tabs (its buttons scrolled away)?"""
     from PySide6.QtWidgets import QScrollArea
 
-    page = getattr(lead, "scroll", None)
-    if isinstance(page, QScrollArea):
-        return page.verticalScrollBar().maximum() > 0 or page.horizontalScrollBar().maximum() > 0
+    for area in lead.findChildren(QScrollArea):
+        if area.isVisible() and area.widget() is not None and area.widget().isAncestorOf(
+                lead.tabs):
+            bars = (area.verticalScrollBar(), area.horizontalScrollBar())
+            return any(bar.maximum() > 0 for bar in bars)
     return False
 
 
@@ -236,6 +253,8 @@ def probe(project: Path, args: argparse.Namespace) -> dict:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
+    if args.shots:
+        app.setProperty("shots", str(args.shots))
     if args.bad_file:
         app.setProperty("bad_file", str(args.bad_file))
     from ui.main_window import MainWindow

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import QDialog, QPlainTextEdit, QTabWidget, QVBoxLayout, QWidget
 
 from triage.views.reading import desk_shortcuts, guidelines_caption, shortcut_sheet
 from ui.candidate_text import plain_label
 from ui.desk_drawer import markdown_browser, show_markdown
+from ui.window_state import size_window
 
 DESK_EXTRA = (("Up / Down", "scroll a long candidate text"),
               ("Page Up / Page Down", "scroll a long candidate text by a page"),
@@ -73,5 +74,5 @@ class HelpDialog(QDialog):
         self.tabs.addTab(self.sheet, "Keyboard")
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs)
-        self.resize(640, 520)
+        size_window(self, QSize(640, 520))   # less on a small or scaled-up screen
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)

@@ -54,7 +54,7 @@ class AgreementView(QWidget):
         self.versions.setTabKeyNavigation(False)
         self.versions.verticalHeader().setVisible(False)
         self.versions.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.versions.setMaximumHeight(130)
+        self.versions.setMaximumHeight(110)
         head = QHBoxLayout()
         head.addWidget(self.alpha_label)
         head.addSpacing(12)
