@@ -91,7 +91,7 @@ class Desk(QWidget):
         self.text = CandidateText(self)
         self.pictures = DeskPictures(self.text, lambda: self.project)
         self.text.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.text.setMinimumHeight(80)
+        self.text.setMinimumHeight(56)   # a line of text at least; it scrolls, the keys stay
         self.meta = plain_label("meta")
         self.meta.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message = plain_label("message")

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
-from ui.window_state import available_rect, keep_on_screen
+from ui.window_state import FitScroll, available_rect, keep_on_screen
 
 COMPACT_HEIGHT = 520   # logical px of the window's content: below, the panes stack
 COMPACT_WIDTH = 640
@@ -100,6 +100,9 @@ class CompactLayout(QObject):
         self.tabs.setObjectName("compactTabs")
         self.tabs.setAccessibleName("Charts, guidelines and history")
         self.tabs.hide()
+        # The tabs scroll (under the candidate on a narrow screen), never the desk's keys.
+        self.tabs_area = FitScroll(self.tabs)
+        self.tabs_area.hide()
         self._moved: list[QWidget] = []
         self._moving = False   # the drawer shown by a move, not by the user
         window.installEventFilter(self)
@@ -155,7 +158,8 @@ class CompactLayout(QObject):
         self.split.setOrientation(Qt.Orientation.Vertical if narrow
                                   else Qt.Orientation.Horizontal)
         if compact:
-            self.split.replaceWidget(self.split.indexOf(self.panel_split), self.tabs)
+            self.split.replaceWidget(self.split.indexOf(self.panel_split), self.tabs_area)
+            self.tabs_area.show()
             self.tabs.show()
             self._take_panels()
             if not self.drawer.isHidden():   # not closed by the user (View menu)
@@ -171,9 +175,9 @@ class CompactLayout(QObject):
                     self.panel_split.addWidget(widget)
                 widget.show()
             self._moved = []
-            self.split.replaceWidget(self.split.indexOf(self.tabs), self.panel_split)
+            self.split.replaceWidget(self.split.indexOf(self.tabs_area), self.panel_split)
             self.panel_split.show()
-            self.tabs.hide()
+            self.tabs_area.hide()
 
     def _take_panels(self) -> None:
         """Move the chart panels from their splitter into the tabs (before the drawer)."""

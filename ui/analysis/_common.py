@@ -52,7 +52,7 @@ class ChartCanvas(ChartPanel):
         super().__init__(parent, large=True)
         self.title = title
         self.figsize = figsize
-        self.setMinimumSize(360, 200)   # a 1366×768 screen at 150 %: the tab still fits
+        self.setMinimumSize(360, 240)
         self._payload: tuple[Callable[[Any, Any], None], Any] | None = None
 
     def show_chart(self, draw: Callable[[Any, Any], None], data: Any) -> None:
