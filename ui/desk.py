@@ -76,6 +76,7 @@ class Desk(QWidget):
         self._keys: dict[str, KeyAction] = {}
         self._shown_at = time.monotonic()
         self._pending: Step | None = None
+        self._decided: dict[int, str] = {}   # label id -> its candidate, for the note line
         self.load_error: str | None = None   # why the next candidate could not be shown
         self._build()
         self._clock = QTimer(self)
@@ -151,6 +152,9 @@ class Desk(QWidget):
         self.session = None
         self.project = None
         self._pending = None
+        self._decided.clear()
+        self.note_row.close_row()
+        self.message.setText("")   # not the last project's last decision
         # Nothing of the old project stays on screen (a busy or failed open of the next one
         # must not leave its candidate looking labelable).
         self._show(None)
@@ -278,7 +282,7 @@ class Desk(QWidget):
             if label_id is None:
                 self.message.setText("Label something first: a note goes with your last label.")
             else:
-                self.note_row.open_for(label_id)
+                self.note_row.open_for(label_id, self._decided.get(label_id, ""))
             return
         if action.kind == "undo":
             self._pending = self._commit_undo
@@ -356,6 +360,7 @@ class Desk(QWidget):
             label_id = done.label_id
         self.stats.record(label_id, value is None)
         shown = self.current.text if self.current else ""
+        self._decided[label_id] = feedback_excerpt(f"“{shown}” ({value or 'skipped'})", 60)
         # A short, single-line excerpt: the whole candidate here would push the desk apart.
         self.message.setText(feedback_excerpt(f"{'skipped' if value is None else value}: {shown}"))
         self._retire_current()  # committed: done, whatever loading the next one does
