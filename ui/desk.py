@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 from triage.base.errors import (
     AlreadyRecorded,
     BusyError,
+    LogLost,
     ServerUnavailable,
     TriageError,
     WriteFailed,
@@ -76,6 +77,7 @@ class Desk(QWidget):
         self._keys: dict[str, KeyAction] = {}
         self._shown_at = time.monotonic()
         self._pending: Step | None = None
+        self._recovered = ""   # what to say once a lost write-ahead log was recovered
         self.load_error: str | None = None   # why the next candidate could not be shown
         self._build()
         self._clock = QTimer(self)
@@ -320,6 +322,8 @@ class Desk(QWidget):
                 self._set_busy(True)
                 QTimer.singleShot(self.retry_ms, self._attempt)
                 return
+            except LogLost as error:  # written into a log deleted under us: write it again
+                self._pending, self._recovered = self._reopened(step), str(error)
             except WriteFailed as error:
                 # A full or read-only disk: the decision stays pending and is written on a
                 # retry, as for a busy file; the sentence says what to fix.
@@ -338,6 +342,12 @@ class Desk(QWidget):
                 self._set_busy(False)
                 raise
         self._set_busy(False)
+        if self._recovered:
+            self.message.setText(self._recovered)
+            self._recovered = ""
+
+    def _reopened(self, step: Step) -> Step:
+        return lambda: (self.project.reopen(), step)[1]
 
     def _set_busy(self, busy: bool) -> None:
         if busy != self.busy:

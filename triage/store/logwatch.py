@@ -1,0 +1,139 @@
+"""Is the write-ahead log this process writes to still the file on disk? And a safe reopen.
+
+SQLite's locks are POSIX advisory locks, owned by a process and a file. If anything in
+this process opens and closes the project file behind SQLite's back, they are silently
+gone; the next process to close the file then believes it was the last, checkpoints and
+deletes ``FILE-wal`` while this process still holds it open and goes on committing into
+the deleted file, where no one will ever read it. :mod:`triage.store.connection` keeps
+that from happening (one engine per process, nothing else opens the file); this module
+notices if it ever does, before a write is acknowledged.
+
+:class:`LogWatch` records the identity (device and inode) of the project file and of its
+log as the connection holds them open, found among this process's descriptors, and
+compares them with the paths on disk: an ``fstat`` and two ``stat`` calls, a few
+microseconds per write.
+
+:func:`reopen` replaces a connection whose log was lost. Closing that connection would
+let SQLite checkpoint the lost log's stale pages into the file, if it could take the
+file's exclusive lock; a short-lived helper process holds a read lock meanwhile so it
+cannot, then the connection is closed and the file opened afresh.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+
+from triage.base.errors import BusyError, LogLost
+
+# SQLite's lock bytes (os_unix.c): a reader holds a read lock on the SHARED range, and a
+# connection closing takes a write lock on it before it checkpoints and deletes the log.
+_PENDING_BYTE = 0x40000000
+_SHARED_FIRST = _PENDING_BYTE + 2
+_SHARED_SIZE = 510
+
+_HOLDER = (
+    "import fcntl, os, sys\n"
+    "fd = os.open(sys.argv[1], os.O_RDONLY)\n"
+    f"fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, {_SHARED_SIZE}, {_SHARED_FIRST}, 0)\n"
+    "print('held', flush=True)\n"
+    "sys.stdin.read()\n"
+)
+
+Identity = tuple[int, int]
+
+
+def _identity(path: str) -> Identity | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _descriptor_of(identity: Identity) -> int | None:
+    """A descriptor of this process open on the file with ``identity`` (None: unknown)."""
+    for fd_dir in ("/proc/self/fd", "/dev/fd"):
+        try:
+            names = os.listdir(fd_dir)
+        except OSError:
+            continue
+        for name in names:
+            try:
+                info = os.stat(os.path.join(fd_dir, name))
+            except (OSError, ValueError):
+                continue
+            if (info.st_dev, info.st_ino) == identity:
+                return int(name)
+        return None
+    return None
+
+
+class LogWatch:
+    """Watches that the project file and its log are the files this process writes to."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.log = f"{path}-wal"
+        self.expected = (_identity(path), _identity(self.log))
+        log = self.expected[1]
+        self.log_fd = _descriptor_of(log) if log is not None and os.name != "nt" else None
+
+    def intact(self) -> bool:
+        """True while the file and log on disk are the ones this connection has open."""
+        if os.name == "nt" or self.expected[1] is None:
+            return True   # Windows locks belong to handles; no log to watch
+        if (_identity(self.path), _identity(self.log)) != self.expected:
+            return False
+        if self.log_fd is None:
+            return True
+        try:
+            info = os.fstat(self.log_fd)
+        except OSError:
+            return False
+        return (info.st_dev, info.st_ino) == self.expected[1]
+
+    def check(self) -> None:
+        """Raise :class:`LogLost` unless :meth:`intact`."""
+        if not self.intact():
+            raise LogLost(lost_sentence(self.path))
+
+
+def lost_sentence(path: str) -> str:
+    """What the desk says when its log was deleted under it (one sentence)."""
+    return (f"Another program deleted the write-ahead log of {path} while the desk was "
+            "writing to it; the desk reopened the file and saved your last decision again.")
+
+
+@contextlib.contextmanager
+def read_lock_elsewhere(path: str) -> Iterator[None]:
+    """Hold a read lock on ``path`` from a helper process for the block.
+
+    While it is held no connection, ours included, can take the file's exclusive lock,
+    so none checkpoints or deletes a log on closing. BusyError when it cannot be taken.
+    """
+    try:
+        holder = subprocess.Popen([sys.executable, "-I", "-S", "-c", _HOLDER, path],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True)
+    except OSError as error:
+        raise BusyError(f"could not reopen {path} safely ({error}); trying again") from error
+    try:
+        assert holder.stdout is not None
+        if holder.stdout.readline().strip() != "held":
+            raise BusyError(f"could not reopen {path} safely (another program holds it); "
+                            "trying again")
+        yield
+    finally:
+        if holder.stdin is not None:
+            holder.stdin.close()
+        holder.wait(timeout=30)
+
+
+def close_without_checkpoint(close: Callable[[], None], path: str) -> None:
+    """Run ``close`` (of a connection whose log was lost) so that it writes nothing."""
+    with read_lock_elsewhere(path):
+        close()
