@@ -28,12 +28,11 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
     QApplication,
-    QDialog,
     QDialogButtonBox,
     QFileDialog,
     QLineEdit,
     QListView,
-    QMessageBox,
+    QPushButton,
     QWidget,
 )
 
@@ -73,13 +72,17 @@ def _file_dialog_lists(app: QApplication, dialog: QFileDialog, folder: Path) -> 
 
 
 def use_file_dialog(app: QApplication, name: str | None, folder: Path) -> Callable[[], None]:
-    """A step that finds the open QFileDialog, lets it list ``folder``, then types ``name``
-    and accepts (``None``: cancel)."""
+    """A step that finds the open QFileDialog, goes to ``folder`` and lets it list the
+    files there, then types ``name`` and accepts (``None``: cancels)."""
     def step() -> None:
         wait(app, lambda: modal(app, QFileDialog) is not None, 30)
         dialog = modal(app, QFileDialog)
         assert isinstance(dialog, QFileDialog), "no file dialog opened"
+        dialog.setDirectory(str(folder))   # where a person would go: the project's folder
         _file_dialog_lists(app, dialog, folder)
+        for view in dialog.findChildren(QListView):
+            view.grab()   # every row painted: icons and types asked for
+        wait(app, lambda: False, 0.3)
         if name is None:
             dialog.reject()
             return
@@ -93,21 +96,6 @@ def use_file_dialog(app: QApplication, name: str | None, folder: Path) -> Callab
 def later(app: QApplication, step: Callable[[], None]) -> None:
     """Run ``step`` once the event loop turns (inside a modal dialog's own loop)."""
     QTimer.singleShot(50, step)
-
-
-def close_dialog(app: QApplication, kind: type = QDialog, accept: bool = False) -> Callable[[], None]:
-    """A step that waits for a dialog of ``kind`` and closes it (Escape or its OK)."""
-    def step() -> None:
-        wait(app, lambda: modal(app, kind) is not None, 30)
-        dialog = modal(app, kind)
-        assert dialog is not None, f"no {kind.__name__} opened"
-        if accept:
-            buttons = dialog.findChild(QDialogButtonBox)
-            if buttons is not None and buttons.button(QDialogButtonBox.StandardButton.Ok):
-                buttons.button(QDialogButtonBox.StandardButton.Ok).click()
-                return
-        QTest.keyClick(dialog, Qt.Key.Key_Escape)
-    return step
 
 
 class Driver:
@@ -161,71 +149,85 @@ def _report(driver: Driver) -> None:
     lead.close()
 
 
-def _export(driver: Driver) -> None:
-    app, window = driver.app, driver.window
-    out = driver.path.parent / "labels.csv"
+def _button(dialog: QWidget, text: str) -> QPushButton:
+    return next(b for b in dialog.findChildren(QPushButton) if b.text() == text)
 
-    def step() -> None:
-        wait(app, lambda: modal(app, QDialog) is not None, 30)
-        dialog = modal(app, QDialog)
-        later(app, use_file_dialog(app, out.name, driver.path.parent))
-        browse = [b for b in dialog.findChildren(QWidget)
-                  if getattr(b, "text", None) and "Browse" in str(b.text())]
-        if browse:
-            browse[0].click()
-        wait(app, lambda: modal(app, QFileDialog) is None, 30)
-        buttons = dialog.findChild(QDialogButtonBox)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).click()
-    later(app, step)
+
+def _export(driver: Driver) -> None:
+    from ui.export_dialog import ExportDialog
+
+    app, window, folder = driver.app, driver.window, driver.path.parent
+    out = folder / "labels.csv"
     window.export_dialog()
-    wait(app, lambda: out.exists(), 120)
+    wait(app, lambda: modal(app, ExportDialog) is not None, 30)
+    dialog = modal(app, ExportDialog)
+    later(app, use_file_dialog(app, out.name, folder))
+    _button(dialog, "Browse…").click()
+    _ok(dialog)
+    assert wait(app, lambda: out.exists() and window.last_export == out, 120)
+
+
+def _ok(dialog: QWidget) -> None:
+    buttons = dialog.findChild(QDialogButtonBox)
+    buttons.button(QDialogButtonBox.StandardButton.Ok).click()
 
 
 def _open(driver: Driver) -> None:
-    app = driver.app
-    later(app, use_file_dialog(app, None, driver.path.parent))
+    later(driver.app, use_file_dialog(driver.app, None, driver.path.parent))
     driver.window.open_dialog()
 
 
 def _new(driver: Driver) -> None:
-    app = driver.app
-    later(app, close_dialog(app))
+    from ui.dialogs.new_project import NewProjectDialog
+
+    app, folder = driver.app, driver.path.parent
     driver.window.new_project()
+    wait(app, lambda: modal(app, NewProjectDialog) is not None, 30)
+    dialog = modal(app, NewProjectDialog)
+    later(app, use_file_dialog(app, None, folder))
+    _button(dialog, "Browse…").click()
+    later(app, use_file_dialog(app, None, folder))
+    _button(dialog, "Save as…").click()
+    dialog.reject()
 
 
 def _settings(driver: Driver) -> None:
+    from ui.dialogs.settings import SettingsDialog
+
     app = driver.app
-    later(app, close_dialog(app))
     driver.window.open_settings()
+    wait(app, lambda: modal(app, SettingsDialog) is not None, 30)
+    _ok(modal(app, SettingsDialog))
 
 
 def _guidelines(driver: Driver) -> None:
     window = driver.window
     window.show_lead_view()
     lead = window.lead_view
-    tabs = getattr(lead, "tabs", None)
-    if tabs is not None:
-        for i in range(tabs.count()):
-            if "uideline" in tabs.tabText(i):
-                tabs.setCurrentIndex(i)
-    wait(driver.app, lambda: True, 1)
+    lead.tabs.setCurrentWidget(lead.guidelines)
+    lead.guidelines.editor.setFocus()
+    QTest.keyClicks(lead.guidelines.editor, "Count a fixed phrase as an idiom.")
+    lead.guidelines.save_button.click()
+    assert wait(driver.app, lambda: not lead.guidelines.has_draft(), 30)
     lead.close()
 
 
 def _history(driver: Driver) -> None:
     driver.window.focus_history()
-    wait(driver.app, lambda: True, 0.5)
+    wait(driver.app, lambda: False, 0.5)
 
 
-def _message_boxes_dismissed(app: QApplication) -> None:
-    box = modal(app, QMessageBox)
-    if box is not None:
-        box.close()
+def _chart(driver: Driver) -> None:
+    app, window = driver.app, driver.window
+    wait(app, lambda: bool(window.panels), 30)
+    later(app, use_file_dialog(app, "gain.png", driver.path.parent))
+    window.panels[0].save_dialog()
+    assert wait(app, lambda: (driver.path.parent / "gain.png").exists(), 30)
 
 
 DIALOGS: dict[str, Callable[[Driver], None]] = {
     "report": _report, "export": _export, "open": _open, "new": _new,
-    "settings": _settings, "guidelines": _guidelines, "history": _history,
+    "settings": _settings, "guidelines": _guidelines, "history": _history, "chart": _chart,
 }
 
 

@@ -10,8 +10,8 @@ notices if it ever does, before a write is acknowledged.
 
 :class:`LogWatch` records the identity (device and inode) of the project file and of its
 log as the connection holds them open, found among this process's descriptors, and
-compares them with the paths on disk: an ``fstat`` and two ``stat`` calls, a few
-microseconds per write.
+compares them with the paths on disk: a ``readlink``, an ``fstat`` and two ``stat``
+calls, a few microseconds per write.
 
 :func:`reopen` replaces a connection whose log was lost. Closing that connection would
 let SQLite checkpoint the lost log's stale pages into the file, if it could take the
@@ -54,47 +54,67 @@ def _identity(path: str) -> Identity | None:
     return info.st_dev, info.st_ino
 
 
-def _descriptor_of(identity: Identity) -> int | None:
-    """A descriptor of this process open on the file with ``identity`` (None: unknown)."""
-    for fd_dir in ("/proc/self/fd", "/dev/fd"):
+def _log_descriptors(log: str) -> list[tuple[int, bool]] | None:
+    """(descriptor, deleted) of every descriptor of this process open on ``log`` (a real
+    path); None where the system does not say (no ``/proc/self/fd``)."""
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return None
+    found = []
+    for name in names:
         try:
-            names = os.listdir(fd_dir)
+            target = os.readlink(f"/proc/self/fd/{name}")
         except OSError:
             continue
-        for name in names:
-            try:
-                info = os.stat(os.path.join(fd_dir, name))
-            except (OSError, ValueError):
-                continue
-            if (info.st_dev, info.st_ino) == identity:
-                return int(name)
-        return None
-    return None
+        if target == log:
+            found.append((int(name), False))
+        elif target == f"{log} (deleted)":
+            found.append((int(name), True))
+    return found
+
+
+def _same(fd: int, identity: Identity | None) -> bool:
+    try:
+        info = os.fstat(fd)
+    except OSError:
+        return False
+    return (info.st_dev, info.st_ino) == identity
 
 
 class LogWatch:
-    """Watches that the project file and its log are the files this process writes to."""
+    """Watches that the project file and its log are the files this process writes to.
+
+    On Linux the log's descriptor is found in ``/proc/self/fd`` and followed (a
+    connection that SQLite closes and opens again gets a new one); elsewhere the
+    identities the paths had when the watch began are compared.
+    """
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.log = f"{path}-wal"
+        self.log = os.path.realpath(f"{path}-wal")
         self.expected = (_identity(path), _identity(self.log))
-        log = self.expected[1]
-        self.log_fd = _descriptor_of(log) if log is not None and os.name != "nt" else None
+        self.log_fd: int | None = None
 
     def intact(self) -> bool:
         """True while the file and log on disk are the ones this connection has open."""
-        if os.name == "nt" or self.expected[1] is None:
-            return True   # Windows locks belong to handles; no log to watch
-        if (_identity(self.path), _identity(self.log)) != self.expected:
+        if os.name == "nt":
+            return True   # Windows locks belong to handles: the question does not arise
+        if _identity(self.path) != self.expected[0]:
             return False
-        if self.log_fd is None:
-            return True
-        try:
-            info = os.fstat(self.log_fd)
-        except OSError:
+        on_disk = _identity(self.log)
+        fd = self.log_fd
+        if fd is not None and on_disk is not None and _same(fd, on_disk):
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/self/fd/{fd}") == self.log:
+                    return True
+        found = _log_descriptors(self.log)
+        if found is None:   # no /proc: the log must be the file it was when we began
+            return self.expected[1] is None or on_disk == self.expected[1]
+        if any(deleted for _fd, deleted in found):
             return False
-        return (info.st_dev, info.st_ino) == self.expected[1]
+        self.log_fd = found[0][0] if found else None
+        return not found or (on_disk is not None and _same(found[0][0], on_disk))
 
     def check(self) -> None:
         """Raise :class:`LogLost` unless :meth:`intact`."""
