@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -156,3 +158,49 @@ def test_a_log_deleted_under_the_desk_is_noticed_and_no_label_lost(tmp_path):
     assert "reopened the file and saved your last decision again" in said
     assert seen == 8
     assert set(acknowledged) <= stored_labels(path)
+
+
+def _threads_of(trace: list[str]) -> set[int]:
+    """The desk's own threads in an ``strace -f`` log (not its helper processes)."""
+    threads = {int(trace[0].split()[0])}
+    for line in trace:
+        found = re.match(r"(\d+)\s+clone3?\((.*)\)\s*=\s*(\d+)", line)
+        if found and "CLONE_THREAD" in found[2] and int(found[1]) in threads:
+            threads.add(int(found[3]))
+    return threads
+
+
+def opened_behind_sqlites_back(trace: list[str], path: Path) -> list[str]:
+    """Opens of the project file (or its logs) by the desk's process not made by SQLite.
+
+    SQLite's unix VFS opens every file with O_NOFOLLOW; Python's open(), Qt's MIME
+    sniffing and other libraries do not."""
+    threads = _threads_of(trace)
+    found = []
+    for line in trace:
+        hit = re.match(r'(\d+)\s+openat\(AT_FDCWD, "([^"]*)", ([^)]*)\)', line)
+        if hit and int(hit[1]) in threads and hit[2].startswith(str(path)) \
+                and "ENOENT" not in line and "O_NOFOLLOW" not in hit[3]:
+            found.append(line)
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
+def test_no_dialog_opens_the_project_file_in_the_desks_process(tmp_path):
+    """Every dialog in one desk process under ``strace -f``: only SQLite opens the file."""
+    path = make_project(tmp_path)
+    trace = tmp_path / "trace.txt"
+    commands = "".join(f"label\ndialog {name}\n" for name in DIALOG_NAMES) + "label\nquit\n"
+    done = subprocess.run(
+        ["strace", "-f", "-e", "trace=openat,clone,clone3", "-o", str(trace),
+         sys.executable, "-m", "tests.desk_child", str(path)],
+        input=commands, capture_output=True, text=True, cwd=ROOT, timeout=900,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen",
+             "TRIAGE_CONFIG_DIR": str(tmp_path / "config")})
+    if not trace.exists() or "ptrace" in done.stderr:
+        pytest.skip(f"strace cannot trace here: {done.stderr[-300:]}")
+    answers = done.stdout.split("\n")
+    assert answers.count("done " + DIALOG_NAMES[-1]) == 1, done.stdout + done.stderr[-2000:]
+    assert sum(a.startswith("ack ") for a in answers) == len(DIALOG_NAMES) + 1
+    assert opened_behind_sqlites_back(trace.read_text().splitlines(), path) == []
