@@ -32,6 +32,7 @@ from triage.views.desk import (
     SessionStats,
     action_for,
     key_map,
+    log_recovered_text,
     meta_text,
     position_text,
     score_text,
@@ -322,8 +323,8 @@ class Desk(QWidget):
                 self._set_busy(True)
                 QTimer.singleShot(self.retry_ms, self._attempt)
                 return
-            except LogLost as error:  # written into a log deleted under us: write it again
-                self._pending, self._recovered = self._reopened(step), str(error)
+            except LogLost:  # written into a log deleted under us: write it again
+                self._pending = self._reopened(step)
             except WriteFailed as error:
                 # A full or read-only disk: the decision stays pending and is written on a
                 # retry, as for a busy file; the sentence says what to fix.
@@ -342,11 +343,11 @@ class Desk(QWidget):
                 self._set_busy(False)
                 raise
         self._set_busy(False)
-        if self._recovered:
-            self.message.setText(self._recovered)
-            self._recovered = ""
+        self.message.setText(self._recovered or self.message.text())  # a recovery: say so
+        self._recovered = ""
 
     def _reopened(self, step: Step) -> Step:
+        self._recovered = log_recovered_text(self.project.location)
         return lambda: (self.project.reopen(), step)[1]
 
     def _set_busy(self, busy: bool) -> None:

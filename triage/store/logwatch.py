@@ -123,9 +123,10 @@ class LogWatch:
 
 
 def lost_sentence(path: str) -> str:
-    """What the desk says when its log was deleted under it (one sentence)."""
-    return (f"Another program deleted the write-ahead log of {path} while the desk was "
-            "writing to it; the desk reopened the file and saved your last decision again.")
+    """Why a write was not acknowledged: its log was deleted under this process."""
+    return (f"another program deleted the write-ahead log of {path} while Triage was "
+            "writing to it, so the last change was not saved; open the project again and "
+            "repeat it (nothing saved before it was lost)")
 
 
 @contextlib.contextmanager
