@@ -91,3 +91,11 @@ def test_a_report_written_in_the_desks_process_keeps_its_locks(project, tmp_path
     write_report(project.path, tmp_path / "r.html", bootstrap=20, images=False)
     assert (tmp_path / "r.html").exists()
     assert held_locks(project.path) > 0
+
+
+def test_every_file_dialog_comes_from_file_dialogs():
+    """No module builds its own QFileDialog (whose default icon provider sniffs files)."""
+    root = Path(__file__).resolve().parent.parent / "ui"
+    offenders = [str(p.relative_to(root)) for p in sorted(root.rglob("*.py"))
+                 if p.name != "file_dialogs.py" and "QFileDialog" in p.read_text("utf-8")]
+    assert offenders == []
