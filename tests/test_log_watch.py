@@ -68,10 +68,29 @@ def test_a_label_written_into_a_deleted_log_is_refused_then_saved_after_reopen(p
     assert len(set(acknowledged)) == 5
 
 
-def test_the_watch_sees_the_log_replaced(project):
+@pytest.mark.parametrize("proc", [True, False], ids=["proc-self-fd", "dev-fd-only"])
+def test_the_watch_sees_the_log_replaced(project, monkeypatch, proc):
+    """With /proc/self/fd (Linux) and without it (macOS lists /dev/fd only)."""
+    if not proc:
+        monkeypatch.setattr("triage.store.logwatch._log_descriptors", lambda _log: None)
+    project.writer.log.log_fd = None
     session = project.start_session("ada")
     label_next(project, session)
     assert project.writer.log.intact()
     drop_locks(project.path)
     labels_seen_elsewhere(project.path)
     assert not project.writer.log.intact()
+
+
+@pytest.mark.parametrize("proc", [True, False], ids=["proc-self-fd", "dev-fd-only"])
+def test_no_false_alarm_after_an_import_reopened_the_connection(tmp_path, monkeypatch, proc):
+    """The import lends the file to its bulk writer and opens it again: a new log, ours."""
+    if not proc:
+        monkeypatch.setattr("triage.store.logwatch._log_descriptors", lambda _log: None)
+    project = make_project(tmp_path, n=30)   # created, then imported, in this process
+    try:
+        session = project.start_session("ada")
+        assert len({label_next(project, session) for _ in range(3)}) == 3
+    finally:
+        project.close()
+    assert labels_seen_elsewhere(tmp_path / "p.triage") == 3

@@ -74,6 +74,15 @@ def _log_descriptors(log: str) -> list[tuple[int, bool]] | None:
     return found
 
 
+def _held(identity: Identity) -> bool:
+    """Does a descriptor of this process (listed in /dev/fd) have that file open?"""
+    try:
+        names = os.listdir("/dev/fd")
+    except OSError:
+        return True   # the system does not say: assume all is well
+    return any(_same(int(name), identity) for name in names if name.isdigit())
+
+
 def _same(fd: int, identity: Identity | None) -> bool:
     try:
         info = os.fstat(fd)
@@ -86,8 +95,9 @@ class LogWatch:
     """Watches that the project file and its log are the files this process writes to.
 
     On Linux the log's descriptor is found in ``/proc/self/fd`` and followed (a
-    connection that SQLite closes and opens again gets a new one); elsewhere the
-    identities the paths had when the watch began are compared.
+    connection that SQLite closes and opens again gets a new one), and a descriptor on a
+    deleted log is the alarm; elsewhere, some descriptor of this process must hold the
+    log that is on disk.
     """
 
     def __init__(self, path: str) -> None:
@@ -109,8 +119,8 @@ class LogWatch:
                 if os.readlink(f"/proc/self/fd/{fd}") == self.log:
                     return True
         found = _log_descriptors(self.log)
-        if found is None:   # no /proc: the log must be the file it was when we began
-            return self.expected[1] is None or on_disk == self.expected[1]
+        if found is None:   # no /proc (macOS): a descriptor of ours holds the log on disk
+            return on_disk is not None and _held(on_disk)
         if any(deleted for _fd, deleted in found):
             return False
         self.log_fd = found[0][0] if found else None
