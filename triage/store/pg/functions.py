@@ -40,7 +40,7 @@ from triage.store.schema import LABEL_KINDS
 NOW_TEXT = ("to_char(clock_timestamp() AT TIME ZONE 'UTC', "
             "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"')")
 NOTIFIED = ("labels", "settings", "plan", "sessions", "annotators", "guidelines",
-            "certifications", "project")
+            "certifications", "project", "cal_snapshots")
 CHANGED = ("labels", "sessions", "annotators")   # tables whose rows carry a change ``seq``
 MAX_OPEN_SESSIONS = 4
 MAX_SECONDS = 86400.0
