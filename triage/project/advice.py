@@ -20,11 +20,11 @@ import numpy as np
 
 from triage import store
 from triage.project.final import final_labels, is_positive
+from triage.serving.calqueue import serves_cal
 from triage.store.certification import last_label_id, latest_certification
 
 if TYPE_CHECKING:
     from triage.project.core import Project
-    from triage.serving.calqueue import serves_cal
     from triage.stats.live import LiveSnapshot
 from triage.stats.stopping import Advice, AdviceInputs
 from triage.stats.stopping.validity import ADAPTIVE, FROZEN
