@@ -245,3 +245,61 @@ def test_simulate_reports_labels_to_target_per_repeat(tmp_path):
     assert text.returncode == 0, text.stderr
     assert "labels to 90% true recall per repeat" in text.stdout
     assert "cal learned from the scores only" in text.stdout
+
+
+def test_three_desks_on_one_file_serve_one_snapshot_order(tmp_path):
+    from triage.project import open_project
+
+    lead = project_with(tmp_path, n=300, active_model="cal")
+    gold = gold_of(lead)
+    s = lead.start_session("lead")
+    for cid in sorted(gold)[:60]:
+        lead.record_label(s, cid, gold[cid])
+    snap = lead.train_cal()
+    assert snap is not None and snap.id is not None
+    desks = [open_project(tmp_path / "p.triage") for _ in range(3)]
+    sessions = [d.start_session(f"ann{i}") for i, d in enumerate(desks)]
+    served = [d.next_candidate(ss).candidate_id for d, ss in zip(desks, sessions)]
+    # Each desk took the next head of the same order (claims keep them apart).
+    assert served == [int(x) for x in snap.candidate_ids[:3]]
+    for d in desks:
+        d.close()
+
+
+def test_stored_snapshots_replay_exactly_from_their_labels(tmp_path):
+    project = project_with(tmp_path, n=300, active_model="cal")
+    gold = gold_of(project)
+    ada = project.start_session("ada")
+    stored = 0
+    for _ in range(130):
+        c = project.next_candidate(ada)
+        project.record_label(ada, c.candidate_id, gold[c.candidate_id])
+        stored += project.train_cal() is not None
+    assert stored == 2   # at 50 labels, then at 100 (every 50, growing by 10 %)
+    res = run("learn", str(tmp_path / "p.triage"), "--verify", "--json")
+    assert res.returncode == 0, res.stderr
+    checks = json.loads(res.stdout)["verified"]
+    assert [(v["labels_used"], v["same"]) for v in checks] == [(50, True), (100, True)]
+    res = run("learn", str(tmp_path / "p.triage"))
+    assert res.returncode == 0 and "stored cal snapshot 3: learned from 130 labels" in res.stdout
+
+
+def test_advice_marks_each_rule_valid_or_heuristic_for_the_ranking_followed(tmp_path):
+    from triage.project.advice import advice_state
+
+    project = project_with(tmp_path, n=300, audit_rate=0.05)
+    gold = gold_of(project)
+    ada = project.start_session("ada")
+    for _ in range(80):
+        c = project.next_candidate(ada)
+        project.record_label(ada, c.candidate_id, gold[c.candidate_id])
+    frozen = advice_state(project).to_json()
+    validity = {r["rule"]: r["validity"] for r in frozen["reasons"]}
+    assert validity["recall"] == "valid" and validity["knee"] == "heuristic"
+    project.update_settings(active_model="cal")
+    learned = advice_state(project).to_json()
+    validity = {r["rule"]: r["validity"] for r in learned["reasons"]}
+    assert validity["recall"] == "heuristic" and validity["certification"] == "valid"
+    assert validity["budget"] == "valid" and validity["marginal_value"] == "heuristic"
+    assert "learns from the labels (cal)" in learned["validity"]
+    assert "rests on reliability, pool, budget, certification;" in learned["validity"]

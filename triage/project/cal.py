@@ -62,14 +62,14 @@ def features_for(db: sqlite_utils.Database) -> tuple[np.ndarray, Any, str]:
     return _features[key]
 
 
-def training_set(db: sqlite_utils.Database, settings: Settings
+def training_set(db: sqlite_utils.Database, settings: Settings, upto: int | None = None
                  ) -> tuple[dict[int, bool], set[int], int]:
     """({candidate: positive} to learn from, candidates handled by anyone, last event id).
 
     Audit and certification labels are never learned from; a candidate's latest
-    trainable, non-skip label is the one used.
+    trainable, non-skip label is the one used. ``upto``: only events with ids up to it.
     """
-    events = calsnap.training_events(db)
+    events = [e for e in calsnap.training_events(db) if upto is None or e[0] <= upto]
     ok = trainable_kinds([e[3] for e in events])
     learn: dict[int, bool] = {}
     handled: set[int] = set()
@@ -89,10 +89,14 @@ def due(db: sqlite_utils.Database, settings: Settings, config: CalConfig) -> boo
 
 
 def train_snapshot(db: sqlite_utils.Database, settings: Settings,
-                   config: CalConfig | None = None) -> CalSnapshot | None:
-    """Fit the cal model on the project's labels now; None until both classes are labeled."""
+                   config: CalConfig | None = None, upto: int | None = None
+                   ) -> CalSnapshot | None:
+    """Fit the cal model on the project's labels now; None until both classes are labeled.
+
+    ``upto``: learn from the label events up to this id only (to replay a stored fit).
+    """
     config = config or CalConfig(seed=settings.seed)
-    learn, handled, last = training_set(db, settings)
+    learn, handled, last = training_set(db, settings, upto)
     ids, feats, kind = features_for(db)
     row_of = {int(c): i for i, c in enumerate(ids)}
     rows = np.asarray([row_of[c] for c in learn if c in row_of], dtype=np.int64)
@@ -107,5 +111,22 @@ def train_snapshot(db: sqlite_utils.Database, settings: Settings,
                        config=asdict(config), candidate_ids=ids[top], scores=scores[top])
 
 
+def verify_snapshots(db: sqlite_utils.Database, settings: Settings) -> list[dict[str, Any]]:
+    """Refit every stored snapshot from the labels it names; whether each replays exactly.
+
+    (A label undone after a snapshot was fit is missing from its replay: such a snapshot
+    differs, and says so.)
+    """
+    out = []
+    for snap in calsnap.all_snapshots(db):
+        config = CalConfig(**snap.config)
+        again = train_snapshot(db, settings, config, upto=snap.last_label_id)
+        same = (again is not None and again.labels_used == snap.labels_used
+                and np.array_equal(again.candidate_ids, snap.candidate_ids)
+                and np.allclose(again.scores, snap.scores, rtol=0, atol=1e-9))
+        out.append({"id": snap.id, "labels_used": snap.labels_used, "same": bool(same)})
+    return out
+
+
 __all__ = ["ARM", "SCORES_ONLY", "TEXT_AND_SCORES", "due", "features_for", "has_text",
-           "train_snapshot", "training_set"]
+           "train_snapshot", "training_set", "verify_snapshots"]

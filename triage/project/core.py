@@ -11,6 +11,7 @@ goes through its :class:`~triage.store.writer.ProjectWriter`. Read-only summarie
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -164,9 +165,9 @@ class Project:
         if not force and not cal.due(self.state.db, self.settings, config):
             return None
         snapshot = cal.train_snapshot(self.state.db, self.settings, config)
-        if snapshot is not None:
-            self.store_cal_snapshot(snapshot)
-        return snapshot
+        if snapshot is None:
+            return None
+        return replace(snapshot, id=self.store_cal_snapshot(snapshot))
 
     def set_hourly_rate(self, annotator: str, rate: float | None) -> None:
         """Set (or with None clear) an annotator's hourly rate; spend follows."""

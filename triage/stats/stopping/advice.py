@@ -137,7 +137,7 @@ def advice_to_json(advice: Advice) -> dict[str, Any]:
         "decision": advice.decision,
         "headline": advice.headline,
         "reasons": [{"rule": r.rule, "verdict": r.verdict, "detail": r.detail,
-                     "numbers": r.numbers} for r in advice.reasons],
+                     "numbers": r.numbers, "validity": r.validity} for r in advice.reasons],
         "estimated_recall": est(advice.estimated_recall),
         "estimated_total_positives": est(advice.estimated_total_positives),
         "next_batch": {"items": advice.next_batch.items,
@@ -148,6 +148,7 @@ def advice_to_json(advice: Advice) -> dict[str, Any]:
         "estimates": advice.estimates,
         "certification": advice.certification,
         "counts": advice.counts,
+        "validity": advice.validity,
     })
 
 
