@@ -111,6 +111,12 @@ def train_snapshot(db: sqlite_utils.Database, settings: Settings,
                        config=asdict(config), candidate_ids=ids[top], scores=scores[top])
 
 
+def newest_label_id(db: sqlite_utils.Database) -> int:
+    """The last label event the newest stored snapshot learned from (0: none yet)."""
+    latest = calsnap.latest_snapshot(db)
+    return latest.last_label_id if latest is not None else 0
+
+
 def verify_snapshots(db: sqlite_utils.Database, settings: Settings) -> list[dict[str, Any]]:
     """Refit every stored snapshot from the labels it names; whether each replays exactly.
 

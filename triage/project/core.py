@@ -153,8 +153,19 @@ class Project:
             self.dispatcher.replan_overlap()
         return new
 
-    def store_cal_snapshot(self, snapshot: CalSnapshot) -> int:
-        """Store a fit of the cal ranking (from the helper); every desk serves it next."""
+    def trains_cal(self) -> bool:
+        """Whether this desk fits the cal ranking: the project learns and this desk may write."""
+        return (bool(self.models) and learning(self.settings.active_model, self.settings.learn)
+                and not connection.read_only(self.state.db))
+
+    def store_cal_snapshot(self, snapshot: CalSnapshot) -> int | None:
+        """Store a fit of the cal ranking (from the helper); every desk serves it next.
+
+        A fit on fewer labels than the newest stored one (another trainer was quicker) is
+        dropped: None.
+        """
+        if snapshot.last_label_id < cal.newest_label_id(self.state.db):
+            return None
         snapshot_id = self.writer.add_cal_snapshot(snapshot)
         self.state.refresh()
         return snapshot_id
@@ -167,7 +178,8 @@ class Project:
         snapshot = cal.train_snapshot(self.state.db, self.settings, config)
         if snapshot is None:
             return None
-        return replace(snapshot, id=self.store_cal_snapshot(snapshot))
+        stored = self.store_cal_snapshot(snapshot)
+        return replace(snapshot, id=stored) if stored is not None else None
 
     def set_hourly_rate(self, annotator: str, rate: float | None) -> None:
         """Set (or with None clear) an annotator's hourly rate; spend follows."""
