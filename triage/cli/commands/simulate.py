@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     budget_items = None if args.budget is None else int(args.budget // args.cost)
     learned = strategy == "cal" or (strategy == "bandit" and args.text is not None)
     if learned:
-        from triage.cli.commands.simulate_cal import learned_orders
+        from triage.cli.commands._simulate_cal import learned_orders
 
         orders = learned_orders(table, args, scores, gold, strategy)
     else:
