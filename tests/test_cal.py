@@ -303,3 +303,27 @@ def test_advice_marks_each_rule_valid_or_heuristic_for_the_ranking_followed(tmp_
     assert validity["budget"] == "valid" and validity["marginal_value"] == "heuristic"
     assert "learns from the labels (cal)" in learned["validity"]
     assert "rests on reliability, pool, budget, certification;" in learned["validity"]
+
+
+def test_the_head_is_the_full_sort_cut_short_with_seeded_ties():
+    from triage.stats.models.cal import head
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        n = int(rng.integers(1, 300))
+        scores = np.round(rng.normal(size=n), 1)          # many ties
+        excluded = rng.random(n) < 0.3
+        keep, seed = int(rng.integers(0, n + 5)), int(rng.integers(10))
+        tie = np.random.default_rng([seed, 0xCA1]).random(n)
+        full = np.lexsort((tie, -scores))
+        assert head(scores, excluded, keep, seed).tolist() == full[~excluded[full]][:keep].tolist()
+
+
+def test_without_scikit_learn_turning_learning_on_says_what_to_install(tmp_path, monkeypatch):
+    from triage.base.errors import TriageError
+
+    project = project_with(tmp_path, n=30)
+    monkeypatch.setitem(sys.modules, "sklearn", None)   # import sklearn now fails
+    with pytest.raises(TriageError, match=r"pip install 'triage\[learn\]'"):
+        project.update_settings(active_model="cal")
+    assert project.settings.active_model is None          # nothing was stored

@@ -113,11 +113,22 @@ def fit_scores(features: Any, labeled: np.ndarray, positive: np.ndarray, seed: i
 
 
 def head(scores: np.ndarray, exclude: np.ndarray, keep: int, seed: int) -> np.ndarray:
-    """Row indices of the ``keep`` best-scored rows not excluded; ties in seeded order."""
+    """Row indices of the ``keep`` best-scored rows not excluded; ties in seeded order.
+
+    Only the rows at or above the ``keep``-th best score are sorted (a partition finds
+    them), so the top thousand of a million rows costs milliseconds, not a full sort.
+    """
     tie = np.random.default_rng([seed, 0xCA1]).random(scores.size)
-    order = np.lexsort((tie, -scores))
-    order = order[~exclude[order]]
-    return order[:keep]
+    s = np.where(exclude, -np.inf, np.asarray(scores, dtype=np.float64))
+    avail = int((~np.asarray(exclude, dtype=bool)).sum())
+    keep = min(keep, avail)
+    if keep <= 0:
+        return np.empty(0, dtype=np.int64)
+    kth = s[np.argpartition(-s, keep - 1)[keep - 1]]
+    rows = np.flatnonzero(s >= kth)
+    rows = rows[~exclude[rows]]
+    order = rows[np.lexsort((tie[rows], -s[rows]))]
+    return order[:keep].astype(np.int64)
 
 
 def next_refit(labels: int, config: CalConfig) -> int:
