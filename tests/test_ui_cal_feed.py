@@ -36,3 +36,16 @@ def test_the_cal_helper_fits_in_its_own_process_and_the_desk_stores_it(qtbot, tm
 
     assert nxt.candidate_id == int(np.frombuffer(head, dtype="<i8")[0])
     project.close()
+
+
+def test_the_settings_dialog_offers_cal_and_learning(qtbot):
+    from triage.store.settings import Settings
+    from ui.dialogs.settings import SettingsDialog
+
+    dialog = SettingsDialog(Settings(), ["m1", "m2"])
+    qtbot.addWidget(dialog)
+    combo = dialog.model_combo
+    assert [combo.itemText(i) for i in range(combo.count())] == ["m1", "m2", "cal"]
+    combo.setCurrentText("cal")
+    dialog.learn.setChecked(True)
+    assert dialog.changes() == {"active_model": "cal", "learn": True}
