@@ -144,6 +144,9 @@ def test_following_cal_serves_the_snapshot_and_never_waits_for_a_fit(tmp_path, m
         project.record_label(ada, c.candidate_id, gold[c.candidate_id])
     imported = project.state.ranking().order.tolist()
     assert first == imported[:50]
+    # Deciles, yield and gain stay on the imported ranking while cal is followed.
+    assert project.state.ranking().model.name == "m1"
+    assert project.rank_of(first[0]) == 1
     snap1 = project.train_cal()
     assert snap1 is not None and snap1.labels_used == 50
     # The desk now serves the snapshot's order.
@@ -190,6 +193,8 @@ def test_following_cal_serves_the_snapshot_and_never_waits_for_a_fit(tmp_path, m
     nxt = project.next_candidate(ada)
     fresh = [int(x) for x in snap2.candidate_ids if int(x) not in served]
     assert nxt.candidate_id == fresh[0]
+    served_by = {r[0] for r in project.db.execute("SELECT served_by FROM labels")}
+    assert served_by == {"cal"}   # the label records the ranking that served it
 
 
 def test_bandit_has_cal_among_its_arms(tmp_path):

@@ -26,7 +26,7 @@ import numpy as np
 import sqlite_utils
 
 from triage.base.errors import BusyError
-from triage.serving.calqueue import CalQueue
+from triage.serving.calqueue import ARM, CalQueue
 from triage.serving.queue import RankedQueue
 from triage.serving.tracker import LabelTracker, SyncResult
 from triage.store import claims
@@ -233,7 +233,8 @@ class Dispatcher:
         else:
             fresh = self.queue.peek(1, skip=taken)
             best_rank = int(self.ranks[fresh[0][1]]) if fresh else None
-            best = Pick(fresh[0][1], "triage") if fresh else None
+            arm = ARM if isinstance(self.queue, CalQueue) else None   # stored in served_by
+            best = Pick(fresh[0][1], "triage", arm) if fresh else None
         for cid in self._open_overlap(annotator, taken):
             rank = int(self.ranks[cid])
             if best_rank is None or rank < best_rank:
