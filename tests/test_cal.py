@@ -332,3 +332,17 @@ def test_without_scikit_learn_turning_learning_on_says_what_to_install(tmp_path,
     with pytest.raises(TriageError, match=r"pip install 'triage\[learn\]'"):
         project.update_settings(active_model="cal")
     assert project.settings.active_model is None          # nothing was stored
+
+
+def test_advise_names_the_rules_valid_for_a_learned_ranking(tmp_path):
+    project = project_with(tmp_path, n=200, active_model="cal", audit_rate=0.05)
+    gold = gold_of(project)
+    ada = project.start_session("ada")
+    for _ in range(40):
+        c = project.next_candidate(ada)
+        project.record_label(ada, c.candidate_id, gold[c.candidate_id])
+    project.close()
+    res = run("advise", str(tmp_path / "p.triage"))
+    assert res.returncode == 0, res.stderr
+    assert ("Following a ranking that learns from the labels (cal): the advice rests on "
+            "reliability, pool, budget, certification;") in res.stdout
