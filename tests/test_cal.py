@@ -246,6 +246,8 @@ def test_simulate_reports_labels_to_target_per_repeat(tmp_path):
     assert len(out["follow:m1"]["labels_to_target"]) == 2
     assert max(out["cal"]["labels_to_target"]) < min(out["follow:m1"]["labels_to_target"])
     assert out["cal"]["learned"] == {"arm": "cal", "features": "text+scores"}
+    assert out["cal"]["rules"]["recall"]["validity"] == "heuristic"
+    assert out["follow:m1"]["rules"]["recall"]["validity"] == "valid"
     text = run(*common[:-1], "--strategy", "cal")
     assert text.returncode == 0, text.stderr
     assert "labels to 90% true recall per repeat" in text.stdout

@@ -115,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
     from triage.ingest.reader import read_table
     from triage.stats.models.cal_sim import labels_to_target
     from triage.stats.stopping.simulate import replay, summarise
+    from triage.stats.stopping.validity import ADAPTIVE, FROZEN, rule_validity
 
     _validate(args)
     columns = [col for _, col in args.score]
@@ -154,7 +155,9 @@ def run(args: argparse.Namespace) -> int:
         "batch": args.batch or max(1, round(bt.pool / 100)), "checkpoints": bt.checkpoints,
         "seed": args.seed, "repeats": args.repeats, "strategy": strategy,
         "models": {name: col for name, col in args.score},
-        "rules": {name: jsonable(bt.rules[name]) for name in RULE_ORDER if name in bt.rules},
+        "rules": {name: {**jsonable(bt.rules[name]),
+                         "validity": rule_validity(name, ADAPTIVE if learned else FROZEN)}
+                  for name in RULE_ORDER if name in bt.rules},
         "best_net_value": jsonable(bt.best_net_value) if bt.best_net_value else None,
         "certify_on_demand": _certify(rp, orders, gold, args, probs is not None),
         "recall_interval_coverage": _coverage(orders, gold, followed, args),
