@@ -348,3 +348,19 @@ def test_advise_names_the_rules_valid_for_a_learned_ranking(tmp_path):
     assert res.returncode == 0, res.stderr
     assert ("Following a ranking that learns from the labels (cal): the advice rests on "
             "reliability, pool, budget, certification;") in res.stdout
+
+
+def test_status_says_what_the_cal_ranking_learned_from(tmp_path):
+    project = project_with(tmp_path, n=120, active_model="cal")
+    project.writer.set_project_info("image_column", "text")   # pictures without captions
+    gold = gold_of(project)
+    ada = project.start_session("ada")
+    for cid in sorted(gold)[:60]:
+        project.record_label(ada, cid, gold[cid])
+    project.train_cal(force=True)
+    project.close()
+    res = run("status", str(tmp_path / "p.triage"))
+    assert res.returncode == 0, res.stderr
+    assert ("cal ranking (followed): 1 fits, the newest learned from 60 labels; the pool has "
+            "no text, so it learns from the imported scores only; deciles and yield stay on m1"
+            ) in res.stdout

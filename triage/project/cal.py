@@ -117,6 +117,18 @@ def newest_label_id(db: sqlite_utils.Database) -> int:
     return latest.last_label_id if latest is not None else 0
 
 
+def cal_status(db: sqlite_utils.Database, settings: Settings) -> dict[str, Any] | None:
+    """What ``triage status`` says of the cal ranking (None when the project does not learn)."""
+    if not (settings.learn or settings.active_model == ARM):
+        return None
+    latest = calsnap.latest_snapshot(db)
+    return {"followed": settings.active_model == ARM and settings.queue_mode == "follow", "snapshots": calsnap.snapshot_count(db),
+            "labels_used": latest.labels_used if latest else None,
+            "last_label_id": latest.last_label_id if latest else None,
+            "features": latest.features if latest else
+            (TEXT_AND_SCORES if has_text(db) else SCORES_ONLY)}
+
+
 def verify_snapshots(db: sqlite_utils.Database, settings: Settings) -> list[dict[str, Any]]:
     """Refit every stored snapshot from the labels it names; whether each replays exactly.
 
@@ -134,5 +146,5 @@ def verify_snapshots(db: sqlite_utils.Database, settings: Settings) -> list[dict
     return out
 
 
-__all__ = ["ARM", "SCORES_ONLY", "TEXT_AND_SCORES", "due", "features_for", "has_text",
+__all__ = ["ARM", "cal_status", "SCORES_ONLY", "TEXT_AND_SCORES", "due", "features_for", "has_text",
            "train_snapshot", "training_set", "verify_snapshots"]

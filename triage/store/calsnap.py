@@ -67,6 +67,11 @@ def latest_id(db: sqlite_utils.Database) -> int:
     return int(db.execute("SELECT coalesce(max(id), 0) FROM cal_snapshots").fetchone()[0])
 
 
+def snapshot_count(db: sqlite_utils.Database) -> int:
+    """How many snapshots are stored."""
+    return int(db.execute("SELECT count(*) FROM cal_snapshots").fetchone()[0])
+
+
 def latest_snapshot(db: sqlite_utils.Database) -> CalSnapshot | None:
     """The newest snapshot, or None before the first fit."""
     r = db.execute(_SELECT + " ORDER BY id DESC LIMIT 1").fetchone()
@@ -95,4 +100,4 @@ def candidate_texts(db: sqlite_utils.Database) -> tuple[np.ndarray, list[str]]:
 
 
 __all__ = ["CalSnapshot", "add_snapshot", "all_snapshots", "candidate_texts", "latest_id",
-           "latest_snapshot", "snapshot_values", "training_events"]
+           "latest_snapshot", "snapshot_count", "snapshot_values", "training_events"]
