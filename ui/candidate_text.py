@@ -16,7 +16,14 @@ from collections.abc import Iterable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextOption
-from PySide6.QtWidgets import QFrame, QLabel, QPlainTextEdit, QScrollArea, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QLabel,
+    QPlainTextEdit,
+    QScrollArea,
+    QSizePolicy,
+    QWidget,
+)
 
 from triage.views.reading import highlight_spans
 from triage.views.text import chunk_end, has_hidden, reveal
@@ -30,6 +37,15 @@ def plain_label(object_name: str, *, wrap: bool = True) -> QLabel:
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(wrap)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
+    return label
+
+
+def tinted_label(object_name: str, colour: str, *, centred: bool = False) -> QLabel:
+    """A plain-text label in ``colour`` (the desk's secondary lines), centred or not."""
+    label = plain_label(object_name)
+    label.setStyleSheet(f"color: {colour};")
+    if centred:
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
     return label
 
 
@@ -47,6 +63,7 @@ def scrolling(label: QLabel) -> QScrollArea:
     label.setAutoFillBackground(False)
     area.setStyleSheet("QScrollArea { background: transparent; }")
     area.setMinimumHeight(label.fontMetrics().lineSpacing() + 4)
+    area.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
     return area
 
 

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 from triage.base.errors import (
     AlreadyRecorded,
     BusyError,
+    LogLost,
     ServerUnavailable,
     TriageError,
     WriteFailed,
@@ -31,6 +32,7 @@ from triage.views.desk import (
     SessionStats,
     action_for,
     key_map,
+    log_recovered_text,
     meta_text,
     position_text,
     score_text,
@@ -38,7 +40,7 @@ from triage.views.desk import (
     status_text,
 )
 from triage.views.text import HIDDEN_NOTE, bounded_meta, feedback_excerpt, unexpected_fault
-from ui.candidate_text import CandidateText, plain_label, scrolling
+from ui.candidate_text import CandidateText, scrolling, tinted_label
 from ui.desk_buttons import DeskButtons
 from ui.desk_notes import NoteRow
 from ui.desk_pictures import DeskPictures
@@ -77,6 +79,7 @@ class Desk(QWidget):
         self._shown_at = time.monotonic()
         self._pending: Step | None = None
         self._decided: dict[int, str] = {}   # label id -> its candidate, for the note line
+        self._recovered = ""   # what to say once a lost write-ahead log was recovered
         self.load_error: str | None = None   # why the next candidate could not be shown
         self._build()
         self._clock = QTimer(self)
@@ -86,24 +89,16 @@ class Desk(QWidget):
 
     # -- layout ----------------------------------------------------------------------
     def _build(self) -> None:
-        self.position = plain_label("position")
-        self.score = plain_label("score")
+        self.position = tinted_label("position", SECONDARY)
+        self.score = tinted_label("score", SCORE)
         self.score.setVisible(False)
         self.text = CandidateText(self)
         self.pictures = DeskPictures(self.text, lambda: self.project)
         self.text.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.text.setMinimumHeight(56)   # a line of text at least; it scrolls, the keys stay
-        self.meta = plain_label("meta")
-        self.meta.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.message = plain_label("message")
-        self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.message.setStyleSheet(f"color: {SECONDARY};")
-        self.meta.setStyleSheet(f"color: {META};")
+        self.meta = tinted_label("meta", META, centred=True)
+        self.message = tinted_label("message", SECONDARY, centred=True)
         self.meta_area = scrolling(self.meta)   # many fields scroll; the keys stay put
-        self.meta_area.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
-        self.position.setStyleSheet(f"color: {SECONDARY};")
-        self.score.setStyleSheet(f"color: {SCORE};")
-
         self.buttons = DeskButtons(self._act)
         self.skip_button, self.undo_button = self.buttons.skip, self.buttons.undo
         self.note_button = self.buttons.note
@@ -112,7 +107,6 @@ class Desk(QWidget):
         self.note_edit = self.note_row.edit
         self.note_row.saved.connect(self._save_note)
         self.note_row.closed.connect(self.setFocus)
-
         layout = QVBoxLayout(self)
         layout.addWidget(self.position)
         layout.addWidget(self.score)
@@ -326,6 +320,8 @@ class Desk(QWidget):
                 self._set_busy(True)
                 QTimer.singleShot(self.retry_ms, self._attempt)
                 return
+            except LogLost:  # written into a log deleted under us: write it again
+                self._pending = self._reopened(step)
             except WriteFailed as error:
                 # A full or read-only disk: the decision stays pending and is written on a
                 # retry, as for a busy file; the sentence says what to fix.
@@ -344,6 +340,12 @@ class Desk(QWidget):
                 self._set_busy(False)
                 raise
         self._set_busy(False)
+        self.message.setText(self._recovered or self.message.text())  # a recovery: say so
+        self._recovered = ""
+
+    def _reopened(self, step: Step) -> Step:
+        self._recovered = log_recovered_text(self.project.location)
+        return lambda: (self.project.reopen(), step)[1]
 
     def _set_busy(self, busy: bool) -> None:
         if busy != self.busy:
