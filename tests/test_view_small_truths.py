@@ -44,3 +44,14 @@ def test_the_pictures_section_never_says_the_first_0():
     nothing = readings.pictures_section({**data, "positives": {"total": 0, "shown": 0,
                                                                 "not_shown": 0}})
     assert "Shown:" not in nothing
+
+
+def test_the_demo_ships_guidelines_that_define_idiom_and_literal(tmp_path):
+    from triage.project import open_project
+    from triage.project.demo import ensure_demo
+    from triage.project.guidelines import current_guidelines
+
+    with open_project(ensure_demo(tmp_path)) as project:
+        text = current_guidelines(project).text
+    assert text.startswith("# Idiom or literal?")
+    assert "**idiom** [i]" in text and "**literal** [l]" in text
