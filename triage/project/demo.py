@@ -131,7 +131,6 @@ PICTURE_SCORES = (("logistic", "logistic"), ("coarse", "coarse"))
 def create_picture_demo(path: str | Path, source: str | Path = PICTURE_CSV) -> Project:
     """Create the picture demo (handwritten digits, "is it a 3?") at ``path``, open."""
     from triage.ingest.importer import ColumnMapping
-    from triage.project.guidelines import save_guidelines
 
     path = Path(path)
     settings = Settings().with_changes(
