@@ -25,3 +25,30 @@ def test_another_project_starts_with_an_empty_line_under_the_buttons(window, qtb
     window.open_project(make_project(other), "bob")
     assert window.desk.message.text() == ""
     assert window.desk.text.text() == "candidate number 1"
+
+
+def test_another_models_score_is_not_shown_to_the_annotator(qtbot, tmp_path):
+    """Unmapped columns that are numbers (another model's score) stay off the desk unless
+    the lead lists them in the public fields; text columns show."""
+    from tests.qt_helpers import open_main_window
+    from triage.ingest.importer import ColumnMapping
+    from triage.project import create_project, open_project
+    from triage.store.settings import LabelOption, Settings
+
+    source = tmp_path / "pool.csv"
+    source.write_text("key,text,verb,m1_frequency,m3\nc1,spill the beans,spill,7,0.9\n"
+                      "c2,post the package,post,3,0.2\n", encoding="utf-8")
+    path = tmp_path / "p.triage"
+    settings = Settings().with_changes(labels=(LabelOption("idiom", "i"),),
+                                       positive_labels=("idiom",))
+    project = create_project(path, settings)
+    project.import_file(source, ColumnMapping(text="text", key="key", scores=(("m3", "m3"),)))
+    project.close()
+    desk_window = open_main_window(qtbot, path, "ada")
+    assert desk_window.desk.meta.text() == "verb: spill"
+    desk_window.close()
+    with open_project(path) as lead:
+        lead.update_settings(public_fields=("m1_frequency",))
+    desk_window = open_main_window(qtbot, path, "ada")
+    assert desk_window.desk.meta.text() == "m1_frequency: 7"
+    desk_window.close()

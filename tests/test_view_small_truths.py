@@ -55,3 +55,32 @@ def test_the_demo_ships_guidelines_that_define_idiom_and_literal(tmp_path):
         text = current_guidelines(project).text
     assert text.startswith("# Idiom or literal?")
     assert "**idiom** [i]" in text and "**literal** [l]" in text
+
+
+def test_numbers_among_the_unmapped_fields_are_hidden_unless_the_lead_shows_them():
+    from triage.views.desk import looks_like_a_number, public_meta
+
+    meta = {"verb": "post", "m1_frequency": 7, "m2_association": "3.811", "note": "",
+            "flag": True}
+    assert public_meta(meta, None) == {"verb": "post", "note": "", "flag": True}
+    assert public_meta(meta, ("m1_frequency",)) == {"m1_frequency": 7}
+    assert public_meta(meta, ()) == {}
+    assert looks_like_a_number(" -0.2e3") and not looks_like_a_number("v1")
+
+
+def test_triage_config_stores_the_public_fields(tmp_path, capsys):
+    import json
+
+    from tests.helpers import make_project
+    from triage.cli.program import main
+    from triage.project import open_project
+
+    make_project(tmp_path).close()
+    path = str(tmp_path / "p.triage")
+    assert main(["config", path, "--public-fields", "verb, example", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["public_fields"] == ["verb", "example"]
+    with open_project(path) as project:
+        assert project.settings.public_fields == ("verb", "example")
+    assert main(["config", path, "--public-fields", "default"]) == 0
+    with open_project(path) as project:
+        assert project.settings.public_fields is None

@@ -35,6 +35,7 @@ from triage.views.desk import (
     log_recovered_text,
     meta_text,
     position_text,
+    public_meta,
     score_text,
     spent_seconds,
     status_text,
@@ -220,7 +221,8 @@ class Desk(QWidget):
             self.score.setVisible(False)
         else:
             self.text.setText(item.text)
-            meta = bounded_meta(meta_text(item.meta)) if item.meta else ""
+            shown = public_meta(item.meta or {}, self.project and self.project.settings.public_fields)
+            meta = bounded_meta(meta_text(shown)) if shown else ""
             if self.text.has_hidden:
                 meta = "\n".join(filter(None, (HIDDEN_NOTE, meta)))
             self.meta.setText(meta)
