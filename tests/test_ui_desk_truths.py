@@ -52,3 +52,20 @@ def test_another_models_score_is_not_shown_to_the_annotator(qtbot, tmp_path):
     desk_window = open_main_window(qtbot, path, "ada")
     assert desk_window.desk.meta.text() == "m1_frequency: 7"
     desk_window.close()
+
+
+def test_the_f1_sheet_starts_every_description_at_one_column(window, qtbot):  # noqa: F811
+    window.show_help()
+    sheet = window.help_dialog.sheet
+    sheet.show()
+    text = sheet.toPlainText()
+    starts = set()
+    for number, line in enumerate(text.splitlines()):
+        if "\t" in line:
+            cursor = sheet.textCursor()
+            block = sheet.document().findBlockByNumber(number)
+            cursor.setPosition(block.position() + line.index("\t") + 1)
+            starts.add(sheet.cursorRect(cursor).x())
+    assert len(starts) == 1, starts
+    assert "Ctrl+1 … Ctrl+7\tgo to a tab" in text
+    window.help_dialog.close()

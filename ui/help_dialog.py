@@ -65,11 +65,13 @@ class HelpDialog(QDialog):
         self.sheet = QPlainTextEdit(self)
         self.sheet.setReadOnly(True)
         self.sheet.setAccessibleName("Keyboard shortcuts")
-        self.sheet.setPlainText(sheet_for(parent, settings))
-        font = self.sheet.font()
-        font.setFamily("monospace")
-        font.setStyleHint(font.StyleHint.Monospace)
-        self.sheet.setFont(font)
+        text = sheet_for(parent, settings)
+        self.sheet.setPlainText(text)
+        # The descriptions start at one tab stop, past the widest key in this font.
+        metrics = self.sheet.fontMetrics()
+        keys = [line.split("\t")[0] for line in text.splitlines() if "\t" in line]
+        widest = max((metrics.horizontalAdvance(k) for k in keys), default=0)
+        self.sheet.setTabStopDistance(widest + 3 * metrics.horizontalAdvance(" "))
         self.tabs.addTab(page, "Guidelines")
         self.tabs.addTab(self.sheet, "Keyboard")
         layout = QVBoxLayout(self)
