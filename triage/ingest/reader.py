@@ -167,6 +167,9 @@ def _to_float(values: Sequence[str]) -> tuple[np.ndarray, list[tuple[int, str]]]
     return array, bad
 
 
+to_float = _to_float   # the streaming careful path checks numbers the same way
+
+
 def _duplicates(values: list[str], alive: np.ndarray, lines: np.ndarray
                 ) -> list[tuple[int, str]]:
     """(index, reason) for each later occurrence of a value among the ``alive`` rows."""
