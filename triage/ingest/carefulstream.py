@@ -17,6 +17,7 @@ line (16 bytes a row), and the rejected rows.
 from __future__ import annotations
 
 import csv
+import itertools
 import os
 import tempfile
 from collections.abc import Callable, Iterator
@@ -132,7 +133,7 @@ def clean_copy(path: Path, checks: Checks, skip_invalid: bool,
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
             cleaned = _check_all(path, checks, skip_invalid, progress, columns,
-                                 [first, *chunks], csv.writer(out))
+                                 itertools.chain([first], chunks), csv.writer(out))
         cleaned.path = Path(name)
         return cleaned
     except BaseException:
@@ -186,7 +187,7 @@ def _header(path: Path, chunks: Iterator[Any]) -> tuple[list[str], Any]:
 
 
 def _check_all(path: Path, checks: Checks, skip_invalid: bool, progress: Progress | None,
-               columns: list[str], chunks: list[Any] | Any, writer: Any) -> Cleaned:
+               columns: list[str], chunks: Iterator[Any], writer: Any) -> Cleaned:
     """Check every chunk, write what passes; InputError (not skipping) at the end."""
     missing = [n for n in checks.required if n not in columns]
     if missing:
