@@ -26,7 +26,7 @@ from triage.project.final import FinalLabel, final_labels
 if TYPE_CHECKING:
     from triage import store
 
-BATCH_BYTES = 32 << 20   # text per batch
+BATCH_BYTES = 16 << 20   # text per batch
 FIRST_ROWS = 4096        # the first batch's rows, before the texts' length is known
 MAX_ROWS = 200_000
 
