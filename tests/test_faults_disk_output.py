@@ -77,3 +77,22 @@ def test_a_full_output_disk_names_the_output_and_leaves_nothing(tmp_path):
         for name, args in runs.items():
             out = triage(*args)
             assert out.returncode == 0, (name, out.stderr)
+
+
+def test_the_bulk_writers_own_errors_are_recognised_wherever_they_are_raised(tmp_path):
+    """ADBC's and Arrow's exceptions carry SQLite's and the system's words; so does a bulk
+    write relayed from a child process as a plain RuntimeError. Other errors are not
+    guessed at."""
+    from triage.base.errors import WriteFailed
+    from triage.store.faults import explain
+
+    adbc = type("InternalError", (Exception,), {"__module__": "adbc_driver_manager"})
+    where = tmp_path / "p.triage"
+    for error in (adbc("INTERNAL: failed to execute: database or disk is full query was: "
+                       "INSERT INTO main . \"candidates\""),
+                  RuntimeError("bulk write failed: [Errno 28] No space left on device")):
+        said = explain(error, where)
+        assert isinstance(said, WriteFailed)
+        assert str(said).startswith(f"the disk holding {where} is full")
+    assert explain(ValueError("the disk is full of cats"), where) is None
+    assert explain(adbc("INTERNAL: something else"), where) is None
