@@ -14,6 +14,7 @@ from triage.cli.commands._project_args import (
     add_interchange_args,
     add_mapping_args,
     add_settings_args,
+    given_dialect,
     interchange_summary,
     mapping_from_args,
     read_options,
@@ -121,14 +122,48 @@ def run_server(args: argparse.Namespace) -> int:
                          f"models {', '.join(result.models)}", result)
 
 
-def _guess(args: argparse.Namespace) -> None:
+def read_dialect(args: argparse.Namespace) -> str:
+    """Settle how FILE is written (``args.dialect``): the options given, the rest guessed.
+
+    Returns the guesses with their reasons ('' for a plain file). An encoding other than
+    UTF-8 is never taken silently: the command ends naming ``--encoding``.
+    """
+    from triage.views.new_project import read_as
+
+    given, chosen = given_dialect(args)
+    sniffed = read_as(args.file, given, chosen)
+    refusal = sniffed.refusal()
+    if refusal:
+        raise TriageError(f"{args.file}: {refusal}")
+    args.dialect = sniffed.dialect
+    return sniffed.describe()
+
+
+def _guess(args: argparse.Namespace, reading: str) -> None:
     """Fill the mapping the user left out from the file's names and values (the dialog's
     guesses), and say so: ``guessed: text=..., key=..., scores=...``."""
     import sys
 
-    from triage.views.new_project import describe_guess, guess_mapping, profile
+    from triage.ingest.reader import read_table
+    from triage.views.new_project import (
+        describe_guess,
+        guess_mapping,
+        is_spreadsheet,
+        plural,
+        profile,
+        sheet_with_data,
+    )
 
-    guess = guess_mapping(profile(args.file, getattr(args, "sheet", None)))
+    found = profile(args.file, getattr(args, "sheet", None), args.dialect)
+    if is_spreadsheet(args.file) and not getattr(args, "sheet", None):
+        elsewhere = sheet_with_data(args.file, None, found)
+        if elsewhere:
+            raise TriageError(f"{args.file}: {elsewhere}")
+    if found.rows == 0:
+        read_table(args.file, dialect=args.dialect)  # the reader's reason, when it has one
+        raise TriageError(f"{args.file}: the file has a header but no {plural(0, 'row')} "
+                          "of data; there is nothing to import")
+    guess = guess_mapping(found)
     if not args.text and not args.image and guess["image"]:  # picture file names
         args.image, args.text = guess["image"], guess["text"]  # the caption only if named
     args.text = args.text or (None if args.image else guess["text"])  # a picture needs none
@@ -138,8 +173,10 @@ def _guess(args: argparse.Namespace) -> None:
         args.score = [(name, name) for name in guess["scores"] if name != args.gold]
     used = {"text": args.text, "image": args.image, "key": args.key, "gold": args.gold,
             "scores": [column for _name, column in args.score]}
-    print(f"guessed: {describe_guess(used)} (give --text or --image, --key, --score, "
-          "--gold to choose otherwise)", file=sys.stderr)
+    print(f"guessed: {describe_guess(used)}{'; ' + reading if reading else ''} (give "
+          "--text or --image, --key, --score, --gold" + (", --delimiter, --decimal, "
+          "--encoding, --header-row" if reading else "") + " to choose otherwise)",
+          file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -155,8 +192,12 @@ def run(args: argparse.Namespace) -> int:
     replace_interrupted(args.project)
     if args.source_format:
         return run_interchange(args)
+    reading = read_dialect(args)
     if not (args.text or args.image) or not args.score:
-        _guess(args)
+        _guess(args, reading)
+    elif reading:
+        print(f"guessed: {reading} (give --delimiter, --decimal, --encoding, --header-row "
+              "to choose otherwise)", file=sys.stderr)
     if not args.text and not args.image:
         raise TriageError("give the text column with --text COLUMN (or pictures with --image)")
     if not args.score:
