@@ -160,3 +160,46 @@ def test_a_decimal_comma_not_guessed_points_at_the_option(tmp_path):
     assert "'0,821' is not a number (a decimal comma? give --decimal ,)" in str(info.value)
     table = read_table(path, numeric=["urgent_p"], dialect=Dialect(delimiter=";", decimal=","))
     assert table.numbers("urgent_p")[0] == 0.821
+
+
+@pytest.mark.slow  # an export subprocess
+def test_the_dialog_reads_a_cp1252_semicolon_file_after_one_question(qtbot, tmp_path):
+    from PySide6.QtCore import Qt
+
+    from ui.dialogs.new_project import NewProjectDialog
+
+    dialog = NewProjectDialog()
+    qtbot.addWidget(dialog)
+    asked: list[str] = []
+    dialog.reading.ask = lambda question: asked.append(question) or True
+    assert dialog.set_source(WORLD / "semicolon_cp1252.csv")
+    assert dialog.set_source(WORLD / "semicolon_cp1252.csv")  # asked once per file
+    assert asked == ["line 2 is not UTF-8 (byte 0xe9 at character 25); the file reads as "
+                     "cp1252 (Windows Western European): read it so?"]
+    assert dialog.reading.caption.text().startswith(
+        "Read as: encoding cp1252: the file is not UTF-8 (line 2); delimiter ';'")
+    assert dialog.preview.columnCount() == 4
+    assert dialog.preview.item(0, 1).text() == "delivery refund café password printer invoice"
+    assert dialog.text_combo.currentText() == "ticket"
+    assert dialog.mapping().scores == (("urgent_p", "urgent_p"),)
+    dialog.target.setText(str(tmp_path / "p.triage"))
+    with qtbot.waitSignal(dialog.accepted, timeout=20000):
+        qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
+    rows = exported(tmp_path / "p.triage", tmp_path)
+    assert rows["T001"]["score_urgent_p"] == "0.821"
+
+
+def test_the_dialog_refuses_a_declined_encoding_and_names_another_sheet(qtbot):
+    from ui.dialogs.new_project import NewProjectDialog
+
+    dialog = NewProjectDialog()
+    qtbot.addWidget(dialog)
+    dialog.reading.ask = lambda question: False
+    assert not dialog.set_source(WORLD / "semicolon_cp1252.csv")
+    assert dialog.errors.toPlainText().endswith(
+        "the file reads as cp1252 (Windows Western European): choose the encoding in the "
+        "Encoding list, or save the file as UTF-8")
+    assert dialog.set_source(WORLD / "sheet2_title.xlsx")
+    assert dialog.reading.caption.text() == (
+        "sheet 'Readme' has no score column; sheet 'Data' has 60 rows that do: choose it in "
+        "the Sheet list")

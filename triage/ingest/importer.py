@@ -320,7 +320,8 @@ def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
     n = len(table)
     if n == 0:
         raise TriageError(f"{path}: no candidates to import"
-                          + (f" ({len(table.rejected)} rows rejected)" if table.rejected else ""))
+                          + (f" ({len(table.rejected):,} row{'s' * (len(table.rejected) != 1)} "
+                             "rejected)" if table.rejected else ""))
     ticker.start_writing(n)
     rows = _candidate_rows(table, mapping, used)
     keys = rows.column("key")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from triage.base.errors import TriageError
@@ -28,6 +29,7 @@ from triage.ingest.reader import format_of
 from triage.project import create_project
 from triage.store.settings import Settings as Settings
 from triage.store.settings import scheme_from_text
+from triage.views.formatting import plural
 
 Progress = Callable[[int, int], "bool | None"]
 
@@ -201,8 +203,35 @@ def dialect_from_form(delimiter: str | None, decimal: str | None, encoding: str 
                    header_row=header_row, sheet=sheet), chosen
 
 
-def sheet_with_data(path: str | Path, sheet: str | None, found: Profile) -> str | None:
-    """When the chosen sheet holds no usable table but another does: a sentence naming it.
+@dataclass(frozen=True)
+class FileLook:
+    """What the dialog shows of a file read as ``dialect``: the first rows, the whole
+    file's profile, and a sentence when another sheet holds the data."""
+
+    header: list[str]
+    rows: list[list[str]]
+    found: Profile
+    elsewhere: str | None
+
+
+def look_at(path: str | Path, dialect: Dialect, rows: int = 20) -> FileLook:
+    """Preview, profile and the other-sheet hint of ``path`` read as ``dialect``."""
+    header, first = preview(path, rows=rows, dialect=dialect)
+    found = profile(path, dialect.sheet, dialect)
+    elsewhere = (sheet_with_data(path, dialect.sheet, found, "choose it in the Sheet list")
+                 if is_spreadsheet(path) else None)
+    return FileLook(header, first, found, elsewhere)
+
+
+def reading_text(sniffed: Sniffed) -> str:
+    """The dialog's line on how the file is read: the guesses and why, or the default."""
+    return ("Read as: " + sniffed.describe() + ".") if sniffed.reasons else ""
+
+
+def sheet_with_data(path: str | Path, sheet: str | None, found: Profile,
+                    fix: str = "give --sheet {sheet!r}") -> str | None:
+    """When the chosen sheet holds no usable table but another does: a sentence naming it
+    and ending with ``fix`` (``{sheet}`` is the sheet with the data).
 
     The guesses need a text (or picture) column and a score column; a "Readme" sheet
     before the data has neither.
@@ -222,14 +251,9 @@ def sheet_with_data(path: str | Path, sheet: str | None, found: Profile) -> str 
         found_there = guess_mapping(theirs)
         if (found_there["text"] or found_there["image"]) and found_there["scores"]:
             return (f"sheet {current!r} has no {'score' if not guess['scores'] else 'text'} "
-                    f"column; sheet {other!r} has {theirs.rows:,} "
-                    f"{plural(theirs.rows, 'row')} that do: give --sheet {other!r}")
+                    f"column; sheet {other!r} has {plural(theirs.rows, 'row')} that do: "
+                    + fix.format(sheet=other))
     return None
-
-
-def plural(n: int, word: str) -> str:
-    """``word`` for one, ``word + 's'`` otherwise (``1 row``, ``2 rows``)."""
-    return word if n == 1 else word + "s"
 
 
 def describe_guess(guess: dict) -> str:

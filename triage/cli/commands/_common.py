@@ -78,5 +78,7 @@ def report_import(summary: str, result: Any) -> int:
     """Print the import's summary line and where any rejected rows went; returns 0."""
     print(summary)
     if result.rows_rejected:
-        print(f"{result.rows_rejected:,} rows rejected; see {result.rejects_path}")
+        from triage.views.formatting import plural
+
+        print(f"{plural(result.rows_rejected, 'row')} rejected; see {result.rejects_path}")
     return 0

@@ -90,6 +90,23 @@ def given_dialect(args: argparse.Namespace) -> tuple[Dialect, frozenset[str]]:
     return dialect, frozenset(chosen)
 
 
+def read_dialect(args: argparse.Namespace) -> str:
+    """Settle how FILE is written (``args.dialect``): the options given, the rest guessed.
+
+    Returns the guesses with their reasons ('' for a plain file). An encoding other than
+    UTF-8 is never taken silently: the command ends naming ``--encoding``.
+    """
+    from triage.views.new_project import read_as
+
+    given, chosen = given_dialect(args)
+    sniffed = read_as(args.file, given, chosen)
+    refusal = sniffed.refusal()
+    if refusal:
+        raise TriageError(f"{args.file}: {refusal}")
+    args.dialect = sniffed.dialect
+    return sniffed.describe()
+
+
 def mapping_from_args(args: argparse.Namespace) -> ColumnMapping:
     """The column mapping the user gave (see :func:`add_mapping_args`)."""
     from triage.ingest.importer import ColumnMapping
@@ -204,7 +221,10 @@ def read_options(args: argparse.Namespace) -> ReadOptions:
 
 def interchange_summary(target: object, result: ExchangeResult) -> str:
     """What an interchange import did: counts, then one line per note."""
-    text = (f"{target}: {result.candidates:,} candidates, {result.labels:,} label events"
+    from triage.views.formatting import plural
+
+    text = (f"{target}: {plural(result.candidates, 'candidate')}, "
+            f"{plural(result.labels, 'label event')}"
             + (f"; models {', '.join(result.models)}" if result.models else ""))
     if result.already_present:
         text += f"; {result.already_present:,} already present, not added again"

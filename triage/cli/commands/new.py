@@ -14,13 +14,14 @@ from triage.cli.commands._project_args import (
     add_interchange_args,
     add_mapping_args,
     add_settings_args,
-    given_dialect,
     interchange_summary,
     mapping_from_args,
+    read_dialect,
     read_options,
     report_pictures,
     settings_changes,
 )
+from triage.views.formatting import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -110,6 +111,9 @@ def run_server(args: argparse.Namespace) -> int:
         raise TriageError("give the text column with --text COLUMN")
     if not args.score:
         raise TriageError("give at least one model score column with --score NAME=COLUMN")
+    reading = read_dialect(args)
+    if reading:
+        print(f"guessed: {reading}", file=sys.stderr)
     settings = Settings().with_changes(**settings_changes(args))
     bar = ProgressBar("importing")
     try:
@@ -118,25 +122,8 @@ def run_server(args: argparse.Namespace) -> int:
                                   plan=_overlap_plan(settings, [m for m, _ in args.score]))
     finally:
         bar.finish()
-    return report_import(f"created {url.display}: {result.rows_imported:,} candidates, "
+    return report_import(f"created {url.display}: {plural(result.rows_imported, 'candidate')}, "
                          f"models {', '.join(result.models)}", result)
-
-
-def read_dialect(args: argparse.Namespace) -> str:
-    """Settle how FILE is written (``args.dialect``): the options given, the rest guessed.
-
-    Returns the guesses with their reasons ('' for a plain file). An encoding other than
-    UTF-8 is never taken silently: the command ends naming ``--encoding``.
-    """
-    from triage.views.new_project import read_as
-
-    given, chosen = given_dialect(args)
-    sniffed = read_as(args.file, given, chosen)
-    refusal = sniffed.refusal()
-    if refusal:
-        raise TriageError(f"{args.file}: {refusal}")
-    args.dialect = sniffed.dialect
-    return sniffed.describe()
 
 
 def _guess(args: argparse.Namespace, reading: str) -> None:
@@ -149,7 +136,6 @@ def _guess(args: argparse.Namespace, reading: str) -> None:
         describe_guess,
         guess_mapping,
         is_spreadsheet,
-        plural,
         profile,
         sheet_with_data,
     )
@@ -161,8 +147,8 @@ def _guess(args: argparse.Namespace, reading: str) -> None:
             raise TriageError(f"{args.file}: {elsewhere}")
     if found.rows == 0:
         read_table(args.file, dialect=args.dialect)  # the reader's reason, when it has one
-        raise TriageError(f"{args.file}: the file has a header but no {plural(0, 'row')} "
-                          "of data; there is nothing to import")
+        raise TriageError(f"{args.file}: the file has a header but no rows of data; there "
+                          "is nothing to import")
     guess = guess_mapping(found)
     if not args.text and not args.image and guess["image"]:  # picture file names
         args.image, args.text = guess["image"], guess["text"]  # the caption only if named
@@ -219,5 +205,5 @@ def run(args: argparse.Namespace) -> int:
         project.close()
         if not ok:  # a failed import leaves nothing behind
             _cleanup(args.project)
-    return report_import(f"created {args.project}: {result.rows_imported:,} candidates, "
+    return report_import(f"created {args.project}: {plural(result.rows_imported, 'candidate')}, "
                          f"models {', '.join(result.models)}", result)
