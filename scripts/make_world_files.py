@@ -3,7 +3,8 @@ libraries (pandas, openpyxl, pyarrow), for the reading tests (tests/test_world_f
 
     .venv/bin/python scripts/make_world_files.py
 
-Deterministic: the same files on every run (they are committed; rerun after a change here).
+Deterministic content (workbooks also carry the time they were saved, so commit only the
+files that changed on purpose).
 """
 
 from __future__ import annotations
@@ -99,6 +100,19 @@ def workbooks() -> None:
     for i, row in enumerate(tickets(10), start=2):
         sheet.append([row["id"], row["ticket"], row["urgent_p"], f"=C{i}/2"])
     book.save(OUT / "formulas.xlsx")
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Scores"
+    sheet.append(["id", "ticket", "model scores", None])
+    sheet.append([None, None, "m1", "m2"])
+    sheet.merge_cells("A1:A2")
+    sheet.merge_cells("B1:B2")
+    sheet.merge_cells("C1:D1")
+    for row in tickets(10):
+        sheet.append([row["id"], row["ticket"], row["urgent_p"], round(1 - row["urgent_p"], 3)])
+    book.save(OUT / "merged_header.xlsx")
+    note("merged_header.xlsx", "openpyxl: a header over two rows: `id` and `ticket` merged "
+         "down A1:A2 and B1:B2, `model scores` merged across C1:D1 above `m1` and `m2`")
     note("formulas.xlsx", "openpyxl: the score column holds formulas (`=C2/2`), saved "
          "without computed results (openpyxl never computes them)")
 

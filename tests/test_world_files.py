@@ -203,3 +203,30 @@ def test_the_dialog_refuses_a_declined_encoding_and_names_another_sheet(qtbot):
     assert dialog.reading.caption.text() == (
         "sheet 'Readme' has no score column; sheet 'Data' has 60 rows that do: choose it in "
         "the Sheet list")
+
+
+def test_a_header_over_two_rows_imports_with_header_row(tmp_path, capsys):
+    from main import main
+
+    path = WORLD / "merged_header.xlsx"
+    assert main(["new", str(tmp_path / "p.triage"), str(path)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"triage: {path}: no column looks like a model's score (the columns are 'id', "
+        "'ticket', 'model scores'): give --score NAME=COLUMN, or --header-row N when the "
+        "names are not on the first row")
+    assert main(["new", str(tmp_path / "p.triage"), str(path), "--header-row", "2"]) == 0
+    out = capsys.readouterr()
+    assert "guessed: text=ticket, key=id, scores=m1,m2" in out.err
+    assert "created" in out.out and "10 candidates, models m1, m2" in out.out
+
+
+def test_plurals_in_the_import_lines(tmp_path, capsys):
+    from main import main
+
+    src = tmp_path / "two.csv"
+    src.write_text("key,text,s\na,red door,0.5\nb,blue sky,high\n", encoding="utf-8")
+    assert main(["new", str(tmp_path / "p.triage"), str(src), "--text", "text", "--key", "key",
+                 "--score", "s", "--skip-invalid"]) == 0
+    out = capsys.readouterr().out
+    assert f"created {tmp_path / 'p.triage'}: 1 candidate, models s" in out
+    assert "1 row rejected; see" in out

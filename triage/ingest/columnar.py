@@ -82,8 +82,10 @@ def _nested(kind: Any) -> bool:
 
 
 def as_float(column: Any) -> Any:
-    """A numeric column as float64; a decimal as the float nearest its decimal text
-    (0.950 is 0.95, where Arrow's own cast gives 0.9500000000000001)."""
+    """A numeric column as float64; a decimal as the float nearest its decimal text.
+
+    0.950 is 0.95, where Arrow's own cast of the decimal gives 0.9500000000000001.
+    """
     import pyarrow as pa
 
     if pa.types.is_decimal(column.type):
@@ -178,6 +180,9 @@ def read_sheet(path: Path, sheet: str | None, header_row: int | None = None
             raise fail(path, header_row, None, f"no header on or after row {header_row} of "
                        f"sheet {sheet_name!r}: check --header-row")
     header = [shown(v) for v in rows[lines[0] - 1]]
+    if header_row is not None and lines[0] > 1:  # a header over two rows (merged cells):
+        above = [shown(v) for v in rows[lines[0] - 2]]  # an empty name takes the one above
+        header = [h or (above[j] if j < len(above) else "") for j, h in enumerate(header)]
     while header and not header[-1]:  # empty cells right of the last name
         header.pop()
     columns = check_header(path, header, lines[0])

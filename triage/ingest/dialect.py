@@ -187,12 +187,17 @@ def _delimiter(text: str, default: str) -> tuple[str, list[tuple[int, int]], str
 
 
 def _header_row(widths: list[tuple[int, int]]) -> tuple[int | None, str]:
-    """The header line when records above the data's width come first (a title)."""
+    """The header line when one-field records (a title) come before the data's width.
+
+    Records above it of two fields or more (a header over two rows) are not guessed:
+    ``--header-row`` names the header then.
+    """
     if len(widths) < 2:
         return None, ""
     width = Counter(w for _l, w in widths).most_common(1)[0][0]
     first = next(line for line, w in widths if w >= width)
-    if first == widths[0][0] or width < 2:
+    above = [w for line, w in widths if line < first]
+    if first == widths[0][0] or width < 2 or any(w > 1 for w in above):
         return None, ""
     return first, (f"header on line {first}: the lines above it hold fewer fields "
                    "(a title)")
@@ -265,8 +270,11 @@ def sniff(path: str | Path, kind: str, given: Dialect = PLAIN,
 
 def sniff_sheet(path: str | Path, given: Dialect = PLAIN,
                 chosen: frozenset[str] = frozenset()) -> Sniffed:
-    """The header row of a workbook's sheet: the first row as wide as the data, so a title
-    (one cell, or a merged cell over a two-row header) above it is skipped, and said."""
+    """The header row of a workbook's sheet, guessed below a title, with the reason.
+
+    The header is the first row as wide as the data when only one-cell rows (a title, or
+    a merged title cell) come before it.
+    """
     from triage.ingest.columnar import sheet_rows
 
     if "header_row" in chosen:

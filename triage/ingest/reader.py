@@ -126,8 +126,10 @@ def format_of(path: str | Path) -> str:
 
 
 def decode_utf8(path: Path, data: bytes) -> str:
-    """Decode ``data`` as UTF-8 (BOM allowed); an error names the line, the character and
-    the encoding the file is more likely in, with the option that reads it so."""
+    """Decode ``data`` as UTF-8 (BOM allowed); errors name line, character and the fix.
+
+    The fix is the encoding the file more likely is in, and the option that reads it so.
+    """
     start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
     try:
         return data[start:].decode("utf-8")

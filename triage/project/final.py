@@ -50,8 +50,10 @@ class FinalLabel:
 
 
 def is_positive(final: FinalLabel | None, settings: Settings) -> bool:
-    """Does the candidate count as a positive (found)? Only a resolved final label can: a
-    tie between annotators is not found until somebody rules, in every count."""
+    """Does the candidate count as a positive (found)? Only a resolved final label can.
+
+    A tie between annotators is not found until somebody rules, in every count.
+    """
     return (final is not None and final.status is FinalStatus.RESOLVED
             and final.value is not None and settings.is_positive(final.value))
 

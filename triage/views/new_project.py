@@ -230,10 +230,9 @@ def reading_text(sniffed: Sniffed) -> str:
 
 def sheet_with_data(path: str | Path, sheet: str | None, found: Profile,
                     fix: str = "give --sheet {sheet!r}") -> str | None:
-    """When the chosen sheet holds no usable table but another does: a sentence naming it
-    and ending with ``fix`` (``{sheet}`` is the sheet with the data).
+    """A sentence naming the sheet with the data when the chosen one has no usable table.
 
-    The guesses need a text (or picture) column and a score column; a "Readme" sheet
+    It ends with ``fix`` (``{sheet}`` is the sheet with the data). The guesses need a text (or picture) column and a score column; a "Readme" sheet
     before the data has neither.
     """
     guess = guess_mapping(found)

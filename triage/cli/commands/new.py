@@ -157,6 +157,11 @@ def _guess(args: argparse.Namespace, reading: str) -> None:
     args.gold = args.gold or guess["gold"]
     if not args.score:
         args.score = [(name, name) for name in guess["scores"] if name != args.gold]
+        if not args.score:
+            names = ", ".join(repr(c.name) for c in found.columns) or "none"
+            raise TriageError(f"{args.file}: no column looks like a model's score (the "
+                              f"columns are {names}): give --score NAME=COLUMN, or "
+                              "--header-row N when the names are not on the first row")
     used = {"text": args.text, "image": args.image, "key": args.key, "gold": args.gold,
             "scores": [column for _name, column in args.score]}
     print(f"guessed: {describe_guess(used)}{'; ' + reading if reading else ''} (give "
