@@ -230,3 +230,17 @@ def test_plurals_in_the_import_lines(tmp_path, capsys):
     out = capsys.readouterr().out
     assert f"created {tmp_path / 'p.triage'}: 1 candidate, models s" in out
     assert "1 row rejected; see" in out
+
+
+def test_commands_over_a_scored_file_read_the_european_csv_too(capsys):
+    from main import main
+
+    path = WORLD / "semicolon_cp1252.csv"
+    args = ["compare", str(path), "--score", "urgent_p", "--gold", "label", "--positive",
+            "urgent"]
+    assert main(args) == 2
+    assert "give --encoding cp1252" in capsys.readouterr().err
+    assert main([*args, "--encoding", "cp1252"]) == 0
+    out = capsys.readouterr()
+    assert "decimal comma: column 'urgent_p'" in out.err
+    assert "60 labeled items, 15 positive" in out.out
