@@ -54,10 +54,13 @@ class Dialect:
         return self.delimiter or ("\t" if kind == "tsv" else ",")
 
     def fast(self, kind: str) -> bool:
-        """Can Arrow's readers (the fast paths) read the file as this dialect says?"""
+        """Can the streamed import (Arrow, the extension's delimiter) read the file so?"""
+        return self.arrow() and self.delimiter_for(kind) == ("\t" if kind == "tsv" else ",")
+
+    def arrow(self) -> bool:
+        """Can Arrow's reader read it (any delimiter; UTF-8, a point, the header first)?"""
         return (self.decimal == "." and self.encoding in ("utf-8", "utf-8-sig")
-                and self.header_row in (None, 1) and self.quote == '"'
-                and self.delimiter_for(kind) == ("\t" if kind == "tsv" else ","))
+                and self.header_row in (None, 1) and self.quote == '"')
 
 
 PLAIN = Dialect()

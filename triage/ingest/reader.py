@@ -213,8 +213,9 @@ def read_table(
         _require(path, kind, columns, required, None if kind == "parquet" else 1)
         return _validate(path, kind, columns, lines, columnar.unparsed(cells, numeric),
                          numeric, nonempty, unique, skip_invalid, [], [], dialect.decimal)
-    if dialect.fast(kind):
-        table = _read_fast(path, kind, numeric, required, nonempty, unique, progress)
+    if dialect.arrow():
+        table = _read_fast(path, kind, numeric, required, nonempty, unique, progress,
+                           dialect.delimiter_for(kind))
         if table is not None:
             return table
     try:
@@ -234,7 +235,8 @@ def read_table(
 
 
 def _read_fast(path: Path, kind: str, numeric: list[str], required: list[str],
-               nonempty: list[str], unique: list[str], progress: Progress | None) -> Table | None:
+               nonempty: list[str], unique: list[str], progress: Progress | None,
+               delimiter: str) -> Table | None:
     """The table when the fast path can read the file and every check passes, else None.
 
     A file with any problem goes to the precise parser, which reports (or, with
@@ -243,7 +245,7 @@ def _read_fast(path: Path, kind: str, numeric: list[str], required: list[str],
     if kind == "jsonl":
         parsed = fast_jsonl(path, numeric)
     else:
-        parsed = fast_delimited(path, "\t" if kind == "tsv" else ",", numeric)
+        parsed = fast_delimited(path, delimiter, numeric)
     if parsed is None:
         return None
     columns, data, lines = parsed
