@@ -190,9 +190,10 @@ def _delimiter(text: str, default: str) -> tuple[str, list[tuple[int, int]], str
 
 
 def _header_row(widths: list[tuple[int, int]]) -> tuple[int | None, str]:
-    """The header line when one-field records (a title) come before the data's width.
+    """The header line when short records (a title) come before the data's width.
 
-    Records above it of two fields or more (a header over two rows) are not guessed:
+    Short: at most half as wide as the data (a title with a comma splits in two). Wider
+    records above it (a header over two rows, a header missing one name) are not guessed:
     ``--header-row`` names the header then.
     """
     if len(widths) < 2:
@@ -200,7 +201,7 @@ def _header_row(widths: list[tuple[int, int]]) -> tuple[int | None, str]:
     width = Counter(w for _l, w in widths).most_common(1)[0][0]
     first = next(line for line, w in widths if w >= width)
     above = [w for line, w in widths if line < first]
-    if first == widths[0][0] or width < 2 or any(w > 1 for w in above):
+    if first == widths[0][0] or width < 2 or any(w > max(1, width // 2) for w in above):
         return None, ""
     return first, (f"header on line {first}: the lines above it hold fewer fields "
                    "(a title)")
@@ -275,8 +276,8 @@ def sniff_sheet(path: str | Path, given: Dialect = PLAIN,
                 chosen: frozenset[str] = frozenset()) -> Sniffed:
     """The header row of a workbook's sheet, guessed below a title, with the reason.
 
-    The header is the first row as wide as the data when only one-cell rows (a title, or
-    a merged title cell) come before it.
+    The header is the first row as wide as the data when only short rows (a title, or a
+    merged title cell: at most half as many cells) come before it.
     """
     from triage.ingest.columnar import sheet_rows
 
