@@ -148,8 +148,12 @@ def _workbook(path: Path) -> Any:
         raise fail(path, None, None, f"cannot be read as a spreadsheet ({error})") from error
 
 
-def sheet_rows(path: Path, sheet: str | None) -> tuple[str, list[list[Any]]]:
-    """(name, rows of cell values) of a workbook's sheet (None: the first)."""
+def sheet_rows(path: Path, sheet: str | None, limit: int | None = None
+               ) -> tuple[str, list[list[Any]]]:
+    """(name, rows of cell values) of a workbook's sheet (None: the first).
+
+    With ``limit``, only the first ``limit`` rows (calamine reads no further).
+    """
     book = _workbook(path)
     names = list(book.sheet_names)
     if not names:
@@ -158,7 +162,12 @@ def sheet_rows(path: Path, sheet: str | None) -> tuple[str, list[list[Any]]]:
         raise TriageError(f"{path}: no sheet {sheet!r}; the workbook has "
                           f"{', '.join(map(repr, names))}")
     name = sheet or names[0]
-    return name, book.get_sheet_by_name(name).to_python(skip_empty_area=False)
+    found = book.get_sheet_by_name(name)
+    if limit is not None and hasattr(found, "iter_rows"):
+        import itertools
+
+        return name, list(itertools.islice(found.iter_rows(), limit))
+    return name, found.to_python(skip_empty_area=False)
 
 
 def read_sheet(path: Path, sheet: str | None, header_row: int | None = None

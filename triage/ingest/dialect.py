@@ -283,7 +283,7 @@ def sniff_sheet(path: str | Path, given: Dialect = PLAIN,
 
     if "header_row" in chosen:
         return Sniffed(given)
-    name, rows = sheet_rows(Path(path), given.sheet)
+    name, rows = sheet_rows(Path(path), given.sheet, limit=200)
     widths = []
     for number, row in enumerate(rows, start=1):
         cells = sum(1 for v in row if v not in (None, ""))
