@@ -45,3 +45,13 @@ def test_options_given_are_kept_and_not_explained(tmp_path):
     given = Dialect(delimiter=";", decimal=".")
     found = sniff(path, "csv", given, frozenset({"delimiter", "decimal"}))
     assert found.dialect == given and found.reasons == ()
+
+
+def test_a_plain_file_is_not_parsed_to_be_guessed(tmp_path, monkeypatch):
+    """The million-row case pays for one header look and a UTF-8 check, no csv parse."""
+    from triage.ingest import dialect
+
+    rows = "".join(f"k{i},\"text, {i}\",0.{i % 10}\n" for i in range(50_000))
+    path = write(tmp_path, "big.csv", ("key,text,s\n" + rows).encode())
+    monkeypatch.setattr(dialect, "_widths", lambda *a: (_ for _ in ()).throw(AssertionError))
+    assert sniff(path, "csv").dialect == Dialect()
