@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 
 from triage.base.errors import InputError, Problem
+from triage.ingest.numbers import shorten, to_float
 from triage.ingest.parsing import Progress, check_header, fail, tick
-from triage.ingest.reader import PROBLEMS_KEPT, format_of, shorten, to_float
+from triage.ingest.reader import PROBLEMS_KEPT, format_of
 
 WHOLE_BYTES = 64 << 20     # smaller files: the whole-file careful reader
 CHUNK_BYTES = 8 << 20      # text parsed at a time
@@ -152,7 +153,8 @@ def import_checked(path: Path, checks: Checks, skip_invalid: bool, progress: Pro
     cleaned = clean_copy(path, checks, skip_invalid, progress)
     try:
         if cleaned.rows == 0:
-            raise TriageError(f"{path}: no candidates to import ({len(cleaned.rejected)} rows "
+            n = len(cleaned.rejected)
+            raise TriageError(f"{path}: no candidates to import ({n:,} row{'s' * (n != 1)} "
                               "rejected)")
         done = stream(cleaned.path)
     finally:
