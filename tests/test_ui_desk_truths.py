@@ -69,3 +69,16 @@ def test_the_f1_sheet_starts_every_description_at_one_column(window, qtbot):  # 
     assert len(starts) == 1, starts
     assert "Ctrl+1 … Ctrl+7\tgo to a tab" in text
     window.help_dialog.close()
+
+
+def test_history_shows_the_notes(window, qtbot):  # noqa: F811
+    desk = window.desk
+    press(qtbot, desk, "i", "n")
+    qtbot.keyClicks(desk.note_edit, "a pun")
+    qtbot.keyClick(desk.note_edit, "\r")
+    window.focus_history()
+    history = window.drawer.history
+    qtbot.waitUntil(lambda: bool(history.rows_shown()), timeout=5000)
+    assert history.rows_shown()[0][1:] == ["c01", "idiom", "candidate number 1", "a pun"]
+    history.table.selectRow(0)
+    assert history.detail.text() == "candidate number 1\n\nYour note: a pun"
