@@ -12,7 +12,12 @@ import numpy as np
 
 from triage import store
 from triage.base.errors import TriageError
-from triage.views.advice import advice_lines, summary_lines
+from triage.views.advice import (
+    advice_lines,
+    agreement_reading,
+    agreement_reading_text,
+    summary_lines,
+)
 from triage.views.formatting import plural
 
 if TYPE_CHECKING:
@@ -20,12 +25,6 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int], bool]
 
-READINGS = {
-    "reliable": "reliable — α ≥ 0.800: the labels can be relied on",
-    "tentative": "tentative — 0.667 ≤ α < 0.800: draw tentative conclusions only",
-    "unreliable": "unreliable — α < 0.667: fix the guidelines before labeling more",
-    "undefined": "undefined",
-}
 
 
 def _num(x: Any) -> float:
@@ -139,8 +138,8 @@ def agreement_view_data(report: Mapping[str, Any],
                f"{plural(pairable, 'item')} rated by two or more")
     rows = list(report.get("breakdowns", []))
     return AgreementViewData(
-        alpha=alpha, ci95=ci, reading=reading,
-        reading_text=READINGS.get(reading, reading) if alpha is not None
+        alpha=alpha, ci95=ci, reading=agreement_reading(reading, pairable),
+        reading_text=agreement_reading_text(reading, pairable) if alpha is not None
         else f"undefined — {reason or 'no reason given'}",
         undefined_reason=reason, alpha_text=alpha_text, summary=summary,
         annotators=tuple(names), kappa=kappa, kappa_items=items, kappa_reasons=reasons,

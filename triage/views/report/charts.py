@@ -81,11 +81,15 @@ def gain_chart(gain: dict[str, Any]) -> Figure:
                 color=model_colour(model, list(gain["offline"])), label=f"{model} (gold)")
     top = gain["ylim"]
     band = gain.get("band")
-    if band is not None:
+    if band is not None and band.get("informative"):
         ax.axhspan(band["lower"], band["upper"], color=ESTIMATE_COLOUR, alpha=0.08,
                    label="estimated positives in the pool")
         ax.axhline(band["total"], color=ESTIMATE_COLOUR, linewidth=1)
         top = max(top, min(band["upper"], 3 * max(top, 1)) * 1.05)
+    elif band is not None:
+        # Early: only an upper bound is known; it never stretches the axes.
+        ax.axhspan(band["lower"], min(band["upper"], top), color=ESTIMATE_COLOUR, alpha=0.08,
+                   label="positives found up to the ranked-order bound (clipped)")
     for x in gain["decile_lines"]:
         ax.axvline(x, color="#cccccc", linewidth=0.6)
     ax.set_xlim(0, gain["xlim"])

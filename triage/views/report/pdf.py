@@ -158,11 +158,8 @@ def _spend_gain_yield(pdf: ReportPDF, d: dict[str, Any], charts: dict[str, bytes
     _heading(pdf, "3. Cumulative gain and estimated recall")
     _para(pdf, g["reading"], reading=True)
     _chart(pdf, charts.get("gain"))
-    rec, tot = g["estimated_recall"], g["estimated_total_positives"]
-    _kv(pdf, [("Estimated recall", f"{share(rec['point'])} [{share(rec['lower'])}, "
-                                   f"{share(rec['upper'])}] — {rec['method']}"),
-              ("Positives in the pool", f"{num(tot['point'], 0)} [{num(tot['lower'], 0)}, "
-                                        f"{num(tot['upper'], 0)}] — {tot['method']}")])
+    lines = list(g.get("recall_lines") or []) + ["—", "—"]
+    _kv(pdf, [("Recall", lines[0]), ("Positives left", lines[1])])
     _heading(pdf, "4. Yield per score decile")
     _para(pdf, y["reading"], reading=True)
     _chart(pdf, charts.get("yield"))
@@ -172,31 +169,18 @@ def _spend_gain_yield(pdf: ReportPDF, d: dict[str, Any], charts: dict[str, bytes
                     money(y["marginal"][i], cur)] for i, dec in enumerate(y["deciles"])]])
 
 
-def _numbers(numbers: dict[str, Any]) -> str:
-    parts = []
-    for key, value in numbers.items():
-        if isinstance(value, dict):
-            inner = ", ".join(f"{k}: {num(v) if not isinstance(v, dict) else _numbers(v)}"
-                              for k, v in value.items())
-            parts.append(f"{key} ({inner})")
-        else:
-            parts.append(f"{key} {num(value)}")
-    return "; ".join(parts)
-
-
 def _advice(pdf: ReportPDF, d: dict[str, Any]) -> None:
     a = d["advice"]
-    cur = d["project"]["settings"]["currency"]
     _heading(pdf, "5. Stopping advice")
     _para(pdf, a["reading"], reading=True)
     _sub(pdf, f"{a['decision'].upper()}: {a['headline']}")
     _table(pdf, [["Rule", "Verdict", "Why", "Numbers"],
-                 *[[r["rule"].replace("_", " "), r["verdict"], r["detail"],
-                    _numbers(r["numbers"])] for r in a["reasons"]]], widths=(2, 2, 6, 6))
-    nb = a["next_batch"]
-    _para(pdf, f"Next batch: {num(nb['items'], 0)} items, about {num(nb['expected_positives'], 1)}"
-               f" positives for {money(nb['cost'], cur)} ({money(nb['cost_per_positive'], cur)}"
-               " per positive).", small=True)
+                 *[[r["rule"], r["verdict"], r["detail"], r["numbers"]]
+                   for r in a["rule_rows"]]], widths=(2, 2, 6, 6))
+    text = a["next_batch_text"][:1].upper() + a["next_batch_text"][1:] + "."
+    if a.get("plan_text"):
+        text += " " + a["plan_text"][:1].upper() + a["plan_text"][1:] + "."
+    _para(pdf, text, small=True)
 
 
 def _agreement(pdf: ReportPDF, d: dict[str, Any]) -> None:
@@ -266,9 +250,7 @@ def _samples(pdf: ReportPDF, d: dict[str, Any]) -> None:
         for text in cert.get("texts", []):
             _para(pdf, text, small=True)
         if cert.get("record"):
-            _para(pdf, "Certification sample on record: " + _numbers(
-                {k: v for k, v in cert["record"].items() if not isinstance(v, dict | list)}),
-                small=True)
+            _para(pdf, f"Certification sample on record: {cert['record_text']}.", small=True)
     _table(pdf, [["Rank", "Key", "Text", "Label"],
                  *[[num(i["rank"]), i["key"], _cut(i["text"]), i["label"]]
                    for i in sa["audit"]["list"]]], widths=(1, 2, 6, 2))
