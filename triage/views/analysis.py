@@ -64,6 +64,7 @@ class AgreementViewData:
     sessions: Series
     deciles: Series
     guidelines: Series       # α of the ratings given under each guideline version
+    coefficients: str = ""   # κ, Fleiss' κ and AC1, each with its 95% interval
 
     def as_dict(self) -> dict[str, Any]:
         """Plain data for JSON and tests (NaN as None)."""
@@ -104,6 +105,19 @@ def _pair_names(report: Mapping[str, Any]) -> list[str]:
     return sorted(names)
 
 
+def coefficients_text(report: Mapping[str, Any]) -> str:
+    """"Cohen's κ 0.612 (95% CI 0.520–0.701) · Fleiss' κ … · Gwet's AC1 …" (defined ones)."""
+    parts = []
+    for key, name in (("cohen_kappa_mean", "Cohen's κ"), ("fleiss_kappa", "Fleiss' κ"),
+                      ("gwet_ac1", "Gwet's AC1")):
+        value = report.get(key)
+        if value is None:
+            continue
+        ci = report.get(f"{key}_ci95")
+        parts.append(f"{name} {value:.3f}" + (f" (95% CI {ci[0]:.3f}–{ci[1]:.3f})" if ci else ""))
+    return " · ".join(parts)
+
+
 def agreement_view_data(report: Mapping[str, Any],
                         session_labels: Mapping[str, str] | None = None) -> AgreementViewData:
     """From ``AgreementReport.to_json()``: the headline, the κ matrix and the two series."""
@@ -136,6 +150,9 @@ def agreement_view_data(report: Mapping[str, Any],
                f"{plural(report.get('annotators', 0), 'annotator')}, "
                f"{plural(report.get('ratings', 0), 'rating')}; "
                f"{plural(pairable, 'item')} rated by two or more")
+    coefficients = coefficients_text(report)
+    if coefficients:
+        summary += "\n" + coefficients
     rows = list(report.get("breakdowns", []))
     return AgreementViewData(
         alpha=alpha, ci95=ci, reading=agreement_reading(reading, pairable),
@@ -146,6 +163,7 @@ def agreement_view_data(report: Mapping[str, Any],
         sessions=_series(rows, "session", session_labels or {}),
         deciles=_series(rows, "decile", {}),
         guidelines=_series(rows, "guideline_version", {}),
+        coefficients=coefficients,
     )
 
 

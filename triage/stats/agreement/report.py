@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 
 from triage.base.errors import TriageError
-from triage.stats.agreement.bootstrap import BootstrapResult
+from triage.stats.agreement.bootstrap import BootstrapResult, Interval
 from triage.stats.agreement.bootstrap import bootstrap as bootstrap_intervals
+from triage.stats.agreement.bootstrap_kappa import kappa_intervals
 from triage.stats.agreement.breakdown import BreakdownRow, RetestRow, breakdown, retest_agreement
 from triage.stats.agreement.coefficients import (
     PairKappa,
@@ -49,6 +50,7 @@ class AgreementReport:
     gwet_ac1: Coefficient
     krippendorff_alpha: Coefficient
     bootstrap: BootstrapResult | None
+    kappa_intervals: dict[str, Interval] | None = None
     breakdowns: tuple[BreakdownRow, ...] = field(default=())
     retest: tuple[RetestRow, ...] | None = None
 
@@ -85,6 +87,9 @@ class AgreementReport:
             "cohen_kappa_weights": self.kappa_weights,
             "alpha_ci95": boot.alpha.as_list() if boot else None,
             "percent_agreement_ci95": boot.percent_agreement.as_list() if boot else None,
+            **{f"{k}_ci95": (self.kappa_intervals[k].as_list() if self.kappa_intervals
+                             else None)
+               for k in ("cohen_kappa_mean", "fleiss_kappa", "gwet_ac1")},
             "bootstrap_resamples": boot.alpha.resamples if boot else 0,
             "bootstrap_defined": boot.alpha.defined if boot else 0,
             "reading": self.reading,
@@ -169,6 +174,8 @@ def agreement_report(
         gwet_ac1=gwet_ac1(ratings),
         krippendorff_alpha=krippendorff_alpha(ratings, level),
         bootstrap=boot,
+        kappa_intervals=(kappa_intervals(ratings, weights, resamples=bootstrap, seed=seed)
+                         if bootstrap > 0 else None),
         breakdowns=tuple(rows),
         retest=retest_rows,
     )
@@ -204,13 +211,20 @@ def render_text(report: AgreementReport) -> str:
     ci = report.bootstrap.alpha.as_list() if report.bootstrap else None
     ci_text = f"  95% CI [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
     weights = "" if report.kappa_weights == "none" else f" ({report.kappa_weights} weights)"
+    boot = report.kappa_intervals or {}
+
+    def kci(key: str) -> str:
+        iv = boot[key].as_list() if key in boot else None
+        return f"  95% CI [{iv[0]:.3f}, {iv[1]:.3f}]" if iv else ""
+
     table = [
         ("Krippendorff's alpha", report.krippendorff_alpha,
          ci_text + (f"  {report.reading}" if report.krippendorff_alpha.defined else "")),
         ("Percent agreement", report.percent_agreement, ""),
-        ("Cohen's kappa (mean of pairs)", report.cohen_kappa_mean, weights),
-        ("Fleiss' kappa", report.fleiss_kappa, ""),
-        ("Gwet's AC1", report.gwet_ac1, ""),
+        ("Cohen's kappa (mean of pairs)", report.cohen_kappa_mean,
+         kci("cohen_kappa_mean") + weights),
+        ("Fleiss' kappa", report.fleiss_kappa, kci("fleiss_kappa")),
+        ("Gwet's AC1", report.gwet_ac1, kci("gwet_ac1")),
     ]
     lines.append("")
     for name, coef, extra in table:

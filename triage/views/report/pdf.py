@@ -183,6 +183,10 @@ def _advice(pdf: ReportPDF, d: dict[str, Any]) -> None:
     _para(pdf, text, small=True)
 
 
+def _ci(ci: list[float] | None) -> str:
+    return f"{num(ci[0])} – {num(ci[1])}" if ci else "—"
+
+
 def _agreement(pdf: ReportPDF, d: dict[str, Any]) -> None:
     ag = d["agreement"]["report"]
     why = ag["reasons"]
@@ -193,10 +197,12 @@ def _agreement(pdf: ReportPDF, d: dict[str, Any]) -> None:
     _table(pdf, [["Coefficient", "Value", "95% interval", "Note"],
                  [f"Krippendorff's α ({ag['level']})", num(ag["krippendorff_alpha"]),
                   f"{num(ci[0])} – {num(ci[1])}" if ci else "—", why["krippendorff_alpha"]],
-                 ["Cohen's κ (mean over pairs)", num(ag["cohen_kappa_mean"]), "per pair below",
-                  why["cohen_kappa_mean"]],
-                 ["Fleiss' κ", num(ag["fleiss_kappa"]), "—", why["fleiss_kappa"]],
-                 ["Gwet's AC1", num(ag["gwet_ac1"]), "—", why["gwet_ac1"]],
+                 ["Cohen's κ (mean over pairs)", num(ag["cohen_kappa_mean"]),
+                  _ci(ag.get("cohen_kappa_mean_ci95")), why["cohen_kappa_mean"]],
+                 ["Fleiss' κ", num(ag["fleiss_kappa"]), _ci(ag.get("fleiss_kappa_ci95")),
+                  why["fleiss_kappa"]],
+                 ["Gwet's AC1", num(ag["gwet_ac1"]), _ci(ag.get("gwet_ac1_ci95")),
+                  why["gwet_ac1"]],
                  ["Percent agreement", share(ag["percent_agreement"]),
                   f"{share(pci[0])} – {share(pci[1])}" if pci else "—",
                   why["percent_agreement"]]], widths=(4, 2, 3, 5))
