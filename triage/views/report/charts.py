@@ -18,7 +18,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 
-from triage.views.palette import ESTIMATE_COLOUR, model_colour
+from triage.views.palette import CURRENT_DECILE, ESTIMATE_COLOUR, LIVE_BLUE, model_colour
 
 WIDE = (7.2, 3.1)
 COLORS = ("#1f5fa8", "#c2571a", "#2e8540", "#8a3ea8", "#7a6a00", "#a8323e")
@@ -104,8 +104,10 @@ def yield_chart(yld: dict[str, Any]) -> Figure:
     """Yield per frozen score decile with the cost per positive above each bar."""
     fig, ax = _figure()
     ys = [0.0 if y is None else y for y in yld["yields"]]
-    colors = [COLORS[1] if d == yld["current"] else COLORS[0] for d in yld["deciles"]]
-    bars = ax.bar(yld["deciles"], ys, color=colors)
+    if yld["current"] is not None:   # as on the live panel: the current decile shaded
+        ax.axvspan(yld["current"] - 0.5, yld["current"] + 0.5, color=CURRENT_DECILE, zorder=0,
+                   label="decile in progress")
+    bars = ax.bar(yld["deciles"], ys, color=LIVE_BLUE)
     for bar, label in zip(bars, yld["bar_labels"]):
         ax.annotate(label, (bar.get_x() + bar.get_width() / 2, bar.get_height()),
                     xytext=(0, 2), textcoords="offset points", ha="center", fontsize=7)
