@@ -164,10 +164,13 @@ def _models_section(project: Project, snap: LiveSnapshot, info: PanelInfo,
     comparison = comparison_data(snap, info).as_dict()
     comparison.pop("curves", None)  # the gain report holds the curves by decile
     try:
-        view = build_models_view_data(project, seed=seed).as_dict()
+        # The report shows no p-values: the paired permutation tests (most of a report's
+        # time at a million gold labels) are left to `triage compare` and the Models tab.
+        view = build_models_view_data(project, seed=seed, pvalues=False).as_dict()
     except TriageError as error:
         view = {"unavailable": str(error)}
     view.pop("curves", None)  # ROC/PR points: not shown in the report
+    view.pop("gain", None)    # every item's gain curve: the gain report has them by decile
     data: dict[str, Any] = {"gain_report": gain, "at_budget": comparison, "view": view}
     data["reading"] = readings.models(data, info.currency)
     return data
