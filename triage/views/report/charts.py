@@ -44,18 +44,23 @@ def spend_chart(spend: dict[str, Any]) -> Figure:
     line = spend["timeline"]
     cur = spend["currency"]
     times = _times(line["times"])
-    by_time = len(times) > 1 and times[-1] > times[0]
+    # Under a minute of labels (a scripted run) the events read better than seconds.
+    by_time = len(times) > 1 and (times[-1] - times[0]).total_seconds() >= 60
     x: Any = times if by_time else line["events"]
     if line["spend"]:
         ax.step(x, line["spend"], where="post", color=COLORS[0], label="spent")
     if spend["budget"] is not None:
         ax.axhline(spend["budget"], color=COLORS[5], linestyle="--", label="budget")
     if by_time:
-        from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+        from matplotlib.dates import AutoDateLocator, DateFormatter
 
-        locator = AutoDateLocator()
-        ax.xaxis.set_major_locator(locator)
-        ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
+        span = (times[-1] - times[0]).total_seconds()
+        fmt = ("%H:%M:%S" if span < 600 else "%H:%M" if span < 86_400 else "%d %b %H:%M"
+               if span < 7 * 86_400 else "%d %b %Y")
+        ax.xaxis.set_major_locator(AutoDateLocator(minticks=3, maxticks=7))
+        ax.xaxis.set_major_formatter(DateFormatter(fmt, tz=times[0].tzinfo))
+        ax.set_xlabel(f"time ({times[0].tzname() or 'UTC'}), from "
+                      f"{times[0]:%d %b %Y %H:%M} to {times[-1]:%d %b %Y %H:%M}")
     else:
         ax.set_xlabel("annotation events")
     ax.set_ylabel(f"spend ({cur})")
