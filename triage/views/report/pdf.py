@@ -23,6 +23,7 @@ from triage.views.report.charts import report_charts, to_png
 money = _html.format_money
 share = _html.format_share
 num = _html.format_number
+count = _html.format_count
 ACCENT = (31, 95, 168)
 MUTED = (91, 100, 112)
 
@@ -143,7 +144,7 @@ def _project(pdf: ReportPDF, d: dict[str, Any]) -> None:
     ])
     _sub(pdf, "Annotators")
     _table(pdf, [["Annotator", "Labels", "Skips", "Positives", "s / label", "Sessions", "Spend"],
-                 *[[a["annotator"], num(a["labels"]), num(a["skips"]), num(a["positives"]),
+                 *[[a["annotator"], count(a["labels"]), count(a["skips"]), count(a["positives"]),
                     num(a["seconds_per_label"], 1), a["sessions"], money(a["spend"], cur)]
                    for a in p["annotator_table"]]], widths=(3, 1, 1, 1, 1, 1, 1))
 
@@ -164,8 +165,8 @@ def _spend_gain_yield(pdf: ReportPDF, d: dict[str, Any], charts: dict[str, bytes
     _para(pdf, y["reading"], reading=True)
     _chart(pdf, charts.get("yield"))
     _table(pdf, [["Decile", "Items", "Annotated", "Positives", "Yield", "Cost per positive"],
-                 *[[f"{dec}{' ◀' if dec == y['current'] else ''}", num(y["items"][i]),
-                    num(y["annotated"][i]), num(y["positives"][i]), share(y["yields"][i]),
+                 *[[f"{dec}{' ◀' if dec == y['current'] else ''}", count(y["items"][i]),
+                    count(y["annotated"][i]), count(y["positives"][i]), share(y["yields"][i]),
                     money(y["marginal"][i], cur)] for i, dec in enumerate(y["deciles"])]])
 
 
