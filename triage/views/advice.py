@@ -198,10 +198,11 @@ def plan_text(data: Mapping[str, Any]) -> str:
             continue
         cost = format_money(_finite(row.get("cost")), cur)
         text = (f"{h} needs about {int(m):,} random labels below rank "
-                f"{int(plan.get('depth') or 0):,} ({cost}; they would find about "
-                f"{count(row.get('positives_below'))} positives")
+                f"{int(plan.get('depth') or 0):,} ({cost}")
         top = _finite(row.get("positives_from_top"))
-        text += ")" if top is None else f", the same labels from the top about {count(top)})"
+        text += (")" if top is None else
+                 f"; the same money from the top finds about {count(top)} positives at the "
+                 "recent yield)")
         parts.append(text)
     return "what it would take: " + "; ".join(parts) if parts else ""
 

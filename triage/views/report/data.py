@@ -99,6 +99,7 @@ def _gain_section(snap: LiveSnapshot, info: PanelInfo, advice: dict[str, Any]) -
     data["positives_found"] = snap.positives_found
     lines = advice_lines(advice)
     data["recall_lines"] = [x for x in (lines.recall, lines.remaining) if x]
+    data["left_text"] = lines.remaining.removeprefix("positives left: ")
     data["reading"] = readings.gain(data)
     return data
 

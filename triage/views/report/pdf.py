@@ -159,8 +159,8 @@ def _spend_gain_yield(pdf: ReportPDF, d: dict[str, Any], charts: dict[str, bytes
     _heading(pdf, "3. Cumulative gain and estimated recall")
     _para(pdf, g["reading"], reading=True)
     _chart(pdf, charts.get("gain"))
-    lines = list(g.get("recall_lines") or []) + ["—", "—"]
-    _kv(pdf, [("Recall", lines[0]), ("Positives left", lines[1])])
+    lines = list(g.get("recall_lines") or []) + ["—"]
+    _kv(pdf, [("Recall", lines[0]), ("Positives left", g.get("left_text") or "—")])
     _heading(pdf, "4. Yield per score decile")
     _para(pdf, y["reading"], reading=True)
     _chart(pdf, charts.get("yield"))

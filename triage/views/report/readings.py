@@ -39,17 +39,20 @@ def spend(data: dict[str, Any]) -> str:
 
 def gain(data: dict[str, Any]) -> str:
     """Positives found, and what the advice knows of recall (the same words as every surface)."""
-    text = f"{data['positives_found']:,} positives found. "
     lines = data.get("recall_lines")
     if not lines:
-        return text + ("Nothing estimates the positives still in the pool yet, so recall "
-                       "cannot be stated.")
+        return (f"{data['positives_found']:,} positives found. Nothing estimates the "
+                "positives still in the pool yet, so recall cannot be stated.")
     band = data.get("band") or {}
+    # Early the first line already says how many were found, in how many labels.
+    text = "" if not band.get("informative") else f"{data['positives_found']:,} positives found. "
     shade = ("The shaded band is the 95% range of positives in the pool"
              if band.get("informative") else
              "The shaded band runs from the positives found to the ranked-order bound, "
              "clipped to the chart")
-    return (text + "; ".join(lines) + f". {shade}; dashed lines are gold-label curves.")
+    first = lines[0][:1].upper() + lines[0][1:]
+    rest = "; ".join([first, *lines[1:]])
+    return f"{text}{rest}. {shade}; dashed lines are gold-label curves."
 
 
 def yield_(data: dict[str, Any]) -> str:
