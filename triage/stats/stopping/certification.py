@@ -28,7 +28,7 @@ from triage.stats.stopping.certify import (
 )
 from triage.stats.stopping.remainder import Remainder
 from triage.stats.stopping.state import State
-from triage.stats.stopping.types import AdviceInputs, RuleResult
+from triage.stats.stopping.types import AdviceInputs, RuleResult, recall_informative
 
 
 def certification_rule(inp: AdviceInputs, st: State, rem: Remainder
@@ -70,6 +70,11 @@ def _plan(inp: AdviceInputs, st: State, rem: Remainder) -> dict[str, Any]:
     affordable = None if cost is None or left is None else cost <= left + 1e-9
     if st.unlabelled == 0:
         text = "Nothing is left unlabelled: recall is known exactly, no certificate is needed."
+    elif not recall_informative(rem.recall_lower, rem.recall_upper):
+        # Sized on an estimate of what is left that the interval does not support yet.
+        text = (f"Certifying {t:.0%} recall at {conf:.0%} confidence takes a random sample of "
+                f"the {st.unlabelled:,} unlabelled items; its size cannot be told while the "
+                "recall interval spans 50 points or more.")
     elif plan.items is None:
         text = f"Certifying {t:.0%} recall now is not possible: {plan.reason}."
     else:
