@@ -184,8 +184,9 @@ def next_batch_text(data: Mapping[str, Any]) -> str:
 
 
 def plan_text(data: Mapping[str, Any]) -> str:
-    """What random labels below the frontier would narrow recall to ±25/±10 points, priced
-    beside what the same money buys from the top of the ranking (empty when narrow)."""
+    """What narrows recall to ±25/±10 points, priced beside labelling from the top.
+
+    Empty when the interval is already that narrow."""
     plan = data.get("plan") or {}
     cur = str(data.get("currency") or "USD")
     parts = []

@@ -26,7 +26,7 @@ from triage.stats.agreement.coefficients import (
     percent_agreement,
 )
 from triage.stats.agreement.krippendorff import krippendorff_alpha, reading
-from triage.stats.agreement.ratings import Coefficient, encode
+from triage.stats.agreement.ratings import Coefficient, Ratings, encode
 
 KAPPA_WEIGHTS = {"nominal": None, "ordinal": "linear", "interval": "quadratic", "ratio": "quadratic"}
 
@@ -117,6 +117,14 @@ class AgreementReport:
         }
 
 
+def _kappa_cis(ratings: Ratings, weights: str | None, bootstrap: int,
+               seed: int | None) -> dict[str, Interval] | None:
+    """Bootstrap intervals on κ, Fleiss' κ and AC1 (None without resamples)."""
+    if bootstrap <= 0:
+        return None
+    return kappa_intervals(ratings, weights, resamples=bootstrap, seed=seed)
+
+
 def agreement_report(
     items: Sequence[object],
     annotators: Sequence[object],
@@ -173,9 +181,7 @@ def agreement_report(
         fleiss_kappa=fleiss_kappa(ratings),
         gwet_ac1=gwet_ac1(ratings),
         krippendorff_alpha=krippendorff_alpha(ratings, level),
-        bootstrap=boot,
-        kappa_intervals=(kappa_intervals(ratings, weights, resamples=bootstrap, seed=seed)
-                         if bootstrap > 0 else None),
+        bootstrap=boot, kappa_intervals=_kappa_cis(ratings, weights, bootstrap, seed),
         breakdowns=tuple(rows),
         retest=retest_rows,
     )

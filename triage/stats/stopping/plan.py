@@ -94,8 +94,10 @@ def labels_to_narrow(found: int, unl: int, n: int, k: int, half_width: float,
 
 
 def narrowing_plan(inp: AdviceInputs, st: State) -> dict[str, Any]:
-    """For ±25 and ±10 points: random labels below the frontier, their cost, and the
-    positives the same labels would find below the frontier or from the top."""
+    """Random labels below the frontier (and their cost) for ±25 and ±10 recall points.
+
+    Beside each, the positives the same labels would find below the frontier or from the
+    top of the ranking at the recent yield."""
     n_w, x_w = recent_window(st)
     top_yield = x_w / n_w if n_w else None
     below_rate = (st.audit_below_k + 0.5) / (st.audit_below_n + 1)
