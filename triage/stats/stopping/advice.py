@@ -40,6 +40,7 @@ from triage.stats.stopping.types import (
     NextBatch,
     RuleResult,
 )
+from triage.stats.stopping.validity import marked, validity_note
 
 DECIDING = ("reliability", "pool", "budget", "certification", "recall", "marginal_value")
 
@@ -69,8 +70,8 @@ def advise(inputs: AdviceInputs) -> Advice:
     certification, cert_info = certification_rule(inputs, st, rem)
     knee = knee_rule(inputs, st)
     reliability = reliability_rule(inputs)
-    reasons = [reliability, pool, budget, certification, recall, marginal, knee,
-               *quant_rules(inputs, st)]
+    reasons = marked([reliability, pool, budget, certification, recall, marginal, knee,
+                      *quant_rules(inputs, st)], inputs.ranking)
     decision, deciding = _combine(reasons)
     headline = _headline(decision, deciding, marginal, next_batch, inputs, st.decile)
     counts = {"pool": inputs.pool, "labelled": inputs.pool - st.unlabelled,
@@ -82,7 +83,8 @@ def advise(inputs: AdviceInputs) -> Advice:
                   estimates={k: _remainder_json(v, "") for k, v in estimates.items()},
                   certification=cert_info, counts=counts,
                   known=known_facts(inputs, st, est_recall).to_json(),
-                  currency=inputs.currency, plan=narrowing_plan(inputs, st))
+                  currency=inputs.currency, plan=narrowing_plan(inputs, st),
+                  validity=validity_note(reasons, inputs.ranking))
 
 
 def _remainder_json(rem: Remainder, why: str) -> dict[str, Any]:
@@ -139,7 +141,7 @@ def advice_to_json(advice: Advice) -> dict[str, Any]:
         "decision": advice.decision,
         "headline": advice.headline,
         "reasons": [{"rule": r.rule, "verdict": r.verdict, "detail": r.detail,
-                     "numbers": r.numbers} for r in advice.reasons],
+                     "numbers": r.numbers, "validity": r.validity} for r in advice.reasons],
         "estimated_recall": est(advice.estimated_recall),
         "estimated_total_positives": est(advice.estimated_total_positives),
         "next_batch": {"items": advice.next_batch.items,
@@ -153,6 +155,7 @@ def advice_to_json(advice: Advice) -> dict[str, Any]:
         "known": advice.known,
         "currency": advice.currency,
         "plan": advice.plan,
+        "validity": advice.validity,
     })
 
 
@@ -161,4 +164,7 @@ def advice_to_text(advice: Advice) -> str:
     lines = [advice.headline]
     for r in advice.reasons:
         lines.append(f"  {r.verdict:<8} {r.rule:<15} {r.detail}")
+    if advice.validity and any(r.validity == "heuristic" and r.rule != "knee"
+                               for r in advice.reasons):
+        lines.append(f"  {advice.validity}")
     return "\n".join(lines)

@@ -75,6 +75,7 @@ class AdviceInputs:
     cert_remaining: int | None = None  # unlabelled items it was drawn from,
     cert_n: int = 0                    # items labelled in it so far
     cert_k: int = 0                    # and positives among them
+    ranking: str = "frozen"            # "adaptive": the order followed learns from the labels
 
     def __post_init__(self) -> None:
         # Normalise array-likes so callers may pass lists; frozen, hence object.__setattr__.
@@ -143,6 +144,7 @@ class RuleResult:
     verdict: str
     detail: str
     numbers: dict[str, Any]
+    validity: str = ""   # "valid" or "heuristic" for the ranking followed (stopping.validity)
 
 
 @dataclass(frozen=True)
@@ -182,3 +184,4 @@ class Advice:
     known: dict[str, Any] = field(default_factory=dict)       # one-sided facts (known.Known)
     currency: str = "USD"
     plan: dict[str, Any] = field(default_factory=dict)        # plan.narrowing_plan
+    validity: str = ""                 # one sentence: the rules valid for the ranking followed
