@@ -49,6 +49,9 @@ def _session(conn) -> int:
 
 def _label(conn, session, *, uid="u-judge-0001", candidate=3, value="idiom", kind="triage",
            seconds=1.0, note=None, served_by=None):
+    """A label as a desk sends it: the candidate served (leased) to the session first."""
+    if isinstance(candidate, int) and 0 < candidate < 10**6 and session < 10**6:
+        conn.execute(f"SELECT {S}.claim(%s, %s)", [candidate, session])
     return _one(conn, f"SELECT {S}.add_label(%s, %s, %s, %s, %s, %s, %s, %s)",
                 [uid, candidate, session, value, kind, seconds, note, served_by])
 
