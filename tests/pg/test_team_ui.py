@@ -13,7 +13,6 @@ from triage.project import open_project
 @pytest.fixture(autouse=True)
 def _team_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("TRIAGE_LEASE_SECONDS", "5")
 
 
 def _server_values(pg, schema: str) -> list[tuple[int, str]]:
@@ -24,7 +23,8 @@ def _server_values(pg, schema: str) -> list[tuple[int, str]]:
 
 def test_another_desks_label_refreshes_the_panels_within_a_second(pg, pg_url, project_name,
                                                                    tmp_path, qtbot):
-    publish(pg, pg_url(), tmp_path, annotators=("ui_a", "ui_b"), overlap_rate=0.0)
+    publish(pg, pg_url(), tmp_path, annotators=("ui_a", "ui_b"), overlap_rate=0.0,
+            lease_seconds=5)
     window = open_main_window(qtbot, pg_url("ui_a"), "whoever")
     assert window.desk.session.annotator == "ui_a"          # the login role, not the typed name
     assert window.windowTitle().endswith(f"project={project_name}")
@@ -48,7 +48,8 @@ def test_another_desks_label_refreshes_the_panels_within_a_second(pg, pg_url, pr
 def test_desk_says_the_server_is_not_answering_and_keeps_the_label(own_server, tmp_path,  # noqa: F811
                                                                    qtbot):
     pg = own_server
-    publish(pg, pg.url("deskdown"), tmp_path, annotators=("ui_c",), overlap_rate=0.0)
+    publish(pg, pg.url("deskdown"), tmp_path, annotators=("ui_c",), overlap_rate=0.0,
+            lease_seconds=5)
     window = open_main_window(qtbot, pg.url("deskdown", "ui_c"), "ui_c")
     desk = window.desk
     desk.retry_ms = 100

@@ -61,7 +61,7 @@ BEGIN
   FOR r IN SELECT a.pid FROM pg_locks k JOIN pg_stat_activity a ON a.pid = k.pid
     WHERE k.locktype = 'relation' AND k.relation = '{s}.serial'::regclass AND k.granted
       AND a.pid <> pg_backend_pid() AND a.wait_event_type IS DISTINCT FROM 'Lock'
-      AND (a.state LIKE 'idle in transaction%'
+      AND (a.state LIKE 'idle in transaction%' AND a.state_change < clock_timestamp() - interval '0.5 seconds'
            OR a.xact_start < clock_timestamp() - interval '{hold} seconds')
       AND pg_has_role(a.usename, '{annotator}', 'MEMBER')
       AND NOT pg_has_role(a.usename, '{lead}', 'MEMBER')
@@ -100,7 +100,8 @@ BEGIN
     ORDER BY id DESC OFFSET greatest(ceil(v_rate * {window})::integer, 1) - 1 LIMIT 1;
   IF v_at IS NOT NULL AND v_at > to_char((clock_timestamp() - interval '{window} seconds')
       AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"') THEN
-    PERFORM refuse(format('more than %s labels a second: wait a moment', v_rate));
+    RAISE EXCEPTION 'more than % labels a second from one annotator', v_rate
+      USING ERRCODE = 'configuration_limit_exceeded';
   END IF;
   IF p_note IS NOT NULL THEN
     SELECT coalesce(sum(length(note)), 0) INTO v_used FROM labels
@@ -146,6 +147,10 @@ BEGIN
     AND annotator_id = p_annotator AND undone_at IS NULL AND kind <> 'retest'
     ORDER BY id DESC LIMIT 1;
   IF v_mine IS NOT NULL AND p_kind <> 'retest' THEN
+    IF v_mine = 'certify' THEN
+      PERFORM refuse(format('candidate %s has your certification label; undo it to change '
+                            'it', p_candidate));
+    END IF;
     IF p_kind <> v_mine THEN
       PERFORM refuse(format('you have decided on candidate %s (%s); a change of your '
                             'decision keeps its kind', p_candidate, v_mine));
