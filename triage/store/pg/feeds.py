@@ -17,6 +17,12 @@ may not read:
 - ``certification_feed()``: certification samples; found, p-value and sample counts only
   for the lead.
 - ``live_leases()``: leases not expired by the server's clock (candidate, session).
+- ``candidate_feed(after)``: candidates with an id above ``after``; for an annotator the
+  extra columns (``meta``) only as far as the lead made them public (the project fact
+  ``server_public_fields``, a JSON list of column names, and the picture's columns), and
+  no gold.
+- ``project_feed()``: the project's facts; for an annotator without the lead's paths
+  (``source_file``, ``sources``) and the server's own settings.
 """
 
 from __future__ import annotations
@@ -24,7 +30,11 @@ from __future__ import annotations
 from triage.store.pg.tables import pg_type, table
 from triage.store.pg.url import ServerUrl
 
+# Another annotator's label: no value, note, time or retry key; its moment only to the hour.
 _MASKED = {"value": "NULL", "note": "NULL", "seconds": "0", "served_by": "NULL",
+           "uid": "'seen-' || l.id", "created_at": "left(l.created_at, 13) || ':00:00+00:00'",
+           "undone_at": "CASE WHEN l.undone_at IS NOT NULL "
+                        "THEN left(l.undone_at, 13) || ':00:00+00:00' END",
            "kind": "CASE WHEN l.kind IN ('audit', 'certify') THEN l.kind ELSE 'triage' END"}
 _CERT_MASKED = {"found": "0", "p_value": "NULL", "sample_n": "NULL", "sample_k": "NULL"}
 
@@ -63,6 +73,27 @@ CREATE OR REPLACE FUNCTION {s}.certification_feed()
   RETURNS TABLE({cert_out}) LANGUAGE sql STABLE {head}
   WITH who AS (SELECT is_lead() AS lead)
   SELECT {cert_select} FROM certifications c CROSS JOIN who ORDER BY c.id $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.candidate_feed(p_after bigint)
+  RETURNS TABLE(id bigint, key text, text text, meta text, gold text) LANGUAGE sql STABLE {head}
+  WITH who AS (SELECT is_lead() AS lead),
+  public AS (SELECT array_agg(name) AS names FROM (
+    SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(value::jsonb) = 'array'
+                                          THEN value::jsonb ELSE '[]' END) AS name
+      FROM project WHERE key = 'server_public_fields' AND value ~ '^\s*\['
+    UNION SELECT value FROM project WHERE key IN ('image_column', 'image_caption')) p)
+  SELECT c.id, c.key, c.text,
+    CASE WHEN who.lead OR c.meta IS NULL THEN c.meta
+         ELSE (SELECT jsonb_object_agg(e.k, e.v)::text FROM jsonb_each(c.meta::jsonb) e(k, v)
+               WHERE e.k = ANY(public.names)) END,
+    CASE WHEN who.lead THEN c.gold END
+  FROM candidates c CROSS JOIN who CROSS JOIN public WHERE c.id > p_after ORDER BY c.id $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.project_feed()
+  RETURNS TABLE(key text, value text) LANGUAGE sql STABLE {head}
+  SELECT p.key, p.value FROM project p
+  WHERE p.key NOT LIKE 'server\_%' AND (is_lead() OR p.key NOT IN ('source_file', 'sources'))
+  ORDER BY p.key $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.live_leases()
   RETURNS TABLE(candidate_id bigint, session_id bigint) LANGUAGE sql STABLE {head}

@@ -92,9 +92,9 @@ def role_statements(url: ServerUrl) -> list[str]:
 
 # What an annotator may SELECT directly (blind labelling: no gold, rankings, leases,
 # certifications; labels and sessions only their own rows).
-ANNOTATOR_READS = ("settings", "project", "models", "annotators", "plan", "guidelines",
-                   "labels", "sessions")
-CANDIDATE_COLUMNS = ("id", "key", "text", "meta")
+ANNOTATOR_READS = ("settings", "models", "annotators", "plan", "guidelines", "labels",
+                   "sessions")
+CANDIDATE_COLUMNS = ("id", "key", "text")   # meta (other columns) through candidate_feed
 # Signatures of earlier versions' functions, dropped so no old door stays open.
 _RETIRED = ("claim(bigint, bigint, double precision, double precision)",
             "add_label(text, bigint, bigint, text, text, text, double precision, text, text)",
@@ -123,6 +123,7 @@ def permission_statements(url: ServerUrl) -> list[str]:
         f"GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {s} TO {lead}",
         f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA {s} TO {lead}",
         f"GRANT SELECT ON {', '.join(f'{s}.{t}' for t in ANNOTATOR_READS)} TO {ann}",
+        f"REVOKE SELECT (meta, gold) ON {s}.candidates FROM {ann}",
         f"GRANT SELECT ({', '.join(CANDIDATE_COLUMNS)}) ON {s}.candidates TO {ann}",
         f"REVOKE ALL ON ALL FUNCTIONS IN SCHEMA {s} FROM PUBLIC",
         f"GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA {s} TO {lead}, {ann}",
