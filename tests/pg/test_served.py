@@ -297,3 +297,41 @@ def test_a_desk_facing_a_held_lock_says_so_and_retries(team):
         holder.close()
     desk.record_label(session, item.candidate_id, "idiom")
     desk.close()
+
+
+def test_blind_means_blind(team):
+    pg, url, s, _name = team
+    with pg.connect() as admin:
+        admin.execute(f"UPDATE {s}.candidates SET meta = "
+                      """'{"m2_association": 0.93, "source": "news"}'""")
+        admin.execute(f"INSERT INTO {s}.project VALUES ('server_public_fields', '[\"source\"]'),"
+                      " ('source_file', '/home/lena/secret/pool.csv') "
+                      "ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+        ben_uid = _one(admin, f"SELECT l.uid FROM {s}.labels l JOIN {s}.annotators a "
+                              "ON a.id = l.annotator_id WHERE a.name = 'sben' LIMIT 1")
+    with pg.connect("sana") as ana:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            ana.execute(f"SELECT meta FROM {s}.candidates")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            ana.execute(f"SELECT value FROM {s}.project")
+        metas = {m for (m,) in ana.execute(f"SELECT meta FROM {s}.candidate_feed(0)")}
+        facts = dict(ana.execute(f"SELECT key, value FROM {s}.project_feed()").fetchall())
+        feed = ana.execute(f"SELECT f.uid, f.created_at FROM {s}.label_feed(0) f "
+                           f"JOIN {s}.annotators a ON a.id = f.annotator_id "
+                           "WHERE a.name = 'sben'").fetchall()
+        session = _session(ana, s)
+        free = _unlabelled(pg, s)[0]
+        assert _claim(ana, s, session, free)
+        with pytest.raises(psycopg.Error) as refusal:
+            _one(ana, f"SELECT {s}.add_label(%s, %s, %s, 'idiom', 'triage', 1, NULL, NULL)",
+                 [ben_uid, free, session])
+    assert metas == {'{"source": "news"}'}
+    assert "source_file" not in facts and not any("/home/lena" in v for v in facts.values())
+    assert feed and all(uid != ben_uid and at.endswith(":00:00+00:00") for uid, at in feed)
+    assert "taken" not in str(refusal.value)
+    # The annotator's desk opens on what it may read, and shows the public column only.
+    desk = open_project(url("sana"))
+    session = desk.start_session("sana")
+    item = desk.next_candidate(session)
+    assert item is not None and item.meta == {"source": "news"}
+    desk.close()
