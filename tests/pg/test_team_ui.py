@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.pg.team_setup import publish
+from tests.pg.test_replica_safety import _bad_rows, _label_once
 from tests.pg.test_team_live import _start, _stop, own_server  # noqa: F401 - a fixture
 from tests.qt_helpers import open_main_window
 from triage.project import open_project
@@ -72,3 +73,17 @@ def test_desk_says_the_server_is_not_answering_and_keeps_the_label(own_server, t
     assert _server_values(pg, "triage_deskdown") == [(first.candidate_id, "idiom"),
                                                      (shown.candidate_id, "literal")]
     window.close_project()
+
+
+def test_the_desk_shows_rows_from_the_server_it_set_aside(pg, pg_url, project_name, tmp_path,
+                                                         qtbot):
+    publish(pg, pg_url(), tmp_path, leads=("ui_lead",), overlap_rate=0.0)
+    lead = open_project(pg_url("ui_lead"))
+    _label_once(lead, "ui_lead")
+    lead.close()
+    _bad_rows(pg, f"triage_{project_name}")
+    window = open_main_window(qtbot, pg_url("ui_lead"), "ui_lead")
+    qtbot.waitUntil(lambda: window.server_note.isVisible(), timeout=5000)
+    assert window.server_note.text().startswith("4 rows from the server could not be used")
+    window.close_project()
+    assert not window.server_note.isVisible()
