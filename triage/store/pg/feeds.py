@@ -41,7 +41,7 @@ _CERT_MASKED = {"found": "0", "p_value": "NULL", "sample_n": "NULL", "sample_k":
 _FEEDS = r"""
 CREATE OR REPLACE FUNCTION {s}.label_feed(p_after bigint, p_only bigint[] DEFAULT NULL)
   RETURNS TABLE({label_out}, seq bigint) LANGUAGE sql STABLE {head}
-  WITH who AS (SELECT is_lead() AS lead, my_id() AS me)
+  WITH who AS MATERIALIZED (SELECT is_lead() AS lead, my_id() AS me)
   SELECT {label_select}, l.seq
   FROM labels l CROSS JOIN who
   CROSS JOIN LATERAL (SELECT NOT who.lead AND l.annotator_id IS DISTINCT FROM who.me) x(masked)
@@ -51,7 +51,7 @@ CREATE OR REPLACE FUNCTION {s}.label_feed(p_after bigint, p_only bigint[] DEFAUL
 
 CREATE OR REPLACE FUNCTION {s}.active_kinds(p_candidate bigint)
   RETURNS TABLE(annotator text, kind text) LANGUAGE sql STABLE {head}
-  WITH who AS (SELECT is_lead() AS lead)
+  WITH who AS MATERIALIZED (SELECT is_lead() AS lead)
   SELECT a.name, CASE WHEN who.lead OR a.name = session_user THEN l.kind
                       WHEN l.kind IN ('audit', 'certify') THEN l.kind ELSE 'triage' END
   FROM labels l JOIN annotators a ON a.id = l.annotator_id CROSS JOIN who
@@ -60,7 +60,7 @@ CREATE OR REPLACE FUNCTION {s}.active_kinds(p_candidate bigint)
 
 CREATE OR REPLACE FUNCTION {s}.session_feed(p_after bigint DEFAULT 0)
   RETURNS TABLE({session_out}, seq bigint) LANGUAGE sql STABLE {head}
-  WITH who AS (SELECT is_lead() AS lead, my_id() AS me)
+  WITH who AS MATERIALIZED (SELECT is_lead() AS lead, my_id() AS me)
   SELECT {session_select}, t.seq FROM sessions t CROSS JOIN who
   WHERE t.seq > p_after ORDER BY t.seq $fn$;
 
@@ -71,12 +71,12 @@ CREATE OR REPLACE FUNCTION {s}.ranking_feed()
 
 CREATE OR REPLACE FUNCTION {s}.certification_feed()
   RETURNS TABLE({cert_out}) LANGUAGE sql STABLE {head}
-  WITH who AS (SELECT is_lead() AS lead)
+  WITH who AS MATERIALIZED (SELECT is_lead() AS lead)
   SELECT {cert_select} FROM certifications c CROSS JOIN who ORDER BY c.id $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.candidate_feed(p_after bigint)
   RETURNS TABLE(id bigint, key text, text text, meta text, gold text) LANGUAGE sql STABLE {head}
-  WITH who AS (SELECT is_lead() AS lead),
+  WITH who AS MATERIALIZED (SELECT is_lead() AS lead),
   public AS (SELECT array_agg(name) AS names FROM (
     SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(value::jsonb) = 'array'
                                           THEN value::jsonb ELSE '[]' END) AS name

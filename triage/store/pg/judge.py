@@ -77,6 +77,8 @@ CREATE OR REPLACE FUNCTION {s}.order_lock() RETURNS void LANGUAGE plpgsql
 SECURITY DEFINER SET search_path = {s}, pg_catalog, pg_temp SET lock_timeout = '500ms' AS $fn$
 DECLARE v_try integer := 0;
 BEGIN
+  PERFORM 1 FROM serial WHERE id = 1 FOR UPDATE SKIP LOCKED;   -- free (or ours): no wait
+  IF FOUND THEN RETURN; END IF;
   LOOP
     BEGIN
       PERFORM 1 FROM serial WHERE id = 1 FOR UPDATE;
