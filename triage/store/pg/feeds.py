@@ -7,7 +7,8 @@ may not read:
 
 - ``label_feed(after_seq, only bigint[] = NULL)``: label rows changed after ``after_seq``
   (in change order), with ``seq``. Another annotator's label reaches an annotator only as
-  "handled by someone": value, note, seconds and ``served_by`` blank, the kind reduced to
+  "handled by someone": value, note, seconds and ``served_by`` blank, the retry key
+  replaced, its times rounded down to the hour, the kind reduced to
   what serving needs (``audit`` and ``certify`` kept, everything else ``triage``), and
   the lead's adjudications left out.
 - ``active_kinds(candidate) → (annotator, kind)``: the same reduction, for a claim's check.

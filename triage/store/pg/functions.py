@@ -18,15 +18,17 @@ from a sequence: never from arguments.
 - ``add_label(uid, candidate, session, value, kind, seconds, note, served_by) → bigint``:
   value in the scheme (or NULL, a skip), kind allowed for the caller's role, seconds
   finite in [0, 86400], candidate exists, session the caller's and open, note at most
-  10,000 characters; idempotent by ``uid`` (a retry returns the first row's id).
+  10,000 characters; idempotent by ``uid`` (a retry returns the first row's id). For an
+  annotator, what counts and the seconds paid are judged by :mod:`.judge` (served lease,
+  plan, sample order, pace).
 - ``undo(label, session | NULL) → bigint``: mark one of the caller's labels undone (the
   lead: anyone's); ``set_note(label, note)``: replace one of the caller's notes.
 
 The lead keeps table privileges for settings, plan, guidelines, certifications, hourly
 rates and project facts; adjudication is ``add_label`` with kind ``adjudication``, which
 only a member of the lead group may write. Every change to ``labels``, ``sessions`` and
-``annotators`` gets a ``seq`` from one sequence (trigger, under the project's advisory
-lock so numbers become visible in increasing order): replicas pull ``WHERE seq > last``,
+``annotators`` gets a ``seq`` from one sequence (trigger, under the project's order lock,
+:mod:`.judge`, so numbers become visible in increasing order): replicas pull ``WHERE seq > last``,
 so a row the lead repairs reaches them too. The read side is :mod:`.feeds`.
 """
 
@@ -54,7 +56,10 @@ HEAD = "SECURITY DEFINER SET search_path = {s}, pg_catalog, pg_temp AS $fn$"
 
 
 def lock_key(project: str) -> int:
-    """The advisory-lock key that orders a project's label, session and annotator changes."""
+    """The advisory-lock key of ``server init`` (two owners creating one project at once).
+
+    Nothing a desk does waits on it: change numbers are ordered by the ``serial`` row lock
+    (:mod:`.judge`), which no team role can take by itself."""
     return zlib.crc32(f"triage_{project}".encode())
 
 

@@ -190,7 +190,7 @@ def _check_login_roles(conn: psycopg.Connection[Any], roles: list[str]) -> None:
 # connections, so one person cannot take the server's (the lead keeps the rest); locks and
 # transactions an annotator holds end by themselves.
 ANNOTATOR_CONNECTIONS = 8
-ANNOTATOR_SETTINGS = (("lock_timeout", "5s"), ("statement_timeout", "120s"),
+ANNOTATOR_SETTINGS = (("lock_timeout", "5s"), ("statement_timeout", "10min"),
                       ("idle_in_transaction_session_timeout", "5s"))
 
 
