@@ -231,6 +231,7 @@ CREATE OR REPLACE FUNCTION {s}.add_label(p_uid text, p_candidate bigint, p_sessi
   p_value text, p_kind text, p_seconds float8, p_note text, p_served_by text)
   RETURNS bigint LANGUAGE plpgsql {head}
 DECLARE v_annotator bigint; v_id bigint; v_owner bigint; v_seconds float8 := p_seconds;
+  v_kind text := p_kind;
 BEGIN
   IF p_uid IS NULL OR length(p_uid) NOT BETWEEN 8 AND 64 THEN
     PERFORM refuse('a label id (uid) has 8 to 64 characters');
@@ -248,12 +249,13 @@ BEGIN
   PERFORM order_lock();
   IF NOT is_lead() THEN   -- what counts is judged on the server's own state
     PERFORM pace(v_annotator, p_note);
-    v_seconds := judged_seconds(v_annotator, p_candidate, p_session, p_kind, p_seconds);
+    v_kind := decision_kind(v_annotator, p_candidate, p_kind);   -- a change keeps its kind
+    v_seconds := judged_seconds(v_annotator, p_candidate, p_session, v_kind, p_seconds);
   END IF;
   DELETE FROM claims WHERE candidate_id = p_candidate AND session_id = p_session;
   INSERT INTO labels(uid, candidate_id, annotator_id, session_id, value, kind, created_at,
                      seconds, note, served_by)
-    VALUES (p_uid, p_candidate, v_annotator, p_session, p_value, p_kind, {now},
+    VALUES (p_uid, p_candidate, v_annotator, p_session, p_value, v_kind, {now},
             v_seconds, p_note, p_served_by)
     RETURNING id INTO v_id;
   RETURN v_id;

@@ -11,8 +11,8 @@ a team role). An annotator's label counts only when the server's state says it m
   caller's own earlier decision from another session, once; ``certify`` on the running
   sample's items in sample order only (every earlier item decided or on another desk's
   lease, judged when it was served or now), once per item. A second label by the same
-  annotator on a candidate is a change of their own decision: same kind, no lease, no
-  paid time. Paid time is the time between serving and labelling, capped at the lease
+  annotator on a candidate is a change of their own decision (``decision_kind``: it takes
+  that decision's kind, whatever the desk sent), needs no lease and is not paid. Paid time is the time between serving and labelling, capped at the lease
   length (and never more than the desk says).
 - ``pace(annotator, note)``: at most ``server_label_rate`` labels a second (default 5,
   counted over two seconds) and ``server_note_quota`` characters of notes (default
@@ -37,7 +37,7 @@ PACE_WINDOW_S = 2.0
 HOLD_S = 2.0          # a transaction holding the order lock this long while not waiting
 WAIT_S = 4.0          # how long a write waits for the order lock before "try again"
 INTERNAL = ("order_lock", "unstall", "pace", "judged_seconds", "certify_due",
-            "sample_items", "setting_number", "decided")
+            "sample_items", "setting_number", "decided", "decision_kind")
 
 _JUDGE = r"""
 CREATE TABLE IF NOT EXISTS {s}.serial (id integer PRIMARY KEY CHECK (id = 1));
@@ -139,6 +139,12 @@ BEGIN
     AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.candidate_id = i.candidate_id
                     AND c.session_id <> p_session AND c.expires_at > v_now));
 END $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.decision_kind(p_annotator bigint, p_candidate bigint,
+  p_kind text) RETURNS text LANGUAGE sql STABLE {head}
+  SELECT CASE WHEN p_kind = 'retest' THEN p_kind ELSE coalesce((
+    SELECT kind FROM labels WHERE candidate_id = p_candidate AND annotator_id = p_annotator
+      AND undone_at IS NULL AND kind <> 'retest' ORDER BY id DESC LIMIT 1), p_kind) END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.judged_seconds(p_annotator bigint, p_candidate bigint,
   p_session bigint, p_kind text, p_seconds float8) RETURNS float8 LANGUAGE plpgsql {head}
