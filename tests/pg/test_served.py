@@ -334,3 +334,32 @@ def test_blind_means_blind(team):
     item = desk.next_candidate(session)
     assert item is not None and item.meta == {"source": "news"}
     desk.close()
+
+
+def test_the_desks_own_flow_still_counts(team):
+    """Served, labelled, undone, served again, changed from the history: all the desk's."""
+    from triage.project.history import change_decision, recent_decisions
+
+    pg, url, s, _name = team
+    desk = open_project(url("sana"))
+    session = desk.start_session("sana")
+    first = desk.next_candidate(session)
+    desk.record_label(session, first.candidate_id, "idiom", seconds=2.0)
+    assert desk.undo(session) == first.candidate_id
+    again = desk.next_candidate(session)
+    assert again.candidate_id == first.candidate_id
+    desk.record_label(session, again.candidate_id, "literal", seconds=2.0)
+    nxt = desk.next_candidate(session)
+    desk.record_label(session, nxt.candidate_id, "idiom", seconds=2.0)
+    decision = next(d for d in recent_decisions(desk, session)
+                    if d.candidate_id == first.candidate_id)
+    change_decision(desk, session, decision, "idiom")
+    desk.close()
+    with pg.connect() as conn:
+        rows = conn.execute(f"SELECT candidate_id, value, kind, undone_at IS NULL, seconds "
+                            f"FROM {s}.labels l JOIN {s}.annotators a ON a.id = l.annotator_id "
+                            "WHERE a.name = 'sana' ORDER BY l.id").fetchall()
+    active = [(c, v) for c, v, _k, live, _sec in rows if live]
+    assert active == [(first.candidate_id, "literal"), (nxt.candidate_id, "idiom"),
+                      (first.candidate_id, "idiom")]
+    assert all(0 <= sec <= 2.0 for *_rest, sec in rows)
