@@ -363,3 +363,23 @@ def test_the_desks_own_flow_still_counts(team):
     assert active == [(first.candidate_id, "literal"), (nxt.candidate_id, "idiom"),
                       (first.candidate_id, "idiom")]
     assert all(0 <= sec <= 2.0 for *_rest, sec in rows)
+
+
+def test_init_limits_annotators_or_says_what_the_administrator_must_run(pg, capsys):
+    for role in ("scat", "sdan"):
+        pg.role(role)
+    pg.psql("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'sowner') "
+            "THEN CREATE ROLE sowner LOGIN CREATEROLE; END IF; END $$; "
+            "GRANT CREATE ON DATABASE postgres TO sowner;")
+    assert main(["server", "init", pg.url("limits"), "--annotator", "scat"]) == 0
+    with pg.connect() as conn:
+        limit, config = conn.execute("SELECT rolconnlimit, rolconfig FROM pg_roles "
+                                     "WHERE rolname = 'scat'").fetchone()
+    assert limit == ANNOTATOR_CONNECTIONS
+    assert {"lock_timeout=5s", "idle_in_transaction_session_timeout=5s"} <= set(config)
+    capsys.readouterr()
+    # An owner who may not alter the login roles is told what the administrator must run.
+    assert main(["server", "init", pg.url("limits2", user="sowner"), "--annotator", "sdan"]) == 0
+    err = capsys.readouterr().err
+    assert f'ALTER ROLE "sdan" CONNECTION LIMIT {ANNOTATOR_CONNECTIONS}' in err
+    assert "idle_in_transaction_session_timeout" in err
