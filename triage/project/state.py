@@ -115,7 +115,8 @@ class ProjectState:
     def use_settings(self, new: Settings) -> None:
         """Settings were stored: follow them (a new ranking or queue mode starts afresh)."""
         old, self.settings = self.settings, new
-        if new.active_model != old.active_model or new.queue_mode != old.queue_mode:
+        if (new.active_model, new.queue_mode, new.learn) != (old.active_model, old.queue_mode,
+                                                             old.learn):
             self.reload()
             return
         self._live = None  # positives or prices may have changed: rebuild lazily

@@ -26,7 +26,8 @@ from typing import Protocol
 import numpy as np
 import sqlite_utils
 
-from triage.store import certification, claims, curation, records
+from triage.store import calsnap, certification, claims, curation, records
+from triage.store.calsnap import CalSnapshot
 from triage.store.settings import Settings
 
 
@@ -108,6 +109,10 @@ class ProjectWriter(Protocol):
 
     def add_guidelines(self, text: str, author: str | None) -> int:
         """Store a new version of the guidelines; its number."""
+        ...
+
+    def add_cal_snapshot(self, snapshot: CalSnapshot) -> int:
+        """Store a snapshot of the cal ranking for every desk to serve; its id."""
         ...
 
     # -- imports -----------------------------------------------------------------------
@@ -205,6 +210,10 @@ class FileWriter:
     def add_guidelines(self, text: str, author: str | None) -> int:
         """Store a new version of the guidelines; its number."""
         return curation.add_guidelines(self.db, text, author)
+
+    def add_cal_snapshot(self, snapshot: CalSnapshot) -> int:
+        """Store a snapshot of the cal ranking for every desk to serve; its id."""
+        return calsnap.add_snapshot(self.db, snapshot)
 
     def import_target(self, what: str) -> sqlite_utils.Database:
         """The project file itself: imports write it in one transaction of their own."""

@@ -72,7 +72,11 @@ def add_settings_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--budget", type=float, metavar="AMOUNT")
     g.add_argument("--currency", metavar="CODE")
     g.add_argument("--value-per-positive", type=float, metavar="AMOUNT")
-    g.add_argument("--active-model", metavar="NAME", help="the model whose ranking the queue follows")
+    g.add_argument("--active-model", metavar="NAME", help="the model whose ranking the queue "
+                   "follows; cal: the ranking learned from the labels")
+    g.add_argument("--learn", choices=["yes", "no"],
+                   help="learn the cal ranking from the labels (a bandit arm; needs "
+                   "scikit-learn: pip install 'triage[learn]')")
     g.add_argument("--target-recall", type=float)
     g.add_argument("--confidence", type=float)
     g.add_argument("--overlap-rate", type=float)
@@ -99,6 +103,8 @@ def settings_changes(args: argparse.Namespace) -> dict[str, Any]:
             changes["positive_labels"] = (changes["labels"][0].value,)
     if getattr(args, "positive", None):
         changes["positive_labels"] = tuple(args.positive)
+    if getattr(args, "learn", None):
+        changes["learn"] = args.learn == "yes"
     for arg, field in _SETTING_NAMES.items():
         value = getattr(args, arg, None)
         if value is not None:

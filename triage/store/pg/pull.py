@@ -93,15 +93,17 @@ def pull_into(conn: psycopg.Connection[Any], db: sqlite_utils.Database,
     quarantine.ensure_local_tables(db)
     marks = db.execute(
         "SELECT (SELECT coalesce(max(id), 0) FROM candidates), "
-        "(SELECT count(*) || ':' || coalesce(sum(candidate_id), 0) FROM plan)").fetchone()
+        "(SELECT count(*) || ':' || coalesce(sum(candidate_id), 0) FROM plan), "
+        "(SELECT coalesce(max(id), 0) FROM cal_snapshots)").fetchone()
     after = quarantine.mark(db)
     models = [tuple(r) for r in db.execute(
         f"SELECT {table('models').column_list} FROM models ORDER BY id")]  # noqa: S608
     with _snapshot(conn):
-        fetched = _fetch(conn, url, after, int(marks[0]), marks[1], models)
+        fetched = _fetch(conn, url, after, int(marks[0]), marks[1], models, int(marks[2]))
     changes = {name: _changed(db, name, fetched[name]) for name in (*REPLACED, *UPSERTED)}
     changed = tuple(name for name, rows in changes.items() if rows)
-    new_rows = any(fetched[k] for k in ("candidates", "labels", "rankings", "plan"))
+    new_rows = any(fetched[k] for k in ("candidates", "labels", "rankings", "plan",
+                                         "cal_snapshots"))
     if changed or new_rows or fetched["plan"] is not None or fetched["seq"] > after:
         with db.atomic():
             _apply(db, fetched, changes, first=int(marks[0]) == 0)
@@ -133,8 +135,8 @@ def sees_all(conn: psycopg.Connection[Any], url: ServerUrl) -> bool:
 
 
 def _fetch(conn: psycopg.Connection[Any], url: ServerUrl, after: int,
-           after_candidate: int, plan_mark: str, models: list[tuple[Any, ...]]
-           ) -> dict[str, Any]:
+           after_candidate: int, plan_mark: str, models: list[tuple[Any, ...]],
+           after_cal: int = 0) -> dict[str, Any]:
     # long: one read per table, in one snapshot; reading them in a row keeps the order visible
     s = url.schema
 
@@ -146,6 +148,8 @@ def _fetch(conn: psycopg.Connection[Any], url: ServerUrl, after: int,
     for name in ("settings", "annotators", "models", "guidelines"):
         t = table(name)
         out[name] = rows(f"SELECT {t.column_list} FROM {s}.{name} ORDER BY {t.key}")
+    out["cal_snapshots"] = _rankings_blank(rows(
+        f"SELECT {table('cal_snapshots').column_list} FROM {s}.cal_feed(%s)", [after_cal]))
     out["certifications"] = rows(f"SELECT {table('certifications').column_list} "
                                  f"FROM {s}.certification_feed()")
     sessions = rows(f"SELECT {table('sessions').column_list}, seq FROM {s}.session_feed(0)")
@@ -186,6 +190,19 @@ def _rankings(rows: list[Any]) -> list[Any]:
             n = len(ids) // 8
             scores = (1.0 - np.arange(n, dtype="<f8") / max(n, 1)).astype("<f8").tobytes()
         out.append((model_id, ids, scores))
+    return out
+
+
+def _rankings_blank(rows: list[Any]) -> list[Any]:
+    """Cal snapshots as stored; blank scores (an annotator's) get the stand-in of rankings."""
+    at = table("cal_snapshots").names.index("scores")
+    ids_at = table("cal_snapshots").names.index("candidate_ids")
+    out = []
+    for r in rows:
+        r = list(r)
+        if r[at] is None:
+            r[at] = _rankings([(0, r[ids_at], None)])[0][2]
+        out.append(tuple(r))
     return out
 
 
@@ -272,6 +289,7 @@ def _apply(db: sqlite_utils.Database, fetched: dict[str, Any], changes: dict[str
     store_labels(db, fetched["labels"])
     for name in ("certifications", "guidelines"):
         _insert(db, name, changes[name], "update")
+    _insert(db, "cal_snapshots", fetched["cal_snapshots"], "ignore")
 
 
 def refresh_labels(conn: psycopg.Connection[Any], db: sqlite_utils.Database, url: ServerUrl,
