@@ -81,6 +81,19 @@ class Project:
         """Close the project file."""
         self.db.close()
 
+    def reopen(self) -> None:
+        """Open the project file afresh after its write-ahead log was lost (LogLost).
+
+        Whatever was written since the log was deleted is not in the file; the caller
+        writes it again (the desk keeps its pending decision for that). BusyError while
+        another connection of this process still has the file open: try again later.
+        """
+        database = connection.reopen_after_lost_log(self.db)
+        self.db = database
+        self.writer = FileWriter(database)
+        self.state = ProjectState(database, self.writer, store.load_settings(database),
+                                  self.location)
+
     def __enter__(self) -> Project:
         return self
 

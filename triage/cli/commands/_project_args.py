@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from triage.base.errors import TriageError
 from triage.cli.commands._common import parse_score_option
+from triage.cli.commands._dialect import add_dialect_args, given_dialect
+from triage.cli.commands._dialect import read_dialect as read_dialect
 from triage.store.settings import scheme_from_text
 
 if TYPE_CHECKING:
@@ -33,6 +35,7 @@ def add_mapping_args(parser: argparse.ArgumentParser, *, text_required: bool = T
     g.add_argument("--gold", metavar="COL", help="column holding a known (gold) label")
     g.add_argument("--sheet", metavar="NAME",
                    help="the sheet of a spreadsheet (.xlsx, .ods) to read (default: the first)")
+    add_dialect_args(g)
     g.add_argument("--skip-invalid", action="store_true",
                    help="import the valid rows; write rejected rows with reasons beside the input")
 
@@ -41,9 +44,10 @@ def mapping_from_args(args: argparse.Namespace) -> ColumnMapping:
     """The column mapping the user gave (see :func:`add_mapping_args`)."""
     from triage.ingest.importer import ColumnMapping
 
+    dialect = getattr(args, "dialect", None) or given_dialect(args)[0]
     return ColumnMapping(text=args.text or "", key=args.key, scores=tuple(args.score),
                          gold=args.gold, sheet=getattr(args, "sheet", None),
-                         image=getattr(args, "image", None))
+                         image=getattr(args, "image", None), dialect=dialect)
 
 
 def report_pictures(project: Any, args: argparse.Namespace) -> None:
@@ -156,7 +160,10 @@ def read_options(args: argparse.Namespace) -> ReadOptions:
 
 def interchange_summary(target: object, result: ExchangeResult) -> str:
     """What an interchange import did: counts, then one line per note."""
-    text = (f"{target}: {result.candidates:,} candidates, {result.labels:,} label events"
+    from triage.views.formatting import plural
+
+    text = (f"{target}: {plural(result.candidates, 'candidate')}, "
+            f"{plural(result.labels, 'label event')}"
             + (f"; models {', '.join(result.models)}" if result.models else ""))
     if result.already_present:
         text += f"; {result.already_present:,} already present, not added again"

@@ -20,6 +20,7 @@ from triage.cli.commands._common import (
     jsonable,
     require,
 )
+from triage.cli.commands._dialect import file_dialect
 
 RULE_ORDER = ("budget", "marginal_value", "recall", "recall_hypergeometric", "knee", "combined",
               "quant", "quant_ci")
@@ -120,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
     _validate(args)
     columns = [col for _, col in args.score]
     table = read_table(args.file, numeric=columns,
-                       required=[args.gold] + ([args.text] if args.text else []))
+                       required=[args.gold] + ([args.text] if args.text else []),
+                       dialect=file_dialect(args))
     require(len(table) > 0, f"{args.file}: no rows")
     scores = {name: table.numbers(col) for name, col in args.score}
     wanted = {v.strip() for v in args.positive}
