@@ -123,6 +123,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # noqa: BLE001 - a fault is a sentence, never a traceback
         if os.environ.get("TRIAGE_DEBUG"):
             raise
+        if isinstance(error, ImportError) and error.name == "psycopg":
+            from triage.store.pg.connect import MISSING_DRIVER
+
+            print(f"triage: {MISSING_DRIVER}", file=sys.stderr)
+            return 2
         sentence, known = fault_sentence(error, getattr(args, "project", None))
         print(f"triage: {sentence}", file=sys.stderr)
         return 2 if known or isinstance(error, (OSError, sqlite3.Error)) else 1

@@ -144,10 +144,10 @@ def _fetch(conn: psycopg.Connection[Any], url: ServerUrl, after: int,
         return conn.execute(query.encode(), params).fetchall()
 
     out: dict[str, Any] = {}
-    for name in ("project", "settings", "annotators", "models", "guidelines"):
+    out["project"] = rows(f"SELECT {table('project').column_list} FROM {s}.project_feed()")
+    for name in ("settings", "annotators", "models", "guidelines"):
         t = table(name)
-        where = " WHERE key NOT LIKE 'server\\_%'" if name == "project" else ""
-        out[name] = rows(f"SELECT {t.column_list} FROM {s}.{name}{where} ORDER BY {t.key}")
+        out[name] = rows(f"SELECT {t.column_list} FROM {s}.{name} ORDER BY {t.key}")
     out["cal_snapshots"] = _rankings_blank(rows(
         f"SELECT {table('cal_snapshots').column_list} FROM {s}.cal_feed(%s)", [after_cal]))
     out["certifications"] = rows(f"SELECT {table('certifications').column_list} "
@@ -162,9 +162,10 @@ def _fetch(conn: psycopg.Connection[Any], url: ServerUrl, after: int,
     out["rankings"] = (_rankings(rows(f"SELECT model_id, candidate_ids, scores "
                                       f"FROM {s}.ranking_feed()"))
                        if [tuple(m) for m in out["models"]] != models else [])
-    gold = "gold" if sees_all(conn, url) else "NULL::text AS gold"
-    out["candidates"] = _all_rows(conn, f"SELECT id, key, text, meta, {gold} FROM "
-                                        f"{s}.candidates WHERE id > {int(after_candidate)} "
+    # The lead reads the table itself (fastest); others what the feed lets them see.
+    source = (f"{s}.candidates WHERE id > {int(after_candidate)}" if sees_all(conn, url)
+              else f"{s}.candidate_feed({int(after_candidate)})")
+    out["candidates"] = _all_rows(conn, f"SELECT id, key, text, meta, gold FROM {source} "
                                         "ORDER BY id")
     labels = rows(f"SELECT {table('labels').column_list}, seq FROM {s}.label_feed(%s)",
                   [after])
