@@ -7,8 +7,9 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from triage.base.errors import ProjectError
-from triage.store import connection, integrity
+from triage.base.errors import DamagedProject, ProjectError
+from triage.store import backups, connection, integrity
+from triage.store.faults import damaged_message, explain
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,39 @@ def check_file(path: str | Path) -> CheckReport:
     backup = integrity.backup_file(path)
     return CheckReport(str(path), problems, not integrity.writable(path),
                        str(backup) if backup.exists() else None, rolled)
+
+
+def backup_project(path: str | Path, dest: str | Path | None = None) -> Path:
+    """A consistent copy of the project at ``path``, desks open or not; where it went.
+
+    ``dest`` defaults to the rolling backup ``FILE.backup`` beside it; a folder receives a
+    copy of the same name. SQLite's online backup API reads the file (reading only, so a
+    read-only project is copied too); nothing else in the process opens it.
+    """
+    path = Path(path)
+    target = integrity.backup_file(path) if dest is None else Path(dest)
+    if target.is_dir():
+        target = target / path.name
+    connection.check_project(path)
+    if target.resolve() in {path.resolve(), Path(f"{path.resolve()}-wal"),
+                            Path(f"{path.resolve()}-shm")}:
+        raise ProjectError(f"{target} is the project itself; name another file for the copy")
+    if target.exists() and target != integrity.backup_file(path):
+        raise ProjectError(f"{target} already exists; choose another name (a copy never "
+                           "replaces a file other than the project's own FILE.backup)")
+    if not target.parent.is_dir():
+        raise ProjectError(f"cannot write {target}: the folder {target.parent} does not exist")
+    conn = integrity.read_only_connection(path, connection.BUSY_TIMEOUT_S)
+    try:
+        if not backups.sound(conn):
+            raise DamagedProject(damaged_message(str(path), "PRAGMA quick_check failed"))
+        backups.copy_database(conn, target)
+    except (sqlite3.Error, OSError) as error:
+        raise explain(error, target, doing="the project was not changed") or \
+            ProjectError(f"cannot write {target}: {error}") from error
+    finally:
+        conn.close()
+    return target
 
 
 def start_session_backup(path: str | Path) -> threading.Thread:
