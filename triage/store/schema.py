@@ -204,3 +204,27 @@ def m0004_label_source(db: sqlite_utils.Database) -> None:
         CREATE INDEX labels_by_source ON labels(source_id) WHERE source_id IS NOT NULL;
         """
     )
+
+
+@MIGRATIONS(name="0005_content_hashes")
+def m0005_content_hashes(db: sqlite_utils.Database) -> None:
+    """Checksums taken at import, so ``triage check --deep`` finds bytes changed since.
+
+    Local bookkeeping (the leading ``_`` keeps them off a team server): the hash of each
+    candidate's text (uint32, little-endian, one blob per imported batch of candidates
+    ``first_id``, ``first_id + 1`` …) and of each model's ranking (a hash per block of
+    :data:`triage.store.content.RANKING_BLOCK` ranks, over its ids and its scores).
+    Projects made before this step have none until ``triage check --deep --record``.
+    """
+    db.executescript(
+        """
+        CREATE TABLE _text_hashes (
+            first_id INTEGER PRIMARY KEY,
+            hashes BLOB NOT NULL
+        );
+        CREATE TABLE _ranking_hashes (
+            model_id INTEGER PRIMARY KEY,
+            hashes BLOB NOT NULL
+        );
+        """
+    )
