@@ -12,7 +12,11 @@ Scripts and notebooks use it like this::
         print(project.status().snapshot.positives_found)
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what type checkers see; at run time they load on first use (below)
+    from triage.base.errors import InputError, ProjectError, TriageError
+    from triage.project import Candidate, Project, Session, create_project, open_project
 
 __version__ = "0.1.0"
 
@@ -21,7 +25,8 @@ _EXPORTS = {
     "create_project": "triage.project", "open_project": "triage.project",
     "InputError": "triage.base.errors", "ProjectError": "triage.base.errors", "TriageError": "triage.base.errors",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = ["Candidate", "InputError", "Project", "ProjectError", "Session", "TriageError",
+           "create_project", "open_project"]   # the keys of _EXPORTS
 
 
 def __getattr__(name: str) -> Any:
