@@ -50,9 +50,8 @@ def test_a_two_annotator_tie_is_queued_unresolved_and_not_a_positive(project):
     # rules on them...
     settings = project.settings
     assert sum(is_positive(f, settings) for f in finals(project).values()) == 1
-    # ...but the live curve keeps them found meanwhile (docs/numbers/gain.md): a second
-    # opinion must not make the curve step down before the ruling.
-    assert project.snapshot().positives_found == 3
+    # ...and the live numbers count them the same way (one rule for ties, project/final.py).
+    assert project.snapshot().positives_found == 1
 
 
 def test_a_ruling_makes_the_label_final_and_leaves_the_queue(project):

@@ -115,7 +115,7 @@ def snapshot(tmp_path, database):
 
 
 BAD_INPUTS = {
-    "utf8": ("bad.csv", b"key,text,s1,s2,gold\na,caf\xe9,1,2,\n", "bad.csv:2: column 6: not valid UTF-8"),
+    "utf8": ("bad.csv", b"key,text,s1,s2,gold\na,caf\xe9,1,2,\n", "bad.csv:2: not UTF-8 (byte 0xe9 at character 6); it reads as cp1252"),
     "ragged": ("r.csv", "key,text,s1,s2,gold\na,t,1,2,\nb,t,1\n", "r.csv:3: expected 5 fields, found 3"),
     "missing": ("m.csv", "key,text,s1,gold\na,t,1,\n", "m.csv:1: column s2: required column 's2' is missing"),
     "dup_header": ("h.csv", "key,text,s1,s2,s2,gold\na,t,1,2,3,\n", "h.csv:1: column s2: duplicate column name"),

@@ -32,7 +32,9 @@ def test_spend_per_item_counts_every_event():
     assert snap.spend_by_annotator == pytest.approx({"ann": 0.12, "bob": 0.08})
     assert snap.labels_by_annotator == {"ann": 2, "bob": 2}
     assert snap.skips_by_annotator == {"ann": 1, "bob": 0}
-    assert snap.positives_by_annotator == {"ann": 1, "bob": 1}
+    # Credits are per positive candidate (rank 1 is no longer one; rank 30 is bob's find):
+    # they add up to positives_found.
+    assert snap.positives_by_annotator == {"ann": 0, "bob": 1}
     assert snap.seconds_by_annotator == {"ann": 30.0, "bob": 20.0}
 
 

@@ -155,9 +155,9 @@ def test_label_events_use_the_final_label_so_far(tmp_path):
     project.record_label(bo, first.candidate_id, "literal", kind="adjudication")
     rows = sorted(project.tracker.rows.values(), key=lambda r: r.id)
     events = label_events(rows, project.state.ranking().ranks, project.settings)
-    # Positive, then an unresolved tie with a positive vote (still found on the live curve,
-    # docs/numbers/gain.md), then ruled negative.
-    assert [e.positive for e in events] == [True, True, False]
+    # Positive, then an unresolved tie (not found until somebody rules, in every count:
+    # project/final.py), then ruled negative.
+    assert [e.positive for e in events] == [True, False, False]
     assert [e.kind for e in events] == ["triage", "overlap", "adjudication"]
     assert events == [project.state.event(r) for r in rows]
     project.close()

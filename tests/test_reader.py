@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from triage.base.errors import InputError, TriageError
+from triage.ingest.dialect import Dialect
 from triage.ingest.reader import read_table
 
 CHECKS = {"numeric": ["score"], "nonempty": ["text"], "unique": ["key"]}
@@ -68,16 +69,27 @@ def test_bom_is_accepted(tmp_path):
     assert table.columns == ["key", "text"] and table.column("text") == ["é"]
 
 
-def test_invalid_utf8_names_line_and_byte_column(tmp_path):
-    path = write(tmp_path, "bad.csv", b"key,text\nk1,ok\nk2,caf\xe9\n")
-    err = error_of(path)
-    message = str(err)
-    assert f"{path}:3: column 7: not valid UTF-8 (byte 0xe9 at byte column 7)" in message
+def test_invalid_utf8_names_line_character_and_the_encoding_option(tmp_path):
+    """The position is a character on the line (not a byte offset called a column), and
+    the sentence names the encoding the file reads as and the option that reads it."""
+    path = write(tmp_path, "bad.csv", b"key,text\nk1,ok\nk2,caf\xe9 cr\xe8me\n")
+    message = str(error_of(path))
+    assert (f"{path}:3: not UTF-8 (byte 0xe9 at character 7); it reads as cp1252 (Windows "
+            "Western European): give --encoding cp1252 (or save the file as UTF-8)") in message
+    assert "column" not in message.split("\n", 1)[1]
 
 
-def test_invalid_utf8_after_bom_counts_bom_bytes(tmp_path):
-    path = write(tmp_path, "bad.csv", codecs.BOM_UTF8 + b"k\xff,text\n")
-    assert ":1: column 5:" in str(error_of(path))
+def test_invalid_utf8_after_bom_counts_characters_after_it(tmp_path):
+    path = write(tmp_path, "bad.csv", codecs.BOM_UTF8 + b"k\x81\x8d,text\n")
+    message = str(error_of(path))
+    assert ":1: not UTF-8 (byte 0x81 at character 2)" in message
+    assert "give --encoding latin-1" in message  # cp1252 cannot read 0x81 either
+
+
+def test_an_encoding_reads_the_file_and_keeps_lines(tmp_path):
+    path = write(tmp_path, "win.csv", "key,text\nk1,caf\u00e9\nk2,cr\u00e8me\n".encode("cp1252"))
+    table = read_table(path, dialect=Dialect(encoding="cp1252"))
+    assert table.column("text") == ["café", "crème"] and list(table.lines) == [2, 3]
 
 
 def test_empty_file_and_duplicate_or_empty_header(tmp_path):

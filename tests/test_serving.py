@@ -138,7 +138,7 @@ def test_a_desk_follows_labels_and_undos_of_another_desk(tmp_path):
     assert desk1.next_candidate(ada).candidate_id != undone
 
 
-def test_a_tie_between_two_annotators_stays_found_live_until_the_lead_rules(tmp_path):
+def test_a_tie_between_two_annotators_is_not_found_until_the_lead_rules(tmp_path):
     project = make_project(tmp_path, n=50, overlap_rate=0.5, audit_rate=0.0)
     ada, bob = project.start_session("ada"), project.start_session("bob")
     c = project.next_candidate(ada)
@@ -150,16 +150,18 @@ def test_a_tie_between_two_annotators_stays_found_live_until_the_lead_rules(tmp_
     d = project.next_candidate(bob)
     assert (d.candidate_id, d.kind) == (c.candidate_id, "overlap")
     project.record_label(bob, d.candidate_id, "literal")
-    # A tie is unresolved: no final positive, but the live count keeps what was found (the
-    # curve never steps down, docs/numbers/gain.md) until the lead rules.
-    assert project.snapshot().positives_found == before
+    # A tie is unresolved: no final positive, so not found (one rule for every count,
+    # project/final.py) and nobody is credited with it; the lead's ruling decides.
+    assert project.snapshot().positives_found == before - 1
+    assert project.snapshot().positives_by_annotator == {"ada": before - 1, "bob": 0}
     from triage import store
     from triage.project.final import FinalStatus, final_labels
     finals = final_labels(store.active_labels(project.db))
     assert finals[c.candidate_id].status == FinalStatus.UNRESOLVED
     lead = project.start_session("lead")
-    project.record_label(lead, c.candidate_id, "literal", kind="adjudication")
-    assert project.snapshot().positives_found == before - 1
+    project.record_label(lead, c.candidate_id, "idiom", kind="adjudication")
+    assert project.snapshot().positives_found == before
+    assert project.snapshot().positives_by_annotator == {"ada": before, "bob": 0, "lead": 0}
 
 
 def test_project_advice_and_agreement_commands(tmp_path):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QFileDialog, QPushButton
+from PySide6.QtWidgets import QApplication, QPushButton
 
 from tests.helpers import make_project
 from tests.qt_helpers import open_main_window
@@ -28,8 +28,14 @@ def window(qtbot, tmp_path, monkeypatch):
 def test_save_chart_and_export_report_start_in_the_project_folder(window, qtbot, monkeypatch):
     """Finding 6."""
     asked: list[str] = []
-    monkeypatch.setattr(QFileDialog, "getSaveFileName",
-                        staticmethod(lambda _p, _t, where, _f: (asked.append(where), ("", ""))[1]))
+    import ui.lead_report
+    import ui.save_chart
+
+    def ask(_p, _t, where, _f, saving):
+        asked.append(where)
+        return "", ""
+    monkeypatch.setattr(ui.save_chart, "ask_path", ask)
+    monkeypatch.setattr(ui.lead_report, "ask_path", ask)
     qtbot.waitUntil(lambda: bool(window.panels), timeout=10000)
     window.panels[0].save_dialog()
     window.show_lead_view()

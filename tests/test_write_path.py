@@ -45,6 +45,7 @@ THROUGH_FILE_WRITER = {
     "triage.store.curation:add_guidelines": "add_guidelines",
     "triage.store.certification:start_certification": "start_certification",
     "triage.store.certification:end_certification": "end_certification",
+    "triage.store.calsnap:add_snapshot": "add_cal_snapshot",
 }
 
 # -- the team server's statements: built for the TeamLink method that runs them, which
@@ -58,6 +59,7 @@ TEAM_STATEMENTS = {
     "triage.store.pg.serving_sql:insert_certification": "start_certification",
     "triage.store.pg.serving_sql:end_certification": "end_certification",
     "triage.store.pg.serving_sql:add_guidelines": "add_guidelines",
+    "triage.store.pg.serving_sql:add_cal_snapshot": "add_cal_snapshot",
     "triage.store.pg.link:TeamLink.save_settings": "save_settings",
     "triage.store.pg.link:TeamLink.set_project_info": "set_project_info",
 }
@@ -91,7 +93,8 @@ INTERNAL = {
     "triage.store.schema:m0002_certification": "schema migration",
     "triage.store.schema:m0003_guidelines": "schema migration",
     "triage.store.schema:m0004_label_source": "schema migration",
-    "triage.store.schema:m0005_content_hashes": "schema migration",
+    "triage.store.schema:m0005_cal_snapshots": "schema migration",
+    "triage.store.schema:m0006_content_hashes": "schema migration",
     "triage.store.candidates:ensure_key_index": "a derived index, built on first look-up",
     "triage.store.pg.pull:_apply": "the replica following its server (link's connection)",
     "triage.store.pg.pull:insert_sql": "the replica following its server (link's connection)",

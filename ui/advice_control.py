@@ -7,6 +7,7 @@ read the open project, and says what happened through its signals.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from triage.base.errors import TriageError
 from ui.advice_feed import AdviceFeed
+from ui.cal_feed import CalFeed
 
 if TYPE_CHECKING:
     from triage.project import Project
@@ -41,6 +43,7 @@ class AdviceController(QObject):
         self._dialog_parent = dialog_parent
         self._project_of = project_of
         self.feed = AdviceFeed(self.arrived.emit)
+        self.cal = CalFeed(self._cal_arrived)   # the learned ranking's fits, same rhythm
         self._version: tuple | None = None
         # Changes made by other programs (another desk, an import or merge from the command
         # line) are caught by a cheap look at the file's version now and then.
@@ -72,6 +75,17 @@ class AdviceController(QObject):
 
             self._version = state_version(project)
             self.feed.request(project.path)
+            if project.trains_cal():
+                self.cal.request(project.path)
+
+    def _cal_arrived(self, snapshot: object) -> None:
+        """A fit came back from the helper: store it; the desk serves it next."""
+        project = self._project_of()
+        if project is None:
+            return
+        # A read-only file or a team annotator cannot store it: the lead's snapshot serves.
+        with contextlib.suppress(TriageError):
+            project.store_cal_snapshot(snapshot)
 
     def poll(self) -> None:
         """Look at the project's version; recompute when another program changed it."""
@@ -88,6 +102,7 @@ class AdviceController(QObject):
     def clear(self) -> None:
         """The project closed: results still in flight are dropped."""
         self.feed.clear()
+        self.cal.clear()
 
     def certify(self, start: bool) -> None:
         """Start (after stating its cost) or cancel the one-off certification sample."""

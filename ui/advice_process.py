@@ -31,14 +31,19 @@ import threading
 from pathlib import Path
 from typing import Any
 
-_locks = {"advice": threading.Lock(), "lead": threading.Lock(), "models": threading.Lock()}
+_locks = {"advice": threading.Lock(), "lead": threading.Lock(), "models": threading.Lock(),
+          "cal": threading.Lock()}
 # The advice helper works in the background; the lead window's helper computes what a
 # person is waiting for, and keeps the desk's priority.
-NICENESS = {"advice": 10}
+NICENESS = {"advice": 10, "cal": 10}
 _servers: dict[str, tuple[Any, Any]] = {}  # helper -> (process, connection) while it runs
 
 
 def _task(name: str):
+    if name == "cal":   # the cal ranking's fits (ui.cal_feed), in a helper of their own
+        from triage.project.cal_helper import train_cal_at
+
+        return train_cal_at
     if name == "advice":
         from triage.project.advice import advice_state_at
 

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 from triage.base.errors import (
     AlreadyRecorded,
     BusyError,
+    LogLost,
     ServerUnavailable,
     TriageError,
     WriteFailed,
@@ -31,6 +32,7 @@ from triage.views.desk import (
     SessionStats,
     action_for,
     key_map,
+    log_recovered_text,
     meta_text,
     position_text,
     score_text,
@@ -76,6 +78,7 @@ class Desk(QWidget):
         self._keys: dict[str, KeyAction] = {}
         self._shown_at = time.monotonic()
         self._pending: Step | None = None
+        self._recovered = ""   # what to say once a lost write-ahead log was recovered
         self.load_error: str | None = None   # why the next candidate could not be shown
         self._build()
         self._clock = QTimer(self)
@@ -320,6 +323,8 @@ class Desk(QWidget):
                 self._set_busy(True)
                 QTimer.singleShot(self.retry_ms, self._attempt)
                 return
+            except LogLost:  # written into a log deleted under us: write it again
+                self._pending = self._reopened(step)
             except WriteFailed as error:
                 # A full or read-only disk: the decision stays pending and is written on a
                 # retry, as for a busy file; the sentence says what to fix.
@@ -338,6 +343,12 @@ class Desk(QWidget):
                 self._set_busy(False)
                 raise
         self._set_busy(False)
+        self.message.setText(self._recovered or self.message.text())  # a recovery: say so
+        self._recovered = ""
+
+    def _reopened(self, step: Step) -> Step:
+        self._recovered = log_recovered_text(self.project.location)
+        return lambda: (self.project.reopen(), step)[1]
 
     def _set_busy(self, busy: bool) -> None:
         if busy != self.busy:

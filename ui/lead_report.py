@@ -11,17 +11,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QThreadPool
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QPushButton, QWidget
+from PySide6.QtWidgets import QMessageBox, QPushButton, QWidget
 
-from ui.file_dialogs import start_folder
+from ui.file_dialogs import ask_path, start_folder
 from ui.workers import Worker, progress_dialog
 
 
 def ask_report_path(parent: QWidget, project_path: Path) -> Path | None:
     """Ask where to write the report (HTML or PDF); ``None`` when the user cancels."""
-    out, _ = QFileDialog.getSaveFileName(
+    out, _ = ask_path(
         parent, "Export report", str(start_folder(project_path) / f"{project_path.stem}-report.html"),
-        "Web page (*.html);;PDF (*.pdf)")
+        "Web page (*.html);;PDF (*.pdf)", saving=True)
     if not out:
         return None
     if Path(out).suffix.lower() not in (".html", ".htm", ".pdf"):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
-from ui.file_dialogs import start_folder
+from ui.file_dialogs import ask_path, start_folder
 
 
 def project_folder(widget: QWidget) -> Path:
@@ -23,8 +23,8 @@ def save_chart_dialog(parent: QWidget, title: str, save: Callable[[str], object]
     """Ask where to save the chart titled ``title`` and call ``save(path)``."""
     name = title.lower().replace(" ", "-").replace("/", "-")
     suggested = project_folder(parent) / f"{name}.png"
-    path, _ = QFileDialog.getSaveFileName(parent, f"Save chart – {title}", str(suggested),
-                                          "PNG image (*.png);;SVG drawing (*.svg)")
+    path, _ = ask_path(parent, f"Save chart – {title}", str(suggested),
+                       "PNG image (*.png);;SVG drawing (*.svg)", saving=True)
     if not path:
         return
     if Path(path).suffix.lower() not in (".png", ".svg"):

@@ -78,6 +78,14 @@ class WriteFailed(TriageError):
     """
 
 
+class LogLost(WriteFailed):
+    """The write-ahead log this process wrote to was deleted under it (its locks were lost).
+
+    What was written since lives only in the deleted file: front ends keep the pending
+    write, reopen the project (``Project.reopen``) and write it again.
+    """
+
+
 class DamagedProject(ProjectError):
     """The project file fails SQLite's integrity check, or a killed import left it half-written."""
 

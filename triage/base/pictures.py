@@ -132,8 +132,17 @@ def problem(head: bytes, tail: bytes, size: int, max_pixels: int = MAX_PIXELS,
     return None
 
 
+_PROJECT_ENDINGS = (".triage", ".triage-wal", ".triage-shm", ".triage-journal")
+
+
 def check_file(path: Path, max_pixels: int = MAX_PIXELS, max_bytes: int = MAX_BYTES) -> str | None:
-    """Why the local picture at ``path`` cannot be shown, or None (reads head and tail)."""
+    """Why the local picture at ``path`` cannot be shown, or None (reads head and tail).
+
+    A project file (or its logs) is refused by name before it is opened: reading it in a
+    desk's process would drop SQLite's locks on it (docs/formats.md, one engine per process).
+    """
+    if Path(path).name.lower().endswith(_PROJECT_ENDINGS):
+        return "a Triage project file, not a picture"
     try:
         with open(path, "rb") as handle:
             size = handle.seek(0, 2)

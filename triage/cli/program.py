@@ -40,6 +40,8 @@ COMMANDS: dict[str, str] = {
     "export": "write candidates and their final labels to CSV, JSONL or Parquet",
     "gain": "gain and cumulative gain by decile, and what a budget buys, per model",
     "import": "import candidates, or --add-scores of a later model",
+    "learn": "fit the cal ranking on the labels now and store it for every desk "
+             "(or --verify the stored snapshots)",
     "merge": "merge the labels of copies of a project into TARGET (idempotent)",
     "new": "create a project from a CSV/TSV/JSONL file of scored candidates",
     "pull": "copy a project from a PostgreSQL server into a new project file",

@@ -17,6 +17,7 @@ its program shows at the left), as ``line``.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -54,13 +55,42 @@ def as_text(column: Any) -> Any:
     """A column's values as a string array (nulls stay null; the caller decides)."""
     import pyarrow as pa
 
-    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        column = column.cast(kind.value_type)
+        kind = column.type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
         return column
+    if _nested(kind):  # lists, structs, maps: their JSON, as JSONL keeps nested values
+        return pa.array([None if v is None else json.dumps(v, ensure_ascii=False, default=str)
+                         for v in column.to_pylist()], pa.string())
+    if pa.types.is_decimal(kind):  # the decimal's own digits: 0.950 is "0.950"
+        return column.cast(pa.string())
     try:
         return column.cast(pa.string())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return pa.array([None if v is None else str(v) for v in column.to_pylist()],
                         pa.string())
+
+
+def _nested(kind: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_list(kind) or pa.types.is_large_list(kind)
+                or pa.types.is_fixed_size_list(kind) or pa.types.is_struct(kind)
+                or pa.types.is_map(kind))
+
+
+def as_float(column: Any) -> Any:
+    """A numeric column as float64; a decimal as the float nearest its decimal text.
+
+    0.950 is 0.95, where Arrow's own cast of the decimal gives 0.9500000000000001.
+    """
+    import pyarrow as pa
+
+    if pa.types.is_decimal(column.type):
+        return column.cast(pa.string()).cast(pa.float64())
+    return column.cast(pa.float64())
 
 
 def read_parquet(path: Path, numeric: list[str]) -> tuple[list[str], dict[str, Any],
@@ -80,7 +110,7 @@ def read_parquet(path: Path, numeric: list[str]) -> tuple[list[str], dict[str, A
     data: dict[str, Any] = {}
     for name, column in zip(names, table.columns):
         if name in numeric and is_number(column.type):
-            data[name] = column.cast(pa.float64()).fill_null(math.nan).to_numpy()
+            data[name] = as_float(column).fill_null(math.nan).to_numpy()
         else:
             data[name] = as_text(column).fill_null("").to_pylist()
     return names, data, np.arange(1, table.num_rows + 1, dtype=np.int64)
@@ -118,12 +148,11 @@ def _workbook(path: Path) -> Any:
         raise fail(path, None, None, f"cannot be read as a spreadsheet ({error})") from error
 
 
-def read_sheet(path: Path, sheet: str | None) -> tuple[list[str], dict[str, Any],
-                                                       np.ndarray]:
-    """Header names, raw columns (``list[str]``, as shown) and row numbers of a sheet.
+def sheet_rows(path: Path, sheet: str | None, limit: int | None = None
+               ) -> tuple[str, list[list[Any]]]:
+    """(name, rows of cell values) of a workbook's sheet (None: the first).
 
-    ``sheet`` None is the first sheet; a name the workbook lacks is a TriageError that
-    lists the sheets it has.
+    With ``limit``, only the first ``limit`` rows (calamine reads no further).
     """
     book = _workbook(path)
     names = list(book.sheet_names)
@@ -132,19 +161,57 @@ def read_sheet(path: Path, sheet: str | None) -> tuple[list[str], dict[str, Any]
     if sheet is not None and sheet not in names:
         raise TriageError(f"{path}: no sheet {sheet!r}; the workbook has "
                           f"{', '.join(map(repr, names))}")
-    rows = book.get_sheet_by_name(sheet or names[0]).to_python(skip_empty_area=False)
+    name = sheet or names[0]
+    found = book.get_sheet_by_name(name)
+    if limit is not None and hasattr(found, "iter_rows"):
+        import itertools
+
+        return name, list(itertools.islice(found.iter_rows(), limit))
+    return name, found.to_python(skip_empty_area=False)
+
+
+def read_sheet(path: Path, sheet: str | None, header_row: int | None = None
+               ) -> tuple[list[str], dict[str, Any], np.ndarray]:
+    """Header names, raw columns (``list[str]``, as shown) and row numbers of a sheet.
+
+    ``sheet`` None is the first sheet; a name the workbook lacks is a TriageError that
+    lists the sheets it has. The header is the first non-empty row, or the first on or
+    after row ``header_row``. Formulas saved without their results are refused (they
+    read as empty cells).
+    """
+    sheet_name, rows = sheet_rows(path, sheet)
     lines = [i + 1 for i, row in enumerate(rows) if any(v not in (None, "") for v in row)]
     if not lines:
-        raise fail(path, 1, None, "the sheet is empty; a header row is required")
+        raise fail(path, 1, None, f"the sheet {sheet_name!r} is empty; a header row is required")
+    if header_row is not None:
+        lines = [i for i in lines if i >= header_row]
+        if not lines:
+            raise fail(path, header_row, None, f"no header on or after row {header_row} of "
+                       f"sheet {sheet_name!r}: check --header-row")
     header = [shown(v) for v in rows[lines[0] - 1]]
+    if header_row is not None and lines[0] > 1:  # a header over two rows (merged cells):
+        above = [shown(v) for v in rows[lines[0] - 2]]  # an empty name takes the one above
+        header = [h or (above[j] if j < len(above) else "") for j, h in enumerate(header)]
     while header and not header[-1]:  # empty cells right of the last name
         header.pop()
     columns = check_header(path, header, lines[0])
     width = len(columns)
     body = [[shown(v) for v in rows[i - 1][:width]] for i in lines[1:]]
     body = [row + [""] * (width - len(row)) for row in body]
+    if path.suffix.lower() in (".xlsx", ".xlsm") and any("" in row for row in body):
+        _refuse_unsaved(path, sheet_name)
     data = {name: [row[j] for row in body] for j, name in enumerate(columns)}
     return columns, data, np.asarray(lines[1:], dtype=np.int64)
+
+
+def _refuse_unsaved(path: Path, sheet: str) -> None:
+    """Refuse a sheet with formulas saved without results (they would read as empty)."""
+    unsaved = formulas_without_results(path, sheet)
+    if unsaved:
+        more = f" and {len(unsaved) - 3} more" if len(unsaved) > 3 else ""
+        raise fail(path, None, None, f"cells {', '.join(unsaved[:3])}{more} of sheet "
+                   f"{sheet!r} are formulas without saved results: open and save the file "
+                   "in a spreadsheet program")
 
 
 def unparsed(data: dict[str, Any], numeric: list[str]) -> dict[str, Any]:
@@ -180,10 +247,66 @@ class ParquetBatches:
         import pyarrow as pa
 
         for batch in self.file.iter_batches(batch_size=self.rows):
-            columns = [c.cast(pa.float64()) if n in self.numeric else as_text(c)
+            columns = [as_float(c) if n in self.numeric else as_text(c)
                        for n, c in zip(batch.schema.names, batch.columns)]
             yield pa.record_batch(columns, schema=self.schema)
 
     def close(self) -> None:
         """Close the file."""
         self.file.close()
+
+
+def formulas_without_results(path: Path, sheet: str) -> list[str]:
+    """The cells (``B2``...) of an ``.xlsx`` sheet holding a formula but no saved value.
+
+    openpyxl and other libraries write formulas without computing them; a spreadsheet
+    program computes and saves the results when it saves the file. calamine reads such
+    cells as empty, so they are looked up in the sheet's XML.
+    """
+    import re
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            part = _sheet_part(archive, sheet)
+            if part is None:
+                return []
+            xml = archive.read(part).decode("utf-8", errors="replace")
+    except (OSError, zipfile.BadZipFile, KeyError):
+        return []
+    if "<f" not in xml:
+        return []
+    # A formula (<f>…</f> or <f …/>) followed by the cell's end, or by an empty value.
+    found = re.finditer(r"<f\b[^>]*(?:/>|>[^<]*</f>)\s*(?:<v\s*/>|<v>\s*</v>)?\s*</c>", xml)
+    cells = []
+    for match in found:
+        start = xml.rfind("<c ", 0, match.start())
+        ref = re.match(r'<c\b[^>]*?\br="([A-Z]+[0-9]+)"', xml[start:match.start()])
+        if ref:
+            cells.append(ref.group(1))
+    return cells
+
+
+def _sheet_part(archive: Any, sheet: str) -> str | None:
+    """The path inside an ``.xlsx`` archive of the sheet called ``sheet``."""
+    import re
+
+    book = archive.read("xl/workbook.xml").decode("utf-8", errors="replace")
+    rels = archive.read("xl/_rels/workbook.xml.rels").decode("utf-8", errors="replace")
+    for tag in re.findall(r"<(?:\w+:)?sheet\b[^>]*>", book):
+        name = re.search(r'\bname="([^"]*)"', tag)
+        rid = re.search(r'\br:id="([^"]*)"', tag) or re.search(r'\bid="([^"]*)"', tag)
+        if name and rid and _unescape(name.group(1)) == sheet:
+            for rel in re.findall(r"<Relationship\b[^>]*>", rels):
+                if f'Id="{rid.group(1)}"' in rel:
+                    target = re.search(r'Target="([^"]*)"', rel)
+                    if target:
+                        t = target.group(1)
+                        return t.lstrip("/") if t.startswith("/") else f"xl/{t}"
+    return None
+
+
+def _unescape(text: str) -> str:
+    import html
+
+    return html.unescape(text)

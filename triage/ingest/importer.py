@@ -42,6 +42,7 @@ import sqlite_utils
 from triage.base import arrow
 from triage.base.errors import InputError, Problem, TriageError
 from triage.ingest import fastread, imagecols, metajson
+from triage.ingest.dialect import Dialect, fast
 from triage.ingest.preview import preview as preview
 from triage.ingest.progress import Ticker as _Ticker
 from triage.ingest.ranking import rank_scores as rank_scores
@@ -77,7 +78,7 @@ class ColumnMapping:
     metadata: tuple[str, ...] | None = None
     sheet: str | None = None
     image: str | None = None
-
+    dialect: Dialect | None = None  # how a text file is written (None: as its extension says)
 
 
 @dataclass(frozen=True)
@@ -251,11 +252,11 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     read = functools.partial(read_table, path, numeric=score_columns, required=required,
                              nonempty=[c for c in (mapping.text, mapping.key) if c],
                              skip_invalid=skip_invalid, progress=ticker.read,
-                             sheet=mapping.sheet)
+                             sheet=mapping.sheet, dialect=mapping.dialect)
     # Keys are checked unique beside the write, on the ranking thread (a hash table over
     # a million strings takes a tenth of a second); duplicates roll the write back and the
     # file is read again with the check, which reports them (or drops them when skipping).
-    if table is None and after is None and writer is write_pool:
+    if table is None and after is None and writer is write_pool and fast(mapping.dialect, path):
         streamed = _stream(db, path, mapping, ticker=ticker, seed=seed, kind=kind, plan=plan)
         if streamed is not None:
             return ImportResult(str(path), streamed[0], 0, None,
@@ -319,7 +320,8 @@ def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
     n = len(table)
     if n == 0:
         raise TriageError(f"{path}: no candidates to import"
-                          + (f" ({len(table.rejected)} rows rejected)" if table.rejected else ""))
+                          + (f" ({len(table.rejected):,} row{'s' * (len(table.rejected) != 1)} "
+                             "rejected)" if table.rejected else ""))
     ticker.start_writing(n)
     rows = _candidate_rows(table, mapping, used)
     keys = rows.column("key")

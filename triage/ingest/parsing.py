@@ -96,12 +96,21 @@ def parse_jsonl(path: Path, text: str, total: int, progress: Progress | None,
 
 
 def delimited_columns(path: Path, text: str, delimiter: str, total: int,
-                       progress: Progress | None, problems: list, ragged: list
+                       progress: Progress | None, problems: list, ragged: list,
+                       header_row: int | None = None
                        ) -> tuple[list[str], list[list[str]], np.ndarray]:
-    """Header names, data columns and data-row lines of a CSV/TSV file."""
+    """Header names, data columns and data-row lines of a CSV/TSV file.
+
+    The header is the first non-blank record, or the first one starting on or after line
+    ``header_row``; records above it (a title) are left out.
+    """
     rows, starts = parse_delimited(path, text, delimiter, total, progress)
-    first = next((i for i, r in enumerate(rows) if r), None)  # csv gives [] if blank
+    first = next((i for i, r in enumerate(rows)  # csv gives [] if blank
+                  if r and (header_row is None or starts[i] >= header_row)), None)
     if first is None:
+        if header_row is not None and any(rows):
+            raise fail(path, header_row, None, f"no header on or after line {header_row} "
+                       f"(the file has {int(starts[-1])} lines): check --header-row")
         raise fail(path, 1, None, "the file is empty; a header row is required")
     names = check_header(path, rows[first], int(starts[first]))
     records, kept = split_ragged(rows, starts, first, len(names), problems, ragged)
@@ -150,7 +159,8 @@ def check_header(path: Path, header: list[str], line: int) -> list[str]:
             problems.append(Problem(str(path), line, i, "empty column name in the header"))
         elif name in seen:
             problems.append(Problem(str(path), line, name,
-                                    f"duplicate column name (columns {seen[name]} and {i})"))
+                                    f"duplicate column name (columns {seen[name]} and "
+                                    f"{i}): rename one of them"))
         else:
             seen[name] = i
     if problems:

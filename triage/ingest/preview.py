@@ -7,13 +7,14 @@ import json
 from pathlib import Path
 
 from triage.base.errors import InputError, Problem
-from triage.ingest.reader import decode_utf8, format_of
+from triage.ingest.dialect import PLAIN, Dialect
+from triage.ingest.reader import decode, format_of
 
 PREVIEW_BYTES = 1 << 20
 
 
-def preview(path: str | Path, rows: int = 20,
-            sheet: str | None = None) -> tuple[list[str], list[list[str]]]:
+def preview(path: str | Path, rows: int = 20, sheet: str | None = None,
+            dialect: Dialect | None = None) -> tuple[list[str], list[list[str]]]:
     """Header and the first ``rows`` rows as text, for the new-project dialog.
 
     Reads at most the first MiB of a text file, so it is instant on any file; the first
@@ -22,12 +23,14 @@ def preview(path: str | Path, rows: int = 20,
     """
     path = Path(path)
     kind = format_of(path)
+    dialect = dialect or PLAIN
+    sheet = sheet or dialect.sheet
     if kind == "parquet":
         return _parquet_head(path, rows)
     if kind in ("xlsx", "ods"):
         from triage.ingest.columnar import read_sheet
 
-        names, cells, _lines = read_sheet(path, sheet)
+        names, cells, _lines = read_sheet(path, sheet, dialect.header_row)
         return names, [list(r) for r in zip(*(cells[n][:rows] for n in names))]
     try:
         with open(path, "rb") as handle:
@@ -37,7 +40,7 @@ def preview(path: str | Path, rows: int = 20,
         raise InputError([Problem(str(path), None, None, f"cannot be read ({error})")]) from error
     if more and b"\n" in data:
         data = data[: data.rindex(b"\n") + 1]  # never cut a character or a line in half
-    text = decode_utf8(path, data)
+    text = decode(path, data, dialect.encoding)
     if kind == "jsonl":
         objects: list[dict[str, object]] = []
         for line in text.split("\n"):
@@ -53,8 +56,10 @@ def preview(path: str | Path, rows: int = 20,
     import csv
     import io
 
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t" if kind == "tsv" else ",")
-    records = [r for r in itertools.islice((r for r in reader if r), rows + 1)]
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=dialect.delimiter_for(kind))
+    start = dialect.header_row or 1
+    wanted = (r for r in reader if r and reader.line_num >= start)
+    records = [r for r in itertools.islice(wanted, rows + 1)]
     if not records:
         return [], []
     return [h.strip() for h in records[0]], records[1:]

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from triage.ingest.dialect import PLAIN, Dialect
+from triage.ingest.parsing import check_header
 from triage.ingest.preview import preview
 from triage.ingest.reader import format_of
 
@@ -54,7 +56,7 @@ class Profile:
         return next((c for c in self.columns if c.name == name), None)
 
 
-def _whole_table(path: Path, sheet: str | None) -> Any:
+def _whole_table(path: Path, sheet: str | None, dialect: Dialect) -> Any:
     """The file as an Arrow table with inferred types (raises on anything unreadable)."""
     import pyarrow as pa
 
@@ -64,8 +66,13 @@ def _whole_table(path: Path, sheet: str | None) -> Any:
 
         from triage.ingest.fastread import csv_options
 
-        return pacsv.read_csv(str(path), parse_options=csv_options("\t" if kind == "tsv"
-                                                                   else ","))
+        encoding = "utf8" if dialect.encoding in ("utf-8", "utf-8-sig") else dialect.encoding
+        read = pacsv.ReadOptions(encoding=encoding, skip_rows=(dialect.header_row or 1) - 1)
+        convert = pacsv.ConvertOptions(decimal_point=dialect.decimal)
+        table = pacsv.read_csv(str(path), read_options=read, convert_options=convert,
+                               parse_options=csv_options(dialect.delimiter_for(kind)))
+        check_header(path, table.column_names, dialect.header_row or 1)
+        return _typed(table)
     if kind == "jsonl":
         import pyarrow.json as pajson
 
@@ -76,7 +83,7 @@ def _whole_table(path: Path, sheet: str | None) -> Any:
         return pq.read_table(str(path))
     from triage.ingest.columnar import read_sheet
 
-    names, data, _lines = read_sheet(path, sheet)
+    names, data, _lines = read_sheet(path, sheet, dialect.header_row)
     return _typed(pa.table({n: pa.array(data[n], pa.string()) for n in names}))
 
 
@@ -90,8 +97,13 @@ def _typed(table: Any) -> Any:
         if pa.types.is_string(column.type):
             blank = pc.equal(pc.utf8_trim_whitespace(column), "")
             values = pc.if_else(blank, None, column)
+            percent = pc.all(pc.ends_with(pc.utf8_trim_whitespace(values), "%")).as_py()
+            if percent:  # a whole column of percentages: fractions
+                values = pc.utf8_rtrim(pc.utf8_trim_whitespace(values), "%")
             try:
                 number = values.cast(pa.float64())
+                if percent:
+                    number = pc.divide(number, 100.0)
                 column = number if number.null_count < len(number) else column
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 pass
@@ -99,15 +111,21 @@ def _typed(table: Any) -> Any:
     return pa.table(columns)
 
 
-def profile(path: str | Path, sheet: str | None = None) -> Profile:
-    """Summarise every column of ``path`` (see the module docstring)."""
+def profile(path: str | Path, sheet: str | None = None,
+            dialect: Dialect | None = None) -> Profile:
+    """Summarise every column of ``path`` (see the module docstring).
+
+    A header naming a column twice is refused (the guesses would take both).
+    """
     import pyarrow as pa
 
     path = Path(path)
+    dialect = dialect or PLAIN
+    sheet = sheet or dialect.sheet
     try:
-        table = _whole_table(path, sheet)
+        table = _whole_table(path, sheet, dialect)
     except (pa.ArrowException, ValueError, OSError):
-        return from_rows(*preview(path, rows=100_000, sheet=sheet))
+        return from_rows(*preview(path, rows=100_000, sheet=sheet, dialect=dialect))
     return Profile(table.num_rows, tuple(_column(n, c) for n, c in
                                          zip(table.column_names, table.columns)), True)
 
@@ -115,6 +133,9 @@ def profile(path: str | Path, sheet: str | None = None) -> Profile:
 def from_rows(header: list[str], rows: list[list[str]]) -> Profile:
     """Summarise rows already read as text (the first MiB of a file); ``whole`` False."""
     import pyarrow as pa
+
+    if len(set(header)) != len(header):
+        check_header(Path("the file"), header, 1)
 
     names = list(dict.fromkeys(header))  # a duplicate name: the first one
     cells = {h: pa.array([r[i] if i < len(r) else "" for r in rows], pa.string())
@@ -138,6 +159,8 @@ def _summary(name: str, values: Any) -> Column:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if pa.types.is_dictionary(values.type):  # Parquet's dictionary-encoded text
+        values = values.cast(values.type.value_type)
     kind = values.type
     distinct = pc.count_distinct(values).as_py()
     unique = values.null_count == 0 and distinct == len(values)

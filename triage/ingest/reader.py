@@ -25,8 +25,7 @@ from __future__ import annotations
 import codecs
 import gc
 import itertools
-import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,11 @@ import numpy as np
 
 from triage.base.errors import InputError, Problem, TriageError
 from triage.ingest import columnar, fastread
+from triage.ingest.dialect import PLAIN, Dialect, encoding_name, not_utf8
 from triage.ingest.fastread import fast_delimited, fast_jsonl
+from triage.ingest.numbers import VALUE_SHOWN as VALUE_SHOWN
+from triage.ingest.numbers import shorten as shorten
+from triage.ingest.numbers import to_float
 from triage.ingest.parsing import Progress, delimited_columns, fail, parse_jsonl, tick
 
 FORMATS = {
@@ -46,7 +49,6 @@ FORMATS = {
     **columnar.SPREADSHEETS,
 }
 COLUMNAR = ("parquet", "xlsx", "ods")  # read whole by pyarrow or calamine, no lines
-VALUE_SHOWN = 40
 # Problems kept on the exception (the message shows InputError.SHOWN of them).
 PROBLEMS_KEPT = 1000
 
@@ -123,48 +125,34 @@ def format_of(path: str | Path) -> str:
     return FORMATS[suffix]
 
 
-def shorten(value: str, limit: int = VALUE_SHOWN) -> str:
-    """``repr`` of ``value`` cut to ``limit`` characters, for error messages."""
-    if len(value) > limit:
-        value = value[: limit - 1] + "…"
-    return repr(value)
-
-
 def decode_utf8(path: Path, data: bytes) -> str:
-    """Decode ``data`` as UTF-8 (BOM allowed); an error names the line and byte column."""
+    """Decode ``data`` as UTF-8 (BOM allowed); errors name line, character and the fix.
+
+    The fix is the encoding the file more likely is in, and the option that reads it so.
+    """
     start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
     try:
         return data[start:].decode("utf-8")
     except UnicodeDecodeError as error:
-        at = start + error.start
-        line = data.count(b"\n", 0, at) + 1
-        column = at - (data.rfind(b"\n", 0, at) + 1) + 1
-        raise fail(path, line, column, f"not valid UTF-8 (byte 0x{data[at]:02x} at byte "
-                    f"column {column}); save the file as UTF-8") from error
+        line, character, other = not_utf8(data[start:], error.start)
+        raise fail(path, line, None, f"not UTF-8 (byte 0x{data[start + error.start]:02x} at "
+                   f"character {character}); it reads as {encoding_name(other)}: give "
+                   f"--encoding {other} (or save the file as UTF-8)") from error
 
 
-def _to_float(values: Sequence[str]) -> tuple[np.ndarray, list[tuple[int, str]]]:
-    """Parse finite floats; returns (array with NaN where bad, [(index, reason)])."""
+def decode(path: Path, data: bytes, encoding: str) -> str:
+    """Decode ``data`` in ``encoding`` (UTF-8: :func:`decode_utf8`); errors name the line."""
+    if encoding.lower().replace("_", "-") in ("utf-8", "utf8", "utf-8-sig"):
+        return decode_utf8(path, data)
     try:
-        array = np.fromiter(map(float, values), np.float64, len(values))
-        bad: list[tuple[int, str]] = []
-    except ValueError:
-        array = np.empty(len(values), dtype=np.float64)
-        bad = []
-        for i, value in enumerate(values):
-            try:
-                array[i] = float(value)
-            except ValueError:
-                array[i] = math.nan
-                reason = ("empty value where a number is required" if not value.strip()
-                          else f"{shorten(value)} is not a number")
-                bad.append((i, reason))
-    failed = {i for i, _ in bad}
-    for i in np.flatnonzero(~np.isfinite(array)).tolist():
-        if i not in failed:
-            bad.append((i, f"{shorten(values[i])} is not a finite number"))
-    bad.sort()
-    return array, bad
+        return data.decode(encoding)
+    except LookupError:
+        raise fail(path, None, None, f"unknown encoding {encoding!r}; use utf-8, cp1252 "
+                   "or latin-1") from None
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise fail(path, line, None, f"not {encoding} (byte 0x{data[error.start]:02x}); "
+                   "give --encoding latin-1, which reads any byte") from error
 
 
 def _duplicates(values: list[str], alive: np.ndarray, lines: np.ndarray
@@ -197,6 +185,7 @@ def read_table(
     skip_invalid: bool = False,
     progress: Progress | None = None,
     sheet: str | None = None,
+    dialect: Dialect | None = None,
 ) -> Table:
     """Read and validate a CSV/TSV/JSONL, Parquet or spreadsheet file.
 
@@ -207,40 +196,47 @@ def read_table(
     ``progress(done_rows, total_estimate)`` is called every 50,000 rows by the precise
     parser, and once by the fast path (which reads a million rows in about 0.1 s);
     returning False raises ``TriageError("cancelled")``. ``sheet`` names a workbook's
-    sheet (None: the first); other formats ignore it.
+    sheet (None: the first); other formats ignore it. ``dialect`` says how a text file is
+    written (delimiter, decimal separator, encoding, header line; see
+    :mod:`triage.ingest.dialect`) and, for a workbook, its sheet and header row.
     """
     path = Path(path)
     kind = format_of(path)
+    dialect = dialect or PLAIN
+    sheet = sheet or dialect.sheet
     numeric, nonempty, unique = list(numeric), list(nonempty), list(unique)
     required = list(dict.fromkeys([*required, *numeric, *nonempty, *unique]))
     if kind in COLUMNAR:
         columns, cells, lines = (columnar.read_parquet(path, numeric) if kind == "parquet"
-                                 else columnar.read_sheet(path, sheet))
+                                 else columnar.read_sheet(path, sheet, dialect.header_row))
         tick(progress, len(lines), len(lines))
         _require(path, kind, columns, required, None if kind == "parquet" else 1)
         return _validate(path, kind, columns, lines, columnar.unparsed(cells, numeric),
-                         numeric, nonempty, unique, skip_invalid, [], [])
-    table = _read_fast(path, kind, numeric, required, nonempty, unique, progress)
-    if table is not None:
-        return table
+                         numeric, nonempty, unique, skip_invalid, [], [], dialect.decimal)
+    if dialect.arrow():
+        table = _read_fast(path, kind, numeric, required, nonempty, unique, progress,
+                           dialect.delimiter_for(kind))
+        if table is not None:
+            return table
     try:
         data = path.read_bytes()
     except OSError as error:
         raise fail(path, None, None, f"cannot be read ({error.strerror or error})") from error
-    text = decode_utf8(path, data)
+    text = decode(path, data, dialect.encoding)
     total = data.count(b"\n") + 1
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of small lists: the cyclic GC would triple the parse time
     try:
         return _read(path, kind, text, total, numeric, required, nonempty, unique,
-                     skip_invalid, progress)
+                     skip_invalid, progress, dialect)
     finally:
         if gc_was_enabled:
             gc.enable()
 
 
 def _read_fast(path: Path, kind: str, numeric: list[str], required: list[str],
-               nonempty: list[str], unique: list[str], progress: Progress | None) -> Table | None:
+               nonempty: list[str], unique: list[str], progress: Progress | None,
+               delimiter: str) -> Table | None:
     """The table when the fast path can read the file and every check passes, else None.
 
     A file with any problem goes to the precise parser, which reports (or, with
@@ -249,7 +245,7 @@ def _read_fast(path: Path, kind: str, numeric: list[str], required: list[str],
     if kind == "jsonl":
         parsed = fast_jsonl(path, numeric)
     else:
-        parsed = fast_delimited(path, "\t" if kind == "tsv" else ",", numeric)
+        parsed = fast_delimited(path, delimiter, numeric)
     if parsed is None:
         return None
     columns, data, lines = parsed
@@ -267,25 +263,35 @@ def _read_fast(path: Path, kind: str, numeric: list[str], required: list[str],
 
 def _read(path: Path, kind: str, text: str, total: int, numeric: list[str],
           required: list[str], nonempty: list[str], unique: list[str],
-          skip_invalid: bool, progress: Progress | None) -> Table:
+          skip_invalid: bool, progress: Progress | None, dialect: Dialect) -> Table:
     # (line, column, reason) for each problem; row numbers below index the kept records.
     problems: list[tuple[int, str | int | None, str]] = []
     ragged: list[list[str]] = []  # the raw fields of each width problem, for rejects
     if kind == "jsonl":
         columns, records, lines = parse_jsonl(path, text, total, progress, problems)
-        if not columns and not problems:
-            raise fail(path, None, None, "the file is empty (no JSON objects)")
+        if not columns:
+            _no_objects(path, text, problems)
         values = [list(c) for c in zip(*records)] if records else [[] for _ in columns]
         del records
     else:
         columns, values, lines = delimited_columns(
-            path, text, "\t" if kind == "tsv" else ",", total, progress, problems,
-            ragged)
+            path, text, dialect.delimiter_for(kind), total, progress, problems,
+            ragged, header_row=dialect.header_row)
     _require(path, kind, columns, required, None if kind == "jsonl" else 1)
     rejected = [(line, dict(zip(columns, fields)) if fields else {}, reason)
                 for (line, _col, reason), fields in itertools.zip_longest(problems, ragged)]
     return _validate(path, kind, columns, lines, dict(zip(columns, values)), numeric,
-                     nonempty, unique, skip_invalid, problems, rejected)
+                     nonempty, unique, skip_invalid, problems, rejected, dialect.decimal)
+
+
+def _no_objects(path: Path, text: str, problems: list) -> None:
+    """Refuse a JSONL file without one JSON object: empty, a JSON array, or other lines."""
+    if text.lstrip("\ufeff \t\r\n").startswith("["):
+        raise fail(path, 1, None, "the file holds a JSON array, not one JSON object per "
+                   "line: save it as JSON Lines (one object per line)")
+    if not problems:
+        raise fail(path, None, None, "the file is empty (no JSON objects)")
+    _raise(path, problems)
 
 
 def _require(path: Path, kind: str, columns: list[str], required: list[str],
@@ -301,7 +307,8 @@ def _require(path: Path, kind: str, columns: list[str], required: list[str],
 
 def _validate(path: Path, kind: str, columns: list[str], lines: np.ndarray, raw: dict,
               numeric: list[str], nonempty: list[str], unique: list[str],
-              skip_invalid: bool, problems: list, rejected: list) -> Table:
+              skip_invalid: bool, problems: list, rejected: list,
+              decimal: str = ".") -> Table:
     """Check values (numbers, empties, duplicates); raise, or drop bad rows when skipping.
 
     ``raw`` holds strings, except numeric columns the fast path has already converted.
@@ -312,7 +319,7 @@ def _validate(path: Path, kind: str, columns: list[str], lines: np.ndarray, raw:
     for name in numeric:
         if isinstance(raw[name], np.ndarray):
             continue
-        array, errors = _to_float(raw[name])
+        array, errors = to_float(raw[name], decimal)
         table_data[name] = array
         bad.extend((i, name, reason) for i, reason in errors)
     for name in nonempty:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from triage.base.errors import Problem, TriageError
+from triage.ingest.dialect import Dialect
 from triage.ingest.reader import read_table
 from triage.stats.models.report import PROBABILITY_SLACK, followed_warning
 
@@ -37,6 +38,7 @@ def _matches(value: str, wanted: set[str], wanted_numbers: set[float]) -> bool:
 def load_scored_file(
     path: str, scores: list[tuple[str, str]], gold: str, positives: list[str], *,
     probabilities: bool = False, labels_followed: str | None = None,
+    dialect: Dialect | None = None,
 ) -> ScoredFile:
     """Read ``path`` with :func:`triage.ingest.reader.read_table` and validate what we need."""
     if not scores:
@@ -50,7 +52,7 @@ def load_scored_file(
     if labels_followed is not None and labels_followed not in names:
         raise TriageError(f"--labels-followed {labels_followed!r} is not one of the models: {', '.join(names)}")
     columns = list(dict.fromkeys(col for _, col in scores))
-    table = read_table(path, numeric=columns, nonempty=[gold])
+    table = read_table(path, numeric=columns, nonempty=[gold], dialect=dialect)
     if len(table) == 0:
         raise TriageError(f"{path}: no rows")
     lines = np.asarray(table.lines)

@@ -20,12 +20,14 @@ import numpy as np
 
 from triage import store
 from triage.project.final import final_labels, is_positive
+from triage.serving.calqueue import serves_cal
 from triage.store.certification import last_label_id, latest_certification
 
 if TYPE_CHECKING:
     from triage.project.core import Project
     from triage.stats.live import LiveSnapshot
-    from triage.stats.stopping import Advice, AdviceInputs
+from triage.stats.stopping import Advice, AdviceInputs
+from triage.stats.stopping.validity import ADAPTIVE, FROZEN
 
 # Agreement gates the advice only when it rests on enough overlap items.
 MIN_OVERLAP_ITEMS = 30
@@ -103,6 +105,7 @@ def advice_inputs(project: Project, *, alpha: float | None = None,
     raw = ranking.scores
     cert = _certification_inputs(project)
     price = _price(project, snap)
+    followed = ADAPTIVE if serves_cal(s.active_model, s.learn, s.queue_mode) else FROZEN
     return AdviceInputs(
         pool=project.pool, ranks=ranks, positive=positive, audit_ranks=audit_ranks,
         audit_positive=audit_positive, raw_scores=raw, spend=snap.spend, budget=s.budget,
@@ -110,7 +113,7 @@ def advice_inputs(project: Project, *, alpha: float | None = None,
         target_recall=s.target_recall, confidence=s.confidence, alpha=alpha,
         overlap_items=overlap_items, depth=int(rank[ranked].max()) if ranked else 0,
         exhausted=len(project.tracker.by_candidate) >= project.pool,
-        audit_rate=s.audit_rate, **cert,
+        audit_rate=s.audit_rate, ranking=followed, **cert,
     )
 
 

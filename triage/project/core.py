@@ -11,12 +11,14 @@ goes through its :class:`~triage.store.writer.ProjectWriter`. Read-only summarie
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sqlite_utils
 
+import triage.project.cal as cal
 import triage.project.certify as certify
 import triage.project.pool as pool
 import triage.project.summary as summary
@@ -25,12 +27,15 @@ from triage.base.errors import TriageError
 from triage.project.state import ProjectState
 from triage.project.types import Candidate, Progress, ProjectStatus, Session, busy_guard
 from triage.serving.bandit import BanditBelief
+from triage.serving.calqueue import learning
 from triage.serving.dispatcher import Dispatcher, Pick
 from triage.serving.queue import decile_of
 from triage.serving.tracker import LabelTracker
 from triage.stats.live import LiveSnapshot, LiveState
+from triage.stats.models.cal import CalConfig, require_sklearn
 from triage.store import connection
 from triage.store.backups import RollingBackup
+from triage.store.calsnap import CalSnapshot
 from triage.store.settings import Settings
 from triage.store.writer import FileWriter, ProjectWriter
 
@@ -78,6 +83,20 @@ class Project:
         """Close the project file (refreshing its backup first when labels were written)."""
         self.backups.at_close()
         self.db.close()
+
+    def reopen(self) -> None:
+        """Open the project file afresh after its write-ahead log was lost (LogLost).
+
+        Whatever was written since the log was deleted is not in the file; the caller
+        writes it again (the desk keeps its pending decision for that). BusyError while
+        another connection of this process still has the file open: try again later.
+        """
+        database = connection.reopen_after_lost_log(self.db)
+        self.db = database
+        self.writer = FileWriter(database)
+        self.backups.db = database
+        self.state = ProjectState(database, self.writer, store.load_settings(database),
+                                  self.location)
 
     def __enter__(self) -> Project:
         return self
@@ -137,8 +156,11 @@ class Project:
         """Validate and store new settings; the live state follows at once."""
         old = self.settings
         new = old.with_changes(**changes)
-        if new.active_model is not None and new.active_model not in {m.name for m in self.models}:
+        names = {m.name for m in self.models}
+        if new.active_model is not None and new.active_model not in names | {cal.ARM}:
             raise TriageError(f"there is no model named {new.active_model!r}")
+        if learning(new.active_model, new.learn) and not learning(old.active_model, old.learn):
+            require_sklearn()  # a clear sentence naming the extra to install, before storing
         self.writer.save_settings(new)
         if new.active_model != old.active_model or new.queue_mode != old.queue_mode:
             self._served, self._returning = {}, {}
@@ -147,6 +169,34 @@ class Project:
                 old.overlap_rate, old.seed, old.active_model):
             self.dispatcher.replan_overlap()
         return new
+
+    def trains_cal(self) -> bool:
+        """Whether this desk fits the cal ranking: the project learns and this desk may write."""
+        return (bool(self.models) and learning(self.settings.active_model, self.settings.learn)
+                and not connection.read_only(self.state.db))
+
+    def store_cal_snapshot(self, snapshot: CalSnapshot) -> int | None:
+        """Store a fit of the cal ranking (from the helper); every desk serves it next.
+
+        A fit on fewer labels than the newest stored one (another trainer was quicker) is
+        dropped: None.
+        """
+        if snapshot.last_label_id < cal.newest_label_id(self.state.db):
+            return None
+        snapshot_id = self.writer.add_cal_snapshot(snapshot)
+        self.state.refresh()
+        return snapshot_id
+
+    def train_cal(self, force: bool = False) -> CalSnapshot | None:
+        """Fit the cal ranking in this process when due (or ``force``) and store it."""
+        config = CalConfig(seed=self.settings.seed)
+        if not force and not cal.due(self.state.db, self.settings, config):
+            return None
+        snapshot = cal.train_snapshot(self.state.db, self.settings, config)
+        if snapshot is None:
+            return None
+        stored = self.store_cal_snapshot(snapshot)
+        return replace(snapshot, id=stored) if stored is not None else None
 
     def set_hourly_rate(self, annotator: str, rate: float | None) -> None:
         """Set (or with None clear) an annotator's hourly rate; spend follows."""

@@ -26,7 +26,7 @@ from typing import Unpack
 import numpy as np
 
 from triage import store
-from triage.project.final import FinalLabel, FinalStatus, final_labels, is_positive
+from triage.project.final import FinalLabel, credited, final_labels, is_positive
 from triage.stats.live import KINDS, LabelEvent, LiveState, PriceSettings, rebuild
 from triage.store.settings import Settings
 
@@ -35,18 +35,13 @@ _OWN_DECISIONS = frozenset({"adjudication", "retest"})
 
 
 
-def found_live(final: FinalLabel | None, settings: Settings) -> bool:
-    """Does the candidate count as found on the live curve (docs/numbers/gain.md)?
+def found_live(final: FinalLabel | None, settings: Settings) -> tuple[bool, str | None]:
+    """Is the candidate found after an event, and who is credited with it?
 
-    As a positive (project.final.is_positive), and also while a disagreement stays an
-    unresolved tie with at least one positive vote: a second annotator's "no" must not take
-    a find off the curve (it stepped down) before anyone has ruled. A ruling, or the
-    annotator changing their own label, decides it. Exports and the advice still count
-    only resolved positives."""
-    if is_positive(final, settings):
-        return True
-    return (final is not None and final.status is FinalStatus.UNRESOLVED
-            and any(settings.is_positive(v) for v in final.votes.values()))
+    The project's one rule (:func:`triage.project.final.is_positive` and
+    :func:`~triage.project.final.credited`): a resolved positive final label; a tie is not
+    found until somebody rules, on the live curve as in exports and reports."""
+    return is_positive(final, settings), credited(final, settings)
 
 def replaced_by(row: store.LabelRow, earlier: Iterable[store.LabelRow]) -> int | None:
     """The id of the decision ``row`` corrects (a change from the history), or None.
@@ -78,15 +73,16 @@ def label_events(rows: Sequence[store.LabelRow], ranks: np.ndarray,
         cid = row.candidate_id
         earlier = seen.get(cid)
         replaces = None
+        credit = None
         if earlier is None:
             seen[cid] = [row]
             positive = settings.is_positive(row.value)
         else:
             replaces = replaced_by(row, earlier)
             earlier.append(row)
-            positive = found_live(final_labels(list(earlier)).get(cid), settings)
+            positive, credit = found_live(final_labels(list(earlier)).get(cid), settings)
         events.append(LabelEvent(row.id, rank, row.annotator, positive, row.value is None,
-                                 row.seconds, row.kind, replaces))
+                                 row.seconds, row.kind, replaces, credit))
     return events
 
 
@@ -171,7 +167,7 @@ def _tally(events: list[LabelEvent], skipped: np.ndarray, positive: np.ndarray,
 
     every = count(np.ones(len(events), bool))
     labels, skips = count(~skipped), count(skipped)
-    positives = count(positive & ~skipped)
+    positives = [0] * k  # credited per candidate, not per event (LiveState._credits)
     # As LiveState._count: integer microseconds, each rounded half to even as round()
     # does, summed as Python ints (exact however long the sessions).
     micros = [0] * k

@@ -115,7 +115,8 @@ class ProjectState:
     def use_settings(self, new: Settings) -> None:
         """Settings were stored: follow them (a new ranking or queue mode starts afresh)."""
         old, self.settings = self.settings, new
-        if new.active_model != old.active_model or new.queue_mode != old.queue_mode:
+        if (new.active_model, new.queue_mode, new.learn) != (old.active_model, old.queue_mode,
+                                                             old.learn):
             self.reload()
             return
         self._live = None  # positives or prices may have changed: rebuild lazily
@@ -165,18 +166,21 @@ class ProjectState:
 
     def event(self, row: store.LabelRow) -> LabelEvent:
         """The live state's view of one label event."""
+        positive, credit = self._positive_now(row)
         return LabelEvent(
             event_id=row.id, rank=self.rank_of(row.candidate_id), annotator=row.annotator,
-            positive=self._positive_now(row), skipped=row.value is None,
+            positive=positive, skipped=row.value is None,
             seconds=row.seconds, kind=row.kind,
             replaces=replaced_by(row, self.tracker.events_of(row.candidate_id)),
+            credit=credit,
         )
 
-    def _positive_now(self, row: store.LabelRow) -> bool:
-        """Is the candidate positive by its final label, counting events up to ``row``?"""
+    def _positive_now(self, row: store.LabelRow) -> tuple[bool, str | None]:
+        """Is the candidate found by its final label, counting events up to ``row``, and
+        who is credited with it (None: the event's annotator)?"""
         events = [r for r in self.tracker.events_of(row.candidate_id) if r.id <= row.id]
         if len(events) == 1:
-            return self.settings.is_positive(row.value)
+            return self.settings.is_positive(row.value), None
         final = final_labels(events).get(row.candidate_id)
         return found_live(final, self.settings)
 

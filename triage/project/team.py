@@ -113,6 +113,10 @@ class TeamProject(Project):
         """The login role this project is worked on as."""
         return self.link.role
 
+    def trains_cal(self) -> bool:
+        """On a team only the lead's desk fits the cal ranking; every desk serves it."""
+        return self.link.is_lead and super().trains_cal()
+
     def hidden_events(self) -> int:
         """Active label events whose decision this role may not see (others', for an annotator).
 

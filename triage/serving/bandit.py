@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
+from triage.serving.calqueue import ARM, CalQueue
 from triage.serving.queue import RankedQueue
 from triage.stats.models.bandit import BanditAllocator
 from triage.store.records import LabelRow, ModelInfo, ranking
@@ -44,13 +45,15 @@ class BanditQueue:
     """Serves fresh candidates from the arm the allocator chooses."""
 
     def __init__(self, db: sqlite_utils.Database, models: list[ModelInfo], settings: Settings,
-                 is_handled: Callable[[int], bool]) -> None:
+                 is_handled: Callable[[int], bool], cal: CalQueue | None = None) -> None:
         self.mode = settings.queue_mode
         self.settings = settings
-        self.queues: dict[str, RankedQueue] = {}
+        self.queues: dict[str, RankedQueue | CalQueue] = {}
         for m in models:
             order, scores = ranking(db, m.id)
             self.queues[m.name] = RankedQueue(order, scores, is_handled)
+        if cal is not None and ARM not in self.queues:
+            self.queues[ARM] = cal   # the learned ranking is one more arm
         self._fresh_allocator()
 
     def _fresh_allocator(self) -> None:

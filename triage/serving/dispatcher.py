@@ -26,6 +26,7 @@ import numpy as np
 import sqlite_utils
 
 from triage.base.errors import BusyError
+from triage.serving.calqueue import ARM, CalQueue
 from triage.serving.queue import RankedQueue
 from triage.serving.tracker import LabelTracker, SyncResult
 from triage.store import claims
@@ -76,7 +77,8 @@ def audit_order(candidate_ids: np.ndarray, seed: int) -> np.ndarray:
 class Dispatcher:
     """Chooses and claims the next candidate for a session."""
 
-    def __init__(self, db: sqlite_utils.Database, writer: ProjectWriter, queue: RankedQueue,
+    def __init__(self, db: sqlite_utils.Database, writer: ProjectWriter,
+                 queue: RankedQueue | CalQueue,
                  ranks: np.ndarray, order: np.ndarray, tracker: LabelTracker,
                  settings: Settings):
         self.db = db                # reads (the overlap plan)
@@ -94,6 +96,7 @@ class Dispatcher:
         self._audit: np.ndarray | None = None
         self.audit_pointer = 0
         self.bandit: BanditQueue | None = None  # in the bandit/pets queue modes
+        self.cal: CalQueue | None = None        # the learned ranking (followed, or an arm)
         # A running certification sample comes first (triage.serving.certify.CertifySource).
         self.certify_pick: Callable[[frozenset[int]], Pick | None] = lambda _taken: None
         # Called after losing a race for a candidate; the project brings the tracker (and
@@ -131,6 +134,8 @@ class Dispatcher:
 
     def follow(self, change: SyncResult) -> None:
         """Label events arrived or were undone (any desk): keep the plans and queues in step."""
+        if self.cal is not None:
+            self.cal.refresh()  # one indexed read; a new snapshot is a few ms to adopt
         if change.added or change.removed:
             self.note_changes({r.candidate_id for r in change.added + change.removed})
         bandit = self.bandit
@@ -227,8 +232,9 @@ class Dispatcher:
             best_rank = int(self.ranks[chosen[1]]) if chosen else None
         else:
             fresh = self.queue.peek(1, skip=taken)
-            best_rank = fresh[0][0] if fresh else None
-            best = Pick(fresh[0][1], "triage") if fresh else None
+            best_rank = int(self.ranks[fresh[0][1]]) if fresh else None
+            arm = ARM if isinstance(self.queue, CalQueue) else None   # stored in served_by
+            best = Pick(fresh[0][1], "triage", arm) if fresh else None
         for cid in self._open_overlap(annotator, taken):
             rank = int(self.ranks[cid])
             if best_rank is None or rank < best_rank:

@@ -18,7 +18,10 @@ Counting rules (documented in the README):
 * ``current_decile`` is the first decile with an unvisited candidate (the one a top-down
   annotator is working through; random audit labels deep in the ranking do not move it),
   or ``None`` when every candidate has been visited.
-* Per-annotator ``positives`` count that annotator's positive label events.
+* Per-annotator ``positives`` count the positive candidates credited to the annotator: a
+  candidate's credit is its latest label's ``credit`` (or that label's annotator), so an
+  annotator who said "no" is never credited and the per-annotator positives add up to
+  ``positives_found``.
 * A **correction** (``replaces``: a history change) is no new decision: events, labels,
   skips and per-item spend count decisions, the latest event per annotator and candidate.
 """
@@ -27,102 +30,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
-from typing import TypedDict, Unpack
+from typing import Unpack
 
 import numpy as np
 
 from triage.stats.gain.ranking import DECILES, decile_sizes
+from triage.stats.live_types import DecileLive as DecileLive
+from triage.stats.live_types import LabelEvent as LabelEvent
+from triage.stats.live_types import LiveSnapshot as LiveSnapshot
+from triage.stats.live_types import PriceSettings as PriceSettings
 
 KINDS = frozenset({"triage", "overlap", "audit", "retest", "adjudication", "certify"})
 PRICE_MODELS = frozenset({"per_item", "per_hour"})
 _SETTINGS = frozenset({"price_model", "price_per_item", "hourly_rates", "budget",
                        "value_per_positive", "currency", "total_positives_hint"})
 _EVENTS, _LABELS, _SKIPS, _POSITIVES, _MICROS = range(5)
-
-
-class PriceSettings(TypedDict, total=False):
-    """The cost settings :meth:`LiveState.reprice` (and :func:`rebuild`) take by keyword."""
-
-    price_model: str
-    price_per_item: float
-    hourly_rates: dict[str, float] | None
-    budget: float | None
-    value_per_positive: float | None
-    currency: str
-    total_positives_hint: int | None
-
-
-@dataclass(frozen=True)
-class LabelEvent:
-    """One recorded decision on the candidate at ``rank`` (1-based, active model)."""
-
-    event_id: int
-    rank: int
-    annotator: str
-    positive: bool
-    skipped: bool
-    seconds: float
-    kind: str  # triage | overlap | audit | retest | adjudication
-    # A history change: the id of the same annotator's earlier event it corrects (unpaid).
-    replaces: int | None = None
-
-
-@dataclass(frozen=True)
-class DecileLive:
-    """Progress in one decile. ``yield_`` is None until something is annotated there."""
-
-    decile: int
-    items: int
-    annotated: int
-    positives: int
-    yield_: float | None
-    marginal_cost_per_positive: float | None  # inf when annotated but no positive yet
-    annotated_share: float | None  # None for an empty decile (pool < 10)
-
-
-@dataclass(frozen=True, eq=False)
-class LiveSnapshot:
-    """Immutable picture of the live state; the curve arrays are read-only."""
-
-    pool: int
-    events: int
-    label_events: int
-    annotated: int
-    skipped: int
-    positives_found: int
-    price_model: str
-    currency: str
-    spend: float
-    budget: float | None
-    budget_left: float | None
-    cost_per_positive: float | None
-    value_of_positives: float | None
-    recall_from_hint: float | None  # positives_found / total_positives_hint: a hint only
-    deciles: tuple[DecileLive, ...]
-    current_decile: int | None
-    projected_spend_to_finish_decile: float | None
-    spend_by_annotator: dict[str, float]
-    labels_by_annotator: dict[str, int]
-    skips_by_annotator: dict[str, int]
-    positives_by_annotator: dict[str, int]
-    seconds_by_annotator: dict[str, float]
-    unpriced_annotators: tuple[str, ...]  # per hour: annotators without a rate (cost 0)
-    curve_annotated: np.ndarray  # after each non-skip label, in annotation order
-    curve_positives: np.ndarray
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LiveSnapshot):
-            return NotImplemented
-        for f in fields(self):
-            a, b = getattr(self, f.name), getattr(other, f.name)
-            same = np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
-            if not same:
-                return False
-        return True
-
-    # Unhashable, the way Python documents it; typeshed types object.__hash__ as a method only.
-    __hash__ = None  # type: ignore[assignment]
 
 
 class LiveState:
@@ -159,6 +81,7 @@ class LiveState:
         self._dec_positive = [0] * DECILES
         self._dec_visited = [0] * DECILES
         self._annotated = self._positives = self._label_events = self._skip_events = 0
+        self._credits: dict[str, int] = {}  # annotator -> positive candidates credited
         self._curve_x = np.zeros(64, dtype=np.int64)
         self._curve_y = np.zeros(64, dtype=np.int64)
         self._curve_n = 0
@@ -174,6 +97,9 @@ class LiveState:
         self._dec_annotated, self._dec_positive, self._dec_visited = (list(d) for d in deciles)
         self._annotated, self._positives, self._label_events, self._skip_events = counts
         self._labels, self._skips, self._applied, self._tally = labels, skips, applied, tally
+        self._credits = {}
+        for rank in labels:
+            self._credit(self._rank_state(rank)[3], +1)
         n = int(curve[0].size)
         self._curve_x = np.zeros(max(64, n), np.int64)
         self._curve_y = np.zeros(max(64, n), np.int64)
@@ -185,17 +111,33 @@ class LiveState:
         """Active events in the order they were applied."""
         return list(self._applied.values())
 
-    def _rank_state(self, rank: int) -> tuple[bool, bool, bool]:
-        """(annotated, positive, visited) of the candidate at ``rank``."""
+    def _rank_state(self, rank: int) -> tuple[bool, bool, bool, str | None]:
+        """(annotated, positive, visited, credited annotator) of the candidate at ``rank``."""
         stack = self._labels.get(rank, [])
         annotated = bool(stack)
-        positive = annotated and max(stack)[1]
-        return annotated, positive, annotated or rank in self._skips
+        top = max(stack) if annotated else None
+        positive = top is not None and top[1]
+        credit = None
+        if top is not None and top[1]:
+            latest = self._applied[top[0]]
+            credit = latest.credit or latest.annotator
+        return annotated, positive, annotated or rank in self._skips, credit
 
-    def _move(self, rank: int, before: tuple[bool, bool, bool]) -> None:
+    def _credit(self, annotator: str | None, sign: int) -> None:
+        if annotator is not None:
+            left = self._credits.get(annotator, 0) + sign
+            if left:
+                self._credits[annotator] = left
+            else:
+                del self._credits[annotator]
+
+    def _move(self, rank: int, before: tuple[bool, bool, bool, str | None]) -> None:
         after = self._rank_state(rank)
+        if after[3] != before[3]:
+            self._credit(before[3], -1)
+            self._credit(after[3], +1)
         d = (DECILES * rank + self.pool - 1) // self.pool - 1  # ceil(10 r / N) - 1
-        da, dp, dv = (int(x) - int(y) for x, y in zip(after, before))
+        da, dp, dv = (int(x) - int(y) for x, y in zip(after[:3], before[:3]))
         self._dec_annotated[d] += da
         self._dec_positive[d] += dp
         self._dec_visited[d] += dv
@@ -223,8 +165,8 @@ class LiveState:
             self._labels.setdefault(event.rank, []).append((event.event_id, event.positive))
             self._label_events += 1
         self._decisions(event, -1)
-        self._move(event.rank, before)
         self._applied[event.event_id] = event
+        self._move(event.rank, before)
         self._count(event, +1)
         if not event.skipped:
             self._push_curve()
@@ -284,9 +226,7 @@ class LiveState:
             tally[_EVENTS] += sign
         else:  # the earlier decision's place is taken: no new event, no new spend
             tally[_SKIPS if old.skipped else _LABELS] -= sign
-            tally[_POSITIVES] -= sign * int(old.positive and not old.skipped)
         tally[_SKIPS if event.skipped else _LABELS] += sign
-        tally[_POSITIVES] += sign * int(event.positive and not event.skipped)
         tally[_MICROS] += sign * round(event.seconds * 1_000_000)
         if tally[_EVENTS] == 0:
             del self._tally[event.annotator]
@@ -374,7 +314,7 @@ class LiveState:
             spend_by_annotator=by_spend,
             labels_by_annotator={a: self._tally[a][_LABELS] for a in names},
             skips_by_annotator={a: self._tally[a][_SKIPS] for a in names},
-            positives_by_annotator={a: self._tally[a][_POSITIVES] for a in names},
+            positives_by_annotator={a: self._credits.get(a, 0) for a in names},
             seconds_by_annotator={a: self._tally[a][_MICROS] / 1e6 for a in names},
             unpriced_annotators=tuple(a for a in names if self.price_model == "per_hour"
                                       and a not in self.hourly_rates),

@@ -15,6 +15,7 @@ import datetime as dt
 import os
 import shutil
 import sqlite3
+import stat
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,8 +23,8 @@ from pathlib import Path
 
 import sqlite_utils
 
-from triage.base.errors import ProjectError
-from triage.store import integrity
+from triage.base.errors import BusyError, ProjectError
+from triage.store import integrity, logwatch
 from triage.store.schema import APPLICATION_ID, MIGRATIONS
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -32,22 +33,32 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_S = 10.0
 
 
-# Files this process has opened with SQLite. Closing ANY descriptor of a file drops every
-# POSIX lock the process holds on it, so once SQLite holds the file (a desk, a worker's
-# connection) we must never open and close it ourselves: another process could then take
-# the write lock or remove the log under our feet. SQLite's own descriptors are safe (it
-# defers closing them while locks are held).
-_OPENED: set[str] = set()
-
-
-def _key(path: str | Path) -> str:
-    return os.path.realpath(path)
-
-
 def is_sqlite_file(path: str | Path) -> bool:
-    """True when ``path`` starts with the SQLite header (cheap, reads 16 bytes)."""
-    if _key(path) in _OPENED:
-        return True   # already open here: reading it ourselves would drop SQLite's locks
+    """True when ``path`` is an SQLite file (starts with the SQLite header).
+
+    Asked of SQLite itself, the one engine of this process: an ``open()`` and ``close()``
+    of our own would drop every lock SQLite holds on the file if this process has it open
+    (a desk writing a report), and the next process to close it could then delete the
+    write-ahead log the desk still writes to. SQLite's own descriptors are safe: it defers
+    closing them while it holds locks. Only a file SQLite cannot read (no database, or a
+    damaged header) has its first bytes read here, to tell the two apart.
+    """
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    if not stat.S_ISREG(info.st_mode) or info.st_size < len(SQLITE_MAGIC):
+        return False
+    try:
+        conn = sqlite3.connect(Path(path).resolve().as_uri() + "?immutable=1", uri=True,
+                               isolation_level=None)
+        try:
+            conn.execute("PRAGMA schema_version").fetchone()
+            return True
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        pass
     try:
         with open(path, "rb") as handle:
             return handle.read(16) == SQLITE_MAGIC
@@ -84,7 +95,6 @@ def _raw_connect(path: Path, page_size: int | None = None) -> sqlite3.Connection
     # must not open implicit ones behind our back.
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None,
                            check_same_thread=False)
-    _OPENED.add(_key(path))
     if page_size is not None:
         conn.execute(f"PRAGMA page_size={int(page_size)}")
     conn.execute("PRAGMA journal_mode=WAL")
@@ -164,6 +174,24 @@ def released(db: sqlite_utils.Database) -> Iterator[str | None]:
         yield path
     finally:
         db.conn = _raw_connect(Path(path))
+
+
+def reopen_after_lost_log(db: sqlite_utils.Database) -> sqlite_utils.Database:
+    """A fresh connection to ``db``'s file, whose log was deleted under ``db``.
+
+    ``db`` is closed while a helper process holds a read lock, so that closing it cannot
+    checkpoint the lost log's stale pages into the file; BusyError (retry later) while
+    another connection of this process still has the file open.
+    """
+    path = database_path(db)
+    if path is None:
+        raise ProjectError("an in-memory database has no log to lose")
+    logwatch.close_without_checkpoint(db.close, path)
+    if open_in_this_process(path):
+        raise BusyError(f"{path} is still open elsewhere in this program; the desk will "
+                        "reopen it when that is done")
+    database, _backup = open_database(path)
+    return database
 
 
 def _inspect_read_only(path: Path) -> tuple[int, list[str]]:
@@ -354,15 +382,12 @@ def check_project_header(path: Path) -> None:
 def roll_back_interrupted(path: str | Path) -> bool:
     """Roll back what a killed write (an import) left in a rollback journal; True if it did."""
     path = Path(path)
-    if _key(path) in _OPENED:
-        return False  # SQLite, which has it open here, looks after its own journal
     return integrity.roll_back_journal(path, BUSY_TIMEOUT_S)
 
 
 def open_read_only(path: Path) -> sqlite_utils.Database:
     """Open a project that cannot be written: reads work, every write is refused."""
     conn = integrity.read_only_connection(path, BUSY_TIMEOUT_S)
-    _OPENED.add(_key(path))
     conn.execute("PRAGMA foreign_keys=ON")
     db = sqlite_utils.Database(conn, execute_plugins=False)
     _READ_ONLY.add(db)

@@ -5,7 +5,7 @@ value: a flipped byte inside a stored text is reported by nothing. The import st
 hash of every candidate's text (:mod:`triage.base.checksum`, computed from the Arrow
 batches on their way in: two vectorised passes over the bytes) and of every ranking;
 :func:`deep_problems` recomputes them and names what differs. Tables ``_text_hashes``
-and ``_ranking_hashes`` (schema step ``0005_content_hashes``).
+and ``_ranking_hashes`` (schema step ``0006_content_hashes``).
 """
 
 from __future__ import annotations

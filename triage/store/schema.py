@@ -206,8 +206,35 @@ def m0004_label_source(db: sqlite_utils.Database) -> None:
     )
 
 
-@MIGRATIONS(name="0005_content_hashes")
-def m0005_content_hashes(db: sqlite_utils.Database) -> None:
+@MIGRATIONS(name="0005_cal_snapshots")
+def m0005_cal_snapshots(db: sqlite_utils.Database) -> None:
+    """Snapshots of the ``cal`` ranking learned from the labels, kept as data.
+
+    Each row is one fit: the labels it learned from (how many, and the last label event
+    id it read), what it learned from (``features``: text and scores, or scores only),
+    its settings (JSON), and the head of its ranking of the candidates unlabeled at the
+    time (ids best first, and their scores, as little-endian int64 / float64 arrays).
+    Every desk serves the newest snapshot, and a backtest replays a run from them.
+    """
+    db.executescript(
+        """
+        CREATE TABLE cal_snapshots (
+            id INTEGER PRIMARY KEY,
+            uid TEXT NOT NULL UNIQUE,
+            created_at TEXT NOT NULL,
+            labels_used INTEGER NOT NULL,
+            last_label_id INTEGER NOT NULL,
+            features TEXT NOT NULL,
+            config TEXT NOT NULL,
+            candidate_ids BLOB NOT NULL,
+            scores BLOB NOT NULL
+        );
+        """
+    )
+
+
+@MIGRATIONS(name="0006_content_hashes")
+def m0006_content_hashes(db: sqlite_utils.Database) -> None:
     """Checksums taken at import, so ``triage check --deep`` finds bytes changed since.
 
     Local bookkeeping (the leading ``_`` keeps them off a team server): the hash of each

@@ -50,6 +50,7 @@ class Settings:
     target_recall: float = 0.80
     confidence: float = 0.95
     queue_mode: str = "follow"
+    learn: bool = False     # learn the cal ranking from the labels (an arm; or active model "cal")
     seed: int = 20181
     highlight_words: tuple[str, ...] = ()   # shown highlighted on the desk (whole words)
 

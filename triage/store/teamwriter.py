@@ -17,6 +17,7 @@ import numpy as np
 import sqlite_utils
 
 from triage.base.errors import TriageError
+from triage.store.calsnap import CalSnapshot
 from triage.store.checks import annotator_name, hourly_rate, label_fields
 from triage.store.settings import Settings
 
@@ -106,6 +107,10 @@ class TeamWriter:
     def add_guidelines(self, text: str, author: str | None) -> int:
         """Store a new version of the guidelines on the server (lead only)."""
         return self.link.add_guidelines(text, author)
+
+    def add_cal_snapshot(self, snapshot: CalSnapshot) -> int:
+        """Store a snapshot of the cal ranking on the server (lead only); every desk pulls it."""
+        return self.link.add_cal_snapshot(snapshot)
 
     def import_target(self, what: str) -> sqlite_utils.Database:
         """Refused: a team project's pool and labels are imported on the server."""

@@ -26,7 +26,8 @@ from typing import Protocol
 import numpy as np
 import sqlite_utils
 
-from triage.store import certification, claims, curation, records
+from triage.store import calsnap, certification, claims, connection, curation, logwatch, records
+from triage.store.calsnap import CalSnapshot
 from triage.store.settings import Settings
 
 
@@ -110,6 +111,10 @@ class ProjectWriter(Protocol):
         """Store a new version of the guidelines; its number."""
         ...
 
+    def add_cal_snapshot(self, snapshot: CalSnapshot) -> int:
+        """Store a snapshot of the cal ranking for every desk to serve; its id."""
+        ...
+
     # -- imports -----------------------------------------------------------------------
 
     def import_target(self, what: str) -> sqlite_utils.Database:
@@ -121,10 +126,18 @@ class ProjectWriter(Protocol):
 
 
 class FileWriter:
-    """The project file's writer: the store's plain functions on one connection."""
+    """The project file's writer: the store's plain functions on one connection.
+
+    The writes a desk acknowledges (sessions, labels, undo, notes) are checked before and
+    after against :class:`~triage.store.logwatch.LogWatch`: a write that went into a log
+    deleted under this process raises :class:`~triage.base.errors.LogLost` instead of
+    returning, so nothing is acknowledged that lives only in a deleted file.
+    """
 
     def __init__(self, db: sqlite_utils.Database) -> None:
         self.db = db
+        path = None if connection.read_only(db) else connection.database_path(db)
+        self.log = logwatch.LogWatch(path) if path is not None else None
         # Claim expiry by this process's monotonic clock, never the wall clock (see
         # ClaimWatch); time.monotonic is looked up at call time so tests can step it.
         self.claim_watch = claims.ClaimWatch(claims.CLAIM_HOLD_SECONDS,
@@ -134,9 +147,16 @@ class FileWriter:
         """The id of annotator ``name``, created on first use."""
         return records.ensure_annotator(self.db, name)
 
+    def _check(self) -> None:
+        if self.log is not None:
+            self.log.check()
+
     def start_session(self, annotator_id: int) -> int:
         """Open a session for the annotator; its id."""
-        return records.start_session(self.db, annotator_id)
+        self._check()
+        session_id = records.start_session(self.db, annotator_id)
+        self._check()
+        return session_id
 
     def end_session(self, session_id: int) -> None:
         """Close a session and release its claim."""
@@ -146,18 +166,25 @@ class FileWriter:
                      value: str | None, kind: str, seconds: float, note: str | None,
                      served_by: str | None = None) -> int:
         """Append one label event, durably, and release the desk's claim; its id."""
-        return records.insert_label(
+        self._check()
+        label_id = records.insert_label(
             self.db, candidate_id=candidate_id, annotator_id=annotator_id,
             session_id=session_id, value=value, kind=kind,
             seconds=seconds, note=note, served_by=served_by)
+        self._check()
+        return label_id
 
     def mark_undone(self, label_id: int, session_id: int | None = None) -> None:
         """Mark a label event undone (and release the session's claim)."""
+        self._check()
         records.mark_undone(self.db, label_id, session_id)
+        self._check()
 
     def set_note(self, label_id: int, note: str) -> None:
         """Replace the note of a label event."""
+        self._check()
         records.set_note(self.db, label_id, note)
+        self._check()
 
     def live_claims(self, now: float) -> list[tuple[int, int]]:
         """(candidate, session) of every claim not expired at ``now``."""
@@ -205,6 +232,10 @@ class FileWriter:
     def add_guidelines(self, text: str, author: str | None) -> int:
         """Store a new version of the guidelines; its number."""
         return curation.add_guidelines(self.db, text, author)
+
+    def add_cal_snapshot(self, snapshot: CalSnapshot) -> int:
+        """Store a snapshot of the cal ranking for every desk to serve; its id."""
+        return calsnap.add_snapshot(self.db, snapshot)
 
     def import_target(self, what: str) -> sqlite_utils.Database:
         """The project file itself: imports write it in one transaction of their own."""

@@ -183,3 +183,9 @@ def meta_text(meta: dict[str, Any], *, skip: tuple[str, ...] = ()) -> str:
 def score_text(score: float, model: str) -> str:
     """The model's score of the candidate, e.g. ``score 0.8312  (model bert)``."""
     return f"score {score:.4g}  (model {model})"
+
+
+def log_recovered_text(location: str) -> str:
+    """What the desk says once it rewrote a decision whose write-ahead log was deleted."""
+    return (f"Another program deleted the write-ahead log of {location} while the desk was "
+            "writing to it; the desk reopened the file and saved your last decision again.")

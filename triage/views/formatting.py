@@ -91,4 +91,4 @@ def pool_caption(pool: int, model: str | None) -> str:
 
 def exported_text(count: int, out: object) -> str:
     """The status line after an export."""
-    return f"exported {count:,} candidates to {out}"
+    return f"exported {plural(count, 'candidate')} to {out}"

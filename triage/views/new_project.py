@@ -9,11 +9,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from triage.base.errors import TriageError
 from triage.ingest.columnar import SPREADSHEETS
 from triage.ingest.columnar import sheet_names as sheet_names
+from triage.ingest.dialect import PLAIN, Sniffed, sniff, sniff_sheet
+from triage.ingest.dialect import Dialect as Dialect
 
 # ColumnMapping, Settings and preview are the dialog's vocabulary: ui/ takes them from here.
 from triage.ingest.importer import ColumnMapping as ColumnMapping
@@ -22,9 +25,11 @@ from triage.ingest.importer import preview as preview
 from triage.ingest.profile import Column, from_rows
 from triage.ingest.profile import Profile as Profile
 from triage.ingest.profile import profile as profile
+from triage.ingest.reader import format_of
 from triage.project import create_project
 from triage.store.settings import Settings as Settings
 from triage.store.settings import scheme_from_text
+from triage.views.formatting import plural
 
 Progress = Callable[[int, int], "bool | None"]
 
@@ -161,6 +166,93 @@ def _score_like(name: str) -> bool:
 def guess_columns(header: list[str], rows: list[list[str]]) -> dict:
     """:func:`guess_mapping` of rows already read as text (a preview)."""
     return guess_mapping(from_rows(header, rows))
+
+
+def read_as(path: str | Path, given: Dialect = PLAIN,
+            chosen: frozenset[str] = frozenset()) -> Sniffed:
+    """How to read ``path``: what ``given`` leaves open guessed from the file, with reasons.
+
+    ``chosen`` names the fields the user set (``delimiter``, ``decimal``, ``encoding``,
+    ``header_row``). A guess needing the user's word (an encoding other than UTF-8) comes
+    with ``confirm``, the question the dialog asks once, and ``refusal()``, the sentence
+    the command line ends with, naming ``--encoding``.
+    """
+    kind = format_of(path)
+    if kind in ("xlsx", "ods"):
+        return sniff_sheet(path, given, chosen)
+    if kind == "parquet":
+        return Sniffed(given)
+    return sniff(path, kind, given, chosen)
+
+
+DELIMITER_CHOICES = (("guess", None), ("comma ,", ","), ("semicolon ;", ";"),
+                     ("tab", "\t"), ("bar |", "|"))
+DECIMAL_CHOICES = (("guess", None), ("point .", "."), ("comma ,", ","))
+ENCODING_CHOICES = (("guess", None), ("UTF-8", "utf-8"), ("cp1252 (Windows)", "cp1252"),
+                    ("latin-1", "latin-1"))
+
+
+def dialect_from_form(delimiter: str | None, decimal: str | None, encoding: str | None,
+                      header_row: int | None, sheet: str | None = None
+                      ) -> tuple[Dialect, frozenset[str]]:
+    """The dialog's reading choices (None: guess) as a dialect and the fields chosen."""
+    chosen = frozenset(n for n, v in (("delimiter", delimiter), ("decimal", decimal),
+                                      ("encoding", encoding), ("header_row", header_row))
+                       if v is not None)
+    return Dialect(delimiter=delimiter, decimal=decimal or ".", encoding=encoding or "utf-8",
+                   header_row=header_row, sheet=sheet), chosen
+
+
+@dataclass(frozen=True)
+class FileLook:
+    """What the dialog shows of a file read as ``dialect``: the first rows, the whole
+    file's profile, and a sentence when another sheet holds the data."""
+
+    header: list[str]
+    rows: list[list[str]]
+    found: Profile
+    elsewhere: str | None
+
+
+def look_at(path: str | Path, dialect: Dialect, rows: int = 20) -> FileLook:
+    """Preview, profile and the other-sheet hint of ``path`` read as ``dialect``."""
+    header, first = preview(path, rows=rows, dialect=dialect)
+    found = profile(path, dialect.sheet, dialect)
+    elsewhere = (sheet_with_data(path, dialect.sheet, found, "choose it in the Sheet list")
+                 if is_spreadsheet(path) else None)
+    return FileLook(header, first, found, elsewhere)
+
+
+def reading_text(sniffed: Sniffed) -> str:
+    """The dialog's line on how the file is read: the guesses and why, or the default."""
+    return ("Read as: " + sniffed.describe() + ".") if sniffed.reasons else ""
+
+
+def sheet_with_data(path: str | Path, sheet: str | None, found: Profile,
+                    fix: str = "give --sheet {sheet!r}") -> str | None:
+    """A sentence naming the sheet with the data when the chosen one has no usable table.
+
+    It ends with ``fix`` (``{sheet}`` is the sheet with the data). The guesses need a text (or picture) column and a score column; a "Readme" sheet
+    before the data has neither.
+    """
+    guess = guess_mapping(found)
+    if (guess["text"] or guess["image"]) and guess["scores"]:
+        return None
+    names = sheet_names(Path(path))
+    current = sheet or (names[0] if names else None)
+    for other in names:
+        if other == current:
+            continue
+        try:
+            theirs = profile(path, other, read_as(path, Dialect(sheet=other)).dialect)
+        except TriageError:
+            continue
+        found_there = guess_mapping(theirs)
+        if (found_there["text"] or found_there["image"]) and found_there["scores"]:
+            return (f"sheet {current!r} has no {'score' if not guess['scores'] else 'text'} "
+                    f"column; sheet {other!r} has {plural(theirs.rows, 'row')} that do: "
+                    + fix.format(sheet=other))
+    return None
 
 
 def describe_guess(guess: dict) -> str:

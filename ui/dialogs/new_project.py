@@ -1,6 +1,5 @@
-"""New project from a file: preview, column mapping, pictures (:mod:`.new_project_pictures`),
-label scheme, money, then a background import with progress and cancel. A failed or
-cancelled import leaves no file behind."""
+"""New project from a file: reading choices, preview, column mapping, pictures, label scheme,
+money, then a background import with progress and cancel (a failure leaves no file)."""
 
 from __future__ import annotations
 
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
 from triage.base.errors import TriageError
 from triage.views.new_project import (
     ColumnMapping,
+    Dialect,
     Profile,
     Settings,
     build_project,
@@ -40,15 +40,15 @@ from triage.views.new_project import (
     guess_positive,
     guess_scheme,
     is_spreadsheet,
+    look_at,
     parse_positives,
-    preview,
-    profile,
     remove_project,
     sheet_names,
     target_for,
 )
 from ui.dialogs.money_form import money_form, read_money_form
 from ui.dialogs.new_project_pictures import PicturePart
+from ui.dialogs.new_project_reading import ReadingPart
 from ui.file_dialogs import PathField, open_file, save_file, start_folder
 from ui.palette import CAPTION, ERROR
 from ui.workers import Worker
@@ -77,6 +77,8 @@ class NewProjectDialog(QDialog):
         self._cancel_requested = False
         self._closing = False
         src_row = self._source_row()
+        self.reading = ReadingPart(self, lambda: self.set_source(self.source.text()))
+        self._dialect: Dialect | None = None
         self.preview = QTableWidget(0, 0, self)
         self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.preview.setMinimumHeight(140)
@@ -94,6 +96,7 @@ class NewProjectDialog(QDialog):
         self.pictures = PicturePart(self)  # the image column and a few previews
         layout = QVBoxLayout(self)
         layout.addLayout(src_row)
+        layout.addWidget(self.reading)
         layout.addWidget(self.preview, 1)
         layout.addLayout(columns)
         layout.addWidget(self.pictures)
@@ -115,8 +118,8 @@ class NewProjectDialog(QDialog):
         self.sheet_combo = QComboBox(self)
         self.sheet_combo.setAccessibleName("Sheet")
         self.sheet_combo.activated.connect(lambda _i: self.set_source(self.source.text()))
-        self.sheet_label.setVisible(False)  # only a workbook has sheets to choose from
-        self.sheet_combo.setVisible(False)
+        for widget in (self.sheet_label, self.sheet_combo):  # only a workbook has sheets
+            widget.setVisible(False)
         src_row = QHBoxLayout()
         src_row.addWidget(self.source, 1)
         src_row.addWidget(self.sheet_label)
@@ -190,8 +193,7 @@ class NewProjectDialog(QDialog):
     # -- the source file ---------------------------------------------------------------
     def _browse_source(self) -> None:
         path = open_file(self, "Candidates file", start_folder(self.source.text()),
-                         "Tables (*.csv *.tsv *.jsonl *.parquet *.xlsx *.ods);;"
-                         "All files (*)")
+                         "Tables (*.csv *.tsv *.jsonl *.parquet *.xlsx *.ods);;All files (*)")
         if path:
             self.set_source(path)
 
@@ -203,19 +205,19 @@ class NewProjectDialog(QDialog):
             self.target.setText(str(path))
 
     def set_source(self, path: str | Path) -> bool:
-        """Load the preview and guess the mapping from the whole file; False (error shown)
-        if unreadable."""
+        """Preview the file, guess its mapping from all of it; False (error shown) if unreadable."""
         path = Path(path)
         self.source.setText(str(path))
         try:
-            sheet = self._sheet_for(path)
-            header, rows = preview(path, rows=PREVIEW_ROWS, sheet=sheet)
-            self._profile = profile(path, sheet)  # Arrow: a million rows in well under 1 s
+            self._dialect = self.reading.resolve(path, self._sheet_for(path))
+            look = look_at(path, self._dialect, PREVIEW_ROWS)  # Arrow: 1M rows well under 1 s
+            header, rows, self._profile = look.header, look.rows, look.found
+            self.reading.note(look.elsewhere)
         except (TriageError, OSError) as error:
             self.show_error(str(error))
             return False
         for widget in (self.sheet_label, self.sheet_combo):
-            widget.setVisible(sheet is not None)
+            widget.setVisible(self._dialect.sheet is not None)
         self.errors.setVisible(False)
         self.preview.clear()
         self.preview.setColumnCount(len(header))
@@ -310,7 +312,7 @@ class NewProjectDialog(QDialog):
         return self.pictures.mapping(ColumnMapping(
             text=self.text_combo.currentText(), key=None if key == NO_KEY else key,
             scores=tuple((c, c) for c in scores), gold=None if gold == NO_GOLD else gold,
-            sheet=self.sheet_combo.currentText() or None))
+            sheet=self.sheet_combo.currentText() or None, dialect=self._dialect))
 
     # -- running the import --------------------------------------------------------------
     def show_error(self, message: str) -> None:

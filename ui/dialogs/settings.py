@@ -6,7 +6,9 @@ with ``project.update_settings(**changes)`` and refreshes the panels at once.
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -53,8 +55,13 @@ class SettingsDialog(QDialog):
         self.model_combo = QComboBox(self)
         self.model_combo.setObjectName("active_model")
         self.model_combo.addItems(models)
+        if models and "cal" not in models:   # the ranking learned from the labels
+            self.model_combo.addItem("cal")
+            self.model_combo.setItemData(self.model_combo.count() - 1,
+                                         "the ranking learned from the labels (needs "
+                                         "scikit-learn)", Qt.ItemDataRole.ToolTipRole)
         active = settings.active_model or (models[0] if models else "")
-        if active in models:
+        if active in [*models, "cal"]:
             self.model_combo.setCurrentText(active)
         form.addRow("Ranking followed", self.model_combo)
         quality = QGroupBox("Agreement, audit and stopping", self)
@@ -118,6 +125,12 @@ class SettingsDialog(QDialog):
             self.queue_mode.addItem(text, mode)
         self.queue_mode.setCurrentIndex(max(0, self.queue_mode.findData(settings.queue_mode)))
         form.addRow("Queue", self.queue_mode)
+        self.learn = QCheckBox("also learn a ranking from the labels (cal)", self)
+        self.learn.setObjectName("learn")
+        self.learn.setToolTip("refit on the labels every 50 labels, in a helper process; the "
+                              "bandit then chooses among the models and cal")
+        self.learn.setChecked(settings.learn)
+        form.addRow("Learning", self.learn)
         return form
 
     def _quality_values(self) -> dict:
@@ -126,6 +139,7 @@ class SettingsDialog(QDialog):
         values["target_recall"] = round(self.target.value() / 100, 4)
         values["confidence"] = round(self.confidence.value() / 100, 4)
         values["queue_mode"] = self.queue_mode.currentData()
+        values["learn"] = self.learn.isChecked()
         return values
 
     def changes(self) -> dict:

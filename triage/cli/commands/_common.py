@@ -39,6 +39,9 @@ def add_scored_file_arguments(parser: argparse.ArgumentParser, *, file_help: str
                         help="column holding the gold label")
     parser.add_argument("--positive", action="append", default=[], metavar="VALUE",
                         help="gold value that counts as positive (repeatable)")
+    from triage.cli.commands._dialect import add_dialect_args
+
+    add_dialect_args(parser.add_argument_group("how FILE is written (default: guessed)"))
 
 
 def add_model_file_arguments(parser: argparse.ArgumentParser) -> None:
@@ -78,5 +81,7 @@ def report_import(summary: str, result: Any) -> int:
     """Print the import's summary line and where any rejected rows went; returns 0."""
     print(summary)
     if result.rows_rejected:
-        print(f"{result.rows_rejected:,} rows rejected; see {result.rejects_path}")
+        from triage.views.formatting import plural
+
+        print(f"{plural(result.rows_rejected, 'row')} rejected; see {result.rejects_path}")
     return 0

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from triage.base.errors import TriageError
 from triage.cli.commands._common import parse_score_option
+from triage.cli.commands._dialect import add_dialect_args, given_dialect
+from triage.cli.commands._dialect import read_dialect as read_dialect
 from triage.store.settings import scheme_from_text
 
 if TYPE_CHECKING:
@@ -33,6 +35,7 @@ def add_mapping_args(parser: argparse.ArgumentParser, *, text_required: bool = T
     g.add_argument("--gold", metavar="COL", help="column holding a known (gold) label")
     g.add_argument("--sheet", metavar="NAME",
                    help="the sheet of a spreadsheet (.xlsx, .ods) to read (default: the first)")
+    add_dialect_args(g)
     g.add_argument("--skip-invalid", action="store_true",
                    help="import the valid rows; write rejected rows with reasons beside the input")
 
@@ -41,9 +44,10 @@ def mapping_from_args(args: argparse.Namespace) -> ColumnMapping:
     """The column mapping the user gave (see :func:`add_mapping_args`)."""
     from triage.ingest.importer import ColumnMapping
 
+    dialect = getattr(args, "dialect", None) or given_dialect(args)[0]
     return ColumnMapping(text=args.text or "", key=args.key, scores=tuple(args.score),
                          gold=args.gold, sheet=getattr(args, "sheet", None),
-                         image=getattr(args, "image", None))
+                         image=getattr(args, "image", None), dialect=dialect)
 
 
 def report_pictures(project: Any, args: argparse.Namespace) -> None:
@@ -72,7 +76,11 @@ def add_settings_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--budget", type=float, metavar="AMOUNT")
     g.add_argument("--currency", metavar="CODE")
     g.add_argument("--value-per-positive", type=float, metavar="AMOUNT")
-    g.add_argument("--active-model", metavar="NAME", help="the model whose ranking the queue follows")
+    g.add_argument("--active-model", metavar="NAME", help="the model whose ranking the queue "
+                   "follows; cal: the ranking learned from the labels")
+    g.add_argument("--learn", choices=["yes", "no"],
+                   help="learn the cal ranking from the labels (a bandit arm; needs "
+                   "scikit-learn: pip install 'triage[learn]')")
     g.add_argument("--target-recall", type=float)
     g.add_argument("--confidence", type=float)
     g.add_argument("--overlap-rate", type=float)
@@ -99,6 +107,8 @@ def settings_changes(args: argparse.Namespace) -> dict[str, Any]:
             changes["positive_labels"] = (changes["labels"][0].value,)
     if getattr(args, "positive", None):
         changes["positive_labels"] = tuple(args.positive)
+    if getattr(args, "learn", None):
+        changes["learn"] = args.learn == "yes"
     for arg, field in _SETTING_NAMES.items():
         value = getattr(args, arg, None)
         if value is not None:
@@ -150,7 +160,10 @@ def read_options(args: argparse.Namespace) -> ReadOptions:
 
 def interchange_summary(target: object, result: ExchangeResult) -> str:
     """What an interchange import did: counts, then one line per note."""
-    text = (f"{target}: {result.candidates:,} candidates, {result.labels:,} label events"
+    from triage.views.formatting import plural
+
+    text = (f"{target}: {plural(result.candidates, 'candidate')}, "
+            f"{plural(result.labels, 'label event')}"
             + (f"; models {', '.join(result.models)}" if result.models else ""))
     if result.already_present:
         text += f"; {result.already_present:,} already present, not added again"

@@ -37,6 +37,9 @@ def render(data: dict[str, Any]) -> str:
         out.append(f"{rule:<15} {verdict:<9} {detail}")
     out.append("")
     out += summary_lines(lines)
+    if any(r.get("validity") == "heuristic" and r.get("rule") != "knee"
+           for r in data.get("reasons", [])):
+        out.append(str(data.get("validity", "")))   # a ranking that learns: which rules hold
     return "\n".join(out)
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from triage.base.errors import InputError, Problem, TriageError
 from triage.cli.commands._common import add_json_flag, emit
+from triage.cli.commands._dialect import add_dialect_args, file_dialect
 from triage.stats.agreement.ratings import BREAKDOWNS, LEVELS, numeric_values
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "as undefined, with the reason.",
     )
     parser.add_argument("file", metavar="FILE", help="CSV/TSV/JSONL ratings, or a .triage project")
+    add_dialect_args(parser.add_argument_group("how FILE is written (default: guessed)"))
     parser.add_argument("--item", default="item", metavar="COL", help="item column (item)")
     parser.add_argument("--annotator", default="annotator", metavar="COL",
                         help="annotator column, long format (annotator)")
@@ -107,7 +109,7 @@ def _long_arrays(args: argparse.Namespace, path: str, cats: list[str] | None) ->
     extra = {k: getattr(args, k) for k in ("session", "decile", "time", "guideline_version")
              if getattr(args, k)}
     table = read_table(path, required=[args.item, args.annotator, args.label, *extra.values()],
-                       nonempty=[args.item, args.annotator])
+                       nonempty=[args.item, args.annotator], dialect=file_dialect(args))
     _check_labels(table, path, [args.label], args, cats)
     columns = {k: table.strings(col) for k, col in extra.items()}
     return (table.strings(args.item), table.strings(args.annotator), table.strings(args.label),
@@ -117,7 +119,7 @@ def _long_arrays(args: argparse.Namespace, path: str, cats: list[str] | None) ->
 def _wide_arrays(args: argparse.Namespace, path: str, cats: list[str] | None) -> _LongForm:
     from triage.ingest.reader import read_table
 
-    table = read_table(path)
+    table = read_table(path, dialect=file_dialect(args))
     has_item = args.item in table.columns
     raters = [c for c in table.columns if c != args.item]
     if not raters:

@@ -13,6 +13,7 @@ from triage.cli.commands._common import (
     jsonable,
     require,
 )
+from triage.cli.commands._dialect import file_dialect
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,6 +45,7 @@ def compare_data(args: argparse.Namespace) -> dict[str, Any]:
     require(args.trials >= 1, "--trials must be at least 1")
     require(args.k_ndcg >= 1, "--k-ndcg must be at least 1")
     data = load_scored_file(args.file, args.score, args.gold, args.positive,
+                            dialect=file_dialect(args),
                             labels_followed=args.labels_followed)
     try:
         report = compare_report(data.scores, data.gold, threshold=args.threshold, k_ndcg=args.k_ndcg,

@@ -8,6 +8,7 @@ from pathlib import Path
 from triage.base.errors import TriageError
 from triage.cli.commands._progress import ProgressBar
 from triage.project.files import project_location
+from triage.views.formatting import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -63,5 +64,5 @@ def run(args: argparse.Namespace) -> int:
                                labeled_only=args.labeled_only, progress=bar)
     finally:
         bar.finish()
-    print(f"wrote {count:,} candidates to {args.out}")
+    print(f"wrote {plural(count, 'candidate')} to {args.out}")
     return 0

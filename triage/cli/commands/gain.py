@@ -18,6 +18,7 @@ from triage.cli.commands._common import (
     emit,
     require,
 )
+from triage.cli.commands._dialect import file_dialect
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -78,7 +79,8 @@ def gain_data(args: argparse.Namespace) -> dict[str, Any]:
 
     _check_args(args)
     columns = list(dict.fromkeys(col for _, col in args.score))
-    table = read_table(args.file, numeric=columns, required=[*columns, args.gold])
+    table = read_table(args.file, numeric=columns, required=[*columns, args.gold],
+                       dialect=file_dialect(args))
     require(len(table) > 0, f"{args.file}: no rows to rank")
     wanted = {v.strip() for v in args.positive}
     gold = [str(g).strip() for g in table.column(args.gold)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from triage.base.errors import TriageError
@@ -13,10 +14,12 @@ from triage.cli.commands._project_args import (
     add_mapping_args,
     interchange_summary,
     mapping_from_args,
+    read_dialect,
     read_options,
     report_pictures,
 )
 from triage.project.files import project_location
+from triage.views.formatting import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -65,11 +68,15 @@ def run(args: argparse.Namespace) -> int:
                 if not args.text and not args.image:
                     raise TriageError("give the text column with --text COLUMN (or pictures "
                                       "with --image)")
+                reading = read_dialect(args)
+                if reading:
+                    print(f"guessed: {reading} (give --delimiter, --decimal, --encoding, "
+                          "--header-row to choose otherwise)", file=sys.stderr)
                 result = project.import_file(args.file, mapping_from_args(args),
                                              skip_invalid=args.skip_invalid, progress=bar)
                 bar.finish()
                 report_pictures(project, args)
         finally:
             bar.finish()
-    return report_import(f"imported {result.rows_imported:,} rows into {args.project}; "
+    return report_import(f"imported {plural(result.rows_imported, 'row')} into {args.project}; "
                          f"models {', '.join(result.models)}", result)

@@ -16,10 +16,12 @@ from triage.cli.commands._project_args import (
     add_settings_args,
     interchange_summary,
     mapping_from_args,
+    read_dialect,
     read_options,
     report_pictures,
     settings_changes,
 )
+from triage.views.formatting import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -109,6 +111,9 @@ def run_server(args: argparse.Namespace) -> int:
         raise TriageError("give the text column with --text COLUMN")
     if not args.score:
         raise TriageError("give at least one model score column with --score NAME=COLUMN")
+    reading = read_dialect(args)
+    if reading:
+        print(f"guessed: {reading}", file=sys.stderr)
     settings = Settings().with_changes(**settings_changes(args))
     bar = ProgressBar("importing")
     try:
@@ -117,18 +122,34 @@ def run_server(args: argparse.Namespace) -> int:
                                   plan=_overlap_plan(settings, [m for m, _ in args.score]))
     finally:
         bar.finish()
-    return report_import(f"created {url.display}: {result.rows_imported:,} candidates, "
+    return report_import(f"created {url.display}: {plural(result.rows_imported, 'candidate')}, "
                          f"models {', '.join(result.models)}", result)
 
 
-def _guess(args: argparse.Namespace) -> None:
+def _guess(args: argparse.Namespace, reading: str) -> None:
     """Fill the mapping the user left out from the file's names and values (the dialog's
     guesses), and say so: ``guessed: text=..., key=..., scores=...``."""
     import sys
 
-    from triage.views.new_project import describe_guess, guess_mapping, profile
+    from triage.ingest.reader import read_table
+    from triage.views.new_project import (
+        describe_guess,
+        guess_mapping,
+        is_spreadsheet,
+        profile,
+        sheet_with_data,
+    )
 
-    guess = guess_mapping(profile(args.file, getattr(args, "sheet", None)))
+    found = profile(args.file, getattr(args, "sheet", None), args.dialect)
+    if is_spreadsheet(args.file) and not getattr(args, "sheet", None):
+        elsewhere = sheet_with_data(args.file, None, found)
+        if elsewhere:
+            raise TriageError(f"{args.file}: {elsewhere}")
+    if found.rows == 0:
+        read_table(args.file, dialect=args.dialect)  # the reader's reason, when it has one
+        raise TriageError(f"{args.file}: the file has a header but no rows of data; there "
+                          "is nothing to import")
+    guess = guess_mapping(found)
     if not args.text and not args.image and guess["image"]:  # picture file names
         args.image, args.text = guess["image"], guess["text"]  # the caption only if named
     args.text = args.text or (None if args.image else guess["text"])  # a picture needs none
@@ -136,10 +157,17 @@ def _guess(args: argparse.Namespace) -> None:
     args.gold = args.gold or guess["gold"]
     if not args.score:
         args.score = [(name, name) for name in guess["scores"] if name != args.gold]
+        if not args.score:
+            names = ", ".join(repr(c.name) for c in found.columns) or "none"
+            raise TriageError(f"{args.file}: no column looks like a model's score (the "
+                              f"columns are {names}): give --score NAME=COLUMN, or "
+                              "--header-row N when the names are not on the first row")
     used = {"text": args.text, "image": args.image, "key": args.key, "gold": args.gold,
             "scores": [column for _name, column in args.score]}
-    print(f"guessed: {describe_guess(used)} (give --text or --image, --key, --score, "
-          "--gold to choose otherwise)", file=sys.stderr)
+    print(f"guessed: {describe_guess(used)}{'; ' + reading if reading else ''} (give "
+          "--text or --image, --key, --score, --gold" + (", --delimiter, --decimal, "
+          "--encoding, --header-row" if reading else "") + " to choose otherwise)",
+          file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -155,8 +183,12 @@ def run(args: argparse.Namespace) -> int:
     replace_interrupted(args.project)
     if args.source_format:
         return run_interchange(args)
+    reading = read_dialect(args)
     if not (args.text or args.image) or not args.score:
-        _guess(args)
+        _guess(args, reading)
+    elif reading:
+        print(f"guessed: {reading} (give --delimiter, --decimal, --encoding, --header-row "
+              "to choose otherwise)", file=sys.stderr)
     if not args.text and not args.image:
         raise TriageError("give the text column with --text COLUMN (or pictures with --image)")
     if not args.score:
@@ -178,5 +210,5 @@ def run(args: argparse.Namespace) -> int:
         project.close()
         if not ok:  # a failed import leaves nothing behind
             _cleanup(args.project)
-    return report_import(f"created {args.project}: {result.rows_imported:,} candidates, "
+    return report_import(f"created {args.project}: {plural(result.rows_imported, 'candidate')}, "
                          f"models {', '.join(result.models)}", result)

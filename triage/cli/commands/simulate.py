@@ -20,6 +20,7 @@ from triage.cli.commands._common import (
     jsonable,
     require,
 )
+from triage.cli.commands._dialect import file_dialect
 
 RULE_ORDER = ("budget", "marginal_value", "recall", "recall_hypergeometric", "knee", "combined",
               "quant", "quant_ci")
@@ -50,8 +51,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="items between two checks (default: 1%% of the pool)")
     parser.add_argument("--seed", type=int, default=0, help="first seed; repeats use seed+1, ... (0)")
     parser.add_argument("--repeats", type=int, default=100, metavar="K", help="repeats (100)")
-    parser.add_argument("--strategy", metavar="follow:M|bandit|pets",
-                        help="labeling order (default: follow the first --score model)")
+    parser.add_argument("--strategy", metavar="follow:M|bandit|pets|cal",
+                        help="labeling order (default: follow the first --score model); cal "
+                        "learns from the labels (needs scikit-learn: pip install "
+                        "'triage[learn]'); with --text, bandit has cal among its arms")
+    parser.add_argument("--text", metavar="COLUMN",
+                        help="the text column the cal ranking learns from (without it, cal "
+                        "learns from the --score columns only)")
     add_json_flag(parser)
     parser.set_defaults(func=run)
 
@@ -85,7 +91,7 @@ def labeling_orders(scores: dict[str, np.ndarray], gold: np.ndarray, strategy: s
                 f"models: {', '.join(scores)}")
         return np.stack([follow_order(scores[name], seed + i) for i in range(repeats)])
     require(strategy in ("bandit", "pets"),
-            f"unknown --strategy {strategy!r}: use follow:MODEL, bandit or pets")
+            f"unknown --strategy {strategy!r}: use follow:MODEL, bandit, pets or cal")
     try:
         from triage.stats.models.bandit import labeling_order
     except ImportError as error:
@@ -108,11 +114,15 @@ def labeling_orders(scores: dict[str, np.ndarray], gold: np.ndarray, strategy: s
 def run(args: argparse.Namespace) -> int:
     """Run ``triage simulate`` with the parsed arguments; returns the exit code."""
     from triage.ingest.reader import read_table
+    from triage.stats.models.cal_sim import labels_to_target
     from triage.stats.stopping.simulate import replay, summarise
+    from triage.stats.stopping.validity import ADAPTIVE, FROZEN, rule_validity
 
     _validate(args)
     columns = [col for _, col in args.score]
-    table = read_table(args.file, numeric=columns, required=[args.gold])
+    table = read_table(args.file, numeric=columns,
+                       required=[args.gold] + ([args.text] if args.text else []),
+                       dialect=file_dialect(args))
     require(len(table) > 0, f"{args.file}: no rows")
     scores = {name: table.numbers(col) for name, col in args.score}
     wanted = {v.strip() for v in args.positive}
@@ -121,7 +131,13 @@ def run(args: argparse.Namespace) -> int:
             f"({', '.join(sorted(wanted))}); the backtest needs positives")
     strategy = args.strategy or f"follow:{args.score[0][0]}"
     budget_items = None if args.budget is None else int(args.budget // args.cost)
-    orders = labeling_orders(scores, gold, strategy, args.repeats, args.seed, budget_items)
+    learned = strategy == "cal" or (strategy == "bandit" and args.text is not None)
+    if learned:
+        from triage.cli.commands._simulate_cal import learned_orders
+
+        orders = learned_orders(table, args, scores, gold, strategy)
+    else:
+        orders = labeling_orders(scores, gold, strategy, args.repeats, args.seed, budget_items)
     followed = np.asarray(scores[strategy.partition(":")[2]] if strategy.startswith("follow:")
                           else next(iter(scores.values())), dtype=float)
     # Quant needs probabilities: use the scores when they are (up to rounding) in [0, 1].
@@ -141,10 +157,15 @@ def run(args: argparse.Namespace) -> int:
         "batch": args.batch or max(1, round(bt.pool / 100)), "checkpoints": bt.checkpoints,
         "seed": args.seed, "repeats": args.repeats, "strategy": strategy,
         "models": {name: col for name, col in args.score},
-        "rules": {name: jsonable(bt.rules[name]) for name in RULE_ORDER if name in bt.rules},
+        "rules": {name: {**jsonable(bt.rules[name]),
+                         "validity": rule_validity(name, ADAPTIVE if learned else FROZEN)}
+                  for name in RULE_ORDER if name in bt.rules},
         "best_net_value": jsonable(bt.best_net_value) if bt.best_net_value else None,
         "certify_on_demand": _certify(rp, orders, gold, args, probs is not None),
         "recall_interval_coverage": _coverage(orders, gold, followed, args),
+        "labels_to_target": [labels_to_target(o, gold, args.target_recall) for o in orders],
+        "learned": ({"arm": "cal", "features": "text+scores" if args.text else "scores"}
+                    if learned else None),
     }
     return emit(args, data, render_text)
 
@@ -210,6 +231,17 @@ def render_text(data: dict[str, Any]) -> str:
         note += (f"\ncertify on demand: rank until {c['trigger']} says the target is met, then a "
                  f"random certification sample of about {c['sample_mean']:.0f} labels "
                  f"({c['cost_to_certify_mean']:.2f}); certified in {c['certified_share']:.0%}")
+    ltt = data.get("labels_to_target")
+    if ltt:
+        note += (f"\nlabels to {data['target_recall']:.0%} true recall per repeat: "
+                 + ", ".join(str(x) for x in ltt[:20]) + (" …" if len(ltt) > 20 else "")
+                 + f" (mean {sum(ltt) / len(ltt):.0f})")
+    if data.get("learned"):
+        note += ("\ncal learns from the labels and re-ranks: the recall bounds below the "
+                 "depth and Quant assume a fixed order and are heuristic here; the audit "
+                 "and certification samples stay valid"
+                 + ("" if data["learned"]["features"] == "text+scores" else
+                    "; no --text column, so cal learned from the scores only"))
     cov = data.get("recall_interval_coverage")
     if cov and cov["runs"]:
         note += (f"\nrecall interval ({data['confidence']:.0%}) held the true recall in "

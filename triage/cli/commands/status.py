@@ -35,6 +35,9 @@ def status_data(project: Project, *, curve: bool = False) -> dict[str, Any]:
         "active_model": st.active_model, "annotators": st.annotators,
         "sessions": st.sessions, "settings": settings,
     }
+    from triage.project.cal import cal_status
+
+    data["cal"] = cal_status(project.state.db, project.settings)
     snap = st.snapshot
     if snap is not None:
         snap_data = asdict(snap)
@@ -56,6 +59,17 @@ def status_data(project: Project, *, curve: bool = False) -> dict[str, Any]:
     return data
 
 
+def cal_line(cal: dict[str, Any], imported: str | None) -> str:
+    """One line on the ranking learned from the labels."""
+    how = "followed" if cal["followed"] else "a bandit arm"
+    text = ("" if cal["features"] == "text+scores" else
+            "; the pool has no text, so it learns from the imported scores only")
+    if not cal["snapshots"]:
+        return (f"cal ranking ({how}): no fit yet, the imported ranking serves{text}")
+    return (f"cal ranking ({how}): {cal['snapshots']} fits, the newest learned from "
+            f"{cal['labels_used']:,} labels{text}; deciles and yield stay on {imported}")
+
+
 def render(data: dict[str, Any]) -> str:
     """Spend, positives and the per-decile and per-annotator tables as text."""
     cur = data["settings"]["currency"]
@@ -65,6 +79,8 @@ def render(data: dict[str, Any]) -> str:
     ]
     if "spend" not in data:
         return "\n".join(lines + ["no candidates imported yet"])
+    if data.get("cal"):
+        lines.append(cal_line(data["cal"], data["active_model"]))
     budget = "no budget set" if data["budget"] is None else f"budget {data['budget']:,.2f} {cur}"
     left = "" if data["budget_left"] is None else f", {data['budget_left']:,.2f} left"
     cpp = data["cost_per_positive"]

@@ -20,6 +20,7 @@ from triage.cli.commands._common import (
     jsonable,
     require,
 )
+from triage.cli.commands._dialect import file_dialect
 
 # Same as triage.stats.models.report.DEFAULT_KS; the models package (scipy) loads only when run,
 # so listing commands stays fast.
@@ -68,7 +69,8 @@ def value_data(args: argparse.Namespace) -> dict[str, Any]:
             "--calibrate needs a validation split: give --validation-share > 0")
     require(args.ktp >= 0 and args.kfp >= 0 and args.ktp + args.kfp > 0,
             "--ktp and --kfp must be >= 0 and not both 0")
-    data = load_scored_file(args.file, args.score, args.gold, args.positive, probabilities=True,
+    data = load_scored_file(args.file, args.score, args.gold, args.positive,
+                            dialect=file_dialect(args), probabilities=True,
                             labels_followed=args.labels_followed)
     try:
         report = value_report(data.scores, data.gold, ks=args.k, calibrate=args.calibrate,

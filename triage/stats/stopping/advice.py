@@ -39,6 +39,7 @@ from triage.stats.stopping.types import (
     RuleResult,
     recall_informative,
 )
+from triage.stats.stopping.validity import marked, validity_note
 
 DECIDING = ("reliability", "pool", "budget", "certification", "recall", "marginal_value")
 
@@ -68,8 +69,8 @@ def advise(inputs: AdviceInputs) -> Advice:
     certification, cert_info = certification_rule(inputs, st, rem)
     knee = knee_rule(inputs, st)
     reliability = reliability_rule(inputs)
-    reasons = [reliability, pool, budget, certification, recall, marginal, knee,
-               *quant_rules(inputs, st)]
+    reasons = marked([reliability, pool, budget, certification, recall, marginal, knee,
+                      *quant_rules(inputs, st)], inputs.ranking)
     decision, deciding = _combine(reasons)
     headline = _headline(decision, deciding, marginal, next_batch, inputs, st.decile)
     counts = {"pool": inputs.pool, "labelled": inputs.pool - st.unlabelled,
@@ -79,7 +80,8 @@ def advise(inputs: AdviceInputs) -> Advice:
     return Advice(decision, reasons, est_recall, est_total, next_batch, headline,
                   remaining=_remainder_json(rem, why),
                   estimates={k: _remainder_json(v, "") for k, v in estimates.items()},
-                  certification=cert_info, counts=counts)
+                  certification=cert_info, counts=counts,
+                  validity=validity_note(reasons, inputs.ranking))
 
 
 def _remainder_json(rem: Remainder, why: str) -> dict[str, Any]:
@@ -135,7 +137,7 @@ def advice_to_json(advice: Advice) -> dict[str, Any]:
         "decision": advice.decision,
         "headline": advice.headline,
         "reasons": [{"rule": r.rule, "verdict": r.verdict, "detail": r.detail,
-                     "numbers": r.numbers} for r in advice.reasons],
+                     "numbers": r.numbers, "validity": r.validity} for r in advice.reasons],
         "estimated_recall": est(advice.estimated_recall),
         "estimated_total_positives": est(advice.estimated_total_positives),
         "next_batch": {"items": advice.next_batch.items,
@@ -146,6 +148,7 @@ def advice_to_json(advice: Advice) -> dict[str, Any]:
         "estimates": advice.estimates,
         "certification": advice.certification,
         "counts": advice.counts,
+        "validity": advice.validity,
     })
 
 
@@ -165,4 +168,7 @@ def advice_to_text(advice: Advice) -> str:
     if not math.isnan(tot.point):
         lines.append(f"  positives in the pool ≈ {tot.point:.0f} [{tot.lower:.0f}, {tot.upper:.0f}]"
                      f" — {tot.method}")
+    if advice.validity and any(r.validity == "heuristic" and r.rule != "knee"
+                               for r in advice.reasons):
+        lines.append(f"  {advice.validity}")
     return "\n".join(lines)

@@ -74,6 +74,7 @@ class AdviceInputs:
     cert_remaining: int | None = None  # unlabelled items it was drawn from,
     cert_n: int = 0                    # items labelled in it so far
     cert_k: int = 0                    # and positives among them
+    ranking: str = "frozen"            # "adaptive": the order followed learns from the labels
 
     def __post_init__(self) -> None:
         # Normalise array-likes so callers may pass lists; frozen, hence object.__setattr__.
@@ -142,6 +143,7 @@ class RuleResult:
     verdict: str
     detail: str
     numbers: dict[str, Any]
+    validity: str = ""   # "valid" or "heuristic" for the ranking followed (stopping.validity)
 
 
 @dataclass(frozen=True)
@@ -178,3 +180,4 @@ class Advice:
     estimates: dict[str, Any] = field(default_factory=dict)   # every estimate, by method
     certification: dict[str, Any] = field(default_factory=dict)
     counts: dict[str, Any] = field(default_factory=dict)      # pool, labelled, found, unlabelled
+    validity: str = ""                 # one sentence: the rules valid for the ranking followed

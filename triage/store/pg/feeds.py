@@ -14,6 +14,8 @@ may not read:
 - ``session_feed(after_seq)``: sessions (host and version blank on others' sessions).
 - ``ranking_feed()``: every model's ranking; the scores only for the lead (an annotator's
   client rebuilds a stand-in that keeps the order).
+- ``cal_feed(after_id)``: cal snapshots after ``after_id``; the scores only for the lead
+  (as for rankings, an annotator's client keeps the order with stand-in scores).
 - ``certification_feed()``: certification samples; found, p-value and sample counts only
   for the lead.
 - ``live_leases()``: leases not expired by the server's clock (candidate, session).
@@ -59,6 +61,10 @@ CREATE OR REPLACE FUNCTION {s}.ranking_feed()
   SELECT r.model_id, r.candidate_ids, CASE WHEN is_lead() THEN r.scores END
   FROM rankings r ORDER BY r.model_id $fn$;
 
+CREATE OR REPLACE FUNCTION {s}.cal_feed(p_after bigint)
+  RETURNS TABLE({cal_out}) LANGUAGE sql STABLE {head}
+  SELECT {cal_select} FROM cal_snapshots c WHERE c.id > p_after ORDER BY c.id $fn$;
+
 CREATE OR REPLACE FUNCTION {s}.certification_feed()
   RETURNS TABLE({cert_out}) LANGUAGE sql STABLE {head}
   WITH who AS (SELECT is_lead() AS lead)
@@ -93,7 +99,12 @@ def feed_statements(url: ServerUrl) -> list[str]:
     cert_select = ", ".join(
         f"CASE WHEN who.lead THEN c.{c} ELSE {_cast(c, _CERT_MASKED[c], 'certifications')} END"
         if c in _CERT_MASKED else f"c.{c}" for c in table("certifications").names)
+    cal_select = ", ".join(
+        f"CASE WHEN is_lead() THEN c.{c} END" if c == "scores" else f"c.{c}"
+        for c in table("cal_snapshots").names)
     text = (_FEEDS.replace("{label_out}", _outputs("labels"))
+            .replace("{cal_out}", _outputs("cal_snapshots"))
+            .replace("{cal_select}", cal_select)
             .replace("{label_select}", label_select)
             .replace("{session_out}", _outputs("sessions"))
             .replace("{session_select}", session_select)

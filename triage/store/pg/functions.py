@@ -40,7 +40,7 @@ from triage.store.schema import LABEL_KINDS
 NOW_TEXT = ("to_char(clock_timestamp() AT TIME ZONE 'UTC', "
             "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"')")
 NOTIFIED = ("labels", "settings", "plan", "sessions", "annotators", "guidelines",
-            "certifications", "project")
+            "certifications", "project", "cal_snapshots")
 CHANGED = ("labels", "sessions", "annotators")   # tables whose rows carry a change ``seq``
 MAX_OPEN_SESSIONS = 4
 MAX_SECONDS = 86400.0
@@ -201,8 +201,9 @@ BEGIN
   IF length(p_note) > {max_note} THEN
     PERFORM refuse('a note holds at most {max_note} characters');
   END IF;
-  IF p_served_by IS NOT NULL AND NOT EXISTS (SELECT 1 FROM models WHERE name = p_served_by) THEN
-    PERFORM refuse('served_by must name a model');
+  IF p_served_by IS NOT NULL AND p_served_by <> 'cal'
+     AND NOT EXISTS (SELECT 1 FROM models WHERE name = p_served_by) THEN
+    PERFORM refuse('served_by must name a model or cal (the learned ranking)');
   END IF;
   IF NOT EXISTS (SELECT 1 FROM candidates WHERE id = p_candidate) THEN
     PERFORM refuse(format('there is no candidate %s', p_candidate));

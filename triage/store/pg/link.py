@@ -27,6 +27,7 @@ import sqlite_utils
 
 from triage import __version__
 from triage.base.errors import TriageError
+from triage.store.calsnap import CalSnapshot, snapshot_values
 from triage.store.pg import serving_sql as q
 from triage.store.pg.channel import Connect, ServerChannel
 from triage.store.pg.pull import refresh_labels
@@ -314,3 +315,15 @@ class TeamLink(ServerChannel):
             version = int(cur.fetchone()[0])
         self._after_write(full=True)
         return version
+
+    def add_cal_snapshot(self, snapshot: CalSnapshot) -> int:
+        """Store a snapshot of the cal ranking on the server (lead only); its id."""
+        self._lead_only("store a cal ranking")
+        with self.transaction() as cur:
+            cur.execute(q.add_cal_snapshot(self.schema), snapshot_values(snapshot))
+            row = cur.fetchone()
+            if row is None:  # the same snapshot stored before (a retry)
+                cur.execute(q.cal_snapshot_id(self.schema), [snapshot.uid])
+                row = cur.fetchone()
+        self._after_write(full=True)
+        return int(row[0])

@@ -99,25 +99,28 @@ def pull_into(conn: psycopg.Connection[Any], db: sqlite_utils.Database,
 
 
 def _marks(db: sqlite_utils.Database) -> tuple[Any, ...]:
-    """How far the file has pulled: last candidate id, the plan's digest, the label mark."""
+    """How far the file has pulled: last candidate id, the plan's digest, last cal snapshot, label mark."""
     row = db.execute(
         "SELECT (SELECT coalesce(max(id), 0) FROM candidates), "
-        "(SELECT count(*) || ':' || coalesce(sum(candidate_id), 0) FROM plan)").fetchone()
-    return int(row[0]), row[1], quarantine.mark(db)
+        "(SELECT count(*) || ':' || coalesce(sum(candidate_id), 0) FROM plan), "
+        "(SELECT coalesce(max(id), 0) FROM cal_snapshots)").fetchone()
+    return int(row[0]), row[1], int(row[2]), quarantine.mark(db)
 
 
 def _pull_once(conn: psycopg.Connection[Any], db: sqlite_utils.Database,
                url: ServerUrl) -> Pulled | None:
     """One pull; None when another process pulled into the file meanwhile (pull again)."""
     marks = _marks(db)
+    after = marks[3]
     models = [tuple(r) for r in db.execute(
         f"SELECT {table('models').column_list} FROM models ORDER BY id")]  # noqa: S608
     with _snapshot(conn):
-        fetched = _fetch(conn, url, marks[2], marks[0], marks[1], models)
+        fetched = _fetch(conn, url, after, marks[0], marks[1], models, marks[2])
     changes = {name: _changed(db, name, fetched[name]) for name in (*REPLACED, *UPSERTED)}
     changed = tuple(name for name, rows in changes.items() if rows)
-    new_rows = any(fetched[k] for k in ("candidates", "labels", "rankings", "plan"))
-    if changed or new_rows or fetched["plan"] is not None or fetched["seq"] > marks[2]:
+    new_rows = any(fetched[k] for k in ("candidates", "labels", "rankings", "plan",
+                                         "cal_snapshots"))
+    if changed or new_rows or fetched["plan"] is not None or fetched["seq"] > after:
         with _writing(db):
             if _marks(db) != marks:   # another desk of this role on this machine pulled
                 return None
@@ -165,8 +168,8 @@ def sees_all(conn: psycopg.Connection[Any], url: ServerUrl) -> bool:
 
 
 def _fetch(conn: psycopg.Connection[Any], url: ServerUrl, after: int,
-           after_candidate: int, plan_mark: str, models: list[tuple[Any, ...]]
-           ) -> dict[str, Any]:
+           after_candidate: int, plan_mark: str, models: list[tuple[Any, ...]],
+           after_cal: int = 0) -> dict[str, Any]:
     # long: one read per table, in one snapshot; reading them in a row keeps the order visible
     s = url.schema
 
@@ -178,6 +181,8 @@ def _fetch(conn: psycopg.Connection[Any], url: ServerUrl, after: int,
         t = table(name)
         where = " WHERE key NOT LIKE 'server\\_%'" if name == "project" else ""
         out[name] = rows(f"SELECT {t.column_list} FROM {s}.{name}{where} ORDER BY {t.key}")
+    out["cal_snapshots"] = _rankings_blank(rows(
+        f"SELECT {table('cal_snapshots').column_list} FROM {s}.cal_feed(%s)", [after_cal]))
     out["certifications"] = rows(f"SELECT {table('certifications').column_list} "
                                  f"FROM {s}.certification_feed()")
     sessions = rows(f"SELECT {table('sessions').column_list}, seq FROM {s}.session_feed(0)")
@@ -217,6 +222,19 @@ def _rankings(rows: list[Any]) -> list[Any]:
             n = len(ids) // 8
             scores = (1.0 - np.arange(n, dtype="<f8") / max(n, 1)).astype("<f8").tobytes()
         out.append((model_id, ids, scores))
+    return out
+
+
+def _rankings_blank(rows: list[Any]) -> list[Any]:
+    """Cal snapshots as stored; blank scores (an annotator's) get the stand-in of rankings."""
+    at = table("cal_snapshots").names.index("scores")
+    ids_at = table("cal_snapshots").names.index("candidate_ids")
+    out = []
+    for r in rows:
+        r = list(r)
+        if r[at] is None:
+            r[at] = _rankings([(0, r[ids_at], None)])[0][2]
+        out.append(tuple(r))
     return out
 
 
@@ -303,6 +321,7 @@ def _apply(db: sqlite_utils.Database, fetched: dict[str, Any], changes: dict[str
     store_labels(db, fetched["labels"])
     for name in ("certifications", "guidelines"):
         _insert(db, name, changes[name], "update")
+    _insert(db, "cal_snapshots", fetched["cal_snapshots"], "ignore")
 
 
 def refresh_labels(conn: psycopg.Connection[Any], db: sqlite_utils.Database, url: ServerUrl,

@@ -126,3 +126,18 @@ def add_guidelines(schema: str) -> sql.Composed:
     return sql.SQL("INSERT INTO {t}(version, text, author, created_at) "
                    "SELECT coalesce(max(version), 0) + 1, %s, %s, %s FROM {t} "
                    "RETURNING version").format(t=t)
+
+
+@_compiled
+def add_cal_snapshot(schema: str) -> sql.Composed:
+    """Insert a cal snapshot unless its uid is stored (parameters: the row after id); its id."""
+    return sql.SQL("INSERT INTO {}(uid, created_at, labels_used, last_label_id, features, "
+                   "config, candidate_ids, scores) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+                   "ON CONFLICT (uid) DO NOTHING RETURNING id").format(
+        _table(schema, "cal_snapshots"))
+
+
+@_compiled
+def cal_snapshot_id(schema: str) -> sql.Composed:
+    """The id of the cal snapshot with this uid (parameter: uid)."""
+    return sql.SQL("SELECT id FROM {} WHERE uid = %s").format(_table(schema, "cal_snapshots"))
