@@ -239,7 +239,7 @@ def test_lead_view_without_gold_says_so(qtbot, tmp_path):
 
 
 def test_gain_band_is_clipped_and_truth_and_estimate_are_named(qtbot, project):
-    """Issue 25, finding 3: an early band stays inside the axes, draws no point estimate,
+    """An early band stays inside the axes, draws no point estimate,
     and the legend says which line is truth (gold) and which the estimate."""
     from triage.views.advice import RecallBand
 
@@ -255,7 +255,7 @@ def test_gain_band_is_clipped_and_truth_and_estimate_are_named(qtbot, project):
     lower, upper = panel.band_extent()
     assert lower == 25.0 and upper <= data["ylim"] < 1094.0
     assert len(panel.band_line.get_xdata()) == 0     # no point estimate while too early
-    legend = panel.figure.legends[0]   # large: below the whole chart (issue 25, finding 2)
+    legend = panel.figure.legends[0]   # large: below the whole chart
     labels = [t.get_text() for t in legend.get_texts()]
     assert any(t.startswith("estimate: between 25 and 1,094") for t in labels), labels
     assert any(t.startswith("truth: random order, gold has 10") for t in labels), labels

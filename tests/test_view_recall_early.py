@@ -1,4 +1,4 @@
-"""Charts that tell one story (issue 25, finding 3): until the recall interval is narrower
+"""Charts that tell one story: until the recall interval is narrower
 than 50 points, every surface says "too early to estimate recall: between X and Y" and
 gives no point estimate; the JSON keeps its keys."""
 
