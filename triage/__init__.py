@@ -12,11 +12,7 @@ Scripts and notebooks use it like this::
         print(project.status().snapshot.positives_found)
 """
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # what type checkers see; at run time they load on first use (below)
-    from triage.base.errors import InputError, ProjectError, TriageError
-    from triage.project import Candidate, Project, Session, create_project, open_project
+from typing import Any
 
 __version__ = "0.1.0"
 
@@ -31,6 +27,7 @@ __all__ = ["Candidate", "InputError", "Project", "ProjectError", "Session", "Tri
 
 def __getattr__(name: str) -> Any:
     # Lazy: ``import triage`` stays cheap, and the CLI loads only what a command needs.
+    # Type checkers read the exports' real types from __init__.pyi.
     if name in _EXPORTS:
         import importlib
 

@@ -30,6 +30,12 @@ _KINDS_0001 = ("triage", "overlap", "audit", "retest", "adjudication")
 MIGRATIONS = Migrations("triage")
 
 
+def step_names() -> list[str]:
+    """The names of every schema step, in order (all are pending on an empty database)."""
+    empty = sqlite_utils.Database(memory=True, execute_plugins=False)
+    return [m.name for m in MIGRATIONS.pending(empty)]
+
+
 @MIGRATIONS(name="0001_initial")
 def m0001_initial(db: sqlite_utils.Database) -> None:
     """Version 1: every table and index of the project file."""
