@@ -28,3 +28,15 @@ def test_open_project_is_typed_for_library_users(tmp_path):
     assert 'Revealed type is "triage.project.core.Project"' in out
     assert '"Project" has no attribute "no_such_method"' in out
     assert status == 1
+
+
+def test_the_stub_and_the_lazy_exports_name_the_same_things():
+    import ast
+
+    import triage
+
+    stub = ast.parse((ROOT / "triage" / "__init__.pyi").read_text())
+    typed = {alias.asname for node in stub.body if isinstance(node, ast.ImportFrom)
+             for alias in node.names}
+    assert typed == set(triage.__all__) == set(triage._EXPORTS)
+    assert all(getattr(triage, name) is not None for name in triage.__all__)
