@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_pg.py import [--rows 1000000] [--runs 3]
     .venv/bin/python bench/bench_pg.py latency [--rows 20000] [--labels 1000]
 
-**Import** (issue 16: a million rows at most 1.5x ``psql``'s ``\\copy``): the generated
+**Import** (target: a million rows at most 1.5x ``psql``'s ``\\copy``): the generated
 CSV (``bench/_generate.py``: key, text, two scores) is loaded by two whole processes,
 alternating, ``--runs`` times each, and the medians are compared:
 
@@ -19,7 +19,7 @@ The server is pgserver's PostgreSQL 16 on a Unix socket in a temporary directory
 at the end; a CHECKPOINT runs before each timed process so neither inherits the other's
 dirty pages.
 
-**Label-and-next latency** (issue 16: "label-and-next latency against a local server next
+**Label-and-next latency** (target: "label-and-next latency against a local server next
 to the SQLite figure"): one desk, the same project (the generated pool, per-item price,
 no overlap or audit so both serve the same candidates) once as a project file and once
 pushed to the local server and opened by URL as an annotator role (a replica in a

@@ -1,7 +1,7 @@
 """The server is the judge of every write, and annotators see what blind labelling allows.
 
 A hostile annotator at a ``psql`` prompt (here: a psycopg connection as their login role)
-tries what issue 22 found: adjudicating, crafted label rows, direct table writes, lease
+tries what a review found: adjudicating, crafted label rows, direct table writes, lease
 times from the client, reading gold, scores and others' decisions.
 """
 

@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "advise": "should annotation continue? budget, marginal value, recall estimate and "
               "certificate, knee, Quant and reliability rules",
     "agree": "inter-annotator agreement: Krippendorff's alpha, Cohen/Fleiss kappa, AC1",
+    "backup": "copy a project safely, even while desks label it",
     "check": "check a project file for damage (full integrity check)",
     "compare": "precision, recall, F1, MCC, SBA, ROC-AUC, AP, NDCG per model, with "
                "significance",
