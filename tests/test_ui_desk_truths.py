@@ -82,3 +82,21 @@ def test_history_shows_the_notes(window, qtbot):  # noqa: F811
     assert history.rows_shown()[0][1:] == ["c01", "idiom", "candidate number 1", "a pun"]
     history.table.selectRow(0)
     assert history.detail.text() == "candidate number 1\n\nYour note: a pun"
+
+
+def test_the_metrics_say_which_candidates_they_are_measured_on(qtbot, tmp_path):
+    """The Metrics page names the same candidates as the line above it (gold labels here),
+    not "the labeled items"."""
+    from tests.helpers import make_project as make_gold_project
+    from triage.views.models import build_models_view_data, models_inputs
+    from ui.analysis import ModelsView
+
+    project = make_gold_project(tmp_path)
+    data = build_models_view_data(models_inputs(project), trials=50)
+    project.close()
+    view = ModelsView()
+    qtbot.addWidget(view)
+    view.show_data(data)
+    assert view.info.text().startswith("Judged on 30 candidates from gold labels")
+    assert view.metrics_caption.text() == ("Metrics per model (columns) on the same 30 "
+                                           "candidates (gold labels)")
