@@ -143,8 +143,11 @@ def _desktop_flag(args: argparse.Namespace) -> str | None:
 
 
 def fault_sentence(error: BaseException, where: object) -> tuple[str, bool]:
-    """One sentence for a fault no command turned into a TriageError (disk, file, damage),
-    and whether it is a fault we recognise (a full disk, a read-only file...)."""
+    """One sentence for a fault no command turned into a TriageError, and whether we know it.
+
+    Faults are the disk's, the file's or damage; recognised ones are a full disk, a
+    read-only file and the like.
+    """
     from triage.store.faults import explain
     from triage.views.text import unexpected_fault
 

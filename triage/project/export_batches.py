@@ -92,8 +92,10 @@ def _ahead(items: Iterator[Any]) -> Iterator[Any]:
 
 def text_in_batches(source: str | Path, order: np.ndarray,
                     ranks0: np.ndarray) -> Iterator[tuple[np.ndarray, Any]]:
-    """(0-based ranks, their key/text/gold/meta table) for the rows at ``ranks0``, in batches
-    of about BATCH_BYTES of text each."""
+    """(0-based ranks, their key/text/gold/meta table) for the rows at ``ranks0``, in batches.
+
+    Each batch holds about BATCH_BYTES of text.
+    """
     from triage.store.textbatches import text_batches
 
     size = {"rows": FIRST_ROWS}
@@ -185,8 +187,10 @@ def parquet_schema(plan: ExportPlan) -> Any:
 
 def parquet_batches(plan: ExportPlan, lookup: LabelLookup, ranks0: np.ndarray,
                     source: str | Path) -> Iterator[Any]:
-    """Record batches of the Parquet export (see :func:`parquet_schema`) of the rows at
-    ``ranks0``, in rank order."""
+    """Record batches of the Parquet export of the rows at ``ranks0``, in rank order.
+
+    Their schema is :func:`parquet_schema`'s.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
