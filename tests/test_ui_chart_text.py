@@ -76,6 +76,26 @@ def test_large_gain_chart_keeps_its_legend_and_title_inside(qtbot, project, tmp_
     assert (tmp_path / "gain.png").stat().st_size > 10_000
 
 
+def test_large_gain_y_ticks_fit_a_plot_squeezed_by_its_legend(qtbot, project):
+    """The lead Overview at 1366×768 × 100 %: the one-sided band's long sentence makes the
+    legend tall and the plot short; the y ticks thin out rather than overlap."""
+    panel = GainPanel(large=True)
+    panel.show_estimate(RecallBand(
+        None, 11.0, 1094.0, 0.71, 0.097, "x",
+        "11 positives found in 30 labels (27 ranked, 3 audit); recall is at least "
+        "9.7% (95% confidence) if the ranking beats random below rank 27, and at most 100% "
+        "(the upper bound is not informative yet)", recall_upper=1.0))
+    for width, height in ((565, 320), (520, 320)):   # the large panel's smallest height
+        _drawn(qtbot, panel, project, width, height)
+        assert panel.text_problems() == [], (width, height)
+        labels = [t for t in panel.ax.get_yticklabels() if t.get_text()]
+        assert len(labels) >= 2, (width, height)
+        boxes = sorted((t.get_window_extent() for t in labels), key=lambda b: b.y0)
+        # Apart by half a label's height at least (the real window's check saw them touch).
+        assert all(b.y0 - a.y1 >= 0.5 * a.height for a, b in zip(boxes, boxes[1:])), \
+            [(t.get_text(), round(b.y0), round(b.y1)) for t, b in zip(labels, boxes)]
+
+
 def test_the_check_finds_small_clipped_overlapping_text_and_missing_ticks():
     """The checker itself: each kind of problem, planted in a plain figure."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg

@@ -11,6 +11,36 @@ from ui.panels._base import BLUE, GREY, HIGHLIGHT, ChartPanel
 from ui.panels.chart_text import MIN_FIG_PT, fitting, wrap_to
 
 
+def _fitting_locator():
+    """MaxNLocator whose tick count fits the axis's height (built lazily: matplotlib)."""
+    from matplotlib.ticker import MaxNLocator
+
+    class _Fitting(MaxNLocator):
+        """At most as many y ticks as labels fit one above another with a line between."""
+
+        def __init__(self, nbins: int, label_pt: float, **kwargs) -> None:
+            super().__init__(nbins=nbins, **kwargs)
+            self._most, self._label_pt = nbins, label_pt
+
+        def tick_values(self, vmin, vmax):
+            axis = self.axis
+            if axis is not None and axis.axes is not None:
+                fig = axis.axes.figure
+                height_pt = axis.axes.get_position().height * fig.get_figheight() * 72
+                # A label and a gap of the same height per tick: never two labels touching.
+                fit = int(height_pt / (2 * self._label_pt))
+                self.set_params(nbins=max(1, min(self._most, fit)))
+            return super().tick_values(vmin, vmax)
+
+    return _Fitting
+
+
+def FittingLocator(nbins: int, label_pt: float, **kwargs):  # noqa: N802 - a class to callers
+    """A y locator with at most ``nbins`` ticks and never more than fit the axis's height
+    (tick labels ``label_pt`` high)."""
+    return _fitting_locator()(nbins, label_pt, **kwargs)
+
+
 class GainPanel(ChartPanel):
     """Positives found so far (count and share of the pool) against the random order."""
 
@@ -44,7 +74,8 @@ class GainPanel(ChartPanel):
                                         "boxstyle": "round,pad=0.4"})
         ax.set_ylabel("positives found (items)", fontsize=self.fs)
         ax.xaxis.set_major_locator(MaxNLocator(nbins=6 if self.large else 4, integer=True))
-        ax.yaxis.set_major_locator(MaxNLocator(nbins=6 if self.large else 4, integer=True))
+        ax.yaxis.set_major_locator(FittingLocator(
+            nbins=6 if self.large else 4, label_pt=max(MIN_FIG_PT, self.fs - 0.5), integer=True))
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: format_count(v)))
         if self.large:
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: format_count(v)))
