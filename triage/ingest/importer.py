@@ -49,7 +49,7 @@ from triage.ingest.ranking import rank_scores as rank_scores
 from triage.ingest.reader import Table, read_table
 from triage.ingest.writer import write_table
 from triage.store import bulk, candidates, provenance
-from triage.store.poolwrite import NewModel, Plan, write_pool
+from triage.store.poolwrite import NewModel, Plan, warmed, write_pool
 from triage.store.records import now_iso, save_ranking
 
 Progress = Callable[[int, int], "bool | None"]
@@ -237,6 +237,23 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     """
     started = time.perf_counter()
     path = Path(path)
+    if writer is write_pool and after is None:
+        # The bulk writer's child starts now, while this process reads the file.
+        with warmed(db, path):
+            return _import_candidates(db, path, mapping, skip_invalid=skip_invalid,
+                                      progress=progress, seed=seed, table=table, kind=kind,
+                                      plan=plan, started=started)
+    return _import_candidates(db, path, mapping, skip_invalid=skip_invalid, progress=progress,
+                              seed=seed, table=table, after=after, kind=kind, plan=plan,
+                              writer=writer, started=started)
+
+
+def _import_candidates(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping, *,
+                       skip_invalid: bool, progress: Progress | None, seed: int | None,
+                       table: Table | None, kind: str, plan: Plan | None, started: float,
+                       after: Callable[[sqlite_utils.Database], None] | None = None,
+                       writer: Callable[..., None] = write_pool) -> ImportResult:
+    # long: the fast path first, then the careful one, as import_candidates says
     mapping = imagecols.with_image(mapping)
     seed = _project_seed(db) if seed is None else seed
     if candidates.exist(db):
