@@ -83,6 +83,18 @@ def strings(values: Sequence[str | None]) -> Any:
                                          for v in values])
 
 
+def utf8(values: Sequence[bytes | None]) -> Any:
+    """A large_string Arrow array of UTF-8 encoded ``values`` (None is null)."""
+    if None in values:
+        return _variable(pa.large_string(), values)
+    offsets = np.zeros(len(values) + 1, np.int64)   # no Python work per value but len()
+    np.cumsum(np.fromiter(map(len, values), np.int64, len(values)),  # type: ignore[arg-type]
+              out=offsets[1:])
+    data = b"".join(values)  # type: ignore[arg-type]
+    return pa.Array.from_buffers(pa.large_string(), len(values),
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
 def text(value: str) -> Any:
     """A large_string Arrow scalar (what compute functions need beside large_string arrays)."""
     return strings([value])[0]

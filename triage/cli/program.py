@@ -123,9 +123,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # noqa: BLE001 - a fault is a sentence, never a traceback
         if os.environ.get("TRIAGE_DEBUG"):
             raise
-        print(f"triage: {fault_sentence(error, getattr(args, 'project', None))}",
-              file=sys.stderr)
-        return 2 if isinstance(error, (OSError, sqlite3.Error)) else 1
+        sentence, known = fault_sentence(error, getattr(args, "project", None))
+        print(f"triage: {sentence}", file=sys.stderr)
+        return 2 if known or isinstance(error, (OSError, sqlite3.Error)) else 1
 
 
 def _desktop_flag(args: argparse.Namespace) -> str | None:
@@ -136,21 +136,24 @@ def _desktop_flag(args: argparse.Namespace) -> str | None:
     return None
 
 
-def fault_sentence(error: BaseException, where: object) -> str:
-    """One sentence for a fault no command turned into a TriageError (disk, file, damage)."""
+def fault_sentence(error: BaseException, where: object) -> tuple[str, bool]:
+    """One sentence for a fault no command turned into a TriageError (disk, file, damage),
+    and whether it is a fault we recognise (a full disk, a read-only file...)."""
+    from triage.store.faults import explain
     from triage.views.text import unexpected_fault
 
     place = str(where) if isinstance(where, (str, os.PathLike)) else None
     if isinstance(error, OSError) and error.strerror and error.errno is not None:
-        from triage.store.faults import explain
-
         named = str(error.filename) if error.filename else place
         explained = explain(error, named)
         if explained is None:
-            return f"{named}: {error.strerror.lower()}"
-        return str(explained)
+            return f"{named}: {error.strerror.lower()}", False
+        return str(explained), True
+    explained = explain(error, place)   # also what the bulk writer (ADBC, Arrow) reports
+    if explained is not None:
+        return str(explained), True
     return unexpected_fault(error, place) + ("" if isinstance(error, sqlite3.Error) else
-                                             " (TRIAGE_DEBUG=1 shows the details)")
+                                             " (TRIAGE_DEBUG=1 shows the details)"), False
 
 
 if __name__ == "__main__":  # pragma: no cover

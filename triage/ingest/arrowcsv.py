@@ -35,28 +35,31 @@ _PLAIN_NUMBER = r"^[+-]?(\p{Nd}+(\.\p{Nd}*)?|\.\p{Nd}+)([eE][+-]?\p{Nd}+)?$"
 
 _FORMULA_BYTE = np.zeros(256, dtype=bool)
 _FORMULA_BYTE[list(b"=+-@\t\r")] = True
-# C0 controls but tab, LF and CR, and DEL: bytes guard_cell shows as ⟨U+…⟩ markers. (C1
-# controls are two bytes in UTF-8, C2 80-9F.)
-_CONTROL_BYTE = np.zeros(256, dtype=bool)
-_CONTROL_BYTE[[b for b in range(32) if b not in b"\t\n\r"] + [0x7F]] = True
+# C0 controls but tab, LF and CR, DEL and the C1 controls: what guard_cell shows as ⟨U+…⟩
+# markers. RE2 finds them (and the characters that make a cell quoted) in one pass over
+# the text, without a temporary array per comparison.
+_CONTROL = "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f\\x{80}-\\x{9f}]"
+_NOT_CONTROL = bytes(b for b in range(256) if not (b < 0x20 or b == 0x7F) or b in b"\t\n\r")
+_QUOTED = '[",\\r\\n]'
 
 
-def _controls_revealed(values: Any, offsets: np.ndarray, data: np.ndarray) -> Any:
+def _controls_revealed(values: Any) -> Any:
     """``values`` with control characters made visible (as guard_cell does); rare: per row."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    text = data[offsets[0]:offsets[-1]]
-    hits = _CONTROL_BYTE[text]
-    hits[:-1] |= (text[:-1] == 0xC2) & (text[1:] >= 0x80) & (text[1:] <= 0x9F)
-    at = np.flatnonzero(hits) + offsets[0]
-    if at.size == 0:
+    offsets, data = arrow.string_buffers(values)
+    raw = data[offsets[0]:offsets[-1]].tobytes()
+    # Almost always none: bytes.translate drops every byte but C0 controls and DEL in one
+    # C pass, and a C1 control needs a 0xC2 lead byte; only then does RE2 look per cell.
+    if not raw.translate(None, _NOT_CONTROL) and b"\xc2" not in raw:
         return None
-    rows = np.unique(np.searchsorted(offsets, at, side="right") - 1)
-    mask = np.zeros(len(values), dtype=bool)
-    mask[rows] = True
+    hits = arrow.to_numpy_bool(pc.match_substring_regex(values, _CONTROL))
+    rows = np.flatnonzero(hits)
+    if rows.size == 0:
+        return None
     fixed = [reveal_controls(v) for v in values.take(arrow.from_numpy(rows)).to_pylist()]
-    return pc.replace_with_mask(values, arrow.booleans(mask), pa.array(fixed, pa.large_string()))
+    return pc.replace_with_mask(values, arrow.booleans(hits), pa.array(fixed, pa.large_string()))
 
 
 def text_cells(values: Any) -> Any:
@@ -73,31 +76,48 @@ def text_cells(values: Any) -> Any:
     values = values.cast(pa.large_string())
     if values.null_count:
         values = pc.coalesce(values, arrow.text(""))
-    offsets, data = arrow.string_buffers(values)
-    revealed = _controls_revealed(values, offsets, data)
+    revealed = _controls_revealed(values)
     if revealed is not None:
         values = revealed
-        offsets, data = arrow.string_buffers(values)
+    offsets, data = arrow.string_buffers(values)
     starts, lengths = offsets[:-1], np.diff(offsets)
     risky = np.zeros(len(values), dtype=bool)
     risky[lengths > 0] = _FORMULA_BYTE[data[starts[lengths > 0]]]
-    text = data[offsets[0]:offsets[-1]]
-    quote = np.zeros(len(values), dtype=bool)
-    for byte in b'",\r\n':  # one vectorised comparison per byte beats a table look-up
-        at = np.flatnonzero(text == byte) + offsets[0]
-        quote[np.searchsorted(offsets, at, side="right") - 1] = True
+    quote = arrow.to_numpy_bool(pc.match_substring_regex(values, _QUOTED))
     rows = np.flatnonzero(risky | quote)
     if rows.size == 0:
         return values
-    sub = values.take(arrow.from_numpy(rows))
-    guard = pc.and_(arrow.booleans(risky[rows]),
-                    pc.invert(pc.match_substring_regex(sub, _PLAIN_NUMBER)))
-    sub = pc.if_else(guard, _concat(arrow.text("'"), sub), sub)
-    quoted = _concat(arrow.text('"'), pc.replace_substring(sub, '"', '""'), arrow.text('"'))
-    sub = pc.if_else(arrow.booleans(quote[rows]), quoted, sub)
+    # Few cells to change: work on those and put them back; many: on the whole column.
+    whole = rows.size * 4 > len(values)
+    sub = values if whole else values.take(arrow.from_numpy(rows))
+    risky, quote = (risky, quote) if whole else (risky[rows], quote[rows])
+    if risky.any():
+        guard = pc.and_(arrow.booleans(risky),
+                        pc.invert(pc.match_substring_regex(sub, _PLAIN_NUMBER)))
+        sub = pc.if_else(guard, _concat(arrow.text("'"), sub), sub)
+    quoted = _concat(arrow.text('"'), _doubled_quotes(sub), arrow.text('"'))
+    sub = quoted if quote.all() else pc.if_else(arrow.booleans(quote), quoted, sub)
+    if whole:
+        return sub
     mask = np.zeros(len(values), dtype=bool)
     mask[rows] = True
     return pc.replace_with_mask(values, arrow.booleans(mask), sub)
+
+
+def _doubled_quotes(values: Any) -> Any:
+    """``values`` with every ``"`` doubled, made from the raw buffers in one numpy pass
+    (Arrow's ``replace_substring`` is several times slower on text full of quotes)."""
+    import pyarrow as pa
+
+    offsets, data = arrow.string_buffers(values)
+    text = data[offsets[0]:offsets[-1]]
+    at = np.flatnonzero(text == 0x22)
+    if at.size == 0:
+        return values
+    doubled = np.insert(text, at, 0x22)
+    moved = offsets - offsets[0] + np.searchsorted(at, offsets - offsets[0])
+    return pa.Array.from_buffers(pa.large_string(), len(values),
+                                 [None, pa.py_buffer(moved), pa.py_buffer(doubled)])
 
 
 def _concat(*parts: Any) -> Any:

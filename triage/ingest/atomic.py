@@ -26,6 +26,7 @@ from typing import IO, Any
 
 from triage.base.hidden import reveal_controls
 
+MIN_OUTPUT_MB = 0.0625   # an output on a disk with less free space (64 KiB) is refused at once
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
@@ -63,13 +64,19 @@ def atomic_file(path: str | Path, *, binary: bool = False) -> Iterator[IO[Any]]:
     """A temporary file beside ``path`` that replaces it when the block ends without error.
 
     The data is fsync'ed before the rename and the directory after it; on an error the
-    temporary file is removed and ``path`` is untouched.
+    temporary file is removed and ``path`` is untouched. A full disk (before anything is
+    written, or while writing) is a sentence naming the disk of ``path``: the output's,
+    not the project's it came from.
     """
     path = Path(path)
-    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed or removed below
-        "wb" if binary else "w", encoding=None if binary else "utf-8",
-        newline=None if binary else "", dir=path.parent or ".",
-        prefix=f".{path.name}.", suffix=".tmp", delete=False)
+    _room_for(path)
+    try:
+        handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed or removed below
+            "wb" if binary else "w", encoding=None if binary else "utf-8",
+            newline=None if binary else "", dir=path.parent or ".",
+            prefix=f".{path.name}.", suffix=".tmp", delete=False)
+    except OSError as error:
+        raise _output_fault(error, path) from error
     try:
         with handle:
             yield handle
@@ -77,10 +84,31 @@ def atomic_file(path: str | Path, *, binary: bool = False) -> Iterator[IO[Any]]:
             os.fsync(handle.fileno())
         os.chmod(handle.name, 0o666 & ~current_umask())
         os.replace(handle.name, path)
+    except Exception as error:
+        Path(handle.name).unlink(missing_ok=True)
+        raise _output_fault(error, path) from error
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)
         raise
     _fsync_dir(path.parent)
+
+
+def _room_for(path: Path) -> None:
+    """Refuse to start an output on a disk with no room at all (not even for an empty file)."""
+    from triage.store.faults import free_mb, full_disk
+
+    free = free_mb(path.parent)
+    if free is not None and free < MIN_OUTPUT_MB:
+        raise full_disk(path, "nothing was written")
+
+
+def _output_fault(error: Exception, path: Path) -> Exception:
+    """A full disk while writing ``path`` as the sentence naming that disk; else ``error``."""
+    from triage.store.faults import full_disk, kind_of
+
+    if kind_of(error, path.parent) == "full":
+        return full_disk(path, "nothing was written")
+    return error
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -12,8 +12,6 @@ in the project is not added again, so importing the same file twice adds nothing
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -361,18 +359,8 @@ def _digest(path: Path) -> str:
 
 def write_text_atomically(path: str | Path, chunks: Iterable[str]) -> None:
     """Write ``chunks`` to ``path`` through a temporary file, fsync'ed, then renamed."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            for chunk in chunks:
-                handle.write(chunk)
-            handle.flush()
-            os.fsync(handle.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from triage.ingest.atomic import atomic_file
+
+    with atomic_file(path) as handle:
+        for chunk in chunks:
+            handle.write(chunk)

@@ -41,13 +41,12 @@ import sqlite_utils
 
 from triage.base import arrow
 from triage.base.errors import InputError, Problem, TriageError
-from triage.ingest import fastread, imagecols, metajson
+from triage.ingest import carefulstream, fastread, imagecols, metajson
 from triage.ingest.dialect import Dialect, fast
 from triage.ingest.preview import preview as preview
 from triage.ingest.progress import Ticker as _Ticker
 from triage.ingest.ranking import rank_scores as rank_scores
 from triage.ingest.reader import Table, read_table
-from triage.ingest.writer import write_table
 from triage.store import bulk, candidates, provenance
 from triage.store.poolwrite import NewModel, Plan, warmed, write_pool
 from triage.store.records import now_iso, save_ranking
@@ -191,16 +190,6 @@ def _candidate_rows(table: Table, mapping: ColumnMapping, used: list[str]) -> An
     return pa.table(columns)
 
 
-def _write_rejects(path: Path, table: Table) -> str | None:
-    if not table.rejected:
-        return None
-    target = path.with_name(f"{path.stem}.rejected.csv")
-    names = ["line", "reason", *table.columns]
-    rows = ({"line": line, "reason": reason, **raw} for line, raw, reason in table.rejected)
-    write_table(target, names, rows, fmt="csv")
-    return str(target)
-
-
 def _without_gc(func: Callable[_P, _R]) -> Callable[_P, _R]:
     """Run ``func`` with the cyclic GC paused: millions of fresh tuples would trigger it
     hundreds of times over a heap of a million row lists, for nothing (no cycles here)."""
@@ -223,6 +212,7 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
                       after: Callable[[sqlite_utils.Database], None] | None = None,
                       kind: str = "pool", plan: Plan | None = None,
                       writer: Callable[..., None] = write_pool) -> ImportResult:
+    # long: three ways in (the stream, the big file checked as it streams, the table read)
     """Create the candidate pool from ``path`` with each mapped model's ranking.
 
     Only an empty project accepts a pool; later models come with :func:`add_scores`.
@@ -279,6 +269,13 @@ def _import_candidates(db: sqlite_utils.Database, path: Path, mapping: ColumnMap
             return ImportResult(str(path), streamed[0], 0, None,
                                 tuple(m for m, _ in mapping.scores), streamed[1],
                                 time.perf_counter() - started)
+        if carefulstream.suits(path):  # too big to read whole: checked as it streams
+            done = carefulstream.import_checked(path, carefulstream.Checks(
+                score_columns, required, read.keywords["nonempty"], mapping.key), skip_invalid,
+                ticker.read, lambda clean: _stream(db, clean, mapping, ticker=ticker, seed=seed,
+                                                   kind=kind, plan=plan, origin=path))
+            return ImportResult(str(path), done[0], done[2], done[3], tuple(
+                m for m, _ in mapping.scores), done[1], time.perf_counter() - started)
     given = table is not None
     table = table if table is not None else read()
     write = functools.partial(_import_table, db, path, mapping, used=used, ticker=ticker,
@@ -290,16 +287,18 @@ def _import_candidates(db: sqlite_utils.Database, path: Path, mapping: ColumnMap
             raise TriageError(f"{path}: candidate keys are not unique") from None
         table = read(unique=[mapping.key] if mapping.key else [])
         tied = write(table)
-    rejects = _write_rejects(path, table)
+    rejects = carefulstream.write_rejects(path, table.columns, table.rejected)
     return ImportResult(str(path), len(table), len(table.rejected), rejects,
                         tuple(m for m, _ in mapping.scores), tied,
                         time.perf_counter() - started)
 
 
 def _stream(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping, *, ticker: _Ticker,
-            seed: int, kind: str, plan: Plan | None) -> tuple[int, dict[str, int]] | None:
+            seed: int, kind: str, plan: Plan | None,
+            origin: Path | None = None) -> tuple[int, dict[str, int]] | None:
     """(rows, tied items) of a clean file imported as a stream; None when it is not
-    clean (nothing was written), for the careful path to read (see ``poolstream``)."""
+    clean (nothing was written), for the careful path to read (see ``poolstream``).
+    ``origin``: the file ``path`` is the checked copy of (recorded as the source)."""
     from triage.ingest import poolstream, stream
 
     shape = stream.Shape(mapping.text, mapping.key, mapping.gold,
@@ -307,10 +306,13 @@ def _stream(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping, *, ti
     sources = provenance.sources(db)
     models = [m for m, _ in mapping.scores]
 
+    source = origin or path
+
     def entry(rows: int, digest: str) -> list[tuple[str, str]]:
-        made = _source_entry(path, kind, models, rows, digest)
-        return [("source_file", str(path.resolve())), provenance.sources_row(sources + [made]),
-                *imagecols.image_rows(mapping, path)]
+        made = _source_entry(source, kind, models, rows, digest if origin is None
+                             else _digest(source))
+        return [("source_file", str(source.resolve())),
+                provenance.sources_row(sources + [made]), *imagecols.image_rows(mapping, source)]
 
     try:
         return poolstream.import_stream(db, path, shape, mapping.scores, seed=seed,

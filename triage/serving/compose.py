@@ -21,7 +21,8 @@ def build_dispatcher(db: sqlite_utils.Database, writer: ProjectWriter, order: np
                      ordered_scores: np.ndarray, ranks: np.ndarray, tracker: LabelTracker,
                      settings: Settings, models: list[ModelInfo],
                      resync: Callable[[], None]) -> Dispatcher:
-    """The dispatcher over the active ranking, with its overlap plan.
+    """The dispatcher over the active ranking, with its overlap plan (drawn, without
+    writing, when none is stored: see :meth:`Dispatcher.overlap_items`).
 
     When the queue mode asks for one and there are several models, it also gets the bandit
     over their rankings. A project that learns (``learn``, or the active model ``cal``)
@@ -38,8 +39,6 @@ def build_dispatcher(db: sqlite_utils.Database, writer: ProjectWriter, order: np
     dispatcher.cal = cal
     dispatcher.resync = resync
     dispatcher.certify_pick = CertifySource(db, tracker)  # a running certification sample
-    if settings.overlap_rate > 0 and not dispatcher.overlap_items():
-        dispatcher.replan_overlap()
     if settings.queue_mode != "follow" and len(models) + (cal is not None) > 1:
         from triage.serving.bandit import BanditQueue
 

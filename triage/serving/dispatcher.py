@@ -89,6 +89,7 @@ class Dispatcher:
         self.tracker = tracker
         self.settings = settings
         self._overlap: set[int] | None = None
+        self._plan_unsaved = False  # drawn in memory by a reader; stored by the first serve
         # Overlap items that some but not enough annotators have seen, kept up to date from
         # the tracker's changes so serving never rescans every labeled candidate.
         self._open: set[int] | None = None
@@ -106,9 +107,17 @@ class Dispatcher:
     # -- plans -------------------------------------------------------------------------
 
     def overlap_items(self) -> set[int]:
-        """The overlap plan, stored in the file so every desk uses the same one."""
+        """The overlap plan, stored in the file so every desk uses the same one.
+
+        With none stored (yet) the settings' plan is drawn in memory, never written here:
+        reading a project (a report, status) writes nothing. It is stored when this
+        dispatcher first serves a candidate (:meth:`choose`)."""
         if self._overlap is None:
             self._overlap = claims.overlap_items(self.db)
+            if not self._overlap and self.settings.overlap_rate > 0:
+                drawn = overlap_plan(self.order, self.settings.overlap_rate, self.settings.seed)
+                self._overlap = {int(i) for i in drawn}
+                self._plan_unsaved = bool(self._overlap)
         return self._overlap
 
     def replan_overlap(self) -> None:
@@ -116,6 +125,7 @@ class Dispatcher:
         ids = overlap_plan(self.order, self.settings.overlap_rate, self.settings.seed)
         self.writer.replace_overlap_plan(ids)
         self._overlap = {int(i) for i in ids}
+        self._plan_unsaved = False
         self._open, self._open_for = None, {}
 
     def use_settings(self, settings: Settings) -> None:
@@ -220,6 +230,9 @@ class Dispatcher:
     def choose(self, session_id: int, annotator: str, now: float,
                taken: frozenset[int] | None = None) -> Pick | None:
         """The next candidate: certification, re-test, audit, overlap, then the queue."""
+        if self.overlap_items() and self._plan_unsaved:
+            self.writer.replace_overlap_plan(sorted(self._overlap or ()))
+            self._plan_unsaved = False
         if taken is None:
             taken = self.live_claims(session_id, now)[1]
         for pick in (self.certify_pick(taken), self._retest(session_id, annotator, taken),

@@ -53,7 +53,7 @@ def kind_of(error: BaseException, where: str | Path | None = None) -> str | None
             return "readonly"
         return "io" if error.errno == errno.EIO else None  # a missing input file is no fault
     if not isinstance(error, sqlite3.Error):
-        return None
+        return _foreign_kind(error, where)
     code = _code(error)
     if code == _FULL or "disk is full" in text:
         return "full"
@@ -69,6 +69,30 @@ def kind_of(error: BaseException, where: str | Path | None = None) -> str | None
     if code == _IOERR or "disk i/o error" in text:
         # A write that fails for want of space often surfaces as a plain I/O error.
         return "full" if _low(where) else "io"
+    return None
+
+
+# What SQLite and the system say, as other libraries pass it on in their own exceptions.
+_FOREIGN_SIGNS = (("full", ("database or disk is full", "no space left on device",
+                            "disk quota exceeded", "sqlite_full")),
+                  ("readonly", ("attempt to write a readonly database",
+                                "read-only file system")),
+                  ("damaged", ("database disk image is malformed", "file is not a database")),
+                  ("busy", ("database is locked",)),
+                  ("io", ("disk i/o error",)))
+_FOREIGN_MODULES = ("adbc_driver", "pyarrow")
+
+
+def _foreign_kind(error: BaseException, where: str | Path | None) -> str | None:
+    """The fault behind an error of the bulk writer (ADBC's SQLite driver, Arrow), from its
+    text, whether raised here or passed on from a child process; else None."""
+    module = type(error).__module__ or ""
+    if not module.startswith(_FOREIGN_MODULES) and type(error) not in (RuntimeError, Exception):
+        return None
+    text = " ".join(str(error).lower().split())
+    for kind, signs in _FOREIGN_SIGNS:
+        if any(sign in text for sign in signs):
+            return "full" if kind == "io" and _low(where) else kind
     return None
 
 
@@ -97,10 +121,7 @@ def explain(error: BaseException, where: str | Path | None = None,
     name = str(where) if where is not None else "the project file"
     tail = f"; {doing}" if doing else ""
     if kind == "full":
-        free = free_mb(where)
-        have = f" (only {free:.0f} MB free)" if free is not None else ""
-        return WriteFailed(f"the disk holding {name} is full{have}: free at least "
-                           f"{MIN_FREE_MB} MB and try again{tail}")
+        return full_disk(where, doing)
     if kind == "readonly":
         return WriteFailed(f"{name} cannot be written (the file or its folder is read-only): "
                            "make it writable, or copy it to a writable folder; reading "
@@ -115,6 +136,16 @@ def explain(error: BaseException, where: str | Path | None = None,
                             f"and that you may read them ({error}){tail}")
     return WriteFailed(f"{name} could not be read or written (disk I/O error): check the disk "
                        f"or network drive it is on, then try again{tail}")
+
+
+def full_disk(where: str | Path | None, doing: str = "") -> WriteFailed:
+    """The full-disk sentence for the disk holding ``where`` (with how much is free)."""
+    name = str(where) if where is not None else "the project file"
+    free = free_mb(where)
+    have = f" (only {free:.0f} MB free)" if free is not None else ""
+    tail = f"; {doing}" if doing else ""
+    return WriteFailed(f"the disk holding {name} is full{have}: free at least "
+                       f"{MIN_FREE_MB} MB and try again{tail}")
 
 
 def damaged_message(name: str, detail: str) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,19 +22,10 @@ def report_format(out: str | Path) -> str:
 
 def _write_atomically(out: Path, payload: bytes) -> None:
     """Write to a temporary file beside ``out``, flush it to disk, then rename it over."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; a report is a normal file
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from triage.ingest.atomic import atomic_file
+
+    with atomic_file(out, binary=True) as handle:
+        handle.write(payload)
 
 
 def render_report(data: dict[str, Any], fmt: str) -> bytes:
