@@ -55,6 +55,13 @@ class Refused(Exception):
     """A refusal with a sentence for the user; the parent raises it as a TriageError."""
 
 
+class Abandoned(Exception):
+    """The parent went away (a cancel, its own error) before asking for the commit."""
+
+
+ABANDONED = Abandoned.__name__
+
+
 class Adbc:
     """A minimal ADBC connection: statements with Arrow parameters, queries as streams."""
 
@@ -150,6 +157,10 @@ def _write(path: str, pragmas: list[str], rows_fd: int, control: BinaryIO) -> No
     with os.fdopen(rows_fd, "rb") as source, na.ArrayStream.from_readable(source) as rows:
         db = Adbc(path, pragmas)
         try:
+            # The parent's connection stays open, so the import goes through the
+            # write-ahead log; copying the log into the file is left to the parent's
+            # next checkpoint (the desk's pause, or closing), not done inside the commit.
+            db.run("PRAGMA wal_autocheckpoint=0")
             db.run("BEGIN IMMEDIATE")
             try:
                 if db.row(ANY_CANDIDATE)[0]:
@@ -157,7 +168,7 @@ def _write(path: str, pragmas: list[str], rows_fd: int, control: BinaryIO) -> No
                 db.run(DROP_KEY_INDEX)
                 db.ingest("candidates", rows)
                 if not _finish(db, control):
-                    raise Refused("cancelled")
+                    raise Abandoned("the parent stopped before the commit")
                 db.run("COMMIT")
             except BaseException:
                 with contextlib.suppress(Exception):

@@ -132,7 +132,7 @@ class _Writer:
             self.control.close()
         except BaseException as error:
             outcome = self.abandon()
-            if _pipe_trouble(error) and isinstance(outcome, tuple) and outcome[:1] == ("error",):
+            if _pipe_trouble(error) and _failed_first(outcome):
                 raise_reported(outcome)  # the child's own failure came first
             raise
         raise_reported(_finish(self.child, self.outcome))
@@ -178,7 +178,7 @@ def has_spare(path: str) -> bool:
     return path in _spares
 
 
-def _send_rows(sink: BinaryIO, rows: Any, chunk: int, advance: Callable[[int], None]) -> int:
+def _send_rows(sink: Any, rows: Any, chunk: int, advance: Callable[[int], None]) -> int:
     """Write ``rows`` to the child as one Arrow IPC stream; the number of rows."""
     import pyarrow as pa
 
@@ -211,6 +211,12 @@ def _pipe_trouble(error: BaseException) -> bool:
     return isinstance(error, (OSError, pa.ArrowException))
 
 
+def _failed_first(outcome: Any) -> bool:
+    """Did the child fail on its own (not merely end because we stopped talking to it)?"""
+    return isinstance(outcome, tuple) and outcome[:1] == ("error",) \
+        and outcome[1] != bulkchild.ABANDONED
+
+
 def _close_quietly(*streams: Any) -> None:
     for stream in streams:
         if stream is None:
@@ -238,7 +244,7 @@ def read(path: str, sql: str) -> Iterator[Any]:
     except BaseException as error:
         _close_quietly(child.stdout)
         outcome = _finish(child, outcome_read)
-        if _pipe_trouble(error) and isinstance(outcome, tuple) and outcome[:1] == ("error",):
+        if _pipe_trouble(error) and _failed_first(outcome):
             raise_reported(outcome)
         raise
     _close_quietly(child.stdout)
