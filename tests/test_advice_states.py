@@ -1,6 +1,6 @@
 """Stopping advice is right in every state, and every surface shows the same state.
 
-Each state of issue #12 gets a test asserting the decision, the headline and the key numbers;
+Each advice state gets a test asserting the decision, the headline and the key numbers;
 every test also checks that every number is finite and physically possible (positives never
 above the unlabelled remainder, items never above what is left, recall in [0, 1]).
 """
@@ -213,7 +213,9 @@ def test_no_positive_found_at_all(tmp_path):
     data = check_physical(state)
     assert data["counts"]["found"] == 0 and data["decision"] == "continue"
     assert data["estimated_recall"]["point"] is None
-    assert "No positive found yet" in reason(data, "recall")["detail"]
+    assert advice_lines(state).recall == ("recall undefined: no positive found yet in 50 "
+                                          "labels (50 ranked, 0 audit)")
+    assert advice_lines(state).remaining.startswith("positives left: at most ")
 
 
 def test_one_model_and_ties(tmp_path):

@@ -78,7 +78,7 @@ def test_text_output_names_the_three_situations(pool: Path):
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "Model good (column good): 23 candidates, 4 positives, 0 tied items" in out
-    assert "Situation 1 (fixed budget USD 0.12): good finds the most positives, 2 of 4" in out
+    assert "Situation 1 (fixed budget $0.12): good finds the most positives, 2 of 4" in out
     assert "Situation 2 (flexible budget)" in out and "Situation 3" in out
 
 

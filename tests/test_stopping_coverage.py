@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.helpers import shared_dir
+from tests.helpers import DATA_DIR
 from triage.stats.stopping.coverage import recall_coverage
 
 SEEDS = range(100)
@@ -31,7 +31,7 @@ def synthetic(prev: float = 0.03, sep: float = 2.0):
 
 
 def real(name: str):
-    base = shared_dir() / "data" / "cleanlab"
+    base = DATA_DIR / "cleanlab"
     what = {"imdb": ("imdb", 1, 1), "cifar10-cat": ("cifar10", 3, 3)}[name]
     probs = base / f"cross_validated_predicted_probabilities__{what[0]}_test_set_pyx.npy"
     labels = base / f"original_test_labels__{what[0]}_test_set_original_labels.npy"
@@ -70,3 +70,22 @@ def test_decile_runs_equal_the_ceiling_formula():
         r = np.arange(1, pool + 1)
         expected = np.minimum(np.ceil(10 * r / max(pool, 1)).astype(np.int64) - 1, 9)
         assert decile_of_rank(pool).tolist() == expected.tolist()
+
+
+def test_early_checkpoints_report_width_beside_coverage():
+    """The early regime (50-300 labels) is backtested too, its width reported per checkpoint,
+    and a pool where no calibration can be fitted early (all labels positive) still counts."""
+    ys, ss = [], []
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        y = rng.random(1500) < 0.2
+        s = rng.normal(0, 1, 1500) + 4 * y
+        order = np.argsort(-s, kind="stable")
+        ys.append(y[order])
+        ss.append(s[order])
+    cov = recall_coverage(np.array(ys), np.array(ss), audit_rate=0.02,
+                          labels=(50, 150, 300, 1000, 5000))
+    assert sorted(cov.by_labels) == [50, 150, 300, 1000]
+    for runs, covered, width in cov.by_labels.values():
+        assert runs == 8 and 0 <= covered <= 1 and 0 < width <= 1
+    assert cov.by_labels[1000][2] < cov.by_labels[50][2]

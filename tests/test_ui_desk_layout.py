@@ -1,5 +1,5 @@
 """A small desk window stacks its panes into tabs, and a larger one puts them back
-(issue 25: layouts that adapt). The real-window tier checks the same at 800×600 × 150 %."""
+(layouts that adapt). The real-window tier checks the same at 800×600 × 150 %."""
 
 from __future__ import annotations
 

@@ -239,24 +239,28 @@ def test_lead_view_without_gold_says_so(qtbot, tmp_path):
 
 
 def test_gain_band_is_clipped_and_truth_and_estimate_are_named(qtbot, project):
-    """Issue 25, finding 3: an early band stays inside the axes, draws no point estimate,
-    and the legend says which line is truth (gold) and which the estimate."""
+    """An early band (only an upper bound is known) never stretches the axes, draws no point
+    estimate, and the legend says which line is truth (gold) and what is known."""
     from triage.views.advice import RecallBand
 
     panel = _panel(qtbot, GainPanel, large=True)
     panel.resize(760, 420)
     panel.show()
     panel.show_state(project.snapshot(), _info(project))
-    panel.show_estimate(RecallBand(35.0, 25.0, 1094.0, 0.71, 0.023, "x",
-                                   "too early to estimate recall: between 2.3% and 100%",
-                                   recall_upper=1.0))
+    found = float(project.snapshot().positives_found)
+    ylim = panel.panel_data()["ylim"]
+    panel.show_estimate(RecallBand(None, found, found + 1069.0, None, 0.023, "x",
+                                   "2 positives found in 20 labels (19 ranked, 1 audit); "
+                                   "recall is at least 0.2% (95% confidence) if the ranking "
+                                   "beats random below rank 19"))
     panel.flush()
     data = panel.panel_data()
     lower, upper = panel.band_extent()
-    assert lower == 25.0 and upper <= data["ylim"] < 1094.0
+    assert data["ylim"] == ylim < found + 1069.0          # the axes are not stretched
+    assert lower == min(found, ylim) and upper == data["ylim"]
     assert len(panel.band_line.get_xdata()) == 0     # no point estimate while too early
-    legend = panel.figure.legends[0]   # large: below the whole chart (issue 25, finding 2)
+    legend = panel.figure.legends[0]   # large: below the whole chart
     labels = [t.get_text() for t in legend.get_texts()]
-    assert any(t.startswith("estimate: between 25 and 1,094") for t in labels), labels
+    assert any(t.startswith("known: 2 positives found in 20 labels") for t in labels), labels
     assert any(t.startswith("truth: random order, gold has 10") for t in labels), labels
     assert any(t.startswith("truth: m1 order on gold labels") for t in labels), labels

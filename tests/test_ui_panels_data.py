@@ -39,9 +39,11 @@ def test_money_uses_the_dollar_sign_for_usd_and_the_code_otherwise():
     assert format_money(12.4, "EUR") == "12.40 EUR"
     assert format_money(1234.5, "usd") == "$1,234.50"
     assert format_money(-3, "USD") == "-$3.00"
-    assert format_money(0.004, "GBP") == "0.00 GBP"
+    assert format_money(0.004, "GBP") == "0.004 GBP"     # under a cent: never "0.00"
+    assert format_money(0, "USD") == "$0.00"
     assert format_money(None, "USD") == "—"
-    assert format_money(math.inf, "USD") == "∞"
+    assert format_money(math.nan, "EUR") == "—"
+    assert format_money(math.inf, "USD") == "unlimited"
     assert format_share(0.125) == "12.5%"
     assert format_share(None) == "—"
 

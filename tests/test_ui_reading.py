@@ -182,7 +182,7 @@ def test_agreement_tab_breaks_down_by_guideline_version(qtbot, tmp_path):
 
 
 def test_a_history_change_is_not_a_new_label_on_any_surface(window, qtbot, project_path):
-    """Issue 25 finding 7: the desk, the live numbers and the annotator table agree."""
+    """The desk, the live numbers and the annotator table agree."""
     desk = window.desk
     for key in "ili":
         qtbot.keyClick(desk, key)

@@ -136,6 +136,7 @@ def test_undefined_kappa_cells_keep_their_reason():
 def test_banner_keeps_the_headline_and_colours_by_decision(project):
     from triage.project.advice import project_advice
     from triage.stats.stopping import advice_to_json
+    from triage.views.advice import rule_detail
 
     advice = advice_to_json(project_advice(project))
     b = banner_data(advice)
@@ -143,7 +144,8 @@ def test_banner_keeps_the_headline_and_colours_by_decision(project):
     assert b.role == {"continue": "go", "stop": "stop", "pause": "pause"}[advice["decision"]]
     assert len(b.details) >= len(advice["reasons"])
     for line, r in zip(b.details, advice["reasons"]):
-        assert r["rule"] in line and r["detail"] in line and line.startswith(r["verdict"])
+        assert r["rule"] in line and rule_detail(r, advice) in line
+        assert line.startswith(r["verdict"])
     stop = banner_data({**advice, "decision": "stop"})
     assert (stop.role, stop.badge) == ("stop", "■ STOP")
     assert banner_data({**advice, "decision": "pause"}).badge == "❚❚ PAUSE"

@@ -1,6 +1,6 @@
-"""Charts that tell one story (issue 25, finding 3): until the recall interval is narrower
-than 50 points, every surface says "too early to estimate recall: between X and Y" and
-gives no point estimate; the JSON keeps its keys."""
+"""Charts that tell one story: until the recall interval is narrower than 50 points, every
+surface states what is known one-sided (found, a lower bound on recall, upper bounds on the
+positives left) and gives no point estimate; the JSON keeps its keys."""
 
 from __future__ import annotations
 
@@ -24,6 +24,10 @@ EARLY = {
     "next_batch": {"items": 247.83, "expected_positives": 3.2, "cost": 9.91,
                    "cost_per_positive": 3.1},
     "labels_at": 42,
+    "known": {"reason": "early", "confidence": 0.95, "found": 25, "labelled": 42, "ranked": 41,
+              "audit": 1, "unlabelled": 1458, "depth": 41, "window_n": 41, "window_k": 25,
+              "audit_below_n": 1, "audit_below_k": 0, "ranked_left": 1069.0,
+              "audit_left": 1458.0, "recall_at_least": 0.023, "recall_at_least_audit": 0.017},
 }
 
 
@@ -35,24 +39,29 @@ def test_the_threshold_is_fifty_points():
     assert not recall_informative(math.nan, 0.9)
 
 
-def test_every_surface_says_too_early_and_quotes_no_point():
+def test_every_surface_says_what_is_known_and_quotes_no_point():
     lines = advice_lines(EARLY)
-    assert lines.recall == "too early to estimate recall: between 2.3% and 100%"
-    assert lines.remaining == ("between 0 and 1,069 positives left among 1,458 unlabelled "
-                               "(too early for a point estimate)")
+    assert lines.recall == ("25 positives found in 42 labels (41 ranked, 1 audit); recall is at "
+                            "least 2.3% (95% confidence) if the ranking beats random below "
+                            "rank 41")
+    assert lines.remaining == (
+        "positives left: at most 1,069 if the ranking beats random, at most 1,458 on the "
+        "random audit alone (resting on 25 positives in the last 41 ranked labels and 1 "
+        "random audit item below rank 41 (0 positive))")
     text = "\n".join([lines.headline, *summary_lines(lines), *banner_data(EARLY).details])
     assert "≈" not in text and "71%" not in text and "about 10" not in text
     band = recall_band(EARLY)
-    assert band is not None and not band.informative
-    assert band.label == ("estimate: between 25 and 1,094 positives; "
-                          "too early to estimate recall: between 2.3% and 100%")
+    assert band is not None and not band.informative and band.total is None
+    assert (band.lower, band.upper) == (25.0, 25.0 + 1069.0)
+    assert band.label == f"known: {lines.recall}"
 
 
 def test_a_narrow_interval_gives_the_point():
     data = dict(EARLY, estimated_recall={"point": 0.8, "lower": 0.7, "upper": 0.9,
                                          "method": "x"},
                 estimated_total_positives={"point": 31.0, "lower": 28.0, "upper": 36.0,
-                                           "method": "x"})
+                                           "method": "x"},
+                known=dict(EARLY["known"], reason="estimate"))
     assert advice_lines(data).recall.startswith("recall ≈ 80% (95% interval 70%–90%")
     assert advice_lines(data).remaining.startswith("about 10 positives left")
     band = recall_band(data)
@@ -60,15 +69,15 @@ def test_a_narrow_interval_gives_the_point():
     assert band.label.startswith("estimate: positives in the pool ≈ 31 (28–36)")
 
 
-def test_the_cli_text_says_too_early():
+def test_the_library_text_leaves_recall_to_the_views():
     from triage.stats.stopping.types import Advice, Estimate, NextBatch
 
     advice = Advice("continue", [], Estimate(0.71, 0.023, 1.0, "x"),
                     Estimate(35.0, 25.0, 1094.0, "x"), NextBatch(10, 1.0, 0.4, 0.4),
                     "continue — go on")
     text = advice_to_text(advice)
-    assert "too early to estimate recall: between 2.3% and 100.0%" in text
-    assert "recall ≈" not in text
+    assert text == "continue — go on"
+    assert "recall ≈" not in text and "positives in the pool" not in text
 
 
 def test_band_defaults_keep_old_callers_working():

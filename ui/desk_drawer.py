@@ -107,7 +107,7 @@ class HistoryPane(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         # The text beside the list, not under it: under it, the list got a quarter of an
-        # already short pane and showed one row of 50 (issue 25 finding 16).
+        # already short pane and showed one row of 50.
         lists = QHBoxLayout()
         self.detail.setMinimumWidth(150)
         lists.addWidget(self.table, 3)

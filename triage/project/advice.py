@@ -109,7 +109,7 @@ def advice_inputs(project: Project, *, alpha: float | None = None,
     return AdviceInputs(
         pool=project.pool, ranks=ranks, positive=positive, audit_ranks=audit_ranks,
         audit_positive=audit_positive, raw_scores=raw, spend=snap.spend, budget=s.budget,
-        price=price if price > 0 else 1e-9, value_per_positive=s.value_per_positive,
+        price=price if price > 0 else 1e-9, currency=s.currency, value_per_positive=s.value_per_positive,
         target_recall=s.target_recall, confidence=s.confidence, alpha=alpha,
         overlap_items=overlap_items, depth=int(rank[ranked].max()) if ranked else 0,
         exhausted=len(project.tracker.by_candidate) >= project.pool,

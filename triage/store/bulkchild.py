@@ -16,7 +16,7 @@ Two jobs:
     The pool import's one transaction (:mod:`triage.store.poolwrite` is the parent's
     side). Candidates arrive as one Arrow IPC stream on descriptor ``FD`` and go in by
     bulk ingest; then, on standard input, pickled messages: ``("count", n)``, each
-    ``("model", row, ids, scores, plan)``, ``("info", pairs)`` and ``("commit",)``. Any
+    ``("model", row, ids, scores, plan)``, ``("run", sql, params)`` (checksums), ``("info", pairs)`` and ``("commit",)``. Any
     other end (the parent cancelled, failed or died) rolls the transaction back.
 ``read PATH OUT PRAGMAS SQL``
     A query's result as an Arrow IPC stream on standard output (``triage push``).
@@ -194,6 +194,8 @@ def _finish(db: Any, control: BinaryIO) -> bool:
             db.run(INSERT_RANKING, [row[0], ids, scores])
             if plan is not None:
                 _store_plan(db, plan)
+        elif kind == "run":
+            db.run(message[1], message[2])
         elif kind == "info":
             for key, value in message[1]:
                 db.run(PROJECT_INFO, [key, value])

@@ -13,6 +13,7 @@ import pickle
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
@@ -89,6 +90,15 @@ def _buffer(values: Any) -> pickle.PickleBuffer:
     return pickle.PickleBuffer(np.ascontiguousarray(values, dtype="<i8").data)
 
 
+@dataclass(frozen=True)
+class Extra:
+    """What an import adds around the rows (see :func:`write`)."""
+
+    on_batch: Callable[[Any], None]
+    after_rows: Callable[[], list[tuple[str, list[Any]]]]
+    per_model: Callable[[Any], list[tuple[str, list[Any]]]]
+
+
 class _Writer:
     """A started child for the ``write`` job, waiting for the candidates' stream."""
 
@@ -111,20 +121,25 @@ class _Writer:
         assert self.child.stdin is not None
         self.control: IO[bytes] = self.child.stdin
 
-    def run(self, rows: Any, models: Callable[[], Iterable[Any]],
-            info: Callable[[], list[tuple[str, str]]], chunk: int,
-            advance: Callable[[int], None], plan: Callable[[Any], Any] | None) -> None:
+    def run(self, rows: Any, models: Callable[[], Iterable[Any]], info: Callable[[], Any],
+            chunk: int, advance: Callable[[int], None], plan: Callable[[Any], Any] | None,
+            more: Extra) -> None:
         """Send the import and wait for the child's commit; its error is raised here."""
+        # long: the protocol's steps in order, and one way out on any failure
         try:
-            written = _send_rows(self.sink, rows, chunk, advance)
+            written = _send_rows(self.sink, rows, chunk, advance, more.on_batch)
             self.sink.close()
             _send(self.control, ("count", written))
+            for sql, params in more.after_rows():
+                _send(self.control, ("run", sql, params))
             for model in models():
                 ids, scores = model.blobs()
                 ranked = plan(model) if plan is not None else None
                 _send(self.control, ("model", model.row(), pickle.PickleBuffer(ids),
                                      pickle.PickleBuffer(scores),
                                      None if ranked is None else _buffer(ranked)))
+                for sql, params in more.per_model(model):
+                    _send(self.control, ("run", sql, params))
                 advance(len(model.candidate_ids))
                 del model, ids, scores  # tens of MB at five million: gone before the next
             _send(self.control, ("info", info()))
@@ -165,12 +180,18 @@ def warmed(path: str | None) -> Iterator[None]:
 
 def write(path: str, rows: Any, models: Callable[[], Iterable[Any]], *,
           info: Callable[[], list[tuple[str, str]]], chunk: int,
-          advance: Callable[[int], None],
-          plan: Callable[[Any], Any] | None) -> None:
+          advance: Callable[[int], None], plan: Callable[[Any], Any] | None,
+          on_batch: Callable[[Any], None] = lambda batch: None,
+          after_rows: Callable[[], list[tuple[str, list[Any]]]] = list,
+          per_model: Callable[[Any], list[tuple[str, list[Any]]]] = lambda model: []) -> None:
     """The pool import's transaction (see :func:`triage.store.poolwrite.write_pool`), in
-    a child: candidates as an Arrow IPC stream, then models, info and the commit."""
+    a child: candidates as an Arrow IPC stream, then models, info and the commit.
+
+    ``on_batch(batch)`` sees each batch sent; ``after_rows()`` and ``per_model(model)``
+    give more statements ``(sql, params)`` to run after the candidates and each model.
+    """
     writer = _spares.pop(path, None) or _Writer(path)
-    writer.run(rows, models, info, chunk, advance, plan)
+    writer.run(rows, models, info, chunk, advance, plan, Extra(on_batch, after_rows, per_model))
 
 
 def has_spare(path: str) -> bool:
@@ -178,7 +199,8 @@ def has_spare(path: str) -> bool:
     return path in _spares
 
 
-def _send_rows(sink: Any, rows: Any, chunk: int, advance: Callable[[int], None]) -> int:
+def _send_rows(sink: Any, rows: Any, chunk: int, advance: Callable[[int], None],
+               on_batch: Callable[[Any], None]) -> int:
     """Write ``rows`` to the child as one Arrow IPC stream; the number of rows."""
     import pyarrow as pa
 
@@ -187,6 +209,7 @@ def _send_rows(sink: Any, rows: Any, chunk: int, advance: Callable[[int], None])
     writer = pa.ipc.new_stream(sink, rows.schema)
     written = 0
     for batch in chunks(rows, chunk):
+        on_batch(batch)
         writer.write_batch(batch)
         written += batch.num_rows
         advance(batch.num_rows)

@@ -37,6 +37,7 @@ import sqlite_utils
 
 from triage.base.errors import TriageError
 from triage.store import bulkchild, bulkrun, connection
+from triage.store.content import HAS_CHECKSUMS, TextHashes, store_ranking_hashes
 
 _INSERT_MODEL = bulkchild.INSERT_MODEL
 _INSERT_RANKING = bulkchild.INSERT_RANKING
@@ -106,7 +107,7 @@ def write_pool(db: sqlite_utils.Database, rows: Any, models: Models, *, info: In
     path = connection.database_path(db)
     if after is None and path is not None and bulkrun.available() \
             and (bulkrun.has_spare(path) or not _small(rows, size_hint)):
-        bulkrun.write(path, rows, models, info=info, chunk=chunk, advance=advance, plan=plan)
+        _write_child(db, path, rows, models, info, chunk, advance, plan)
         return
     with db.atomic():
         _write_sqlite(db, rows, models, info, chunk, advance, plan)
@@ -145,20 +146,51 @@ def _write_sqlite(db: sqlite_utils.Database, rows: Any, models: Models, info: In
     sql = (f"INSERT INTO candidates({', '.join(names)}) "  # noqa: S608
            f"VALUES ({', '.join('?' * len(names))})")
     written = 0
+    hashes = TextHashes()
     for batch in bulkrun.chunks(rows, chunk):
+        hashes.add(batch)
         conn.executemany(sql, zip(*(c.to_pylist() for c in batch.columns)))
         written += batch.num_rows
         advance(batch.num_rows)
     first, last = conn.execute(_ID_RANGE).fetchone()
     bulkrun.check_ids(first, last, written)
+    checksums = conn.execute(HAS_CHECKSUMS).fetchone()[0] > 0
+    if checksums:
+        hashes.store(conn.execute)
     for model in models():
         conn.execute(_INSERT_MODEL, model.row())
         conn.execute(_INSERT_RANKING, [model.name, *model.blobs()])
+        if checksums:
+            store_ranking_hashes(conn.execute, model.name, *model.blobs())
         _store_plan(conn.execute, plan, model)
         advance(len(model.candidate_ids))
         del model  # tens of MB at five million: gone before the next ranking is made
     for key, value in info():
         conn.execute(_PROJECT_INFO, [key, value])
+
+
+def _write_child(db: sqlite_utils.Database, path: str, rows: Any, models: Models, info: Info,
+                 chunk: int, advance: Advance, plan: Plan | None) -> None:
+    """The ADBC ingest in the child process (see the module), with the import's checksums
+    computed here and sent as statements."""
+    checksums = db.execute(HAS_CHECKSUMS).fetchone()[0] > 0
+    hashes = TextHashes()
+
+    def after_rows() -> list[tuple[str, list[Any]]]:
+        statements: list[tuple[str, list[Any]]] = []
+        if checksums:
+            hashes.store(lambda sql, params: statements.append((sql, params)))
+        return statements
+
+    def per_model(model: NewModel) -> list[tuple[str, list[Any]]]:
+        statements: list[tuple[str, list[Any]]] = []
+        if checksums:
+            store_ranking_hashes(lambda sql, params: statements.append((sql, params)),
+                                 model.name, *model.blobs())
+        return statements
+
+    bulkrun.write(path, rows, models, info=info, chunk=chunk, advance=advance, plan=plan,
+                  on_batch=hashes.add, after_rows=after_rows, per_model=per_model)
 
 
 def _store_plan(run: Callable[..., Any], plan: Plan | None, model: NewModel) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from triage.stats.stopping.types import recall_informative
+from triage.views.formatting import format_money
 
 DECISION_ROLE = {"continue": "go", "stop": "stop", "pause": "pause"}
 DECISION_BADGE = {"continue": "▶ CONTINUE", "stop": "■ STOP", "pause": "❚❚ PAUSE"}
@@ -36,28 +37,19 @@ def _finite(x: Any) -> float | None:
 
 
 def share(x: Any) -> str:
-    """``62%`` (one decimal under 10%), or ``–`` when undefined."""
+    """``62%`` (one decimal under 10%), or ``—`` when undefined."""
     v = _finite(x)
     if v is None:
-        return "–"
+        return "—"
     v = min(max(v, 0.0), 1.0)
     return f"{100 * v:.1f}%" if v < 0.1 and v > 0 else f"{100 * v:.0f}%"
-
-
-def money(x: Any, currency: str = "USD") -> str:
-    """``$12.40`` — never inf or NaN (``–`` instead)."""
-    v = _finite(x)
-    if v is None:
-        return "–"
-    sign = "-" if v < 0 else ""
-    return f"{sign}${abs(v):,.2f}" if currency.upper() == "USD" else f"{sign}{abs(v):,.2f} {currency}"
 
 
 def count(x: Any) -> str:
     """A count of items or positives: whole when large, one decimal when small."""
     v = _finite(x)
     if v is None:
-        return "–"
+        return "—"
     v = max(v, 0.0)
     return f"{v:,.0f}" if v >= 10 or v == round(v) else f"{v:.1f}"
 
@@ -69,45 +61,98 @@ def labels_at_text(state: Any) -> str:
     return "" if at is None else f"computed at {int(at):,} label{'s' if at != 1 else ''}"
 
 
+def _known(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    return data.get("known") or {}
+
+
+def _whole(x: Any) -> str:
+    v = _finite(x)
+    return "—" if v is None else f"{max(v, 0.0):,.0f}"
+
+
+def found_text(data: Mapping[str, Any]) -> str:
+    """"12 positives found in 50 labels (48 ranked, 2 audit)": what is known exactly."""
+    k = _known(data)
+    found, labelled = int(k.get("found") or 0), int(k.get("labelled") or 0)
+    return (f"{found:,} positive{'' if found == 1 else 's'} found in {labelled:,} "
+            f"label{'' if labelled == 1 else 's'} ({int(k.get('ranked') or 0):,} ranked, "
+            f"{int(k.get('audit') or 0):,} audit)")
+
+
+def recall_floor_text(data: Mapping[str, Any]) -> str:
+    """"recall is at least 14% (95% confidence) if the ranking beats random below rank 48"."""
+    k = _known(data)
+    return (f"recall is at least {share(k.get('recall_at_least'))} "
+            f"({share(k.get('confidence'))} confidence) if the ranking beats random below "
+            f"rank {int(k.get('depth') or 0):,}")
+
+
+def left_text(data: Mapping[str, Any]) -> str:
+    """"positives left: at most C if the ranking beats random, at most U on the audit alone"."""
+    k = _known(data)
+    return (f"positives left: at most {_whole(k.get('ranked_left'))} if the ranking beats "
+            f"random, at most {_whole(k.get('audit_left'))} on the random audit alone")
+
+
+def rests_on_text(data: Mapping[str, Any]) -> str:
+    """What the one-sided bounds rest on: the recent ranked yield and the audit below."""
+    k = _known(data)
+    wn, wk = int(k.get("window_n") or 0), int(k.get("window_k") or 0)
+    an, ak = int(k.get("audit_below_n") or 0), int(k.get("audit_below_k") or 0)
+    return (f"resting on {wk:,} positive{'' if wk == 1 else 's'} in the last {wn:,} ranked "
+            f"label{'' if wn == 1 else 's'} and {an:,} random audit item{'' if an == 1 else 's'} "
+            f"below rank {int(k.get('depth') or 0):,} ({ak:,} positive)")
+
+
+def early(data: Mapping[str, Any]) -> bool:
+    """Is only what is known one-sided worth stating (no point, no count in the pool)?"""
+    return _known(data).get("reason") in ("early", "no_positive", "no_labels")
+
+
 def recall_text(data: Mapping[str, Any]) -> str:
-    """Estimated recall with its interval and the estimate it rests on, or why not."""
+    """Recall: exact, a point with its interval, or (early) the one-sided lower bound."""
     rem = data.get("remaining") or {}
-    method = rem.get("method")
-    if method == "exact":
+    reason = _known(data).get("reason")
+    if rem.get("method") == "exact" or reason == "exact":
         found = rem.get("found", 0)
         return ("recall 100%, known exactly (every candidate is labelled)" if found else
                 "no positive in the pool: recall is undefined (every candidate is labelled)")
+    if reason == "no_positive":
+        k = _known(data)
+        return (f"recall undefined: no positive found yet in {int(k.get('labelled') or 0):,} "
+                f"labels ({int(k.get('ranked') or 0):,} ranked, {int(k.get('audit') or 0):,} "
+                "audit)")
+    if reason == "no_labels" or not rem.get("found"):
+        return "recall undefined: no positive found yet"
     rec = data.get("estimated_recall") or {}
     point, lo, hi = (_finite(rec.get(k)) for k in ("point", "lower", "upper"))
-    if point is None:
-        if not rem.get("found"):
-            return "recall undefined: no positive found yet"
-        if lo is not None and method == "none":
-            return f"recall between {share(lo)} and 100% (nothing estimates the rest yet)"
-        if lo is not None:
-            return f"recall at least {share(lo)} ({method} bound)"
-        return "recall undefined"
-    if not recall_informative(lo, hi):   # a point inside 2%–100% is not information
-        return f"too early to estimate recall: between {share(lo)} and {share(hi)}"
+    if not _known(data) and (point is None or not recall_informative(lo, hi)):
+        return f"recall between {share(lo)} and {share(hi)} (too early for a point estimate)"
+    if reason == "early" or point is None or not recall_informative(lo, hi):
+        return f"{found_text(data)}; {recall_floor_text(data)}"
+    method = rem.get("method")
     return f"recall ≈ {share(point)} (95% interval {share(lo)}–{share(hi)}; {method} estimate)"
 
 
 def _recall_known(data: Mapping[str, Any]) -> bool:
     """Is the recall interval narrow enough to quote point estimates of what is left?"""
     rec = data.get("estimated_recall") or {}
-    return recall_informative(_finite(rec.get("lower")), _finite(rec.get("upper")))
+    return (not early(data) and _finite(rec.get("point")) is not None
+            and recall_informative(_finite(rec.get("lower")), _finite(rec.get("upper"))))
 
 
 def remaining_text(data: Mapping[str, Any]) -> str:
-    """Positives left among the unlabelled: point and interval, never above what is left."""
+    """Positives left among the unlabelled: one-sided bounds early, else point and interval."""
     rem = data.get("remaining") or {}
     unl = int(rem.get("unlabelled") or 0)
     if rem.get("method") == "exact" or unl == 0:
         return "nothing is left unlabelled"
+    if not _recall_known(data) and _known(data):
+        return f"{left_text(data)} ({rests_on_text(data)})"
     point, lo, hi = (_finite(rem.get(k)) for k in ("positives", "lower", "upper"))
-    if point is None:
+    if point is None or lo is None or hi is None:
         return f"between 0 and {unl:,} positives among the {unl:,} unlabelled (no estimate yet)"
-    if not _recall_known(data) and lo is not None and hi is not None:
+    if not _recall_known(data):
         return (f"between {count(lo)} and {count(hi)} positives left among {unl:,} unlabelled "
                 "(too early for a point estimate)")
     return (f"about {count(point)} positives left among {unl:,} unlabelled "
@@ -127,14 +172,40 @@ def next_batch_text(data: Mapping[str, Any]) -> str:
     if items <= 0:
         return "nothing left to label"
     exp = _finite(nb.get("expected_positives"))
-    cost = money(nb.get("cost"))
+    cur = str(data.get("currency") or "USD")
+    cost = format_money(_finite(nb.get("cost")), cur)
     if exp is None:
         return f"next {_items(items)} cost {cost}; no labels yet to estimate their yield"
     cpp = _finite(nb.get("cost_per_positive"))
     if cpp is None or exp < 0.01:
         return f"no positives expected in the next {_items(items)} ({cost})"
     return (f"next {_items(items)}: about {count(exp)} positives for {cost} "
-            f"({money(cpp)} per positive)")
+            f"({format_money(cpp, cur)} per positive)")
+
+
+def plan_text(data: Mapping[str, Any]) -> str:
+    """What narrows recall to ±25/±10 points, priced beside labelling from the top.
+
+    Empty when the interval is already that narrow."""
+    plan = data.get("plan") or {}
+    cur = str(data.get("currency") or "USD")
+    parts = []
+    for row in plan.get("rows") or []:
+        m, h = row.get("labels"), f"±{100 * float(row.get('half_width') or 0):.0f} points"
+        if m is None:
+            parts.append(f"{h}: not reachable with random labels")
+            continue
+        if int(m) == 0:
+            continue
+        cost = format_money(_finite(row.get("cost")), cur)
+        text = (f"{h} needs about {int(m):,} random labels below rank "
+                f"{int(plan.get('depth') or 0):,} ({cost}")
+        top = _finite(row.get("positives_from_top"))
+        text += (")" if top is None else
+                 f"; the same money from the top finds about {count(top)} positives at the "
+                 "recent yield)")
+        parts.append(text)
+    return "what it would take: " + "; ".join(parts) if parts else ""
 
 
 def certification_plan_items(state: Any) -> int | None:
@@ -166,13 +237,49 @@ def audit_rate_text(data: Mapping[str, Any]) -> str:
     return str(((data.get("certification") or {}).get("audit_rate") or {}).get("text") or "")
 
 
+MIN_OVERLAP_ITEMS = 30   # agreement on fewer overlap items is too few to judge
+READINGS = {
+    "reliable": "reliable — α ≥ 0.800: the labels can be relied on",
+    "tentative": "tentative — 0.667 ≤ α < 0.800: draw tentative conclusions only",
+    "unreliable": "unreliable — α < 0.667: fix the guidelines before labeling more",
+}
+
+
+def agreement_reading(reading: str, items: Any) -> str:
+    """The reading a surface shows: ``too few`` under 30 overlap items, else Krippendorff's."""
+    n = int(items or 0)
+    if reading in READINGS and n < MIN_OVERLAP_ITEMS:
+        return "too few"
+    return reading
+
+
+def agreement_reading_text(reading: str, items: Any) -> str:
+    """"too few to judge (n = 4)", or the band's words ("reliable — α ≥ 0.800: …")."""
+    shown = agreement_reading(reading, items)
+    if shown == "too few":
+        return f"too few to judge (n = {int(items or 0):,})"
+    return READINGS.get(shown, shown)
+
+
 def reliability_text(data: Mapping[str, Any]) -> str:
-    """The reliability verdict, word for word as the advice states it."""
-    rel = data.get("reliability") or {}
-    if rel:
-        return f"{rel.get('verdict', 'continue')}: {rel.get('text', '')}"
+    """The reliability verdict: α on n overlap items and what it means, from its numbers."""
     rule = next((r for r in data.get("reasons", []) if r.get("rule") == "reliability"), None)
-    return f"{rule['verdict']}: {rule['detail']}" if rule else ""
+    rel = data.get("reliability") or {}
+    if rule is None and not rel:
+        return ""
+    nums = (rule or {}).get("numbers") or {}
+    verdict = str(rel.get("verdict") or (rule or {}).get("verdict") or "continue")
+    alpha, n = _finite(nums.get("alpha", rel.get("alpha"))), nums.get("overlap_items")
+    if alpha is None or n is None:
+        return f"{verdict}: agreement has not been measured yet (no overlap items)"
+    n = int(n)
+    if n < MIN_OVERLAP_ITEMS:
+        return f"{verdict}: α = {alpha:.3f} on {n:,} overlap items: too few to judge (n = {n:,})"
+    if verdict == "pause":
+        return (f"pause: α = {alpha:.3f} on {n:,} overlap items is below 0.667: revise the "
+                "guidelines; more labels of this quality will not help")
+    band = "reliable" if alpha >= 0.8 else "tentative conclusions only"
+    return f"{verdict}: α = {alpha:.3f} on {n:,} overlap items ({band})"
 
 
 @dataclass(frozen=True)
@@ -186,6 +293,7 @@ class AdviceLines:
     stamp: str
     recall: str
     remaining: str
+    plan: str
     next_batch: str
     certification: str
     audit_rate: str
@@ -198,29 +306,41 @@ def advice_lines(state: Any) -> AdviceLines:
     data = advice_json(state)
     if not data:
         return AdviceLines("none", "none", "… NO ADVICE", "No stopping advice yet.", "", "", "",
-                           "", "", "", "", ())
+                           "", "", "", "", "", ())
     decision = str(data.get("decision", "none"))
-    rules = tuple((str(r.get("rule", "")), str(r.get("verdict", "")), str(r.get("detail", "")))
+    rules = tuple((str(r.get("rule", "")), str(r.get("verdict", "")), rule_detail(r, data))
                   for r in data.get("reasons", []))
     return AdviceLines(
         decision, DECISION_ROLE.get(decision, "none"),
         DECISION_BADGE.get(decision, decision.upper()), str(data.get("headline", "")),
-        labels_at_text(data), recall_text(data), remaining_text(data), next_batch_text(data),
+        labels_at_text(data), recall_text(data), remaining_text(data), plan_text(data),
+        next_batch_text(data),
         certification_text(data), audit_rate_text(data), reliability_text(data), rules)
+
+
+def rule_detail(rule: Mapping[str, Any], data: Mapping[str, Any]) -> str:
+    """A rule's sentence: reliability worded here from its numbers, the others as given."""
+    if rule.get("rule") == "reliability":
+        return reliability_text(data).split(": ", 1)[1]
+    return str(rule.get("detail", ""))
 
 
 def summary_lines(lines: AdviceLines) -> list[str]:
     """The estimate lines under the rule table (Advice tab, CLI text, banner tooltip)."""
-    out = [lines.recall, lines.remaining, lines.next_batch, lines.certification,
+    out = [lines.recall, lines.remaining, lines.plan, lines.next_batch, lines.certification,
            lines.audit_rate, lines.stamp]
     return [x for x in out if x]
 
 
 @dataclass(frozen=True)
 class RecallBand:
-    """Estimated positives in the whole pool (found + left) and the recall it implies."""
+    """Positives in the whole pool (found + left) and the recall it implies.
 
-    total: float
+    Early (:func:`early`) there is no point: ``total`` is None, the band runs from the
+    positives found to found + the ranked-order bound, and charts must not stretch their
+    axes to show it."""
+
+    total: float | None
     lower: float
     upper: float
     recall: float | None
@@ -233,17 +353,16 @@ class RecallBand:
     @property
     def informative(self) -> bool:
         """Is there a point estimate worth drawing (a recall interval under 50 points)?"""
-        return self.recall is not None and recall_informative(self.recall_lower,
-                                                              self.recall_upper)
+        return (self.total is not None and self.recall is not None
+                and recall_informative(self.recall_lower, self.recall_upper))
 
     @property
     def label(self) -> str:
         """The legend entry: the same recall words as the banner and the Advice tab."""
-        if self.informative:
-            what = (f"estimate: positives in the pool ≈ {count(self.total)} "
-                    f"({count(self.lower)}–{count(self.upper)})")
-        else:
-            what = f"estimate: between {count(self.lower)} and {count(self.upper)} positives"
+        if not self.informative:
+            return f"known: {self.text}" if self.text else "known"
+        what = (f"estimate: positives in the pool ≈ {count(self.total)} "
+                f"({count(self.lower)}–{count(self.upper)})")
         return f"{what}; {self.text}" if self.text else what
 
     def as_dict(self) -> dict:
@@ -261,10 +380,17 @@ def recall_band(state: Any) -> RecallBand | None:
         return None
     total = data.get("estimated_total_positives") or {}
     rec = data.get("estimated_recall") or {}
+    method = str((data.get("remaining") or {}).get("method") or rec.get("method") or "")
+    k = _known(data)
+    if early(data) and k:
+        found = float(k.get("found") or 0)
+        left = _finite(k.get("ranked_left"))
+        return RecallBand(None, found, found + (left or 0.0), None,
+                          _finite(k.get("recall_at_least")), method, recall_text(data),
+                          labels_at_text(data), None)
     point, lower, upper = (_finite(total.get(k)) for k in ("point", "lower", "upper"))
     if point is None or lower is None or upper is None:
         return None
-    method = str((data.get("remaining") or {}).get("method") or rec.get("method") or "")
     return RecallBand(point, lower, upper, _finite(rec.get("point")), _finite(rec.get("lower")),
                       method, recall_text(data), labels_at_text(data),
                       _finite(rec.get("upper")))

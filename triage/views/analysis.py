@@ -12,7 +12,12 @@ import numpy as np
 
 from triage import store
 from triage.base.errors import TriageError
-from triage.views.advice import advice_lines, summary_lines
+from triage.views.advice import (
+    advice_lines,
+    agreement_reading,
+    agreement_reading_text,
+    summary_lines,
+)
 from triage.views.formatting import plural
 
 if TYPE_CHECKING:
@@ -20,12 +25,6 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int], bool]
 
-READINGS = {
-    "reliable": "reliable — α ≥ 0.800: the labels can be relied on",
-    "tentative": "tentative — 0.667 ≤ α < 0.800: draw tentative conclusions only",
-    "unreliable": "unreliable — α < 0.667: fix the guidelines before labeling more",
-    "undefined": "undefined",
-}
 
 
 def _num(x: Any) -> float:
@@ -65,6 +64,7 @@ class AgreementViewData:
     sessions: Series
     deciles: Series
     guidelines: Series       # α of the ratings given under each guideline version
+    coefficients: str = ""   # κ, Fleiss' κ and AC1, each with its 95% interval
 
     def as_dict(self) -> dict[str, Any]:
         """Plain data for JSON and tests (NaN as None)."""
@@ -105,6 +105,19 @@ def _pair_names(report: Mapping[str, Any]) -> list[str]:
     return sorted(names)
 
 
+def coefficients_text(report: Mapping[str, Any]) -> str:
+    """"Cohen's κ 0.612 (95% CI 0.520–0.701) · Fleiss' κ … · Gwet's AC1 …" (defined ones)."""
+    parts = []
+    for key, name in (("cohen_kappa_mean", "Cohen's κ"), ("fleiss_kappa", "Fleiss' κ"),
+                      ("gwet_ac1", "Gwet's AC1")):
+        value = report.get(key)
+        if value is None:
+            continue
+        ci = report.get(f"{key}_ci95")
+        parts.append(f"{name} {value:.3f}" + (f" (95% CI {ci[0]:.3f}–{ci[1]:.3f})" if ci else ""))
+    return " · ".join(parts)
+
+
 def agreement_view_data(report: Mapping[str, Any],
                         session_labels: Mapping[str, str] | None = None) -> AgreementViewData:
     """From ``AgreementReport.to_json()``: the headline, the κ matrix and the two series."""
@@ -137,16 +150,20 @@ def agreement_view_data(report: Mapping[str, Any],
                f"{plural(report.get('annotators', 0), 'annotator')}, "
                f"{plural(report.get('ratings', 0), 'rating')}; "
                f"{plural(pairable, 'item')} rated by two or more")
+    coefficients = coefficients_text(report)
+    if coefficients:
+        summary += "\n" + coefficients
     rows = list(report.get("breakdowns", []))
     return AgreementViewData(
-        alpha=alpha, ci95=ci, reading=reading,
-        reading_text=READINGS.get(reading, reading) if alpha is not None
+        alpha=alpha, ci95=ci, reading=agreement_reading(reading, pairable),
+        reading_text=agreement_reading_text(reading, pairable) if alpha is not None
         else f"undefined — {reason or 'no reason given'}",
         undefined_reason=reason, alpha_text=alpha_text, summary=summary,
         annotators=tuple(names), kappa=kappa, kappa_items=items, kappa_reasons=reasons,
         sessions=_series(rows, "session", session_labels or {}),
         deciles=_series(rows, "decile", {}),
         guidelines=_series(rows, "guideline_version", {}),
+        coefficients=coefficients,
     )
 
 

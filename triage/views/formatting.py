@@ -4,21 +4,7 @@ from __future__ import annotations
 
 import math
 
-_SYMBOLS = {"USD": "$"}
-
-
-def format_money(amount: float | None, currency: str) -> str:
-    """``$12.40`` for USD, ``12.40 EUR`` otherwise; ``—`` for unknown, ``∞`` for infinite."""
-    if amount is None or (isinstance(amount, float) and math.isnan(amount)):
-        return "—"
-    if math.isinf(amount):
-        return "∞" if amount > 0 else "-∞"
-    sign = "-" if amount < 0 else ""
-    digits = f"{abs(amount):,.2f}"
-    symbol = _SYMBOLS.get(currency.upper())
-    if symbol:
-        return f"{sign}{symbol}{digits}"
-    return f"{sign}{digits} {currency}".rstrip()
+from triage.base.money import format_money as format_money  # the one money formatter
 
 
 def format_share(share: float | None, digits: int = 1) -> str:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from triage.base.errors import TriageError
+from triage.views.formatting import format_money
 from triage.views.model_inputs import ModelsInputs, models_inputs
 
 if TYPE_CHECKING:
@@ -121,10 +122,6 @@ class ModelsViewData:
         }
 
 
-def _money(x: float, currency: str) -> str:
-    return f"${x:,.2f}" if currency == "USD" else f"{x:,.2f} {currency}"
-
-
 def _acceptance(model: str, k: float, advice: Advice, inputs: ModelsInputs) -> Acceptance:
     raw = inputs.unlabeled_scores[model]
     hi, lo = advice.accept_positive_at_or_above, advice.accept_negative_at_or_below
@@ -138,7 +135,7 @@ def _acceptance(model: str, k: float, advice: Advice, inputs: ModelsInputs) -> A
     saving = auto * inputs.price
     text = (f"{model}: accept positives with score ≥ {hi:.3f} and negatives with score ≤ "
             f"{lo:.3f}; people review {100 * reviewed:.0f}% of the {n:,} unlabeled candidates, "
-            f"saving {_money(saving, inputs.currency)}")
+            f"saving {format_money(saving, inputs.currency)}")
     return Acceptance(model, k, hi, lo, reviewed, n, saving, text)
 
 

@@ -12,6 +12,9 @@ from collections.abc import Sequence
 
 MODEL_PALETTE = ("#E69F00", "#009E73", "#D55E00", "#56B4E9", "#000000", "#7A6A00")
 ESTIMATE_COLOUR = "#CC79A7"   # the band of estimated positives in the pool
+# The live panels' colours (ui/panels/_base.py): the report draws its yield bars in them.
+LIVE_BLUE = "#0072B2"         # the yield bars and the live curve
+CURRENT_DECILE = "#FFF6D5"    # the decile being worked in, shaded behind its bar
 
 
 def model_colour(name: str, models: Sequence[str]) -> str:

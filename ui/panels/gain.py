@@ -125,8 +125,11 @@ class GainPanel(ChartPanel):
         data = gain_data(snapshot, info)
         if self._band is None:
             return data
-        # Show the estimate without letting a wide early band flatten the curve: the top
-        # of the band may run off the chart (its figures are in the legend).
+        if not self._band.informative or self._band.total is None:
+            # Early the band is an upper bound: it never stretches the axes.
+            return replace(data, band=self._band)
+        # Show the estimate without letting a wide band flatten the curve: the top of the
+        # band may run off the chart (its figures are in the legend).
         top = min(self._band.upper, max(self._band.total, data.ylim) * 1.3)
         return replace(data, band=self._band, ylim=max(data.ylim, top * 1.05))
 
@@ -160,7 +163,7 @@ class GainPanel(ChartPanel):
             self.band_span = ax.axhspan(*self._band_drawn, color="#CC79A7", alpha=0.12,
                                         linewidth=0, zorder=1, label=band.label)
             # A point estimate only when the interval says something (see views.advice).
-            point = [band.total, band.total] if band.informative else []
+            point = [band.total, band.total] if band.informative and band.total else []
             self.band_line.set_data([0, data.xlim] if point else [], point)
             self.band_line.set_label("_nolegend_")
         else:

@@ -19,6 +19,7 @@ from triage.cli.commands._common import (
     require,
 )
 from triage.cli.commands._dialect import file_dialect
+from triage.views.formatting import format_money
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -109,16 +110,6 @@ def _num(x: float | None, digits: int = 3) -> str:
     return f"{x:.{digits}f}".rstrip("0").rstrip(".") if x != int(x) else f"{int(x)}"
 
 
-def _money(x: float | None, currency: str) -> str:
-    if x is None:
-        return "-"
-    if math.isinf(x):
-        return "unbounded"
-    # Small amounts (a price per positive of a few cents) keep three significant digits.
-    text = f"{x:,.2f}" if abs(x) >= 0.1 or x == 0 else f"{x:.3g}"
-    return f"{currency} {text}"
-
-
 def _models(choice: dict[str, Any]) -> str:
     names = choice["models"]
     return names[0] if len(names) == 1 else "a tie between " + " and ".join(names)
@@ -137,13 +128,13 @@ def _model_text(name: str, m: dict[str, Any], data: dict[str, Any]) -> list[str]
         lines.append(
             f"  {row['decile']:>6} {row['items']:>6} {_num(row['positives'], 2):>9} "
             f"{_num(row['gain']):>6} {_num(row['cumulative_gain']):>8} {_num(row['lift'], 2):>6} "
-            f"{_money(row['cost'], cur):>12} {_money(row['marginal_cost_per_positive'], cur):>14}")
+            f"{format_money(row['cost'], cur):>12} {format_money(row['marginal_cost_per_positive'], cur):>14}")
     if m["deciles_to_all_positives"] is not None:
         lines.append(
             f"  all positives after {_num(m['deciles_to_all_positives'], 2)} decile(s): "
-            f"{_money(m['cost_to_all_positives_whole_deciles'], cur)} (whole deciles, "
-            f"{_money(m['cost_per_decile_whole'], cur)} each); last positive at rank "
-            f"{_num(m['rank_of_last_positive'], 2)}: {_money(m['cost_to_last_positive'], cur)} "
+            f"{format_money(m['cost_to_all_positives_whole_deciles'], cur)} (whole deciles, "
+            f"{format_money(m['cost_per_decile_whole'], cur)} each); last positive at rank "
+            f"{_num(m['rank_of_last_positive'], 2)}: {format_money(m['cost_to_last_positive'], cur)} "
             "(per candidate)")
     if data["budget"] is not None:
         lines.append(
@@ -168,17 +159,17 @@ def render_text(data: dict[str, Any]) -> str:
         lines.append("Situation 1 (fixed budget): no --budget given.")
     else:
         lines.append(
-            f"Situation 1 (fixed budget {_money(data['budget'], cur)}): {_models(best)} finds the "
+            f"Situation 1 (fixed budget {format_money(data['budget'], cur)}): {_models(best)} finds the "
             f"most positives, {_num(best['positives'], 2)} of {data['positives']}, in "
             f"{_num(best['candidates'], 2)} candidates (whole candidates); by whole deciles "
-            f"({best_dec['deciles']} decile(s), {_money(best_dec['cost'], cur)}) "
+            f"({best_dec['deciles']} decile(s), {format_money(best_dec['cost'], cur)}) "
             f"{_models(best_dec)} finds {_num(best_dec['positives'], 2)}.")
     early, early_dec = data["earliest_to_all_positives"], data["earliest_to_all_positives_whole_deciles"]
     lines.append(
         f"Situation 2 (flexible budget): {_models(early_dec)} reaches all {data['positives']} "
         f"positives earliest by whole deciles: {_num(early_dec['deciles'], 2)} decile(s), "
-        f"{_money(early_dec['cost'], cur)}; per candidate {_models(early)} reaches the last "
-        f"positive at rank {_num(early['candidates'], 2)}, {_money(early['cost'], cur)}.")
+        f"{format_money(early_dec['cost'], cur)}; per candidate {_models(early)} reaches the last "
+        f"positive at rank {_num(early['candidates'], 2)}, {format_money(early['cost'], cur)}.")
     nxt = list(data["next_decile"].values())
     lines.append(f"Situation 3 (one more decile?): after {nxt[0]['after_deciles']} decile(s):")
     for n in nxt:
@@ -186,9 +177,9 @@ def render_text(data: dict[str, Any]) -> str:
             lines.append(f"  {n['model']}: every decile is already annotated.")
             continue
         per = n["cost_per_new_positive"]
-        worth = (f"{_money(per, cur)} per new positive" if per is not None
+        worth = (f"{format_money(per, cur)} per new positive" if per is not None
                  else "nothing new: not worth it")
         lines.append(
             f"  {n['model']}: decile {n['decile']} adds {_num(n['new_positives'], 2)} positives "
-            f"(gain {_num(n['gain'])}) for {_money(n['cost'], cur)}: {worth}.")
+            f"(gain {_num(n['gain'])}) for {format_money(n['cost'], cur)}: {worth}.")
     return "\n".join(lines)

@@ -25,6 +25,7 @@ from triage.cli.commands._dialect import file_dialect
 RULE_ORDER = ("budget", "marginal_value", "recall", "recall_hypergeometric", "knee", "combined",
               "quant", "quant_ci")
 COVERAGE_REPEATS = 20  # repeats the recall-interval coverage is measured on
+COVERAGE_LABELS = (50, 150, 300, 1000)  # checkpoints always backtested (the early regime)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,8 +46,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--budget", type=float, metavar="B", help="money available")
     parser.add_argument("--target-recall", type=float, default=0.8, help="recall target (0.8)")
     parser.add_argument("--confidence", type=float, default=0.95, help="confidence (0.95)")
-    parser.add_argument("--audit-rate", type=float, default=0.01, metavar="R",
-                        help="one random audit item per 1/R ranked items (0.01)")
+    parser.add_argument("--audit-rate", type=float, default=0.02, metavar="R",
+                        help="one random audit item per 1/R ranked items (0.02, the "
+                             "project default)")
     parser.add_argument("--batch", type=int, metavar="N",
                         help="items between two checks (default: 1%% of the pool)")
     parser.add_argument("--seed", type=int, default=0, help="first seed; repeats use seed+1, ... (0)")
@@ -190,12 +192,15 @@ def _coverage(orders: np.ndarray, gold: np.ndarray, followed: np.ndarray,
     from triage.stats.stopping.coverage import recall_coverage
 
     k = min(COVERAGE_REPEATS, orders.shape[0])
+    step = max(300, gold.size // 8)
+    marks = sorted({*COVERAGE_LABELS, *range(300, gold.size, step)})
     cov = recall_coverage(gold[orders[:k]], followed[orders[:k]], audit_rate=args.audit_rate,
-                          start=min(300, max(1, gold.size // 10)),
-                          confidence=args.confidence, seed=args.seed)
+                          labels=marks, confidence=args.confidence, seed=args.seed)
     return {"repeats": k, "runs": cov.runs, "covered": cov.covered,
             "by_method": {m: {"runs": n, "covered": c} for m, (n, c) in cov.by_method.items()},
-            "mean_width": cov.mean_width}
+            "mean_width": cov.mean_width,
+            "by_labels": [{"labels": m, "runs": n, "covered": c, "mean_width": w}
+                          for m, (n, c, w) in cov.by_labels.items()]}
 
 
 def _fmt(x: float | None, spec: str) -> str:
@@ -245,5 +250,9 @@ def render_text(data: dict[str, Any]) -> str:
     cov = data.get("recall_interval_coverage")
     if cov and cov["runs"]:
         note += (f"\nrecall interval ({data['confidence']:.0%}) held the true recall in "
-                 f"{cov['covered']:.1%} of {cov['runs']} checks ({cov['repeats']} repeats)")
+                 f"{cov['covered']:.1%} of {cov['runs']} checks ({cov['repeats']} repeats), "
+                 f"mean width {cov['mean_width']:.2f}")
+        for row in cov.get("by_labels", []):
+            note += (f"\n  at {row['labels']:>6,} labels: held in {row['covered']:.1%} of "
+                     f"{row['runs']}, mean width {row['mean_width']:.2f}")
     return head + "\n".join(rows) + note

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from triage.cli.commands._common import add_json_flag, emit
 from triage.project.files import project_location
+from triage.views.formatting import format_money
 
 if TYPE_CHECKING:
     from triage.project.core import Project
@@ -56,7 +57,19 @@ def status_data(project: Project, *, curve: bool = False) -> dict[str, Any]:
                                           if a == getattr(project, "role", a)}
         if curve:
             data["curve"] = {"annotated": snap.curve_annotated, "positives": snap.curve_positives}
+        data.update(_recall(project))
     return data
+
+
+def _recall(project: Project) -> dict[str, Any]:
+    """What the advice knows of recall and positives left, in the advice's own words."""
+    from triage.project.advice import advice_state
+    from triage.views.advice import advice_lines
+
+    state = advice_state(project)
+    lines = advice_lines(state)
+    return {"recall": [x for x in (lines.recall, lines.remaining) if x],
+            "known": state.advice.get("known")}
 
 
 def cal_line(cal: dict[str, Any], imported: str | None) -> str:
@@ -81,23 +94,25 @@ def render(data: dict[str, Any]) -> str:
         return "\n".join(lines + ["no candidates imported yet"])
     if data.get("cal"):
         lines.append(cal_line(data["cal"], data["active_model"]))
-    budget = "no budget set" if data["budget"] is None else f"budget {data['budget']:,.2f} {cur}"
-    left = "" if data["budget_left"] is None else f", {data['budget_left']:,.2f} left"
+    budget = ("no budget set" if data["budget"] is None else
+              f"budget {format_money(data['budget'], cur)}")
+    left = "" if data["budget_left"] is None else f", {format_money(data['budget_left'], cur)} left"
     cpp = data["cost_per_positive"]
     lines += [
         f"annotated {data['annotated']:,} ({data['annotated'] / max(1, data['pool']):.1%} of pool), "
         f"skipped {data['skipped']:,}, positives found {data['positives_found']:,}"
         + (f"; {data['handled_by_others']:,} handled by others (decisions hidden)"
            if data.get("handled_by_others") else ""),
-        f"spent {data['spend']:,.2f} {cur} ({budget}{left}); cost per positive "
-        + ("n/a" if cpp is None else f"{cpp:,.2f} {cur}"),
+        f"spent {format_money(data['spend'], cur)} ({budget}{left}); cost per positive "
+        + format_money(cpp, cur),
+        *data.get("recall", []),
         "",
         "decile   items  annotated  positives   yield  cost/positive",
     ]
     for d in data["deciles"]:
         y = "" if d["yield"] is None else f"{d['yield']:.3f}"
         m = d["marginal_cost_per_positive"]
-        mc = "" if m is None else ("inf" if m == float("inf") else f"{m:,.2f}")
+        mc = "" if m is None else format_money(m, cur)
         marker = " <" if d["decile"] == data.get("current_decile") else ""
         lines.append(f"{d['decile']:>6} {d['items']:>7,} {d['annotated']:>10,} "
                      f"{d['positives']:>10,} {y:>7} {mc:>14}{marker}")
@@ -105,7 +120,7 @@ def render(data: dict[str, Any]) -> str:
         lines += ["", "annotator        labels  positives      spend"]
         for name, spend in sorted(data["spend_by_annotator"].items()):
             lines.append(f"{name[:15]:<15} {data['labels_by_annotator'].get(name, 0):>7,} "
-                         f"{data['positives_by_annotator'].get(name, 0):>10,} {spend:>10,.2f}")
+                         f"{data['positives_by_annotator'].get(name, 0):>10,} {format_money(spend, cur):>10}")
     return "\n".join(lines)
 
 

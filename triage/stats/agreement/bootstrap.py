@@ -42,7 +42,8 @@ class BootstrapResult:
     percent_agreement: Interval
 
 
-def _interval(samples: np.ndarray, confidence: float, what: str) -> Interval:
+def percentile_interval(samples: np.ndarray, confidence: float, what: str) -> Interval:
+    """The percentile interval of the defined resampled values, or why there is none."""
     ok = samples[~np.isnan(samples)]
     if samples.size == 0:
         return Interval(None, None, 0, 0, "no bootstrap resamples were requested")
@@ -90,7 +91,8 @@ def bootstrap(
         )[0]
         shares[start:start + b] = (mult @ pa_stats) / n_items
     return BootstrapResult(
-        _interval(alphas, confidence, "α"), _interval(shares, confidence, "percent agreement")
+        percentile_interval(alphas, confidence, "α"),
+        percentile_interval(shares, confidence, "percent agreement"),
     )
 
 

@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 
 from triage.base.errors import TriageError
-from triage.stats.agreement.bootstrap import BootstrapResult
+from triage.stats.agreement.bootstrap import BootstrapResult, Interval
 from triage.stats.agreement.bootstrap import bootstrap as bootstrap_intervals
+from triage.stats.agreement.bootstrap_kappa import kappa_intervals
 from triage.stats.agreement.breakdown import BreakdownRow, RetestRow, breakdown, retest_agreement
 from triage.stats.agreement.coefficients import (
     PairKappa,
@@ -25,7 +26,7 @@ from triage.stats.agreement.coefficients import (
     percent_agreement,
 )
 from triage.stats.agreement.krippendorff import krippendorff_alpha, reading
-from triage.stats.agreement.ratings import Coefficient, encode
+from triage.stats.agreement.ratings import Coefficient, Ratings, encode
 
 KAPPA_WEIGHTS = {"nominal": None, "ordinal": "linear", "interval": "quadratic", "ratio": "quadratic"}
 
@@ -49,6 +50,7 @@ class AgreementReport:
     gwet_ac1: Coefficient
     krippendorff_alpha: Coefficient
     bootstrap: BootstrapResult | None
+    kappa_intervals: dict[str, Interval] | None = None
     breakdowns: tuple[BreakdownRow, ...] = field(default=())
     retest: tuple[RetestRow, ...] | None = None
 
@@ -85,6 +87,9 @@ class AgreementReport:
             "cohen_kappa_weights": self.kappa_weights,
             "alpha_ci95": boot.alpha.as_list() if boot else None,
             "percent_agreement_ci95": boot.percent_agreement.as_list() if boot else None,
+            **{f"{k}_ci95": (self.kappa_intervals[k].as_list() if self.kappa_intervals
+                             else None)
+               for k in ("cohen_kappa_mean", "fleiss_kappa", "gwet_ac1")},
             "bootstrap_resamples": boot.alpha.resamples if boot else 0,
             "bootstrap_defined": boot.alpha.defined if boot else 0,
             "reading": self.reading,
@@ -110,6 +115,14 @@ class AgreementReport:
                 for r in self.retest
             },
         }
+
+
+def _kappa_cis(ratings: Ratings, weights: str | None, bootstrap: int,
+               seed: int | None) -> dict[str, Interval] | None:
+    """Bootstrap intervals on κ, Fleiss' κ and AC1 (None without resamples)."""
+    if bootstrap <= 0:
+        return None
+    return kappa_intervals(ratings, weights, resamples=bootstrap, seed=seed)
 
 
 def agreement_report(
@@ -168,7 +181,7 @@ def agreement_report(
         fleiss_kappa=fleiss_kappa(ratings),
         gwet_ac1=gwet_ac1(ratings),
         krippendorff_alpha=krippendorff_alpha(ratings, level),
-        bootstrap=boot,
+        bootstrap=boot, kappa_intervals=_kappa_cis(ratings, weights, bootstrap, seed),
         breakdowns=tuple(rows),
         retest=retest_rows,
     )
@@ -204,13 +217,20 @@ def render_text(report: AgreementReport) -> str:
     ci = report.bootstrap.alpha.as_list() if report.bootstrap else None
     ci_text = f"  95% CI [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
     weights = "" if report.kappa_weights == "none" else f" ({report.kappa_weights} weights)"
+    boot = report.kappa_intervals or {}
+
+    def kci(key: str) -> str:
+        iv = boot[key].as_list() if key in boot else None
+        return f"  95% CI [{iv[0]:.3f}, {iv[1]:.3f}]" if iv else ""
+
     table = [
         ("Krippendorff's alpha", report.krippendorff_alpha,
          ci_text + (f"  {report.reading}" if report.krippendorff_alpha.defined else "")),
         ("Percent agreement", report.percent_agreement, ""),
-        ("Cohen's kappa (mean of pairs)", report.cohen_kappa_mean, weights),
-        ("Fleiss' kappa", report.fleiss_kappa, ""),
-        ("Gwet's AC1", report.gwet_ac1, ""),
+        ("Cohen's kappa (mean of pairs)", report.cohen_kappa_mean,
+         kci("cohen_kappa_mean") + weights),
+        ("Fleiss' kappa", report.fleiss_kappa, kci("fleiss_kappa")),
+        ("Gwet's AC1", report.gwet_ac1, kci("gwet_ac1")),
     ]
     lines.append("")
     for name, coef, extra in table:

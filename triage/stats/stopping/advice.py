@@ -17,15 +17,17 @@ import math
 from typing import Any
 
 from triage.base.jsonutil import jsonable
+from triage.base.money import format_money
 from triage.stats.stopping.certification import certification_rule
 from triage.stats.stopping.estimates import headline_estimate, remainder_estimates
+from triage.stats.stopping.known import known_facts
+from triage.stats.stopping.plan import narrowing_plan
 from triage.stats.stopping.remainder import Remainder
 from triage.stats.stopping.rules import (
     MIN_EXPECTED,
     budget_rule,
     knee_rule,
     marginal_rule,
-    money,
     recall_rule,
     reliability_rule,
 )
@@ -37,7 +39,6 @@ from triage.stats.stopping.types import (
     Estimate,
     NextBatch,
     RuleResult,
-    recall_informative,
 )
 from triage.stats.stopping.validity import marked, validity_note
 
@@ -81,6 +82,8 @@ def advise(inputs: AdviceInputs) -> Advice:
                   remaining=_remainder_json(rem, why),
                   estimates={k: _remainder_json(v, "") for k, v in estimates.items()},
                   certification=cert_info, counts=counts,
+                  known=known_facts(inputs, st, est_recall).to_json(),
+                  currency=inputs.currency, plan=narrowing_plan(inputs, st),
                   validity=validity_note(reasons, inputs.ranking))
 
 
@@ -115,17 +118,18 @@ def _headline(decision: str, deciding: RuleResult | None, marginal: RuleResult,
         head = f"{decision} — {deciding.detail[0].lower()}{deciding.detail[1:].rstrip('.')}"
         if (deciding.rule in ("recall", "certification") and marginal.verdict == "continue"
                 and inp.value_per_positive and nb.expected_positives >= MIN_EXPECTED):
-            head += (f"; the next batch would still pay ({money(nb.cost_per_positive)} per "
-                     f"positive against {money(inp.value_per_positive)})")
+            head += (f"; the next batch would still pay "
+                     f"({format_money(nb.cost_per_positive, inp.currency)} per positive "
+                     f"against {format_money(inp.value_per_positive, inp.currency)})")
         return head
     what = _slice_name(nb.items, decile)
     if math.isnan(nb.expected_positives) or nb.expected_positives < MIN_EXPECTED:
         return f"{decision} — {marginal.detail[0].lower()}{marginal.detail[1:].rstrip('.')}"
-    cpp = money(nb.cost_per_positive)
+    cpp = format_money(nb.cost_per_positive, inp.currency)
     if inp.value_per_positive is None:
         return f"{decision} — {what} about {cpp} per positive (no value per positive set)"
     return (f"{decision} — {what} about {cpp} per positive against a value of "
-            f"{money(inp.value_per_positive)}")
+            f"{format_money(inp.value_per_positive, inp.currency)}")
 
 
 def advice_to_json(advice: Advice) -> dict[str, Any]:
@@ -148,26 +152,18 @@ def advice_to_json(advice: Advice) -> dict[str, Any]:
         "estimates": advice.estimates,
         "certification": advice.certification,
         "counts": advice.counts,
+        "known": advice.known,
+        "currency": advice.currency,
+        "plan": advice.plan,
         "validity": advice.validity,
     })
 
 
 def advice_to_text(advice: Advice) -> str:
-    """Human-readable advice: the headline, then one line per rule, then the estimates."""
+    """The headline, then one line per rule (``triage.views.advice`` words the estimates)."""
     lines = [advice.headline]
     for r in advice.reasons:
         lines.append(f"  {r.verdict:<8} {r.rule:<15} {r.detail}")
-    rec, tot = advice.estimated_recall, advice.estimated_total_positives
-    if not math.isnan(rec.point) and not recall_informative(rec.lower, rec.upper):
-        lines.append(f"  too early to estimate recall: between {rec.lower:.1%} and "
-                     f"{rec.upper:.1%} — {rec.method}")
-    elif not math.isnan(rec.point):
-        lines.append(f"  recall ≈ {rec.point:.1%} [{rec.lower:.1%}, {rec.upper:.1%}] — {rec.method}")
-    else:
-        lines.append(f"  recall: {rec.method}")
-    if not math.isnan(tot.point):
-        lines.append(f"  positives in the pool ≈ {tot.point:.0f} [{tot.lower:.0f}, {tot.upper:.0f}]"
-                     f" — {tot.method}")
     if advice.validity and any(r.validity == "heuristic" and r.rule != "knee"
                                for r in advice.reasons):
         lines.append(f"  {advice.validity}")

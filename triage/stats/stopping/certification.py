@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from triage.base.money import format_money
 from triage.stats.stopping.certify import (
     audit_positives_needed,
     plan_sample,
@@ -27,11 +28,7 @@ from triage.stats.stopping.certify import (
 )
 from triage.stats.stopping.remainder import Remainder
 from triage.stats.stopping.state import State
-from triage.stats.stopping.types import AdviceInputs, RuleResult
-
-
-def _money(x: float) -> str:
-    return f"${x:,.2f}"
+from triage.stats.stopping.types import AdviceInputs, RuleResult, recall_informative
 
 
 def certification_rule(inp: AdviceInputs, st: State, rem: Remainder
@@ -73,14 +70,19 @@ def _plan(inp: AdviceInputs, st: State, rem: Remainder) -> dict[str, Any]:
     affordable = None if cost is None or left is None else cost <= left + 1e-9
     if st.unlabelled == 0:
         text = "Nothing is left unlabelled: recall is known exactly, no certificate is needed."
+    elif not recall_informative(rem.recall_lower, rem.recall_upper):
+        # Sized on an estimate of what is left that the interval does not support yet.
+        text = (f"Certifying {t:.0%} recall at {conf:.0%} confidence takes a random sample of "
+                f"the {st.unlabelled:,} unlabelled items; its size cannot be told while the "
+                "recall interval spans 50 points or more.")
     elif plan.items is None:
         text = f"Certifying {t:.0%} recall now is not possible: {plan.reason}."
     else:
         text = (f"Certifying {t:.0%} recall at {conf:.0%} confidence now needs about "
-                f"{plan.items:,} more labels ({_money(cost or 0.0)}), a random sample of the "
+                f"{plan.items:,} more labels ({format_money(cost or 0.0, inp.currency)}), a random sample of the "
                 f"{st.unlabelled:,} unlabelled items, {plan.reason}")
         if affordable is False:
-            text += f"; more than the {_money(left or 0.0)} left"
+            text += f"; more than the {format_money(left or 0.0, inp.currency)} left"
         text += "."
     return {"items": plan.items, "cost": cost, "affordable": affordable,
             "expected_positives": plan.expected_positives, "text": text}
@@ -133,7 +135,7 @@ def _audit_rate_check(inp: AdviceInputs, st: State, rem: Remainder,
            "no audit rate would")
     one_off = ("a one-off certification sample" if plan.get("items") is None else
                f"a one-off certification sample of about {plan['items']:,} labels "
-               f"({_money(plan['cost'] or 0.0)}) would")
+               f"({format_money(plan['cost'] or 0.0, inp.currency)}) would")
     out.update(can_certify=False, rate_needed=min(rate_needed, 1.0), text=(
         f"The audit rate in force ({rate:.0%}) can never certify {t:.0%} recall before {end}: "
         f"it would gather about {projected:.1f} audit positives, QBCB needs about {need}; "

@@ -12,9 +12,11 @@ Estimated recall = found / (found + estimated remaining positives). Three estima
 - **calibrated**: the sum of calibrated probabilities over the unlabelled items, with a
   Poisson-binomial plus parameter (delta-method) interval. It extrapolates wherever the
   unlabelled items lie below the deepest label the calibration was fitted on.
-- **combined**: deciles with audit items use them; deciles without any take the calibrated
-  sum. This is the headline whenever the audit reaches below the depth, because it keeps the
-  audit's guarantee where the audit has data and uses the model only where it has none.
+- **combined**: the audit's stratified posterior, each stratum's rate draws rescaled by the
+  ratio of the calibrated scores of its unlabelled items to those of its audited items
+  (clipped to [0.5, 2]); its point shrinks each stratum's audit rate towards the calibrated
+  rate (``PRIOR_ITEMS``). :mod:`~triage.stats.stopping.estimates` caps its upper end by the
+  ranked-order bound. The headline whenever an audit item lies below the depth.
 
 Every function broadcasts over rows (runs of a backtest) so the backtest and the advice use
 the very same arithmetic. Intervals come from a fixed-seed Monte Carlo of the posterior, so

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from triage.base.money import format_money
 from triage.stats.stopping.bounds import (
     clopper_pearson_lower,
     hypergeometric_pvalue,
@@ -30,20 +31,15 @@ from triage.stats.stopping.types import (
     Estimate,
     NextBatch,
     RuleResult,
-    recall_informative,
 )
 
 NAN = float("nan")
 
 
-def money(x: float) -> str:
-    """$1.23 style (the currency symbol is the user's business; figures stay unrounded in JSON)."""
-    return "unlimited" if math.isinf(x) else f"${x:,.2f}"
-
-
 def budget_rule(inp: AdviceInputs, st: State) -> RuleResult:
     """What is left, what it buys; warn near the end, stop when it buys nothing more."""
     batch_cost = inp.price * st.batch
+    cur = inp.currency
     left_items = 0 if st.exhausted else st.unlabelled
     if inp.budget is None:
         return RuleResult("budget", "continue", "No budget is set, so money never stops the work.",
@@ -55,21 +51,23 @@ def budget_rule(inp: AdviceInputs, st: State) -> RuleResult:
             "overspent": max(-left, 0.0), "annotations_left": min(buys, left_items),
             "annotations_affordable": buys, "batch_cost": batch_cost}
     if buys < 1:
-        why = (f"The budget is spent: {money(inp.spend)} of {money(inp.budget)}"
-               + (f", overspent by {money(-left)}." if left < 0 else
-                  f"; {money(left)} left does not buy one more annotation."))
+        why = (f"The budget is spent: {format_money(inp.spend, cur)} of "
+               f"{format_money(inp.budget, cur)}"
+               + (f", overspent by {format_money(-left, cur)}." if left < 0 else
+                  f"; {format_money(left, cur)} left does not buy one more annotation."))
         return RuleResult("budget", "stop", why, nums)
     if left_items == 0:
         return RuleResult("budget", "continue",
-                          f"{money(left)} left, but nothing is left to buy: every candidate "
-                          "has been handled.", nums)
+                          f"{format_money(left, cur)} left, but nothing is left to buy: "
+                          "every candidate has been handled.", nums)
     more = (f"{buys:,} more annotations" if buys <= left_items else
             f"all {left_items:,} candidates still unlabelled")
     if left < 0.1 * inp.budget or left < batch_cost:
         return RuleResult("budget", "warn",
-                          f"Only {money(left)} left: {more} "
+                          f"Only {format_money(left, cur)} left: {more} "
                           f"({left / inp.budget:.0%} of the budget).", nums)
-    return RuleResult("budget", "continue", f"{money(left)} left buys {more}.", nums)
+    return RuleResult("budget", "continue", f"{format_money(left, cur)} left buys {more}.",
+                      nums)
 
 
 MIN_EXPECTED = 0.01  # fewer expected positives than this read "none expected"
@@ -104,13 +102,14 @@ def _per_positive(cost: float, expected: float) -> float:
     return cost / expected if expected >= MIN_EXPECTED else math.inf
 
 
-def _batch_words(size: float, cost: float, exp: float, cpp: float) -> tuple[str, str]:
+def _batch_words(size: float, cost: float, exp: float, cpp: float,
+                 cur: str) -> tuple[str, str]:
     """What the next batch buys, and at what rate, in words (no ratio when nothing is)."""
     if exp < MIN_EXPECTED:
         return (f"no positives are expected in the next {size:g} items (fewer than "
-                f"{MIN_EXPECTED:g}; they cost {money(cost)})"), "no positives expected"
-    return (f"the next {size:g} items cost {money(cost)} for about {exp:.1f} positives",
-            f"{money(cpp)} per positive")
+                f"{MIN_EXPECTED:g}; they cost {format_money(cost, cur)})"), "no positives expected"
+    return (f"the next {size:g} items cost {format_money(cost, cur)} for about {exp:.1f} positives",
+            f"{format_money(cpp, cur)} per positive")
 
 
 def marginal_rule(inp: AdviceInputs, st: State) -> tuple[RuleResult, NextBatch]:
@@ -121,6 +120,7 @@ def marginal_rule(inp: AdviceInputs, st: State) -> tuple[RuleResult, NextBatch]:
     if st.exhausted or st.unlabelled == 0:
         return _nothing_left(st)
     sources = yield_sources(inp, st)
+    cur = inp.currency
     main = primary_source(sources)
     size = min(st.batch, st.unlabelled)
     cost = inp.price * size
@@ -152,23 +152,23 @@ def marginal_rule(inp: AdviceInputs, st: State) -> tuple[RuleResult, NextBatch]:
         "extrapolates_below_rank": st.calibration.extrapolates_below_rank if st.calibration else None,
     }
     nb = NextBatch(size, exp, cost, cpp)
-    what, rate = _batch_words(size, cost, exp, cpp)
+    what, rate = _batch_words(size, cost, exp, cpp, cur)
     cap = what[0].upper() + what[1:]
     if inp.value_per_positive is None:
         return RuleResult("marginal_value", "continue",
                           f"No value per positive is set; {what} ({rate}).", nums), nb
     value = inp.value_per_positive
-    verdict, why = "continue", f"{cap}: {rate} against a value of {money(value)}."
+    verdict, why = "continue", f"{cap}: {rate} against a value of {format_money(value, cur)}."
     if main.stop_allowed and cpp_conservative > value:
         verdict = "stop"
         upper = ("no positives expected even then" if exp_hi < MIN_EXPECTED else
-                 f"at most {exp_hi:.1f}: {money(cpp_conservative)} per positive")
+                 f"at most {exp_hi:.1f}: {format_money(cpp_conservative, cur)} per positive")
         why = (f"Even at the optimistic yield, {what} ({upper}), more than the value "
-               f"{money(value)} buys.")
+               f"{format_money(value, cur)} buys.")
     elif cpp > value:
         verdict = "warn"
         why = (f"Probably not worth it — {what}: {rate} against "
-               f"{money(value)} — but not with {inp.confidence:.0%} confidence.")
+               f"{format_money(value, cur)} — but not with {inp.confidence:.0%} confidence.")
     if consistent is False:
         why += " The calibrated scores disagree with the last batch, so the recent yield is used."
     return RuleResult("marginal_value", verdict, why, nums), nb
@@ -223,11 +223,10 @@ def recall_rule(inp: AdviceInputs, st: State, rem: Remainder, why: str,
     nums["hypergeometric_p"] = p_h
     nums["hypergeometric_lower"] = hypergeometric_recall_lower(
         st.found_top, inp.pool - st.depth, st.audit_below_n, st.audit_below_k, conf)
-    estimate = _estimate_words(est, rem)
     if r == 0:
-        verdict, text = "continue", (f"{estimate} No audit positives yet, so recall cannot be "
-                                     f"certified; at least {nums['qbcb_min_positives']} are needed "
-                                     f"for {_pct(t)}.")
+        verdict, text = "continue", (f"The audit holds no positive yet, so recall cannot be "
+                                     f"certified; at least {nums['qbcb_min_positives']} audit "
+                                     f"positives are needed for {_pct(t)}.")
     elif qb_lower >= t:
         verdict = "stop"
         text = (f"Recall is at least {_pct(qb_lower)} with {_pct(conf)} confidence "
@@ -237,25 +236,9 @@ def recall_rule(inp: AdviceInputs, st: State, rem: Remainder, why: str,
         more = (f"{need - k} more of them must be found" if need is not None else
                 f"the audit needs at least {nums['qbcb_min_positives']} positives to certify it")
         verdict = "continue"
-        text = (f"{estimate} Not certified: {k} of {r} audit positives found (recall at least "
-                f"{_pct(qb_lower)} with {_pct(conf)} confidence, target {_pct(t)}); {more}.")
+        text = (f"Not certified: {k} of {r} audit positives found, target {_pct(t)} at "
+                f"{_pct(conf)} confidence; {more}.")
     return RuleResult("recall", verdict, text, nums), est, total
-
-
-def _estimate_words(est: Estimate, rem: Remainder) -> str:
-    if rem.found == 0:
-        if rem.method == "none":
-            return "No positive found yet and nothing to estimate the rest from."
-        return (f"No positive found yet: recall is undefined (up to {rem.upper:,.1f} positives "
-                f"may be left among the {rem.unlabelled:,} unlabelled, {rem.method} bound).")
-    if math.isnan(est.point):
-        return (f"Recall is at least {_pct(est.lower)} ({rem.method} bound; no calibrated "
-                "point estimate yet).")
-    if not recall_informative(est.lower, est.upper):
-        return (f"Too early to estimate recall: between {_pct(est.lower)} and "
-                f"{_pct(est.upper)} ({rem.method} interval).")
-    return (f"Estimated recall {_pct(est.point)} ({_pct(est.lower)}–{_pct(est.upper)}, "
-            f"{rem.method} estimate).")
 
 
 def knee_rule(inp: AdviceInputs, st: State) -> RuleResult:

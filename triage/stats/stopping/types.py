@@ -61,6 +61,7 @@ class AdviceInputs:
     spend: float = 0.0
     budget: float | None = None
     price: float = 1.0
+    currency: str = "USD"
     value_per_positive: float | None = None
     target_recall: float = 0.8
     confidence: float = 0.95
@@ -180,4 +181,7 @@ class Advice:
     estimates: dict[str, Any] = field(default_factory=dict)   # every estimate, by method
     certification: dict[str, Any] = field(default_factory=dict)
     counts: dict[str, Any] = field(default_factory=dict)      # pool, labelled, found, unlabelled
+    known: dict[str, Any] = field(default_factory=dict)       # one-sided facts (known.Known)
+    currency: str = "USD"
+    plan: dict[str, Any] = field(default_factory=dict)        # plan.narrowing_plan
     validity: str = ""                 # one sentence: the rules valid for the ranking followed

@@ -18,7 +18,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 
-from triage.views.palette import ESTIMATE_COLOUR, model_colour
+from triage.views.palette import CURRENT_DECILE, ESTIMATE_COLOUR, LIVE_BLUE, model_colour
 
 WIDE = (7.2, 3.1)
 COLORS = ("#1f5fa8", "#c2571a", "#2e8540", "#8a3ea8", "#7a6a00", "#a8323e")
@@ -44,18 +44,23 @@ def spend_chart(spend: dict[str, Any]) -> Figure:
     line = spend["timeline"]
     cur = spend["currency"]
     times = _times(line["times"])
-    by_time = len(times) > 1 and times[-1] > times[0]
+    # Under a minute of labels (a scripted run) the events read better than seconds.
+    by_time = len(times) > 1 and (times[-1] - times[0]).total_seconds() >= 60
     x: Any = times if by_time else line["events"]
     if line["spend"]:
         ax.step(x, line["spend"], where="post", color=COLORS[0], label="spent")
     if spend["budget"] is not None:
         ax.axhline(spend["budget"], color=COLORS[5], linestyle="--", label="budget")
     if by_time:
-        from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+        from matplotlib.dates import AutoDateLocator, DateFormatter
 
-        locator = AutoDateLocator()
-        ax.xaxis.set_major_locator(locator)
-        ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
+        span = (times[-1] - times[0]).total_seconds()
+        fmt = ("%H:%M:%S" if span < 600 else "%H:%M" if span < 86_400 else "%d %b %H:%M"
+               if span < 7 * 86_400 else "%d %b %Y")
+        ax.xaxis.set_major_locator(AutoDateLocator(minticks=3, maxticks=7))
+        ax.xaxis.set_major_formatter(DateFormatter(fmt, tz=times[0].tzinfo))
+        ax.set_xlabel(f"time ({times[0].tzname() or 'UTC'}), from "
+                      f"{times[0]:%d %b %Y %H:%M} to {times[-1]:%d %b %Y %H:%M}")
     else:
         ax.set_xlabel("annotation events")
     ax.set_ylabel(f"spend ({cur})")
@@ -81,11 +86,15 @@ def gain_chart(gain: dict[str, Any]) -> Figure:
                 color=model_colour(model, list(gain["offline"])), label=f"{model} (gold)")
     top = gain["ylim"]
     band = gain.get("band")
-    if band is not None:
+    if band is not None and band.get("informative"):
         ax.axhspan(band["lower"], band["upper"], color=ESTIMATE_COLOUR, alpha=0.08,
                    label="estimated positives in the pool")
         ax.axhline(band["total"], color=ESTIMATE_COLOUR, linewidth=1)
         top = max(top, min(band["upper"], 3 * max(top, 1)) * 1.05)
+    elif band is not None:
+        # Early: only an upper bound is known; it never stretches the axes.
+        ax.axhspan(band["lower"], min(band["upper"], top), color=ESTIMATE_COLOUR, alpha=0.08,
+                   label="positives found up to the ranked-order bound (clipped)")
     for x in gain["decile_lines"]:
         ax.axvline(x, color="#cccccc", linewidth=0.6)
     ax.set_xlim(0, gain["xlim"])
@@ -100,8 +109,10 @@ def yield_chart(yld: dict[str, Any]) -> Figure:
     """Yield per frozen score decile with the cost per positive above each bar."""
     fig, ax = _figure()
     ys = [0.0 if y is None else y for y in yld["yields"]]
-    colors = [COLORS[1] if d == yld["current"] else COLORS[0] for d in yld["deciles"]]
-    bars = ax.bar(yld["deciles"], ys, color=colors)
+    if yld["current"] is not None:   # as on the live panel: the current decile shaded
+        ax.axvspan(yld["current"] - 0.5, yld["current"] + 0.5, color=CURRENT_DECILE, zorder=0,
+                   label="decile in progress")
+    bars = ax.bar(yld["deciles"], ys, color=LIVE_BLUE)
     for bar, label in zip(bars, yld["bar_labels"]):
         ax.annotate(label, (bar.get_x() + bar.get_width() / 2, bar.get_height()),
                     xytext=(0, 2), textcoords="offset points", ha="center", fontsize=7)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from triage.base.errors import TriageError
 from triage.base.jsonutil import jsonable
+from triage.views.advice import advice_lines
 from triage.views.panels import (
     PanelInfo,
     comparison_data,
@@ -96,8 +97,38 @@ def _gain_section(snap: LiveSnapshot, info: PanelInfo, advice: dict[str, Any]) -
     data["estimated_recall"] = advice.get("estimated_recall")
     data["estimated_total_positives"] = advice.get("estimated_total_positives")
     data["positives_found"] = snap.positives_found
+    lines = advice_lines(advice)
+    data["recall_lines"] = [x for x in (lines.recall, lines.remaining) if x]
+    data["left_text"] = lines.remaining.removeprefix("positives left: ")
     data["reading"] = readings.gain(data)
     return data
+
+
+def _advice_section(advice: dict[str, Any]) -> dict[str, Any]:
+    """The advice JSON plus its words: each rule's sentence and what it rests on."""
+    from triage.views.rule_numbers import rule_numbers_text
+
+    lines = advice_lines(advice)
+    cur = str(advice.get("currency") or "USD")
+    rows = [{"rule": rule.replace("_", " "), "verdict": verdict, "detail": detail,
+             "numbers": rule_numbers_text(rule, r.get("numbers"), cur)}
+            for (rule, verdict, detail), r in zip(lines.rules, advice.get("reasons", []),
+                                                  strict=True)]
+    return dict(advice, reading=readings.advice(advice), rule_rows=rows,
+                next_batch_text=lines.next_batch, plan_text=lines.plan)
+
+
+def _record_text(record: dict[str, Any] | None) -> str:
+    """The certification sample on record, in words."""
+    if not record:
+        return ""
+    state = "running" if record.get("running") else (record.get("outcome") or "ended")
+    p = record.get("p_value")
+    return (f"{int(record.get('labelled') or 0):,} of {int(record.get('planned') or 0):,} "
+            f"planned labels, {int(record.get('positives') or 0):,} positive, drawn from "
+            f"{int(record.get('remaining') or 0):,} unlabelled items at "
+            f"{int(record.get('labels_at') or 0):,} labels; {state}"
+            + ("" if p is None else f"; p = {float(p):.3f}"))
 
 
 def _yield_section(snap: LiveSnapshot, info: PanelInfo) -> dict[str, Any]:
@@ -134,10 +165,13 @@ def _models_section(project: Project, snap: LiveSnapshot, info: PanelInfo,
     comparison = comparison_data(snap, info).as_dict()
     comparison.pop("curves", None)  # the gain report holds the curves by decile
     try:
-        view = build_models_view_data(project, seed=seed).as_dict()
+        # The report shows no p-values: the paired permutation tests (most of a report's
+        # time at a million gold labels) are left to `triage compare` and the Models tab.
+        view = build_models_view_data(project, seed=seed, pvalues=False).as_dict()
     except TriageError as error:
         view = {"unavailable": str(error)}
     view.pop("curves", None)  # ROC/PR points: not shown in the report
+    view.pop("gain", None)    # every item's gain curve: the gain report has them by decile
     data: dict[str, Any] = {"gain_report": gain, "at_budget": comparison, "view": view}
     data["reading"] = readings.models(data, info.currency)
     return data
@@ -159,7 +193,8 @@ def _samples_section(project: Project, advice: dict[str, Any]) -> dict[str, Any]
             "numbers": recall["numbers"],
             "texts": [part["text"] for part in (advice.get("certification") or {}).values()
                       if isinstance(part, dict) and part.get("text")],
-            "record": advice.get("certification_record")},
+            "record": advice.get("certification_record"),
+            "record_text": _record_text(advice.get("certification_record"))},
         "disagreements": {"count": len(pending), "list": [
             {"key": d.key, "text": d.text, "rank": d.rank, "votes": d.votes,
              "status": d.status} for d in pending[:50]]},
@@ -238,7 +273,7 @@ def build_report_data(project: Project, *, bootstrap: int = 1000, seed: int = 0,
         "gain": _gain_section(snap, info, advice),
         "yield": _yield_section(snap, info),
     }
-    data["advice"] = dict(advice, reading=readings.advice(advice))
+    data["advice"] = _advice_section(advice)
     _tick(progress, 2)
     data["agreement"] = _agreement_section(project, bootstrap, seed)
     _tick(progress, 3)

@@ -26,10 +26,17 @@ def format_number(x: Any, digits: int = 3) -> str:
     if isinstance(x, bool) or not isinstance(x, int | float):
         return str(x)
     if isinstance(x, float) and math.isinf(x):
-        return "∞"
+        return "unlimited" if x > 0 else "-unlimited"
     if isinstance(x, int):
         return f"{x:,}"
     return f"{x:,.{digits}f}"
+
+
+def format_count(x: Any) -> str:
+    """A count as a count: ``230``, ``1,204`` (never ``230.0``); — for none."""
+    if x is None or isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
+        return "—" if x is None else str(x)
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.1f}"
 
 
 def _visible(value: Any) -> Any:
@@ -49,6 +56,7 @@ def environment() -> Environment:
                       autoescape=True, undefined=StrictUndefined, trim_blocks=True,
                       lstrip_blocks=True, finalize=_visible)
     env.filters["num"] = format_number
+    env.filters["count"] = format_count
     env.filters["share"] = format_share
     env.filters["money"] = format_money
     return env

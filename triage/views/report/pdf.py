@@ -23,6 +23,7 @@ from triage.views.report.charts import report_charts, to_png
 money = _html.format_money
 share = _html.format_share
 num = _html.format_number
+count = _html.format_count
 ACCENT = (31, 95, 168)
 MUTED = (91, 100, 112)
 
@@ -143,7 +144,7 @@ def _project(pdf: ReportPDF, d: dict[str, Any]) -> None:
     ])
     _sub(pdf, "Annotators")
     _table(pdf, [["Annotator", "Labels", "Skips", "Positives", "s / label", "Sessions", "Spend"],
-                 *[[a["annotator"], num(a["labels"]), num(a["skips"]), num(a["positives"]),
+                 *[[a["annotator"], count(a["labels"]), count(a["skips"]), count(a["positives"]),
                     num(a["seconds_per_label"], 1), a["sessions"], money(a["spend"], cur)]
                    for a in p["annotator_table"]]], widths=(3, 1, 1, 1, 1, 1, 1))
 
@@ -158,45 +159,33 @@ def _spend_gain_yield(pdf: ReportPDF, d: dict[str, Any], charts: dict[str, bytes
     _heading(pdf, "3. Cumulative gain and estimated recall")
     _para(pdf, g["reading"], reading=True)
     _chart(pdf, charts.get("gain"))
-    rec, tot = g["estimated_recall"], g["estimated_total_positives"]
-    _kv(pdf, [("Estimated recall", f"{share(rec['point'])} [{share(rec['lower'])}, "
-                                   f"{share(rec['upper'])}] — {rec['method']}"),
-              ("Positives in the pool", f"{num(tot['point'], 0)} [{num(tot['lower'], 0)}, "
-                                        f"{num(tot['upper'], 0)}] — {tot['method']}")])
+    lines = list(g.get("recall_lines") or []) + ["—"]
+    _kv(pdf, [("Recall", lines[0]), ("Positives left", g.get("left_text") or "—")])
     _heading(pdf, "4. Yield per score decile")
     _para(pdf, y["reading"], reading=True)
     _chart(pdf, charts.get("yield"))
     _table(pdf, [["Decile", "Items", "Annotated", "Positives", "Yield", "Cost per positive"],
-                 *[[f"{dec}{' ◀' if dec == y['current'] else ''}", num(y["items"][i]),
-                    num(y["annotated"][i]), num(y["positives"][i]), share(y["yields"][i]),
+                 *[[f"{dec}{' ◀' if dec == y['current'] else ''}", count(y["items"][i]),
+                    count(y["annotated"][i]), count(y["positives"][i]), share(y["yields"][i]),
                     money(y["marginal"][i], cur)] for i, dec in enumerate(y["deciles"])]])
-
-
-def _numbers(numbers: dict[str, Any]) -> str:
-    parts = []
-    for key, value in numbers.items():
-        if isinstance(value, dict):
-            inner = ", ".join(f"{k}: {num(v) if not isinstance(v, dict) else _numbers(v)}"
-                              for k, v in value.items())
-            parts.append(f"{key} ({inner})")
-        else:
-            parts.append(f"{key} {num(value)}")
-    return "; ".join(parts)
 
 
 def _advice(pdf: ReportPDF, d: dict[str, Any]) -> None:
     a = d["advice"]
-    cur = d["project"]["settings"]["currency"]
     _heading(pdf, "5. Stopping advice")
     _para(pdf, a["reading"], reading=True)
     _sub(pdf, f"{a['decision'].upper()}: {a['headline']}")
     _table(pdf, [["Rule", "Verdict", "Why", "Numbers"],
-                 *[[r["rule"].replace("_", " "), r["verdict"], r["detail"],
-                    _numbers(r["numbers"])] for r in a["reasons"]]], widths=(2, 2, 6, 6))
-    nb = a["next_batch"]
-    _para(pdf, f"Next batch: {num(nb['items'], 0)} items, about {num(nb['expected_positives'], 1)}"
-               f" positives for {money(nb['cost'], cur)} ({money(nb['cost_per_positive'], cur)}"
-               " per positive).", small=True)
+                 *[[r["rule"], r["verdict"], r["detail"], r["numbers"]]
+                   for r in a["rule_rows"]]], widths=(2, 2, 6, 6))
+    text = a["next_batch_text"][:1].upper() + a["next_batch_text"][1:] + "."
+    if a.get("plan_text"):
+        text += " " + a["plan_text"][:1].upper() + a["plan_text"][1:] + "."
+    _para(pdf, text, small=True)
+
+
+def _ci(ci: list[float] | None) -> str:
+    return f"{num(ci[0])} – {num(ci[1])}" if ci else "—"
 
 
 def _agreement(pdf: ReportPDF, d: dict[str, Any]) -> None:
@@ -209,10 +198,12 @@ def _agreement(pdf: ReportPDF, d: dict[str, Any]) -> None:
     _table(pdf, [["Coefficient", "Value", "95% interval", "Note"],
                  [f"Krippendorff's α ({ag['level']})", num(ag["krippendorff_alpha"]),
                   f"{num(ci[0])} – {num(ci[1])}" if ci else "—", why["krippendorff_alpha"]],
-                 ["Cohen's κ (mean over pairs)", num(ag["cohen_kappa_mean"]), "per pair below",
-                  why["cohen_kappa_mean"]],
-                 ["Fleiss' κ", num(ag["fleiss_kappa"]), "—", why["fleiss_kappa"]],
-                 ["Gwet's AC1", num(ag["gwet_ac1"]), "—", why["gwet_ac1"]],
+                 ["Cohen's κ (mean over pairs)", num(ag["cohen_kappa_mean"]),
+                  _ci(ag.get("cohen_kappa_mean_ci95")), why["cohen_kappa_mean"]],
+                 ["Fleiss' κ", num(ag["fleiss_kappa"]), _ci(ag.get("fleiss_kappa_ci95")),
+                  why["fleiss_kappa"]],
+                 ["Gwet's AC1", num(ag["gwet_ac1"]), _ci(ag.get("gwet_ac1_ci95")),
+                  why["gwet_ac1"]],
                  ["Percent agreement", share(ag["percent_agreement"]),
                   f"{share(pci[0])} – {share(pci[1])}" if pci else "—",
                   why["percent_agreement"]]], widths=(4, 2, 3, 5))
@@ -266,9 +257,7 @@ def _samples(pdf: ReportPDF, d: dict[str, Any]) -> None:
         for text in cert.get("texts", []):
             _para(pdf, text, small=True)
         if cert.get("record"):
-            _para(pdf, "Certification sample on record: " + _numbers(
-                {k: v for k, v in cert["record"].items() if not isinstance(v, dict | list)}),
-                small=True)
+            _para(pdf, f"Certification sample on record: {cert['record_text']}.", small=True)
     _table(pdf, [["Rank", "Key", "Text", "Label"],
                  *[[num(i["rank"]), i["key"], _cut(i["text"]), i["label"]]
                    for i in sa["audit"]["list"]]], widths=(1, 2, 6, 2))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from triage.views.advice import agreement_reading_text
 from triage.views.panels import format_money, format_share
 
 
@@ -37,19 +38,21 @@ def spend(data: dict[str, Any]) -> str:
 
 
 def gain(data: dict[str, Any]) -> str:
-    """Positives found, and the recall the advice estimates with its band."""
-    text = f"{data['positives_found']:,} positives found. "
-    band = data.get("band")
-    if band is None:
-        return text + ("There is no estimate of the positives still in the pool yet, so recall "
-                       "cannot be estimated (the audit sample is too small).")
-    text += (f"The pool is estimated to hold {band['total']:,.0f} positives "
-             f"(between {band['lower']:,.0f} and {band['upper']:,.0f})")
-    if band.get("recall") is not None:
-        text += f", so recall is about {format_share(band['recall'])}"
-        if band.get("recall_lower") is not None:
-            text += f" and at least {format_share(band['recall_lower'])} with the stated confidence"
-    return text + ". The shaded band is that range; dashed lines are gold-label curves."
+    """Positives found, and what the advice knows of recall (the same words as every surface)."""
+    lines = data.get("recall_lines")
+    if not lines:
+        return (f"{data['positives_found']:,} positives found. Nothing estimates the "
+                "positives still in the pool yet, so recall cannot be stated.")
+    band = data.get("band") or {}
+    # Early the first line already says how many were found, in how many labels.
+    text = "" if not band.get("informative") else f"{data['positives_found']:,} positives found. "
+    shade = ("The shaded band is the 95% range of positives in the pool"
+             if band.get("informative") else
+             "The shaded band runs from the positives found to the ranked-order bound, "
+             "clipped to the chart")
+    first = lines[0][:1].upper() + lines[0][1:]
+    rest = "; ".join([first, *lines[1:]])
+    return f"{text}{rest}. {shade}; dashed lines are gold-label curves."
 
 
 def yield_(data: dict[str, Any]) -> str:
@@ -71,24 +74,18 @@ def advice(data: dict[str, Any]) -> str:
             "numbers it rests on; the desk shows this same advice.")
 
 
-_BANDS = {
-    "reliable": "reliable (α ≥ 0.800): the labels can be relied on",
-    "tentative": "tentative (0.667 ≤ α < 0.800): draw tentative conclusions only",
-    "unreliable": "unreliable (α < 0.667): fix the guidelines before labeling more",
-}
-
-
 def agreement(report: dict[str, Any]) -> str:
-    """Krippendorff's alpha with its reading, or why it is undefined."""
+    """Krippendorff's alpha with its reading (the app's words), or why it is undefined."""
     alpha = report.get("krippendorff_alpha")
     if alpha is None:
         return (f"Agreement cannot be measured yet: {report.get('undefined_reason')}. It needs "
                 "candidates labeled by two or more annotators (overlap).")
     ci = report.get("alpha_ci95")
     interval = f" (95% interval {ci[0]:.3f} to {ci[1]:.3f})" if ci and None not in ci else ""
-    return (f"On {report['pairable_items']} candidates labeled by two or more annotators, "
+    items = report.get("pairable_items", 0)
+    return (f"On {items} candidates labeled by two or more annotators, "
             f"Krippendorff's α is {alpha:.3f}{interval}: "
-            f"{_BANDS.get(report.get('reading', ''), report.get('reading', ''))}.")
+            f"{agreement_reading_text(report.get('reading', ''), items)}.")
 
 
 def models(data: dict[str, Any], currency: str) -> str:
