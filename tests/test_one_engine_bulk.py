@@ -43,7 +43,10 @@ rows = project.db.execute("SELECT count(*), min(id), max(id) FROM candidates").f
 plan = project.db.execute("SELECT count(*) FROM plan WHERE kind = 'overlap'").fetchone()[0]
 models = [r[0] for r in project.db.execute("SELECT name FROM models ORDER BY id")]
 maps = Path("/proc/self/maps").read_text()
-print(rows, plan, models, seen[-1][0] == seen[-1][1], held_locks(project.path) > 0)
+from triage.store.content import deep_problems
+deep = deep_problems(project.db.conn)
+print(rows, plan, models, seen[-1][0] == seen[-1][1], held_locks(project.path) > 0,
+      deep.damaged, deep.unhashed_candidates)
 print("driver loaded:", "adbc_driver_sqlite" in maps or "libadbc" in maps)
 """
 
@@ -57,7 +60,7 @@ def test_the_bulk_import_never_loads_a_second_sqlite_into_the_process(tmp_path):
                           text=True, cwd=ROOT, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     first, second = done.stdout.strip().splitlines()
-    assert first == "(3000, 1, 3000) 300 ['m1', 'm2'] True True"
+    assert first == "(3000, 1, 3000) 300 ['m1', 'm2'] True True [] 0"  # checksums too
     assert second == "driver loaded: False"
 
 
