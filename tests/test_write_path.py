@@ -118,6 +118,8 @@ INTERNAL = {
     "triage.store.pg.schema:project_statements": "`triage server init`",
     "triage.store.pg.schema:_check_login_roles": "`triage server grant`",
     "triage.store.pg.schema:grant_roles": "`triage server grant`",
+    "triage.store.pg.schema:annotator_limits": "`triage server init|grant`: role limits",
+    "triage.store.pg.judge:judge_template": "`triage server init`: the judge's functions",
 }
 
 
