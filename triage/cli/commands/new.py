@@ -26,7 +26,7 @@ from triage.views.formatting import plural
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``triage new`` to the command line."""
-    p = sub.add_parser("new", help="create a project from a CSV/TSV/JSONL file of scored candidates",
+    p = sub.add_parser("new", help="create a project from a CSV/TSV/JSONL/Parquet file or spreadsheet of scored candidates",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("project", help="the new project file (e.g. idioms.triage), or a server "
                    "address postgresql://[USER@]HOST[:PORT]/DB?project=NAME")
