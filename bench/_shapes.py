@@ -1,4 +1,4 @@
-"""Pool files shaped like real ones, for the import matrix of ``bench_e2e.py`` (issue 23).
+"""Pool files shaped like real ones, for the import matrix of ``bench_e2e.py``.
 
 Each shape changes one thing against the bench generator's file (``_generate.py``: key,
 short quote-free text, two 7/8-decimal scores, gold):

@@ -1,4 +1,4 @@
-"""Benchmark: the desk on giant candidate texts (issue 27): a 1 MB line, 100,000 lines.
+"""Benchmark: the desk on giant candidate texts: a 1 MB line, 100,000 lines.
 
 Builds two projects whose every candidate is huge, then runs the real desk in a fresh
 offscreen process with :mod:`desk_probe` (key presses at a fixed rate) and reports key

@@ -6,7 +6,7 @@ Baseline: the ``csv`` module feeding ``executemany`` into a table
 ``(key TEXT PRIMARY KEY, text TEXT, s1 REAL, s2 REAL)`` in one transaction (WAL,
 synchronous=FULL). Pandas: ``read_csv`` + ``to_sql`` into the same table, one transaction.
 Ours: ``triage.ingest.importer.import_candidates`` into a new project (validation, candidates,
-two models with frozen ranks and tie handling, one transaction). Targets (issue 2): ours
+two models with frozen ranks and tie handling, one transaction). Targets: ours
 at most 1.5x the baseline and faster than pandas. Each contender runs ``--repeat`` times
 in this one process, interleaved; the best wall and best CPU time count. CPU time
 (``time.process_time``) is printed too because wall time on a shared machine is noisy;

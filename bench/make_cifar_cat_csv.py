@@ -1,6 +1,6 @@
 """Write CIFAR-10's test set as a "find the cats" pool for ``triage simulate``.
 
-Source: /work/shared/data/cleanlab (cleanlab/label-errors @ 6d5d6b3, Apache-2.0; see its
+Source: tests/data/cleanlab (cleanlab/label-errors @ 6d5d6b3, Apache-2.0; see its
 LICENSE): cross-validated predicted probabilities (10,000 × 10) and the original labels.
 Columns: ``id`` (row index), ``p_cat`` (predicted probability of class 3, "cat") and ``gold``
 ("cat"/"other"): 1,000 positives in 10,000, a realistic needle-in-a-haystack stopping case.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-DATA = Path("/work/shared/data/cleanlab")
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "cleanlab"
 CAT = 3
 
 

@@ -1,6 +1,6 @@
 """Write the IMDB test set (25,000 reviews) as a labeled CSV for ``triage simulate``.
 
-Source: /work/shared/data/cleanlab (cleanlab/label-errors @ 6d5d6b3, Apache-2.0; see its
+Source: tests/data/cleanlab (cleanlab/label-errors @ 6d5d6b3, Apache-2.0; see its
 LICENSE): cross-validated predicted probabilities and the original test labels. Columns:
 ``id`` (row index), ``p_positive`` (predicted probability of a positive review), ``p_negative``
 and ``gold`` ("pos"/"neg"). No review text is included.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-DATA = Path("/work/shared/data/cleanlab")
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "cleanlab"
 
 
 def main(out: str) -> int:

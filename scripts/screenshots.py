@@ -5,7 +5,7 @@
 writes the README's picture of the desk (``main.py --screenshot``, which waits for the
 advice). The windows are real X11 windows (Qt's xcb platform, the openbox window manager):
 on the display in ``DISPLAY``, else on an Xvfb display started here and stopped after, as
-the real-window tests do. Offscreen pictures hid what a real window shows (issue 25).
+the real-window tests do. Offscreen pictures hid what a real window shows.
 """
 
 from __future__ import annotations

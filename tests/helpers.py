@@ -48,7 +48,4 @@ def label_top(project: Project, annotator: str, count: int, value: str = "idiom"
         project.record_label(session, item.candidate_id, value)
 
 
-def shared_dir() -> Path:
-    """The workplace's shared/ folder: beside the checkout (CI), else the usual place."""
-    beside = Path(__file__).resolve().parents[2] / "shared"
-    return beside if beside.is_dir() else Path("/work/shared")
+DATA_DIR = Path(__file__).resolve().parent / "data"   # real data, each with its licence

@@ -1,6 +1,6 @@
 """Stopping advice is right in every state, and every surface shows the same state.
 
-Each state of issue #12 gets a test asserting the decision, the headline and the key numbers;
+Each advice state gets a test asserting the decision, the headline and the key numbers;
 every test also checks that every number is finite and physically possible (positives never
 above the unlabelled remainder, items never above what is left, recall in [0, 1]).
 """

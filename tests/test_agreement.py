@@ -10,7 +10,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from tests.helpers import shared_dir
+from tests.helpers import DATA_DIR
 from triage.base.errors import TriageError
 from triage.stats.agreement.coefficients import (
     cohen_pairs,
@@ -29,7 +29,7 @@ from triage.stats.agreement.krippendorff import coincidence_matrix, krippendorff
 from triage.stats.agreement.ratings import encode, from_wide
 from triage.stats.agreement.report import agreement_report, reading
 
-VECTOR_FILE = shared_dir() / "test-vectors" / "agreement.py"
+VECTOR_FILE = DATA_DIR / "vectors" / "agreement.py"
 
 
 def _load_vectors():

@@ -116,8 +116,6 @@ THIRD_PARTY_PRIVATE = {
     "_UFUNCS._beta_ppf": "SciPy's compiled ufuncs without scipy.stats (distributions.py)",
     "_UFUNCS._binom_sf": "SciPy's compiled ufuncs without scipy.stats (distributions.py)",
     "_UFUNCS._hypergeom_cdf": "SciPy's compiled ufuncs without scipy.stats (distributions.py)",
-    "sqlite_utils.plugins._plugins_loaded": "no plugin discovery (store/_quiet_import.py)",
-    "MIGRATIONS._migrations": "sqlite-utils lists a Migrations set's steps nowhere else",
 }
 
 

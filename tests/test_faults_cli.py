@@ -1,6 +1,6 @@
 """Each fault against each command: one sentence on stderr, a clean exit code, no traceback.
 
-Issue 27, findings 4-6: a full disk, a read-only folder, a lock, a damaged page and a
+A full disk, a read-only folder, a lock, a damaged page and a
 half-written (killed) import. A real small file system (tmpfs) is used when we are root;
 otherwise those cases are skipped, saying why.
 """

@@ -1,6 +1,6 @@
 """A wall clock that jumps: the order of decisions and claims comes from the log, not the clock.
 
-Issue 27, finding 1: a change of mind made under a clock stepped back 3 h was outvoted by
+A change of mind made under a clock stepped back 3 h was outvoted by
 the older decision (final label by ``created_at``), and a desk one hour ahead found another
 desk's claim expired and served the same candidate.
 """

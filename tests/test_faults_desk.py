@@ -1,6 +1,6 @@
 """The desk on a bad day: a failure after a commit, a full disk, a giant or hostile text.
 
-Issue 27, findings 2 and 3: when loading the next candidate failed after a label
+When loading the next candidate failed after a label
 committed, the desk kept showing the labelled candidate and the next key labelled it
 again; the line under the buttons echoed the whole previous candidate.
 """

@@ -1,4 +1,4 @@
-"""Hidden characters in the report and the CSV export (issue 27, finding 7)."""
+"""Hidden characters in the report and the CSV export."""
 
 from __future__ import annotations
 

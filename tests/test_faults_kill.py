@@ -1,7 +1,7 @@
 """``triage new`` killed (SIGKILL) at random points can always be run again to completion.
 
-Issue 27, finding 5: a killed import left a hot journal, the file was refused as "not a
-Triage project", and rerunning the same command said the file "already exists".
+Once a killed import left a hot journal, the file was refused as "not a Triage project",
+and rerunning the same command said the file "already exists".
 """
 
 from __future__ import annotations
@@ -21,14 +21,44 @@ from tests.test_cli_core import ROOT, triage
 from tests.test_faults_cli import NEW_ARGS
 
 
-def _kill_new_at(project, pool, seconds: float) -> None:
+def _start_new(project, pool) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    child = subprocess.Popen([sys.executable, "-m", "triage.cli", "new", str(project), str(pool),
-                              *NEW_ARGS], env=env, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
+    return subprocess.Popen([sys.executable, "-m", "triage.cli", "new", str(project), str(pool),
+                             *NEW_ARGS], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def _kill_new_at(project, pool, seconds: float) -> None:
+    """Kill ``triage new`` after ``seconds`` (any moment will do: random points)."""
+    child = _start_new(project, pool)
     time.sleep(seconds)
     child.send_signal(signal.SIGKILL)
     child.wait()
+
+
+def _kill_new_when(project, pool, ready) -> None:
+    """Kill ``triage new`` as soon as ``ready()`` holds (or let it end if it never does)."""
+    child = _start_new(project, pool)
+    while child.poll() is None and not ready():
+        time.sleep(0.002)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+
+
+def _created(project) -> bool:
+    """The project file exists: start-up is over, the import begins."""
+    return project.exists()
+
+
+def _importing(project) -> bool:
+    """Rows are being written: a rollback journal or write-ahead log with something in it."""
+    for log in ("-journal", "-wal"):
+        try:
+            if os.stat(f"{project}{log}").st_size > 0:
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def _rerun_completes(project, pool, rows: int) -> None:
@@ -46,8 +76,8 @@ def test_a_killed_new_is_replaced_when_run_again(tmp_path):
     rows = 20_000
     pool = write_pool(tmp_path / "pool.csv", pool_rows(rows))
     project = tmp_path / "p.triage"
-    for when in (0.9, 1.3):  # after start-up, inside the import on this machine
-        _kill_new_at(project, pool, when)
+    for ready in (_created, _importing):   # as the import begins, and while it writes
+        _kill_new_when(project, pool, lambda ready=ready: ready(project))
         _rerun_completes(project, pool, rows)
         for leftover in ("", "-wal", "-shm", "-journal"):
             (tmp_path / f"p.triage{leftover}").unlink(missing_ok=True)

@@ -1,4 +1,4 @@
-"""Untrusted text made visible and bounded (issue 27, findings 3 and 7), Qt-free."""
+"""Untrusted text made visible and bounded, Qt-free."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from tests.helpers import shared_dir
+from tests.helpers import DATA_DIR
 from triage.stats.gain import (
     NO_POSITIVES,
     analyse_model,
@@ -298,7 +298,7 @@ def test_free_annotation_and_bad_inputs():
         analyse_model(np.arange(3.0), np.ones(3, bool), cost_per_item=-1)
 
 
-HOLLANCE = shared_dir() / "data" / "hollance" / "probs_densenet40_c10_logits.csv"
+HOLLANCE = DATA_DIR / "hollance" / "probs_densenet40_c10_logits.csv"
 
 
 @pytest.mark.skipif(not HOLLANCE.exists(), reason="shared data not mounted")

@@ -1,4 +1,4 @@
-"""Issue 25 finding 7: a change of mind from the history is not a new paid label.
+"""A change of mind from the history is not a new paid label.
 
 Every surface counts decisions (the latest active event per annotator and candidate): the
 live snapshot (desk spend, chart title), the annotator table, and a rebuilt project."""

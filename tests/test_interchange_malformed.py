@@ -1,4 +1,4 @@
-"""Malformed Prodigy and Label Studio files are refused cleanly (issue #24, finding 9).
+"""Malformed Prodigy and Label Studio files are refused cleanly.
 
 Each fixture under tests/data/*/malformed/ is a real or documented-format file with one
 value broken (see tests/data/malformed_derive.py). The refusal names the file and the line

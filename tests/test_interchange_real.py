@@ -1,4 +1,4 @@
-"""Genuine Label Studio 1.23.2 exports and documented-format Prodigy files in (issue #24).
+"""Genuine Label Studio 1.23.2 exports and documented-format Prodigy files in.
 
 The Label Studio files under tests/data/labelstudio/ were written by Label Studio itself
 (see its README): 8 tasks, 3 users (ids 2, 3, 4), two models, task 6 skipped by user 2.

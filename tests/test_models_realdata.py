@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.helpers import shared_dir
+from tests.helpers import DATA_DIR
 from triage.stats.models import metrics as mt
 from triage.stats.models.report import compare_report, value_report
 
-DATA = shared_dir() / "data"
+DATA = DATA_DIR
 pytestmark = pytest.mark.skipif(not (DATA / "cleanlab").is_dir(), reason="shared data not present")
 
 

@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.helpers import shared_dir
+from tests.helpers import DATA_DIR
 from triage.views.new_project import describe_guess, guess_mapping, guess_positive, profile
 
-SOURCE = shared_dir() / "data" / "davidson" / "labeled_counts_no_text.csv"
+SOURCE = DATA_DIR / "davidson" / "labeled_counts_no_text.csv"
 WORDS = ["lol", "this", "is", "so", "bad", "game", "tonight", "y'all", "smh", "trash",
          "love", "you", "never", "again", "why", "\U0001F602", "RT", "@user", "#mood"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.helpers import shared_dir
+from tests.helpers import DATA_DIR
 from triage.stats.stopping.coverage import recall_coverage
 
 SEEDS = range(100)
@@ -31,7 +31,7 @@ def synthetic(prev: float = 0.03, sep: float = 2.0):
 
 
 def real(name: str):
-    base = shared_dir() / "data" / "cleanlab"
+    base = DATA_DIR / "cleanlab"
     what = {"imdb": ("imdb", 1, 1), "cifar10-cat": ("cifar10", 3, 3)}[name]
     probs = base / f"cross_validated_predicted_probabilities__{what[0]}_test_set_pyx.npy"
     labels = base / f"original_test_labels__{what[0]}_test_set_original_labels.npy"

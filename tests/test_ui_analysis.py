@@ -281,7 +281,7 @@ def test_untrusted_text_and_names_stay_literal(qtbot, tmp_path):
 
 
 def test_a_session_without_overlap_says_why_and_draws_no_point(qtbot, tmp_path):
-    """Issue 25 finding 8: not "there are no ratings" beside 42 ratings, and no × at 0."""
+    """Not "there are no ratings" beside 42 ratings, and no × at 0."""
     p = make_project(tmp_path, n=30, overlap_rate=0.0, audit_rate=0.0)
     ada1 = p.start_session("ada")
     for i in range(4):                                      # nobody else rates these

@@ -1,4 +1,4 @@
-"""Chart text a user can read (issue 25, findings 2 and 10), offscreen and fast.
+"""Chart text a user can read, offscreen and fast.
 
 The real-window tier (test_ui_realwindow.py) runs the same check on every chart of the desk
 and the lead window; here each finding's chart is drawn at the size it was seen at:

@@ -101,7 +101,7 @@ def test_screenshot_command_renders_the_window(tmp_path):
     assert len(np.unique(pixels)) > 20  # text, charts, buttons: not a blank window
     with open_project(tmp_path / "data" / "demo.triage") as project:
         assert project.snapshot().events == 200
-    # Issue 25, finding 17: the picture waits for the advice instead of "NO ADVICE"...
+    # The picture waits for the advice instead of "NO ADVICE"...
     shown = [line for line in done.stdout.splitlines() if line.startswith("advice shown:")]
     assert len(shown) == 1 and "NO ADVICE" not in shown[0], done.stdout
     assert any(badge in shown[0] for badge in DECISION_BADGE.values()), shown

@@ -1,4 +1,4 @@
-"""Drafts are never lost (issue 25, finding 5): Esc or Ctrl+W in the lead window with an
+"""Drafts are never lost: Esc or Ctrl+W in the lead window with an
 unsaved guidelines draft asks Save / Discard / Cancel; Cancel keeps the window and the draft."""
 
 from __future__ import annotations

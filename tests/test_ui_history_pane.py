@@ -1,4 +1,4 @@
-"""Issue 25 finding 16: the History pane shows several decisions at the default layout."""
+"""The History pane shows several decisions at the default layout."""
 
 from __future__ import annotations
 

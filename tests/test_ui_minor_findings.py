@@ -1,4 +1,4 @@
-"""Issue 25's minor findings 6, 11, 13, 14 and 15, each by what the user sees."""
+"""Minor findings of a usability review, each by what the user sees."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 25 finding 9: one colour per model on the desk, in the lead window and the report."""
+"""One colour per model on the desk, in the lead window and the report."""
 
 from __future__ import annotations
 

@@ -259,7 +259,7 @@ def test_gain_band_is_clipped_and_truth_and_estimate_are_named(qtbot, project):
     assert data["ylim"] == ylim < found + 1069.0          # the axes are not stretched
     assert lower == min(found, ylim) and upper == data["ylim"]
     assert len(panel.band_line.get_xdata()) == 0     # no point estimate while too early
-    legend = panel.figure.legends[0]   # large: below the whole chart (issue 25, finding 2)
+    legend = panel.figure.legends[0]   # large: below the whole chart
     labels = [t.get_text() for t in legend.get_texts()]
     assert any(t.startswith("known: 2 positives found in 20 labels") for t in labels), labels
     assert any(t.startswith("truth: random order, gold has 10") for t in labels), labels

@@ -77,6 +77,10 @@ REFUSED_ON_SERVER = {
     "triage.store.poolwrite:_write_adbc": "the pool, through ADBC",
     "triage.store.poolwrite:_store_plan": "the overlap plan drawn with the pool",
     "triage.store.poolwrite:_rollback_journal": "the journal mode of a bulk write",
+    "triage.store.content:TextHashes.store": "the checksums of an imported pool's texts",
+    "triage.store.content:store_ranking_hashes": "the checksums of an imported ranking",
+    "triage.store.content:record_missing": "`triage check --deep --record`: checksums an "
+                                           "older project lacks",
     "triage.store.merging:insert_row": "merge (project files only; refuses a server address)",
     "triage.store.merging:end_session": "merge (project files only)",
     "triage.store.merging:mark_undone": "merge (project files only)",
@@ -90,6 +94,7 @@ INTERNAL = {
     "triage.store.schema:m0003_guidelines": "schema migration",
     "triage.store.schema:m0004_label_source": "schema migration",
     "triage.store.schema:m0005_cal_snapshots": "schema migration",
+    "triage.store.schema:m0006_content_hashes": "schema migration",
     "triage.store.candidates:ensure_key_index": "a derived index, built on first look-up",
     "triage.store.pg.pull:_apply": "the replica following its server (link's connection)",
     "triage.store.pg.pull:insert_sql": "the replica following its server (link's connection)",

@@ -21,11 +21,13 @@ _EXPORTS = {
     "create_project": "triage.project", "open_project": "triage.project",
     "InputError": "triage.base.errors", "ProjectError": "triage.base.errors", "TriageError": "triage.base.errors",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = ["Candidate", "InputError", "Project", "ProjectError", "Session", "TriageError",
+           "create_project", "open_project"]   # the keys of _EXPORTS
 
 
 def __getattr__(name: str) -> Any:
     # Lazy: ``import triage`` stays cheap, and the CLI loads only what a command needs.
+    # Type checkers read the exports' real types from __init__.pyi.
     if name in _EXPORTS:
         import importlib
 

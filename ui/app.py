@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from triage.base.address import project_location
 from triage.base.errors import TriageError
 from ui.early_open import EarlyOpen
 
@@ -31,10 +32,10 @@ GIL_SWITCH_S = 0.0001  # see run_gui
 def _project_arg(text: str) -> Path | str:
     """A project file, or a server address kept as text (``Path`` would fold its ``//``).
 
-    Checked here without importing the core, which opens the project early (ui.early_open).
+    :mod:`triage.base.address` loads nothing of the core, which opens the project early
+    (ui.early_open).
     """
-    scheme, sep, _rest = text.partition("://")
-    return text if sep and scheme.lower() in ("postgresql", "postgres") else Path(text)
+    return project_location(text)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -36,7 +36,13 @@ from ui.palette import FOCUS_STYLE, apply_app_palette
 from ui.panel_control import PanelController
 from ui.prefs import Prefs
 from ui.reading_actions import ReadingController
-from ui.team_live import TeamLive, project_title, start_team_live, team_annotator
+from ui.team_live import (
+    TeamLive,
+    project_title,
+    server_problems,
+    start_team_live,
+    team_annotator,
+)
 from ui.window_state import restore_geometry, restore_splitter, size_window
 
 if TYPE_CHECKING:  # loaded with the panels, after the first candidate is on screen
@@ -82,6 +88,9 @@ class MainWindow(QMainWindow):
         self.status_label = QLabel()
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
         self.statusBar().addWidget(self.status_label, 1)
+        self.server_note = QLabel()   # rows from a team server the replica set aside
+        self.server_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.statusBar().addPermanentWidget(self.server_note)
 
     def _menu_slots(self) -> MenuSlots:
         reading = self.reading
@@ -204,6 +213,9 @@ class MainWindow(QMainWindow):
             self.lead_view.project_opened()
         # A team server's labels arrive as notifications too, not only at the periodic look.
         self._team_live = start_team_live(self, project, self.advice.poll)
+        self.show_server_problems()
+        if self._team_live is not None:
+            self._team_live.changed.connect(self.show_server_problems)
         # The advice (computed in the helper process) after the first candidate is drawn.
         QTimer.singleShot(0, self.advice.request)
         self.menus.show_score_action.setChecked(project.settings.show_score)
@@ -212,6 +224,12 @@ class MainWindow(QMainWindow):
         self.desk.setFocus()
         # Panels and offline curves (a scan of the pool) once the first candidate is shown.
         QTimer.singleShot(50, self.live_panels.load_panel_info)
+
+    def show_server_problems(self) -> None:
+        """Say (as the command line does) when rows from the team server were set aside."""
+        problems = server_problems(self.project)
+        self.server_note.setText(problems or "")
+        self.server_note.setVisible(bool(problems))
 
     def close_project(self) -> None:
         if self._team_live is not None:
@@ -223,6 +241,7 @@ class MainWindow(QMainWindow):
             self.project.close()
         self.project = None
         self.live_panels.closed()
+        self.server_note.hide()
 
     # -- user actions ----------------------------------------------------------------
     def open_interactive(self, path: str | Path) -> bool:
@@ -263,18 +282,18 @@ class MainWindow(QMainWindow):
         from ui.export_dialog import ExportDialog
 
         dialog = ExportDialog(self.project.path, self)
-        dialog.accepted.connect(lambda: self.export_to(*dialog.choice()))
+        dialog.accepted.connect(lambda: self.export_to(*dialog.choice(), tool=dialog.tool()))
         self.export_options = dialog
         dialog.open()
 
-    def export_to(self, out: Path, labeled_only: bool = False) -> None:
+    def export_to(self, out: Path, labeled_only: bool = False, tool: str = "") -> None:
         """Export in the background with progress and cancel; the desk stays usable."""
         from ui.export_dialog import run_export
 
         if self.project is None:
             return
         self.export_worker = run_export(self, self.project.path, out, labeled_only,
-                                        self._exported)
+                                        self._exported, tool)
 
     def _exported(self, out: Path, count: int) -> None:
         self.last_export = out

@@ -46,6 +46,11 @@ def start_team_live(parent: QObject, project: object,
     return live
 
 
+def server_problems(project: object) -> str | None:
+    """"N rows from the server could not be used: …" when the replica set rows aside."""
+    return project.server_problems if isinstance(project, TeamProject) else None
+
+
 def team_annotator(project: object, name: str) -> str:
     """On a server the annotator is the login role, whatever name was typed."""
     if isinstance(project, TeamProject) and project.link.role:

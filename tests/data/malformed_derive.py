@@ -1,7 +1,7 @@
 """Writes the malformed fixtures under prodigy/malformed and labelstudio/malformed.
 
 Each is a genuine (Label Studio) or documented-format (Prodigy) fixture of this folder
-with ONE value broken the way the issue (#24) found them in the wild. The name says what.
+with ONE value broken the way they were found in the wild. The name says what.
 Run from this folder: ``python malformed_derive.py``; the output is committed.
 """
 

@@ -121,6 +121,8 @@ def attack(attacker: Any, admin: Any, stage: Stage, calls: list[tuple[Function, 
     for fn, args in calls:
         marks = ", ".join(["%s"] * len(args))
         stage.calls += 1
+        # As a desk would: the candidate is served (leased) to the session first.
+        attacker.execute(f"SELECT {stage.schema}.claim(%s, %s)", [stage.candidate, stage.session])
         try:
             rows = attacker.execute(f"SELECT * FROM {stage.schema}.{fn.name}({marks})",
                                     args).fetchmany(5000)

@@ -75,3 +75,21 @@ def test_the_missing_role_hint_quotes_the_name(pg):
     with pytest.raises(TriageError) as caught:
         init_server(pg.url("hint"), leads=["hint_lead"], annotators=['Zoé"; DROP TABLE x; --'])
     assert 'CREATE ROLE "Zoé""; DROP TABLE x; --" LOGIN;' in str(caught.value)
+
+
+@pytest.mark.parametrize("command", [["status"], ["pull", "snapshot.triage"]])
+def test_without_the_driver_a_server_address_says_how_to_install_it(command, monkeypatch,
+                                                                   capsys, tmp_path):
+    """psycopg is the optional ``team`` extra: missing, every way in says so in a sentence."""
+    import sys
+
+    from triage.cli.program import main
+    from triage.project import open_project
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)   # as if it were not installed
+    monkeypatch.chdir(tmp_path)
+    url = "postgresql://ana@/postgres?host=/nowhere&project=idioms"
+    with pytest.raises(TriageError, match=r"pip install 'triage\[team\]'"):
+        open_project(url)
+    assert main([command[0], url, *command[1:]]) == 2
+    assert "pip install 'triage[team]'" in capsys.readouterr().err

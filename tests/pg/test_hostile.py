@@ -1,4 +1,4 @@
-"""A hostile annotator at a SQL prompt cannot hurt the team (issue 22).
+"""A hostile annotator at a SQL prompt cannot hurt the team.
 
 As annotator ``hana`` the suite calls every function of the project schema that role may
 execute (found in the catalog: a new function is attacked without being listed) with

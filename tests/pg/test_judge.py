@@ -1,7 +1,7 @@
 """The server is the judge of every write, and annotators see what blind labelling allows.
 
 A hostile annotator at a ``psql`` prompt (here: a psycopg connection as their login role)
-tries what issue 22 found: adjudicating, crafted label rows, direct table writes, lease
+tries what a review found: adjudicating, crafted label rows, direct table writes, lease
 times from the client, reading gold, scores and others' decisions.
 """
 
@@ -17,6 +17,7 @@ from triage.cli.program import main
 from triage.project.demo import create_demo, simulate
 from triage.store.pg.copy import push
 from triage.store.pg.functions import MAX_OPEN_SESSIONS
+from triage.store.pg.judge import LABEL_RATE_KEY
 from triage.store.pg.schema import grant
 from triage.store.pg.tables import head_tables
 
@@ -36,6 +37,8 @@ def team(pg, tmp_path_factory):
     url = pg.url("judge")
     push(path, url)
     grant(url, leads=["jlena"], annotators=["jana", "jben"])
+    # These tests label in quick bursts; the pace limit has its own test (test_served).
+    pg.psql(f"INSERT INTO {S}.project VALUES ('{LABEL_RATE_KEY}', '1000')")
     return pg
 
 
@@ -49,6 +52,9 @@ def _session(conn) -> int:
 
 def _label(conn, session, *, uid="u-judge-0001", candidate=3, value="idiom", kind="triage",
            seconds=1.0, note=None, served_by=None):
+    """A label as a desk sends it: the candidate served (leased) to the session first."""
+    if isinstance(candidate, int) and 0 < candidate < 10**6 and session < 10**6:
+        conn.execute(f"SELECT {S}.claim(%s, %s)", [candidate, session])
     return _one(conn, f"SELECT {S}.add_label(%s, %s, %s, %s, %s, %s, %s, %s)",
                 [uid, candidate, session, value, kind, seconds, note, served_by])
 

@@ -103,10 +103,13 @@ def test_pull_into_a_replica_brings_new_labels_and_undo_marks_only(pg, tmp_path,
 
     with pg.connect("ana") as ana:   # a desk elsewhere writes a label, then undoes another
         session = _session(ana, url.schema)
-        label = ana.execute(f"SELECT {url.schema}.add_label('u-000001', 7, %s, 'idiom', "
-                            "'triage', 2.5, 'a note', NULL)", [session]).fetchone()[0]
-        again = ana.execute(f"SELECT {url.schema}.add_label('u-000001', 7, %s, 'idiom', "
-                            "'triage', 2.5, NULL, NULL)", [session]).fetchone()[0]
+        free = ana.execute(f"SELECT min(id) FROM {url.schema}.candidates WHERE id NOT IN "
+                           f"(SELECT candidate_id FROM {url.schema}.label_feed(0))").fetchone()[0]
+        ana.execute(f"SELECT {url.schema}.claim(%s, %s)", [free, session])   # served to her
+        label = ana.execute(f"SELECT {url.schema}.add_label('u-000001', %s, %s, 'idiom', "
+                            "'triage', 2.5, 'a note', NULL)", [free, session]).fetchone()[0]
+        again = ana.execute(f"SELECT {url.schema}.add_label('u-000001', %s, %s, 'idiom', "
+                            "'triage', 2.5, NULL, NULL)", [free, session]).fetchone()[0]
         assert again == label   # a retried write returns the first row, never a second one
         old = replica.execute("SELECT l.id FROM labels l JOIN annotators a ON "
                               "a.id = l.annotator_id WHERE a.name = 'ana' AND undone_at IS NULL "

@@ -1,4 +1,4 @@
-"""No client can be stopped by data, and local copies stay private (issue 22, 3 and 6).
+"""No client can be stopped by data, and local copies stay private.
 
 Bad rows are written on the server as the superuser (as an old server or a hand edit
 would leave them); every client must keep opening, labelling and pulling, and say how

@@ -24,7 +24,7 @@ LEASE_S = 8  # long enough that a loaded machine still reaches the first check i
 
 
 def _desk(url: str, role: str, count: int, cache: Path, *extra: str) -> subprocess.Popen:
-    env = dict(os.environ, TRIAGE_CACHE_DIR=str(cache), TRIAGE_LEASE_SECONDS=str(LEASE_S))
+    env = dict(os.environ, TRIAGE_CACHE_DIR=str(cache))
     return subprocess.Popen([sys.executable, "-m", "tests.pg.desk_worker", url, role,
                              str(count), *extra], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -74,7 +74,7 @@ def check_team_run(pg, schema: str, desks, outputs, expected: int):
 def test_eight_desks_thousand_labels_each(pg, pg_url, project_name, tmp_path):
     roles = tuple(f"desk{i}" for i in range(1, 9))
     publish(pg, pg_url(), tmp_path, n=20_000, annotators=roles, overlap_rate=0.1,
-            labels_per_overlap_item=2, audit_rate=0.0, retest_rate=0.0)
+            lease_seconds=LEASE_S, labels_per_overlap_item=2, audit_rate=0.0, retest_rate=0.0)
     schema = f"triage_{project_name}"
     start = time.monotonic()
     desks = [_desk(pg_url(role), role, 1000, tmp_path / "cache") for role in roles]
@@ -94,7 +94,7 @@ def test_eight_desks_thousand_labels_each(pg, pg_url, project_name, tmp_path):
 def test_killed_desk_loses_nothing_and_its_lease_expires(pg, pg_url, project_name, tmp_path,
                                                          monkeypatch):
     publish(pg, pg_url(), tmp_path, n=200, annotators=("victim", "other"), overlap_rate=0.0,
-            audit_rate=0.0, retest_rate=0.0)
+            lease_seconds=LEASE_S, audit_rate=0.0, retest_rate=0.0)
     schema = f"triage_{project_name}"
     desk = _desk(pg_url("victim"), "victim", 100, tmp_path / "cache", "--hold-after", "30")
     acked, held = [], None
@@ -106,7 +106,6 @@ def test_killed_desk_loses_nothing_and_its_lease_expires(pg, pg_url, project_nam
             held = int(line.split()[1])
             break
     monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("TRIAGE_LEASE_SECONDS", str(LEASE_S))
     project = open_project(pg_url("other"))
     session = project.start_session("other")
     os.kill(desk.pid, signal.SIGKILL)

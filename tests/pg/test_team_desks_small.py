@@ -19,7 +19,7 @@ DESKS, LABELS = 3, 150
 def test_three_desks_label_at_once_and_nothing_is_lost_or_doubled(pg, pg_url, project_name,
                                                                   tmp_path):
     roles = tuple(f"desk{i}" for i in range(1, DESKS + 1))
-    publish(pg, pg_url(), tmp_path, n=1500, annotators=roles, overlap_rate=0.1,
+    publish(pg, pg_url(), tmp_path, n=1500, annotators=roles, overlap_rate=0.1, lease_seconds=8,
             labels_per_overlap_item=2, audit_rate=0.0, retest_rate=0.0)
     schema = f"triage_{project_name}"
     desks = [_desk(pg_url(role), role, LABELS, tmp_path / "cache") for role in roles]

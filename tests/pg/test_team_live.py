@@ -15,7 +15,6 @@ from triage.project import open_project
 @pytest.fixture
 def _team_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("TRIAGE_LEASE_SECONDS", "5")
 
 
 def _wait_for(predicate, seconds: float) -> float | None:
@@ -30,7 +29,7 @@ def _wait_for(predicate, seconds: float) -> float | None:
 
 @pytest.mark.usefixtures("_team_cache")
 def test_a_label_reaches_another_desks_replica_within_a_second(pg, pg_url, tmp_path):
-    publish(pg, pg_url(), tmp_path, annotators=("live_a", "live_b"))
+    publish(pg, pg_url(), tmp_path, annotators=("live_a", "live_b"), lease_seconds=5)
     watcher = open_project(pg_url("live_a"))
     writer = open_project(pg_url("live_b"))
     arrived: list[set[str]] = []
@@ -86,7 +85,7 @@ def _start(pg: PgServer) -> None:
 def test_server_down_mid_session_loses_nothing(own_server, tmp_path):
     pg = own_server
     url = pg.url("down")
-    publish(pg, url, tmp_path, annotators=("down_a",))
+    publish(pg, url, tmp_path, annotators=("down_a",), lease_seconds=5)
     project = open_project(pg.url("down", "down_a"))
     session = project.start_session("down_a")
     first = project.next_candidate(session)
@@ -117,7 +116,7 @@ def test_server_down_mid_session_loses_nothing(own_server, tmp_path):
 @pytest.mark.usefixtures("_team_cache")
 def test_a_notification_from_anyone_costs_only_a_refresh(pg, pg_url, tmp_path):
     """Any role may NOTIFY any channel: a flood makes a few idle pulls and changes nothing."""
-    publish(pg, pg_url(), tmp_path, leads=("hint_lead",))
+    publish(pg, pg_url(), tmp_path, leads=("hint_lead",), lease_seconds=5)
     pg.role("stranger")
     project = open_project(pg_url("hint_lead"))
     calls: list[set[str]] = []

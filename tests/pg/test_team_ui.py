@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.pg.team_setup import publish
+from tests.pg.test_replica_safety import _bad_rows, _label_once
 from tests.pg.test_team_live import _start, _stop, own_server  # noqa: F401 - a fixture
 from tests.qt_helpers import open_main_window
 from triage.project import open_project
@@ -13,7 +14,6 @@ from triage.project import open_project
 @pytest.fixture(autouse=True)
 def _team_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("TRIAGE_LEASE_SECONDS", "5")
 
 
 def _server_values(pg, schema: str) -> list[tuple[int, str]]:
@@ -24,7 +24,8 @@ def _server_values(pg, schema: str) -> list[tuple[int, str]]:
 
 def test_another_desks_label_refreshes_the_panels_within_a_second(pg, pg_url, project_name,
                                                                    tmp_path, qtbot):
-    publish(pg, pg_url(), tmp_path, annotators=("ui_a", "ui_b"), overlap_rate=0.0)
+    publish(pg, pg_url(), tmp_path, annotators=("ui_a", "ui_b"), overlap_rate=0.0,
+            lease_seconds=5)
     window = open_main_window(qtbot, pg_url("ui_a"), "whoever")
     assert window.desk.session.annotator == "ui_a"          # the login role, not the typed name
     assert window.windowTitle().endswith(f"project={project_name}")
@@ -48,7 +49,8 @@ def test_another_desks_label_refreshes_the_panels_within_a_second(pg, pg_url, pr
 def test_desk_says_the_server_is_not_answering_and_keeps_the_label(own_server, tmp_path,  # noqa: F811
                                                                    qtbot):
     pg = own_server
-    publish(pg, pg.url("deskdown"), tmp_path, annotators=("ui_c",), overlap_rate=0.0)
+    publish(pg, pg.url("deskdown"), tmp_path, annotators=("ui_c",), overlap_rate=0.0,
+            lease_seconds=5)
     window = open_main_window(qtbot, pg.url("deskdown", "ui_c"), "ui_c")
     desk = window.desk
     desk.retry_ms = 100
@@ -71,3 +73,17 @@ def test_desk_says_the_server_is_not_answering_and_keeps_the_label(own_server, t
     assert _server_values(pg, "triage_deskdown") == [(first.candidate_id, "idiom"),
                                                      (shown.candidate_id, "literal")]
     window.close_project()
+
+
+def test_the_desk_shows_rows_from_the_server_it_set_aside(pg, pg_url, project_name, tmp_path,
+                                                         qtbot):
+    publish(pg, pg_url(), tmp_path, leads=("ui_lead",), overlap_rate=0.0)
+    lead = open_project(pg_url("ui_lead"))
+    _label_once(lead, "ui_lead")
+    lead.close()
+    _bad_rows(pg, f"triage_{project_name}")
+    window = open_main_window(qtbot, pg_url("ui_lead"), "ui_lead")
+    qtbot.waitUntil(lambda: window.server_note.isVisible(), timeout=5000)
+    assert window.server_note.text().startswith("4 rows from the server could not be used")
+    window.close_project()
+    assert not window.server_note.isVisible()

@@ -108,3 +108,17 @@ def test_project_names_must_match_whole(name):
         parse_url(f"postgresql://host/db?project={name}")
     with pytest.raises(TriageError):
         check_project_name("abc\n")
+
+
+def test_the_desk_and_the_core_recognise_a_server_address_the_same_way():
+    from pathlib import Path
+
+    from triage.project.files import project_location
+    from ui.app import build_parser
+
+    for text in ("postgresql://h/db?project=p", "POSTGRES://h/db", "p.triage",
+                 "postgresql:/x", "folder/postgresql://x", "https://h/db"):
+        desk = build_parser().parse_args([text]).project
+        assert desk == project_location(text)
+        assert isinstance(desk, str) == is_server_url(text)
+    assert project_location("p.triage") == Path("p.triage")

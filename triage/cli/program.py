@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "advise": "should annotation continue? budget, marginal value, recall estimate and "
               "certificate, knee, Quant and reliability rules",
     "agree": "inter-annotator agreement: Krippendorff's alpha, Cohen/Fleiss kappa, AC1",
+    "backup": "copy a project safely, even while desks label it",
     "check": "check a project file for damage (full integrity check)",
     "compare": "precision, recall, F1, MCC, SBA, ROC-AUC, AP, NDCG per model, with "
                "significance",
@@ -123,6 +124,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # noqa: BLE001 - a fault is a sentence, never a traceback
         if os.environ.get("TRIAGE_DEBUG"):
             raise
+        if isinstance(error, ImportError) and error.name == "psycopg":
+            from triage.store.pg.connect import MISSING_DRIVER
+
+            print(f"triage: {MISSING_DRIVER}", file=sys.stderr)
+            return 2
         sentence, known = fault_sentence(error, getattr(args, "project", None))
         print(f"triage: {sentence}", file=sys.stderr)
         return 2 if known or isinstance(error, (OSError, sqlite3.Error)) else 1

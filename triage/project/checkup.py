@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from triage.base.errors import ProjectError
-from triage.store import connection, integrity
+from triage.base.errors import DamagedProject, ProjectError
+from triage.store import backups, connection, content, integrity
+from triage.store.faults import damaged_message, explain
 
 
 @dataclass(frozen=True)
@@ -20,24 +21,84 @@ class CheckReport:
     read_only: bool
     backup: str | None          # FILE.backup, when there is one
     rolled_back: bool           # an interrupted write was rolled back first
+    deep: bool = False          # the text and scores were checked against their checksums
+    damaged_rows: list[str] = field(default_factory=list)     # --deep: rows that changed
+    unhashed_candidates: int = 0          # --deep: candidates with no checksum to compare
+    unhashed_models: list[str] = field(default_factory=list)  # --deep: rankings with none
 
     @property
     def ok(self) -> bool:
-        """True when SQLite's full integrity check found nothing wrong."""
-        return not self.problems
+        """True when nothing wrong was found (SQLite's check, and the checksums if deep)."""
+        return not self.problems and not self.damaged_rows
 
 
-def check_file(path: str | Path) -> CheckReport:
-    """The full integrity check of a project file (reads only, after rolling back a killed write)."""
+def check_file(path: str | Path, *, deep: bool = False) -> CheckReport:
+    """The full integrity check of a project file (reads only, after rolling back a killed write).
+
+    With ``deep``, every candidate's text and every ranking is also compared with the
+    checksums stored when it was imported.
+    """
     path = Path(path)
     rolled = connection.roll_back_interrupted(path)
     connection.check_project_header(path)
     problems = integrity.integrity_problems(path, connection.BUSY_TIMEOUT_S)
     if not problems:
         connection.check_project(path)  # a sound SQLite file must still be a Triage project
+    found = content.DeepCheck()
+    if deep and not problems:
+        conn = integrity.read_only_connection(path, connection.BUSY_TIMEOUT_S)
+        try:
+            found = content.deep_problems(conn)
+        finally:
+            conn.close()
     backup = integrity.backup_file(path)
     return CheckReport(str(path), problems, not integrity.writable(path),
-                       str(backup) if backup.exists() else None, rolled)
+                       str(backup) if backup.exists() else None, rolled, deep,
+                       found.damaged, found.unhashed_candidates, found.unhashed_models)
+
+
+def record_checksums(path: str | Path) -> tuple[int, int]:
+    """Record the checksums a project made before they existed lacks: (candidates, models).
+
+    They describe the data as it stands now, so run ``triage check`` first.
+    """
+    from triage.project.files import open_project
+
+    with open_project(path) as project:
+        return content.record_missing(project.writer.import_target("record checksums of"))
+
+
+def backup_project(path: str | Path, dest: str | Path | None = None) -> Path:
+    """A consistent copy of the project at ``path``, desks open or not; where it went.
+
+    ``dest`` defaults to the rolling backup ``FILE.backup`` beside it; a folder receives a
+    copy of the same name. SQLite's online backup API reads the file (reading only, so a
+    read-only project is copied too); nothing else in the process opens it.
+    """
+    path = Path(path)
+    target = integrity.backup_file(path) if dest is None else Path(dest)
+    if target.is_dir():
+        target = target / path.name
+    connection.check_project(path)
+    if target.resolve() in {path.resolve(), Path(f"{path.resolve()}-wal"),
+                            Path(f"{path.resolve()}-shm")}:
+        raise ProjectError(f"{target} is the project itself; name another file for the copy")
+    if target.exists() and target != integrity.backup_file(path):
+        raise ProjectError(f"{target} already exists; choose another name (a copy never "
+                           "replaces a file other than the project's own FILE.backup)")
+    if not target.parent.is_dir():
+        raise ProjectError(f"cannot write {target}: the folder {target.parent} does not exist")
+    conn = integrity.read_only_connection(path, connection.BUSY_TIMEOUT_S)
+    try:
+        if not backups.sound(conn):
+            raise DamagedProject(damaged_message(str(path), "PRAGMA quick_check failed"))
+        backups.copy_database(conn, target)
+    except (sqlite3.Error, OSError) as error:
+        raise explain(error, target, doing="the project was not changed") or \
+            ProjectError(f"cannot write {target}: {error}") from error
+    finally:
+        conn.close()
+    return target
 
 
 def start_session_backup(path: str | Path) -> threading.Thread:

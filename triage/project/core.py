@@ -34,6 +34,7 @@ from triage.serving.tracker import LabelTracker
 from triage.stats.live import LiveSnapshot, LiveState
 from triage.stats.models.cal import CalConfig, require_sklearn
 from triage.store import connection
+from triage.store.backups import RollingBackup
 from triage.store.calsnap import CalSnapshot
 from triage.store.settings import Settings
 from triage.store.writer import FileWriter, ProjectWriter
@@ -51,6 +52,7 @@ class Project:
         self.db = database
         self.backup = backup
         self.writer: ProjectWriter = writer if writer is not None else FileWriter(database)
+        self.backups = RollingBackup(database)   # FILE.backup, refreshed after labelling
         self.state = ProjectState(database, self.writer, store.load_settings(database),
                                   self.location)
         self._served: dict[int, tuple[int, str, str | None]] = {}
@@ -78,7 +80,8 @@ class Project:
         return str(self.path)
 
     def close(self) -> None:
-        """Close the project file."""
+        """Close the project file (refreshing its backup first when labels were written)."""
+        self.backups.at_close()
         self.db.close()
 
     def reopen(self) -> None:
@@ -91,6 +94,7 @@ class Project:
         database = connection.reopen_after_lost_log(self.db)
         self.db = database
         self.writer = FileWriter(database)
+        self.backups.db = database
         self.state = ProjectState(database, self.writer, store.load_settings(database),
                                   self.location)
 
@@ -302,6 +306,7 @@ class Project:
             session_id=session.session_id, value=value, kind=kind, seconds=seconds, note=note,
             served_by=served_by,
         )
+        self.backups.after_label()
         self.state.refresh()
         if kind == "certify":
             certify.after_certify_label(self.state)
@@ -320,6 +325,7 @@ class Project:
         if last is None:
             return None
         self.writer.mark_undone(last.id, session.session_id)
+        self.backups.after_label()
         self.state.refresh()
         dispatcher = self.state.built_dispatcher()
         if dispatcher is not None:
@@ -333,6 +339,7 @@ class Project:
     def add_note(self, label_id: int, note: str) -> None:
         """Attach (or replace) the note on a label event."""
         self.writer.set_note(label_id, note)
+        self.backups.after_label()
 
     # -- live numbers ----------------------------------------------------------------
 

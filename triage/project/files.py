@@ -7,10 +7,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from triage.base.address import is_server_url
+from triage.base.address import project_location as project_location  # the CLI argument type
 from triage.base.errors import ProjectError
 from triage.project.core import Project
 from triage.store import connection as dbmod
-from triage.store.pg.url import is_server_url
 from triage.store.settings import Settings
 from triage.store.writer import FileWriter, write_new_project
 
@@ -29,14 +30,6 @@ def create_project(path: str | Path, settings: Settings | None = None) -> Projec
             leftover.unlink(missing_ok=True)
         raise
     return Project(path, database)
-
-
-def project_location(text: str) -> Path | str:
-    """A command-line project argument: a server address stays text, anything else a Path.
-
-    (``Path`` would fold the ``//`` of ``postgresql://host/db``.)
-    """
-    return text if is_server_url(text) else Path(text)
 
 
 def open_project(path: str | Path) -> Project:

@@ -143,6 +143,9 @@ class TeamProject(Project):
 
 def open_team_project(address: str) -> TeamProject:
     """Open the server project at ``address`` (``postgresql://…?project=NAME``)."""
+    from triage.store.pg.connect import require_driver
+
+    require_driver()   # before the modules that need the driver are imported
     from triage.store.pg.connect import connect
     from triage.store.pg.link import TeamLink
     from triage.store.pg.replica import check_project, replica_database

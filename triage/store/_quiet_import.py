@@ -6,7 +6,8 @@ column-type table, which Triage never uses; pandas (and pyarrow through it) cost
 already loaded, it is masked while sqlite-utils loads (``sys.modules["pandas"] = None``
 makes ``import pandas`` raise ImportError, which sqlite-utils catches) and unmasked right
 after, so later code imports pandas normally. :mod:`triage.store` runs this before any of
-its modules imports sqlite-utils.
+its modules imports sqlite-utils. (Plugins: every ``Database`` Triage makes passes
+``execute_plugins=False``, sqlite-utils' own switch, so none is looked for or run.)
 """
 
 from __future__ import annotations
@@ -20,11 +21,7 @@ def import_sqlite_utils() -> None:
         return
     sys.modules["pandas"] = None  # type: ignore[assignment]
     try:
-        import sqlite_utils.plugins
+        import sqlite_utils  # noqa: F401 - loaded now, with pandas masked
     finally:
         if "pandas" in sys.modules and sys.modules["pandas"] is None:
             del sys.modules["pandas"]
-    # Triage uses no sqlite-utils plugins; looking for them scans every installed package's
-    # entry points on the first Database() (tens of milliseconds before the desk's first
-    # candidate) and would let a stray plugin change our connections.
-    sqlite_utils.plugins._plugins_loaded = True

@@ -25,7 +25,7 @@ import sqlite_utils
 
 from triage.base.errors import BusyError, ProjectError
 from triage.store import integrity, logwatch
-from triage.store.schema import APPLICATION_ID, MIGRATIONS
+from triage.store.schema import APPLICATION_ID, MIGRATIONS, step_names
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 # How long a write waits for another connection's lock. Read whenever a connection opens
@@ -295,7 +295,7 @@ def check_project(path: str | Path) -> int:
 
 def known_migrations() -> list[str]:
     """Names of the schema steps this version of Triage knows, in order."""
-    return [m.name for m in MIGRATIONS._migrations]
+    return step_names()
 
 
 def open_database(path: str | Path) -> tuple[sqlite_utils.Database, Path | None]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -201,8 +202,14 @@ def rolling_backup(path: Path, timeout: float, *, max_age_s: float = 86400.0) ->
             return None
     except OSError:
         return None
-    partial = target.with_name(target.name + ".partial")
+    # A name of its own (as triage.store.backups makes them), so that two copies never
+    # write one file and a writer can see that this one is under way.
+    partial: Path | None = None
     try:
+        fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                    suffix=".partial")
+        os.close(fd)
+        partial = Path(name)
         src = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=timeout)
         try:
             if src.execute("PRAGMA quick_check(1)").fetchone()[0] != "ok":
@@ -216,8 +223,10 @@ def rolling_backup(path: Path, timeout: float, *, max_age_s: float = 86400.0) ->
             src.close()
         os.replace(partial, target)
     except (sqlite3.Error, OSError):
-        partial.unlink(missing_ok=True)
         return None
+    finally:
+        if partial is not None:
+            partial.unlink(missing_ok=True)
     return target
 
 

@@ -39,6 +39,7 @@ from triage.base import arrow
 from triage.base.errors import TriageError
 from triage.store import connection
 from triage.store.adbc import Adbc
+from triage.store.content import HAS_CHECKSUMS, TextHashes, store_ranking_hashes
 
 _INSERT_MODEL = ("INSERT INTO models(name, source_column, source_file, imported_at, tied_items) "
                  "VALUES (?, ?, ?, ?, ?)")
@@ -128,10 +129,11 @@ def _chunks(rows: Any, chunk: int) -> Iterator[Any]:
 
 
 def _batches(rows: Any, chunk: int, advance: Advance, failure: list[BaseException],
-             count: list[int]) -> Iterator[Any]:
-    """Arrow batches of ``chunk`` rows; progress after each; an exception is kept."""
+             count: list[int], hashes: TextHashes) -> Iterator[Any]:
+    """Arrow batches of ``chunk`` rows, hashed; progress after each; an exception is kept."""
     try:
         for batch in _chunks(rows, chunk):
+            hashes.add(batch)
             yield batch
             count[0] += batch.num_rows
             advance(batch.num_rows)
@@ -158,15 +160,22 @@ def _write_sqlite(db: sqlite_utils.Database, rows: Any, models: Models, info: In
     sql = (f"INSERT INTO candidates({', '.join(names)}) "  # noqa: S608
            f"VALUES ({', '.join('?' * len(names))})")
     written = 0
+    hashes = TextHashes()
     for batch in _chunks(rows, chunk):
+        hashes.add(batch)
         conn.executemany(sql, zip(*(c.to_pylist() for c in batch.columns)))
         written += batch.num_rows
         advance(batch.num_rows)
     first, last = conn.execute(_ID_RANGE).fetchone()
     _check_ids(first, last, written)
+    checksums = conn.execute(HAS_CHECKSUMS).fetchone()[0] > 0
+    if checksums:
+        hashes.store(conn.execute)
     for model in models():
         conn.execute(_INSERT_MODEL, model.row())
         conn.execute(_INSERT_RANKING, [model.name, *model.blobs()])
+        if checksums:
+            store_ranking_hashes(conn.execute, model.name, *model.blobs())
         _store_plan(conn.execute, plan, model)
         advance(len(model.candidate_ids))
         del model  # tens of MB at five million: gone before the next ranking is made
@@ -212,8 +221,9 @@ def _write_adbc(path: str, rows: Any, models: Models, info: Info, chunk: int,
             db.run(_DROP_KEY_INDEX)
             failure: list[BaseException] = []
             written = [0]
+            hashes = TextHashes()
             stream = pa.RecordBatchReader.from_batches(
-                rows.schema, _batches(rows, chunk, advance, failure, written))
+                rows.schema, _batches(rows, chunk, advance, failure, written, hashes))
             try:
                 db.ingest("candidates", stream)
             except db.lib.Error:
@@ -222,9 +232,14 @@ def _write_adbc(path: str, rows: Any, models: Models, info: Info, chunk: int,
                 raise
             first, last = db.row(_ID_RANGE)
             _check_ids(first, last, written[0])
+            checksums = db.row(HAS_CHECKSUMS)[0] > 0
+            if checksums:
+                hashes.store(db.run)
             for model in models():
                 db.run(_INSERT_MODEL, model.row())
                 db.run(_INSERT_RANKING, [model.name, *model.blobs()])
+                if checksums:
+                    store_ranking_hashes(db.run, model.name, *model.blobs())
                 _store_plan(db.run, plan, model, db.ingest)
                 advance(len(model.candidate_ids))
                 del model  # tens of MB at five million: gone before the next is made

@@ -21,6 +21,7 @@ import sqlite_utils
 from triage import __version__
 from triage.base.errors import TriageError
 from triage.store import candidates, checks
+from triage.store.content import HAS_CHECKSUMS, store_ranking_hashes
 from triage.store.settings import Settings
 
 
@@ -128,6 +129,8 @@ def save_ranking(db: sqlite_utils.Database, model_id: int, candidate_ids: np.nda
         raise ValueError("a ranking needs one score per candidate")
     db.conn.execute("INSERT INTO rankings(model_id, candidate_ids, scores) VALUES (?, ?, ?)",
                     [model_id, ids.tobytes(), values.tobytes()])
+    if db.conn.execute(HAS_CHECKSUMS).fetchone()[0]:
+        store_ranking_hashes(db.conn.execute, int(model_id), ids.tobytes(), values.tobytes())
 
 
 def ranking(db: sqlite_utils.Database, model_id: int) -> tuple[np.ndarray, np.ndarray]:

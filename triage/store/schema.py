@@ -30,6 +30,12 @@ _KINDS_0001 = ("triage", "overlap", "audit", "retest", "adjudication")
 MIGRATIONS = Migrations("triage")
 
 
+def step_names() -> list[str]:
+    """The names of every schema step, in order (all are pending on an empty database)."""
+    empty = sqlite_utils.Database(memory=True, execute_plugins=False)
+    return [m.name for m in MIGRATIONS.pending(empty)]
+
+
 @MIGRATIONS(name="0001_initial")
 def m0001_initial(db: sqlite_utils.Database) -> None:
     """Version 1: every table and index of the project file."""
@@ -228,6 +234,30 @@ def m0005_cal_snapshots(db: sqlite_utils.Database) -> None:
             config TEXT NOT NULL,
             candidate_ids BLOB NOT NULL,
             scores BLOB NOT NULL
+        );
+        """
+    )
+
+
+@MIGRATIONS(name="0006_content_hashes")
+def m0006_content_hashes(db: sqlite_utils.Database) -> None:
+    """Checksums taken at import, so ``triage check --deep`` finds bytes changed since.
+
+    Local bookkeeping (the leading ``_`` keeps them off a team server): the hash of each
+    candidate's text (uint32, little-endian, one blob per imported batch of candidates
+    ``first_id``, ``first_id + 1`` …) and of each model's ranking (a hash per block of
+    :data:`triage.store.content.RANKING_BLOCK` ranks, over its ids and its scores).
+    Projects made before this step have none until ``triage check --deep --record``.
+    """
+    db.executescript(
+        """
+        CREATE TABLE _text_hashes (
+            first_id INTEGER PRIMARY KEY,
+            hashes BLOB NOT NULL
+        );
+        CREATE TABLE _ranking_hashes (
+            model_id INTEGER PRIMARY KEY,
+            hashes BLOB NOT NULL
         );
         """
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,10 +33,11 @@ def run_init(args: argparse.Namespace) -> int:
     from triage.store.pg.url import parse_url
 
     url = parse_url(args.url)
-    init_server(url, leads=args.lead, annotators=args.annotator)
+    todo = init_server(url, leads=args.lead, annotators=args.annotator)
     print(f"project {url.project} ready on {url.host}: schema {url.schema}, "
           f"groups {url.lead_role} and {url.annotator_role}")
     _members(args)
+    _limits(todo)
     return 0
 
 
@@ -46,9 +48,19 @@ def run_grant(args: argparse.Namespace) -> int:
 
     if not (args.lead or args.annotator):
         raise TriageError("name at least one --lead ROLE or --annotator ROLE")
-    grant(args.url, leads=args.lead, annotators=args.annotator)
+    todo = grant(args.url, leads=args.lead, annotators=args.annotator)
     _members(args)
+    _limits(todo)
     return 0
+
+
+def _limits(todo: list[str]) -> None:
+    """Say which annotator limits the owner could not set, as SQL for the administrator."""
+    if todo:
+        print("the owner may not limit these annotators' connections and waits; a database "
+              "administrator should run:", file=sys.stderr)
+        for statement in todo:
+            print(f"  {statement}", file=sys.stderr)
 
 
 def _members(args: argparse.Namespace) -> None:

@@ -34,6 +34,19 @@ REFUSALS = (pgerrors.InsufficientPrivilege, pgerrors.CheckViolation, pgerrors.No
             pgerrors.RaiseException, psycopg.DataError, psycopg.IntegrityError)
 
 
+# What the server raises for a write that must wait: a lock another connection holds too
+# long, or labels faster than a person labels. Nothing was written; the desk retries.
+WAITS = (pgerrors.LockNotAvailable, pgerrors.ConfigurationLimitExceeded)
+
+
+def waiting(error: BaseException) -> ServerUnavailable:
+    """The desk's sentence for a write the server asked to wait for."""
+    diag = getattr(error, "diag", None)
+    reason = getattr(diag, "message_primary", None) or str(error).strip().splitlines()[0]
+    return ServerUnavailable(f"the team server asked this desk to wait ({reason}); nothing "
+                             "was lost and nothing is sent twice: trying again")
+
+
 def refused(error: BaseException) -> TriageError:
     """The user's message for a write the server refused: its reason, one line."""
     diag = getattr(error, "diag", None)
@@ -116,6 +129,8 @@ class ServerChannel:
                 else:
                     with conn.cursor() as cur:
                         yield cur
+            except WAITS as error:
+                raise waiting(error) from error
             except psycopg.OperationalError as error:
                 self.drop()
                 raise self.unavailable(error) from error
@@ -166,6 +181,8 @@ class ServerChannel:
             conn = self._connection()
             try:
                 news, rows, written = pull_new(conn, self.pull_db, self.url, also, write)
+            except WAITS as error:
+                raise waiting(error) from error
             except psycopg.OperationalError as error:
                 self.drop()
                 raise self.unavailable(error) from error

@@ -24,8 +24,22 @@ CONNECT_TIMEOUT_S = 5
 APPLICATION_NAME = "triage"
 
 
+MISSING_DRIVER = ("a team server (a postgresql:// address) needs the PostgreSQL driver "
+                  "psycopg, which this installation lacks; install it with: "
+                  "pip install 'triage[team]' (or pip install 'psycopg[binary]')")
+
+
+def require_driver() -> None:
+    """TriageError saying how to install the PostgreSQL driver when it is missing."""
+    try:
+        import psycopg  # noqa: F401 - only whether it imports
+    except ImportError as error:
+        raise TriageError(MISSING_DRIVER) from error
+
+
 def connect(url: ServerUrl | str, *, autocommit: bool = False) -> psycopg.Connection[Any]:
     """A new psycopg connection to ``url``'s server; ServerUnavailable when it does not answer."""
+    require_driver()
     import psycopg
     from psycopg.conninfo import make_conninfo
 

@@ -7,7 +7,8 @@ may not read:
 
 - ``label_feed(after_seq, only bigint[] = NULL)``: label rows changed after ``after_seq``
   (in change order), with ``seq``. Another annotator's label reaches an annotator only as
-  "handled by someone": value, note, seconds and ``served_by`` blank, the kind reduced to
+  "handled by someone": value, note, seconds and ``served_by`` blank, the retry key
+  replaced, its times rounded down to the hour, the kind reduced to
   what serving needs (``audit`` and ``certify`` kept, everything else ``triage``), and
   the lead's adjudications left out.
 - ``active_kinds(candidate) → (annotator, kind)``: the same reduction, for a claim's check.
@@ -19,6 +20,12 @@ may not read:
 - ``certification_feed()``: certification samples; found, p-value and sample counts only
   for the lead.
 - ``live_leases()``: leases not expired by the server's clock (candidate, session).
+- ``candidate_feed(after)``: candidates with an id above ``after``; for an annotator the
+  extra columns (``meta``) only as far as the lead made them public (the project fact
+  ``server_public_fields``, a JSON list of column names, and the picture's columns), and
+  no gold.
+- ``project_feed()``: the project's facts; for an annotator without the lead's paths
+  (``source_file``, ``sources``) and the server's own settings.
 """
 
 from __future__ import annotations
@@ -26,14 +33,18 @@ from __future__ import annotations
 from triage.store.pg.tables import pg_type, table
 from triage.store.pg.url import ServerUrl
 
+# Another annotator's label: no value, note, time or retry key; its moment only to the hour.
 _MASKED = {"value": "NULL", "note": "NULL", "seconds": "0", "served_by": "NULL",
+           "uid": "'seen-' || l.id", "created_at": "left(l.created_at, 13) || ':00:00+00:00'",
+           "undone_at": "CASE WHEN l.undone_at IS NOT NULL "
+                        "THEN left(l.undone_at, 13) || ':00:00+00:00' END",
            "kind": "CASE WHEN l.kind IN ('audit', 'certify') THEN l.kind ELSE 'triage' END"}
 _CERT_MASKED = {"found": "0", "p_value": "NULL", "sample_n": "NULL", "sample_k": "NULL"}
 
 _FEEDS = r"""
 CREATE OR REPLACE FUNCTION {s}.label_feed(p_after bigint, p_only bigint[] DEFAULT NULL)
   RETURNS TABLE({label_out}, seq bigint) LANGUAGE sql STABLE {head}
-  WITH who AS (SELECT is_lead() AS lead, my_id() AS me)
+  WITH who AS MATERIALIZED (SELECT is_lead() AS lead, my_id() AS me)
   SELECT {label_select}, l.seq
   FROM labels l CROSS JOIN who
   CROSS JOIN LATERAL (SELECT NOT who.lead AND l.annotator_id IS DISTINCT FROM who.me) x(masked)
@@ -43,7 +54,7 @@ CREATE OR REPLACE FUNCTION {s}.label_feed(p_after bigint, p_only bigint[] DEFAUL
 
 CREATE OR REPLACE FUNCTION {s}.active_kinds(p_candidate bigint)
   RETURNS TABLE(annotator text, kind text) LANGUAGE sql STABLE {head}
-  WITH who AS (SELECT is_lead() AS lead)
+  WITH who AS MATERIALIZED (SELECT is_lead() AS lead)
   SELECT a.name, CASE WHEN who.lead OR a.name = session_user THEN l.kind
                       WHEN l.kind IN ('audit', 'certify') THEN l.kind ELSE 'triage' END
   FROM labels l JOIN annotators a ON a.id = l.annotator_id CROSS JOIN who
@@ -52,7 +63,7 @@ CREATE OR REPLACE FUNCTION {s}.active_kinds(p_candidate bigint)
 
 CREATE OR REPLACE FUNCTION {s}.session_feed(p_after bigint DEFAULT 0)
   RETURNS TABLE({session_out}, seq bigint) LANGUAGE sql STABLE {head}
-  WITH who AS (SELECT is_lead() AS lead, my_id() AS me)
+  WITH who AS MATERIALIZED (SELECT is_lead() AS lead, my_id() AS me)
   SELECT {session_select}, t.seq FROM sessions t CROSS JOIN who
   WHERE t.seq > p_after ORDER BY t.seq $fn$;
 
@@ -67,8 +78,29 @@ CREATE OR REPLACE FUNCTION {s}.cal_feed(p_after bigint)
 
 CREATE OR REPLACE FUNCTION {s}.certification_feed()
   RETURNS TABLE({cert_out}) LANGUAGE sql STABLE {head}
-  WITH who AS (SELECT is_lead() AS lead)
+  WITH who AS MATERIALIZED (SELECT is_lead() AS lead)
   SELECT {cert_select} FROM certifications c CROSS JOIN who ORDER BY c.id $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.candidate_feed(p_after bigint)
+  RETURNS TABLE(id bigint, key text, text text, meta text, gold text) LANGUAGE sql STABLE {head}
+  WITH who AS MATERIALIZED (SELECT is_lead() AS lead),
+  public AS (SELECT array_agg(name) AS names FROM (
+    SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(value::jsonb) = 'array'
+                                          THEN value::jsonb ELSE '[]' END) AS name
+      FROM project WHERE key = 'server_public_fields' AND value ~ '^\s*\['
+    UNION SELECT value FROM project WHERE key IN ('image_column', 'image_caption')) p)
+  SELECT c.id, c.key, c.text,
+    CASE WHEN who.lead OR c.meta IS NULL THEN c.meta
+         ELSE (SELECT jsonb_object_agg(e.k, e.v)::text FROM jsonb_each(c.meta::jsonb) e(k, v)
+               WHERE e.k = ANY(public.names)) END,
+    CASE WHEN who.lead THEN c.gold END
+  FROM candidates c CROSS JOIN who CROSS JOIN public WHERE c.id > p_after ORDER BY c.id $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.project_feed()
+  RETURNS TABLE(key text, value text) LANGUAGE sql STABLE {head}
+  SELECT p.key, p.value FROM project p
+  WHERE p.key NOT LIKE 'server\_%' AND (is_lead() OR p.key NOT IN ('source_file', 'sources'))
+  ORDER BY p.key $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.live_leases()
   RETURNS TABLE(candidate_id bigint, session_id bigint) LANGUAGE sql STABLE {head}

@@ -18,15 +18,17 @@ from a sequence: never from arguments.
 - ``add_label(uid, candidate, session, value, kind, seconds, note, served_by) → bigint``:
   value in the scheme (or NULL, a skip), kind allowed for the caller's role, seconds
   finite in [0, 86400], candidate exists, session the caller's and open, note at most
-  10,000 characters; idempotent by ``uid`` (a retry returns the first row's id).
+  10,000 characters; idempotent by ``uid`` (a retry returns the first row's id). For an
+  annotator, what counts and the seconds paid are judged by :mod:`.judge` (served lease,
+  plan, sample order, pace).
 - ``undo(label, session | NULL) → bigint``: mark one of the caller's labels undone (the
   lead: anyone's); ``set_note(label, note)``: replace one of the caller's notes.
 
 The lead keeps table privileges for settings, plan, guidelines, certifications, hourly
 rates and project facts; adjudication is ``add_label`` with kind ``adjudication``, which
 only a member of the lead group may write. Every change to ``labels``, ``sessions`` and
-``annotators`` gets a ``seq`` from one sequence (trigger, under the project's advisory
-lock so numbers become visible in increasing order): replicas pull ``WHERE seq > last``,
+``annotators`` gets a ``seq`` from one sequence (trigger, under the project's order lock,
+:mod:`.judge`, so numbers become visible in increasing order): replicas pull ``WHERE seq > last``,
 so a row the lead repairs reaches them too. The read side is :mod:`.feeds`.
 """
 
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import zlib
 
+from triage.store.pg import judge
 from triage.store.pg.url import ServerUrl
 from triage.store.schema import LABEL_KINDS
 
@@ -53,7 +56,10 @@ HEAD = "SECURITY DEFINER SET search_path = {s}, pg_catalog, pg_temp AS $fn$"
 
 
 def lock_key(project: str) -> int:
-    """The advisory-lock key that orders a project's label, session and annotator changes."""
+    """The advisory-lock key of ``server init`` (two owners creating one project at once).
+
+    Nothing a desk does waits on it: change numbers are ordered by the ``serial`` row lock
+    (:mod:`.judge`), which no team role can take by itself."""
     return zlib.crc32(f"triage_{project}".encode())
 
 
@@ -152,6 +158,11 @@ BEGIN
   IF p_seconds IS NOT NULL AND p_seconds = p_seconds AND p_seconds < v_len THEN
     v_len := greatest(p_seconds, 1);   -- a desk may ask for less, never for more
   END IF;
+  -- One candidate row locked per session and transaction: nobody can lock the pool.
+  IF EXISTS (SELECT 1 FROM claims WHERE session_id = p_session
+             AND claimed_in = pg_current_xact_id() AND candidate_id <> p_candidate) THEN
+    PERFORM refuse('one claim per session in a transaction');
+  END IF;
   PERFORM 1 FROM candidates WHERE id = p_candidate FOR UPDATE SKIP LOCKED;
   IF NOT FOUND THEN RETURN false; END IF;
   IF EXISTS (SELECT 1 FROM claims WHERE candidate_id = p_candidate
@@ -159,10 +170,17 @@ BEGIN
     RETURN false;
   END IF;
   DELETE FROM claims WHERE session_id = p_session AND candidate_id <> p_candidate;
-  INSERT INTO claims(candidate_id, session_id, expires_at)
-    VALUES (p_candidate, p_session, v_now + v_len)
+  INSERT INTO claims(candidate_id, session_id, expires_at, served_at, claimed_in, in_order)
+    VALUES (p_candidate, p_session, v_now + v_len, v_now, pg_current_xact_id(),
+            coalesce(certify_due(p_candidate, p_session), false))
     ON CONFLICT (candidate_id) DO UPDATE
-    SET session_id = excluded.session_id, expires_at = excluded.expires_at;
+    SET session_id = excluded.session_id, expires_at = excluded.expires_at,
+        claimed_in = excluded.claimed_in,
+        served_at = CASE WHEN claims.session_id = excluded.session_id
+                         THEN coalesce(claims.served_at, excluded.served_at)
+                         ELSE excluded.served_at END,
+        in_order = excluded.in_order OR (claims.session_id = excluded.session_id
+                                         AND coalesce(claims.in_order, false));
   RETURN true;
 END $fn$;
 
@@ -213,25 +231,33 @@ END $fn$;
 CREATE OR REPLACE FUNCTION {s}.add_label(p_uid text, p_candidate bigint, p_session bigint,
   p_value text, p_kind text, p_seconds float8, p_note text, p_served_by text)
   RETURNS bigint LANGUAGE plpgsql {head}
-DECLARE v_annotator bigint; v_id bigint; v_owner bigint;
+DECLARE v_annotator bigint; v_id bigint; v_owner bigint; v_seconds float8 := p_seconds;
+  v_kind text := p_kind;
 BEGIN
   IF p_uid IS NULL OR length(p_uid) NOT BETWEEN 8 AND 64 THEN
     PERFORM refuse('a label id (uid) has 8 to 64 characters');
   END IF;
   SELECT id, annotator_id INTO v_id, v_owner FROM labels WHERE uid = p_uid;
   IF v_id IS NOT NULL THEN   -- a retry after a lost acknowledgement
-    IF v_owner IS DISTINCT FROM my_id() THEN PERFORM refuse('that uid is taken'); END IF;
+    IF v_owner IS DISTINCT FROM my_id() THEN
+      PERFORM refuse('this label could not be stored; the desk makes a new label id');
+    END IF;
     RETURN v_id;
   END IF;
   v_annotator := own_session(p_session);
   PERFORM check_label(p_candidate, p_value, p_kind, p_seconds, p_note, p_served_by);
-  DELETE FROM claims WHERE candidate_id = p_candidate AND session_id = p_session;
   -- Before the id is drawn: label ids then become visible in increasing order.
-  PERFORM pg_advisory_xact_lock({key});
+  PERFORM order_lock();
+  IF NOT is_lead() THEN   -- what counts is judged on the server's own state
+    PERFORM pace(v_annotator, p_note);
+    v_kind := decision_kind(v_annotator, p_candidate, p_kind);   -- a change keeps its kind
+    v_seconds := judged_seconds(v_annotator, p_candidate, p_session, v_kind, p_seconds);
+  END IF;
+  DELETE FROM claims WHERE candidate_id = p_candidate AND session_id = p_session;
   INSERT INTO labels(uid, candidate_id, annotator_id, session_id, value, kind, created_at,
                      seconds, note, served_by)
-    VALUES (p_uid, p_candidate, v_annotator, p_session, p_value, p_kind, {now},
-            p_seconds, p_note, p_served_by)
+    VALUES (p_uid, p_candidate, v_annotator, p_session, p_value, v_kind, {now},
+            v_seconds, p_note, p_served_by)
     RETURNING id INTO v_id;
   RETURN v_id;
 END $fn$;
@@ -251,7 +277,7 @@ BEGIN
     RAISE EXCEPTION 'label % belongs to another annotator', p_label
       USING ERRCODE = 'insufficient_privilege';
   END IF;
-  PERFORM pg_advisory_xact_lock({key});   -- undo_order numbers commit in order
+  PERFORM order_lock();   -- undo_order numbers commit in order
   UPDATE labels SET undone_at = {now}, undo_seq = nextval('undo_order')
     WHERE id = p_label AND undone_at IS NULL RETURNING undo_seq INTO v_seq;
   RETURN v_seq;
@@ -266,6 +292,10 @@ BEGIN
   IF NOT EXISTS (SELECT 1 FROM labels l JOIN annotators a ON a.id = l.annotator_id
                  WHERE l.id = p_label AND a.name = session_user) THEN
     RAISE EXCEPTION 'label % is not yours', p_label USING ERRCODE = 'insufficient_privilege';
+  END IF;
+  IF NOT is_lead() THEN
+    PERFORM pace(my_id(), left(p_note, greatest(length(p_note) - coalesce(
+      (SELECT length(note) FROM labels WHERE id = p_label), 0), 0)));
   END IF;
   UPDATE labels SET note = p_note WHERE id = p_label;
 END $fn$;
@@ -284,7 +314,7 @@ CREATE OR REPLACE TRIGGER labels_guideline_version BEFORE INSERT ON {s}.labels
 CREATE OR REPLACE FUNCTION {s}.stamp_change() RETURNS trigger LANGUAGE plpgsql {head}
 BEGIN
   -- Held to the commit: change numbers become visible in the order they were drawn.
-  PERFORM pg_advisory_xact_lock({key});
+  PERFORM order_lock();
   NEW.seq := nextval('change_seq');
   RETURN NEW;
 END $fn$;
@@ -298,7 +328,7 @@ END $fn$;
 
 # Functions only triggers call: nobody gets EXECUTE on them.
 TRIGGER_FUNCTIONS = ("label_guideline", "stamp_change", "notify_change", "refuse",
-                     "own_session", "check_label")
+                     "own_session", "check_label", *judge.INTERNAL)
 
 
 def render(template: str, url: ServerUrl) -> list[str]:
@@ -323,6 +353,7 @@ def function_statements(url: ServerUrl) -> list[str]:
     out = [f"ALTER TABLE {s}.{name} ADD COLUMN IF NOT EXISTS seq bigint" for name in CHANGED]
     out += [f"CREATE INDEX IF NOT EXISTS {name}_seq ON {s}.{name} (seq)" for name in CHANGED]
     out += render(_FUNCTIONS, url)
+    out += render(judge.judge_template(url), url)
     for name in CHANGED:
         out.append(f"CREATE OR REPLACE TRIGGER {name}_seq BEFORE INSERT OR UPDATE ON {s}.{name} "
                    f"FOR EACH ROW EXECUTE FUNCTION {s}.stamp_change()")

@@ -16,7 +16,6 @@ lost acknowledgement never makes a second row.
 
 from __future__ import annotations
 
-import os
 import random
 import socket
 import time
@@ -35,21 +34,8 @@ from triage.store.pg.url import ServerUrl
 from triage.store.records import new_uid, now_iso
 from triage.store.settings import Settings
 
-LEASE_ENV = "TRIAGE_LEASE_SECONDS"
 CONTENDED_S = 2.0          # how long a candidate another desk was claiming counts as taken
 CONTENDED_SESSION = -1     # the session id such a candidate is reported under
-
-
-def lease_seconds(requested: float) -> float:
-    """The lease length: ``requested``, shortened by ``$TRIAGE_LEASE_SECONDS`` when set."""
-    raw = os.environ.get(LEASE_ENV, "").strip()
-    if not raw:
-        return requested
-    try:
-        limit = float(raw)
-    except ValueError as error:
-        raise TriageError(f"{LEASE_ENV} must be a number of seconds, not {raw!r}") from error
-    return min(requested, max(1.0, limit))
 
 
 def _no_nul(*texts: str | None) -> None:
@@ -188,7 +174,7 @@ class TeamLink(ServerChannel):
         then its active (annotator, kind) pairs are read and ``still_needed`` runs on them
         inside the same transaction: a False rolls the lease back.
         """
-        seconds = lease_seconds(max(1.0, expires_at - now))
+        seconds = max(1.0, expires_at - now)   # the server's lease length caps it
         try:
             with self.transaction(pipeline=True) as cur:
                 conn = cur.connection

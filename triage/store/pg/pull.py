@@ -15,6 +15,7 @@ is set aside (:mod:`.quarantine`).
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -91,26 +92,58 @@ def pull_into(conn: psycopg.Connection[Any], db: sqlite_utils.Database,
     Rows the file refuses are set aside (:mod:`.quarantine`), never fatal.
     """
     quarantine.ensure_local_tables(db)
-    marks = db.execute(
+    while True:
+        pulled = _pull_once(conn, db, url)
+        if pulled is not None:
+            return pulled
+
+
+def _marks(db: sqlite_utils.Database) -> tuple[Any, ...]:
+    """How far the file has pulled: last candidate id, the plan's digest, last cal snapshot, label mark."""
+    row = db.execute(
         "SELECT (SELECT coalesce(max(id), 0) FROM candidates), "
         "(SELECT count(*) || ':' || coalesce(sum(candidate_id), 0) FROM plan), "
         "(SELECT coalesce(max(id), 0) FROM cal_snapshots)").fetchone()
-    after = quarantine.mark(db)
+    return int(row[0]), row[1], int(row[2]), quarantine.mark(db)
+
+
+def _pull_once(conn: psycopg.Connection[Any], db: sqlite_utils.Database,
+               url: ServerUrl) -> Pulled | None:
+    """One pull; None when another process pulled into the file meanwhile (pull again)."""
+    marks = _marks(db)
+    after = marks[3]
     models = [tuple(r) for r in db.execute(
         f"SELECT {table('models').column_list} FROM models ORDER BY id")]  # noqa: S608
     with _snapshot(conn):
-        fetched = _fetch(conn, url, after, int(marks[0]), marks[1], models, int(marks[2]))
+        fetched = _fetch(conn, url, after, marks[0], marks[1], models, marks[2])
     changes = {name: _changed(db, name, fetched[name]) for name in (*REPLACED, *UPSERTED)}
     changed = tuple(name for name, rows in changes.items() if rows)
     new_rows = any(fetched[k] for k in ("candidates", "labels", "rankings", "plan",
                                          "cal_snapshots"))
     if changed or new_rows or fetched["plan"] is not None or fetched["seq"] > after:
-        with db.atomic():
-            _apply(db, fetched, changes, first=int(marks[0]) == 0)
+        with _writing(db):
+            if _marks(db) != marks:   # another desk of this role on this machine pulled
+                return None
+            _apply(db, fetched, changes, first=marks[0] == 0)
             quarantine.set_mark(db, fetched["seq"])
     return Pulled(candidates=len(fetched["candidates"]), labels=len(fetched["labels"]),
                   undone=sum(1 for r in fetched["labels"] if r[_UNDONE] is not None),
                   changed=changed + (("plan",) if fetched["plan"] is not None else ()))
+
+
+@contextlib.contextmanager
+def _writing(db: sqlite_utils.Database) -> Iterator[None]:
+    """A write transaction taken at once (BEGIN IMMEDIATE): a second process pulling into
+    the same file waits for the first instead of failing when its read turns into a write.
+    Committed at the end of the block, also when it returns early having written nothing."""
+    db.conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if db.conn.in_transaction:
+            db.conn.execute("ROLLBACK")
+        raise
+    db.conn.execute("COMMIT")
 
 
 _UNDONE = table("labels").names.index("undone_at")
@@ -144,10 +177,10 @@ def _fetch(conn: psycopg.Connection[Any], url: ServerUrl, after: int,
         return conn.execute(query.encode(), params).fetchall()
 
     out: dict[str, Any] = {}
-    for name in ("project", "settings", "annotators", "models", "guidelines"):
+    out["project"] = rows(f"SELECT {table('project').column_list} FROM {s}.project_feed()")
+    for name in ("settings", "annotators", "models", "guidelines"):
         t = table(name)
-        where = " WHERE key NOT LIKE 'server\\_%'" if name == "project" else ""
-        out[name] = rows(f"SELECT {t.column_list} FROM {s}.{name}{where} ORDER BY {t.key}")
+        out[name] = rows(f"SELECT {t.column_list} FROM {s}.{name} ORDER BY {t.key}")
     out["cal_snapshots"] = _rankings_blank(rows(
         f"SELECT {table('cal_snapshots').column_list} FROM {s}.cal_feed(%s)", [after_cal]))
     out["certifications"] = rows(f"SELECT {table('certifications').column_list} "
@@ -162,9 +195,10 @@ def _fetch(conn: psycopg.Connection[Any], url: ServerUrl, after: int,
     out["rankings"] = (_rankings(rows(f"SELECT model_id, candidate_ids, scores "
                                       f"FROM {s}.ranking_feed()"))
                        if [tuple(m) for m in out["models"]] != models else [])
-    gold = "gold" if sees_all(conn, url) else "NULL::text AS gold"
-    out["candidates"] = _all_rows(conn, f"SELECT id, key, text, meta, {gold} FROM "
-                                        f"{s}.candidates WHERE id > {int(after_candidate)} "
+    # The lead reads the table itself (fastest); others what the feed lets them see.
+    source = (f"{s}.candidates WHERE id > {int(after_candidate)}" if sees_all(conn, url)
+              else f"{s}.candidate_feed({int(after_candidate)})")
+    out["candidates"] = _all_rows(conn, f"SELECT id, key, text, meta, gold FROM {source} "
                                         "ORDER BY id")
     labels = rows(f"SELECT {table('labels').column_list}, seq FROM {s}.label_feed(%s)",
                   [after])

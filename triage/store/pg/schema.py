@@ -92,9 +92,9 @@ def role_statements(url: ServerUrl) -> list[str]:
 
 # What an annotator may SELECT directly (blind labelling: no gold, rankings, leases,
 # certifications; labels and sessions only their own rows).
-ANNOTATOR_READS = ("settings", "project", "models", "annotators", "plan", "guidelines",
-                   "labels", "sessions")
-CANDIDATE_COLUMNS = ("id", "key", "text", "meta")
+ANNOTATOR_READS = ("settings", "models", "annotators", "plan", "guidelines", "labels",
+                   "sessions")
+CANDIDATE_COLUMNS = ("id", "key", "text")   # meta (other columns) through candidate_feed
 # Signatures of earlier versions' functions, dropped so no old door stays open.
 _RETIRED = ("claim(bigint, bigint, double precision, double precision)",
             "add_label(text, bigint, bigint, text, text, text, double precision, text, text)",
@@ -123,6 +123,7 @@ def permission_statements(url: ServerUrl) -> list[str]:
         f"GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {s} TO {lead}",
         f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA {s} TO {lead}",
         f"GRANT SELECT ON {', '.join(f'{s}.{t}' for t in ANNOTATOR_READS)} TO {ann}",
+        f"REVOKE SELECT (meta, gold) ON {s}.candidates FROM {ann}",
         f"GRANT SELECT ({', '.join(CANDIDATE_COLUMNS)}) ON {s}.candidates TO {ann}",
         f"REVOKE ALL ON ALL FUNCTIONS IN SCHEMA {s} FROM PUBLIC",
         f"GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA {s} TO {lead}, {ann}",
@@ -185,9 +186,38 @@ def _check_login_roles(conn: psycopg.Connection[Any], roles: list[str]) -> None:
             f"role first ({hint.as_string(conn)}), then run this again")
 
 
+# What ``server init`` sets on every annotator's login role: a desk uses two or three
+# connections, so one person cannot take the server's (the lead keeps the rest); locks and
+# transactions an annotator holds end by themselves.
+ANNOTATOR_CONNECTIONS = 8
+ANNOTATOR_SETTINGS = (("lock_timeout", "5s"), ("statement_timeout", "10min"),
+                      ("idle_in_transaction_session_timeout", "5s"))
+
+
+def annotator_limits(conn: psycopg.Connection[Any], member: str) -> str | None:
+    """Bound one annotator's connections and waits; the SQL to run when the owner may not."""
+    from psycopg import errors, sql
+
+    statements = [sql.SQL("ALTER ROLE {} CONNECTION LIMIT {}").format(
+        sql.Identifier(member), sql.Literal(ANNOTATOR_CONNECTIONS))]
+    statements += [sql.SQL("ALTER ROLE {} SET {} = {}").format(
+        sql.Identifier(member), sql.Identifier(name), sql.Literal(value))
+        for name, value in ANNOTATOR_SETTINGS]
+    try:
+        with conn.transaction():
+            for statement in statements:
+                conn.execute(statement)
+    except errors.InsufficientPrivilege:
+        return "; ".join(s.as_string(conn) for s in statements) + ";"
+    return None
+
+
 def grant_roles(conn: psycopg.Connection[Any], url: ServerUrl, *, leads: list[str],
-                annotators: list[str]) -> None:
-    """Make login roles members of the project's groups; annotators get their annotator row."""
+                annotators: list[str]) -> list[str]:
+    """Make login roles members of the project's groups; annotators get their annotator row.
+
+    Returns the SQL an administrator must run for the limits the owner could not set.
+    """
     from psycopg import sql
 
     _check_login_roles(conn, [*leads, *annotators])
@@ -200,24 +230,31 @@ def grant_roles(conn: psycopg.Connection[Any], url: ServerUrl, *, leads: list[st
             "INSERT INTO {}.annotators(name, created_at) VALUES (%s, {}) "
             "ON CONFLICT (name) DO NOTHING").format(sql.Identifier(url.schema),
                                                    sql.SQL(functions.NOW_TEXT)), [member])
+    lead_set = set(leads) | {r for (r,) in conn.execute(
+        "SELECT m.rolname FROM pg_auth_members x JOIN pg_roles g ON g.oid = x.roleid "
+        "JOIN pg_roles m ON m.oid = x.member WHERE g.rolname = %s", [url.lead_role])}
+    missing = [annotator_limits(conn, m) for m in annotators if m not in lead_set]
+    return [m for m in missing if m]
 
 
-def init_server(url: ServerUrl | str, *, leads: list[str], annotators: list[str]) -> None:
-    """``triage server init``: schema, groups, grants, policies, functions, memberships."""
+def init_server(url: ServerUrl | str, *, leads: list[str], annotators: list[str]) -> list[str]:
+    """``triage server init``: schema, groups, grants, policies, functions, memberships.
+
+    Returns the SQL an administrator must still run (limits the owner may not set)."""
     url = parse_url(url) if isinstance(url, str) else url
     with transaction(url) as conn:
         ensure_project(conn, url)
-        grant_roles(conn, url, leads=leads, annotators=annotators)
+        return grant_roles(conn, url, leads=leads, annotators=annotators)
 
 
-def grant(url: ServerUrl | str, *, leads: list[str], annotators: list[str]) -> None:
-    """``triage server grant``: add members to an existing project's groups."""
+def grant(url: ServerUrl | str, *, leads: list[str], annotators: list[str]) -> list[str]:
+    """``triage server grant``: add members to an existing project's groups (see init)."""
     url = parse_url(url) if isinstance(url, str) else url
     with transaction(url) as conn:
         if not project_exists(conn, url):
             raise TriageError(f"{url.display}: no such project on the server; "
                               "run `triage server init` first")
-        grant_roles(conn, url, leads=leads, annotators=annotators)
+        return grant_roles(conn, url, leads=leads, annotators=annotators)
 
 
 __all__ = ["SERVER_SCHEMA_KEY", "SERVER_SCHEMA_VERSION", "Column", "Table", "ensure_project",

@@ -62,7 +62,7 @@ class Table:
 @functools.cache
 def head_tables() -> tuple[Table, ...]:
     """Every table of the SQLite head schema, in creation order (no bookkeeping tables)."""
-    db = sqlite_utils.Database(memory=True)
+    db = sqlite_utils.Database(memory=True, execute_plugins=False)
     MIGRATIONS.apply(db)
     names = [r[0] for r in db.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' "

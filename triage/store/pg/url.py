@@ -10,21 +10,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
+from triage.base.address import is_server_url
 from triage.base.errors import TriageError
 
-SCHEMES = ("postgresql", "postgres")
 PROJECT_RULE = re.compile(r"[a-z][a-z0-9_]{0,39}")   # matched whole (re.fullmatch)
 # libpq parameters that carry a secret, compared without regard to case.
 SECRET_KEYS = frozenset({"password", "sslpassword"})
 _SECRETS = "give it with PGPASSWORD, in ~/.pgpass, or in a PGSERVICE service file"
-
-
-def is_server_url(text: str | Path) -> bool:
-    """True when ``text`` is a ``postgresql://`` or ``postgres://`` address, not a file."""
-    return isinstance(text, str) and text.split("://", 1)[0].lower() in SCHEMES and "://" in text
 
 
 def check_project_name(name: str) -> str:
