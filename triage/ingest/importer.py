@@ -41,6 +41,7 @@ import sqlite_utils
 
 from triage.base import arrow
 from triage.base.errors import InputError, Problem, TriageError
+from triage.base.progress import Progress as Progress
 from triage.ingest import carefulstream, fastread, imagecols, metajson
 from triage.ingest.dialect import Dialect, fast
 from triage.ingest.preview import preview as preview
@@ -51,7 +52,6 @@ from triage.store import bulk, candidates, provenance
 from triage.store.poolwrite import NewModel, Plan, warmed, write_pool
 from triage.store.records import now_iso, save_ranking
 
-Progress = Callable[[int, int], "bool | None"]
 DEFAULT_SEED = 20181
 CHUNK = 50_000
 _P = ParamSpec("_P")   # _without_gc keeps the signature of what it decorates

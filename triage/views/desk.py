@@ -195,8 +195,11 @@ def looks_like_a_number(value: Any) -> bool:
 
 
 def public_meta(meta: dict[str, Any], public_fields: Sequence[str] | None) -> dict[str, Any]:
-    """The fields an annotator may see: those the lead chose (``public_fields``), or by
-    default every field that is not a number (another model's score anchors the blind)."""
+    """The fields an annotator may see: those the lead chose, or by default the non-numbers.
+
+    ``public_fields`` is the lead's choice; by default a number is hidden because another
+    model's score anchors the blind.
+    """
     if public_fields is not None:
         chosen = set(public_fields)
         return {k: v for k, v in meta.items() if k in chosen}

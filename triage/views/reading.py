@@ -87,9 +87,11 @@ def desk_shortcuts(settings: Settings) -> list[tuple[str, str]]:
 
 
 def shortcut_sheet(sections: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> str:
-    """Plain-text sheet: a heading per section, then ``key<TAB>description`` lines (the
-    screen sets one tab stop past the widest key: aligned in any font, whatever the keys'
-    characters; a padding of spaces was not, in a font without every key's glyph)."""
+    """Plain-text sheet: a heading per section, then ``key<TAB>description`` lines.
+
+    The screen sets one tab stop past the widest key: aligned in any font, whatever the
+    keys' characters; a padding of spaces was not, in a font without every key's glyph.
+    """
     lines: list[str] = []
     for title, rows in sections:
         if not rows:
