@@ -37,13 +37,13 @@ COMMANDS: dict[str, str] = {
     "compare": "precision, recall, F1, MCC, SBA, ROC-AUC, AP, NDCG per model, with "
                "significance",
     "config": "show or change project settings (label scheme, prices, ...)",
-    "export": "write candidates and their final labels to CSV, JSONL or Parquet",
+    "export": "write candidates and their final labels to CSV, JSONL or Parquet, or for Prodigy or Label Studio",
     "gain": "gain and cumulative gain by decile, and what a budget buys, per model",
     "import": "import candidates, or --add-scores of a later model",
     "learn": "fit the cal ranking on the labels now and store it for every desk "
              "(or --verify the stored snapshots)",
     "merge": "merge the labels of copies of a project into TARGET (idempotent)",
-    "new": "create a project from a CSV/TSV/JSONL file of scored candidates",
+    "new": "create a project from a CSV/TSV/JSONL/Parquet file or spreadsheet of scored candidates",
     "pull": "copy a project from a PostgreSQL server into a new project file",
     "push": "publish a project file, labels and all, to a PostgreSQL server for a team",
     "report": "the lead's report as self-contained HTML or PDF",

@@ -12,6 +12,7 @@ import numpy as np
 
 from triage import store
 from triage.base.errors import TriageError
+from triage.base.progress import Progress as Progress
 from triage.views.advice import (
     advice_lines,
     agreement_reading,
@@ -23,7 +24,6 @@ from triage.views.formatting import awaiting, plural
 if TYPE_CHECKING:
     from triage.project.core import Project
 
-Progress = Callable[[int, int], bool]
 
 
 
