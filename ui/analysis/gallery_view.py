@@ -180,19 +180,25 @@ class GalleryView(QWidget):
     # -- drawing --------------------------------------------------------------------------
     def show_gallery(self, data: Gallery) -> None:
         """Fill both sections; thumbnails come as their workers finish."""
+        # Taken before filling: a refilled list may make its first item current, and that
+        # signal would otherwise replace the selection to keep (a flake under load).
+        kept = self.selected
         self.data = data
         self._waiting.clear()
         self.message.setText(data.message)
         self.message.setVisible(bool(data.message))
         for name, section in (("positives", data.positives),
                               ("disagreements", data.disagreements)):
-            self._fill(name, section, data.cache)
+            self.lists[name].blockSignals(True)
+            try:
+                self._fill(name, section, data.cache)
+            finally:
+                self.lists[name].blockSignals(False)
             self.lists[name].setEnabled(data.pictures)
         # A pool without pictures: the message alone, not two empty sections whose
         # "none yet" would contradict the Adjudication tab's disagreements.
         self.sections.setVisible(data.pictures)
         self.picture.setVisible(data.pictures)
-        kept = self.selected
         self.selected = None
         self.picture.clear()
         self.detail.setText("Click a thumbnail to see the item here." if data.pictures else "")
