@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from triage.ingest.importer import ColumnMapping
 from triage.project import Project, create_project
@@ -49,3 +54,19 @@ def label_top(project: Project, annotator: str, count: int, value: str = "idiom"
 
 
 DATA_DIR = Path(__file__).resolve().parent / "data"   # real data, each with its licence
+
+
+@contextlib.contextmanager
+def mounted(where: Path, mount_args: list[str], what: str) -> Iterator[Path]:
+    """Mount at a new folder ``where`` (``mount ARGS where``), lazily unmounted after.
+
+    Skips the test, naming ``what`` and mount's own message, when the mount fails.
+    """
+    where.mkdir()
+    done = subprocess.run(["mount", *mount_args, str(where)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot {what} here: {done.stderr.strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import pool_rows, write_pool
+from tests.helpers import mounted, pool_rows, write_pool
 from tests.test_cli_core import ROOT, triage
 
 NEW_ARGS = ("--text", "text", "--key", "key", "--score", "m1=m1", "--score", "m2=m2",
@@ -73,15 +73,8 @@ def digest(path: Path) -> str:
 def tmpfs(where: Path, size: str):
     if os.geteuid() != 0:
         pytest.skip("needs root to mount a small tmpfs (the full-disk and read-only cases)")
-    where.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-    try:
+    with mounted(where, ["-t", "tmpfs", "-o", f"size={size}", "tmpfs"], "mount a tmpfs"):
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], capture_output=True)
 
 
 def fill(folder: Path) -> None:

@@ -11,12 +11,11 @@ import contextlib
 import hashlib
 import os
 import sqlite3
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import label_top, make_project
+from tests.helpers import label_top, make_project, mounted
 from tests.test_cli_core import triage
 from triage.project import open_project
 
@@ -31,15 +30,8 @@ def read_only_view(folder: Path, where: Path):
         finally:
             os.chmod(folder, 0o755)
         return
-    where.mkdir()
-    done = subprocess.run(["mount", "--bind", "-o", "ro", str(folder), str(where)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot make a read-only bind mount here: {done.stderr.strip()}")
-    try:
+    with mounted(where, ["--bind", "-o", "ro", str(folder)], "make a read-only bind mount"):
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], capture_output=True)
 
 
 def stored_plan(path: Path) -> int:

@@ -14,57 +14,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QThreadPool
-
-from ui.workers import Worker
+from ui.coalesced_feed import CoalescedFeed
 
 
-class CalFeed:
+class CalFeed(CoalescedFeed):
     """Keeps the cal ranking fit on the labels without ever blocking the desk."""
 
     def __init__(self, on_snapshot: Callable[[object], None]) -> None:
+        super().__init__()
         self.on_snapshot = on_snapshot
-        self.worker: Worker | None = None
-        self.path: Path | None = None
-        self.pending = False
-        self.runs = 0
-        self.pool = QThreadPool()
-        self.pool.setMaxThreadCount(1)
 
-    def request(self, path: str | Path | None) -> None:
-        """Fit if due, in the helper (a request while one runs: exactly one more after it)."""
-        if path is None:
-            return
-        self.path = Path(path)
-        if self.worker is not None:
-            self.pending = True
-            return
-        self._start()
-
-    def _start(self) -> None:
+    def compute(self, path: Path) -> object:
+        """Fit if due, in the ``cal`` helper process: the snapshot, or None."""
         from ui.advice_process import helper_call
 
-        path = self.path
-        self.pending = False
-        self.runs += 1
-        worker = Worker(lambda _progress: helper_call("cal", path, helper="cal"))
-        worker.signals.finished.connect(self._arrived)
-        worker.signals.failed.connect(self._next)
-        worker.signals.cancelled.connect(self._next)
-        self.worker = worker
-        self.pool.start(worker)
+        return helper_call("cal", path, helper="cal")
 
-    def _arrived(self, snapshot) -> None:
-        self.worker = None
-        if self.path is not None and snapshot is not None:
-            self.on_snapshot(snapshot)
-        self._next()
-
-    def _next(self, *_args) -> None:
-        self.worker = None
-        if self.pending and self.path is not None:
-            self._start()
-
-    def clear(self) -> None:
-        """Forget the project: a fit still in flight is dropped."""
-        self.path, self.pending = None, False
+    def deliver(self, result: object) -> None:
+        """Store a new snapshot (None: no fit was due)."""
+        if result is not None:
+            self.on_snapshot(result)
