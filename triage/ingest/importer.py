@@ -26,15 +26,12 @@ were checked unique while reading).
 from __future__ import annotations
 
 import functools
-import gc
-import hashlib
-import json
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 import numpy as np
 import sqlite_utils
@@ -43,6 +40,7 @@ from triage.base import arrow
 from triage.base.errors import InputError, Problem, TriageError
 from triage.base.progress import Progress as Progress
 from triage.ingest import carefulstream, fastread, imagecols, metajson
+from triage.ingest import import_parts as parts
 from triage.ingest.dialect import Dialect, fast
 from triage.ingest.preview import preview as preview
 from triage.ingest.progress import Ticker as _Ticker
@@ -52,10 +50,8 @@ from triage.store import bulk, candidates, provenance
 from triage.store.poolwrite import NewModel, Plan, warmed, write_pool
 from triage.store.records import now_iso, save_ranking
 
-DEFAULT_SEED = 20181
+DEFAULT_SEED = parts.DEFAULT_SEED
 CHUNK = 50_000
-_P = ParamSpec("_P")   # _without_gc keeps the signature of what it decorates
-_R = TypeVar("_R")
 
 
 @dataclass(frozen=True)
@@ -93,28 +89,6 @@ class ImportResult:
     seconds: float = 0.0
 
 
-def _project_seed(db: sqlite_utils.Database) -> int:
-    value = bulk.stored_setting(db, "seed")
-    return int(json.loads(value)) if value is not None else DEFAULT_SEED
-
-
-def _check_models(db: sqlite_utils.Database, path: Path,
-                  scores: Sequence[tuple[str, str]]) -> None:
-    names = [name for name, _ in scores]
-    if not names:
-        raise TriageError("give at least one model score column (NAME=COLUMN)")
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise TriageError(f"model name(s) {', '.join(map(repr, dupes))} given twice")
-    taken = bulk.model_names(db)
-    clash = [n for n in names if n in taken]
-    if clash:
-        raise TriageError(f"{path}: the project already has model(s) "
-                          f"{', '.join(map(repr, clash))}; choose another name")
-    if any(not name.strip() for name in names):
-        raise TriageError("model names must not be empty")
-
-
 def _check_roles(mapping: ColumnMapping, score_columns: list[str]) -> None:
     """A column is a model's score or plays another part, not both (a gold label that is
     also a model would grade the model by itself)."""
@@ -123,6 +97,7 @@ def _check_roles(mapping: ColumnMapping, score_columns: list[str]) -> None:
         if column and column in score_columns:
             raise TriageError(f"column {column!r} is chosen both as the {role} and as a "
                               f"model's score; a column can be one or the other")
+
 
 
 def _insert_scores(db: sqlite_utils.Database, path: Path, column: str, model: str,
@@ -141,26 +116,6 @@ def _new_model(path: Path, column: str, model: str, values: np.ndarray,
     """A pool model for :func:`write_pool`: candidate ids are row indexes + 1."""
     order, tied = ranked
     return NewModel(model, column, str(path), now_iso(), tied, order + 1, values[order])
-
-
-def _source_entry(path: Path, kind: str, models: list[str], rows: int,
-                  digest: str | None = None) -> dict[str, Any]:
-    """The provenance entry of an imported file: its SHA-256, when, what it brought."""
-    if digest is None:
-        digest = _digest(path)
-    return {"file": str(path.resolve()), "sha256": digest, "imported_at": now_iso(),
-            "kind": kind, "models": models, "rows": rows}
-
-
-def _digest(path: Path) -> str:
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
-
-
-def _record_source(db: sqlite_utils.Database, path: Path, kind: str, models: list[str],
-                   rows: int) -> None:
-    """Note the imported file, its SHA-256 and when, for the report's provenance."""
-    provenance.record_source(db, _source_entry(path, kind, models, rows))
 
 
 def _metadata(table: Table, names: list[str]) -> Any:
@@ -190,22 +145,7 @@ def _candidate_rows(table: Table, mapping: ColumnMapping, used: list[str]) -> An
     return pa.table(columns)
 
 
-def _without_gc(func: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Run ``func`` with the cyclic GC paused: millions of fresh tuples would trigger it
-    hundreds of times over a heap of a million row lists, for nothing (no cycles here)."""
-    @functools.wraps(func)
-    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return func(*args, **kwargs)
-        finally:
-            if enabled:
-                gc.enable()
-    return wrapper
-
-
-@_without_gc
+@parts.without_gc
 def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: ColumnMapping, *,
                       skip_invalid: bool = False, progress: Progress | None = None,
                       seed: int | None = None, table: Table | None = None,
@@ -245,11 +185,11 @@ def _import_candidates(db: sqlite_utils.Database, path: Path, mapping: ColumnMap
                        writer: Callable[..., None] = write_pool) -> ImportResult:
     # long: the fast path first, then the careful one, as import_candidates says
     mapping = imagecols.with_image(mapping)
-    seed = _project_seed(db) if seed is None else seed
+    seed = parts.project_seed(db) if seed is None else seed
     if candidates.exist(db):
         raise TriageError("this project already has its candidates; add a later model's "
                           "scores with --add-scores (matched by --key)")
-    _check_models(db, path, mapping.scores)
+    parts.check_models(db, path, mapping.scores)
     score_columns = [column for _, column in mapping.scores]
     _check_roles(mapping, score_columns)
     used = [c for c in (mapping.key, mapping.text, mapping.gold) if c] + score_columns
@@ -309,8 +249,8 @@ def _stream(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping, *, ti
     source = origin or path
 
     def entry(rows: int, digest: str) -> list[tuple[str, str]]:
-        made = _source_entry(source, kind, models, rows, digest if origin is None
-                             else _digest(source))
+        made = parts.source_entry(source, kind, models, rows,
+                                  digest if origin is None else parts.file_digest(source))
         return [("source_file", str(source.resolve())),
                 provenance.sources_row(sources + [made]), *imagecols.image_rows(mapping, source)]
 
@@ -350,7 +290,7 @@ def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
     sources = provenance.sources(db)
     with ThreadPoolExecutor(max_workers=1) as pool:
         unique = pool.submit(fastread.all_unique, keys) if mapping.key else None
-        digest = pool.submit(_digest, path)
+        digest = pool.submit(parts.file_digest, path)
         rankings = {model: pool.submit(rank_scores, table.numbers(column), keys, seed, model)
                     for model, column in mapping.scores}
 
@@ -363,7 +303,7 @@ def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
             return out
 
         def info() -> list[tuple[str, str]]:
-            entry = _source_entry(path, kind, [m for m, _ in mapping.scores], n,
+            entry = parts.source_entry(path, kind, [m for m, _ in mapping.scores], n,
                                   digest.result())
             return [("source_file", str(path.resolve())),
                     provenance.sources_row(sources + [entry]), *imagecols.image_rows(mapping, path)]
@@ -374,7 +314,7 @@ def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
     return tied
 
 
-@_without_gc
+@parts.without_gc
 def add_scores(db: sqlite_utils.Database, path: str | Path, *, key: str,
                scores: Sequence[tuple[str, str]], progress: Progress | None = None,
                seed: int | None = None) -> ImportResult:
@@ -385,8 +325,8 @@ def add_scores(db: sqlite_utils.Database, path: str | Path, *, key: str,
     """
     started = time.perf_counter()
     path = Path(path)
-    seed = _project_seed(db) if seed is None else seed
-    _check_models(db, path, scores)
+    seed = parts.project_seed(db) if seed is None else seed
+    parts.check_models(db, path, scores)
     pool = candidates.ids_by_key(db)
     if not pool:
         raise TriageError("this project has no candidates yet; import the pool first")
@@ -414,6 +354,6 @@ def add_scores(db: sqlite_utils.Database, path: str | Path, *, key: str,
             values = table.numbers(column)
             tied[model] = _insert_scores(db, path, column, model, values, ids,
                                          rank_scores(values, keys, seed, model), ticker)
-        _record_source(db, path, "scores", [m for m, _ in scores], len(keys))
+        parts.record_source(db, path, "scores", [m for m, _ in scores], len(keys))
     return ImportResult(str(path), len(keys), 0, None, tuple(m for m, _ in scores), tied,
                         time.perf_counter() - started)

@@ -164,8 +164,10 @@ _spares: dict[str, _Writer] = {}
 
 @contextlib.contextmanager
 def warmed(path: str | None) -> Iterator[None]:
-    """Start the writing child for ``path`` now, so that its start overlaps reading the
-    source file; :func:`write` inside the block takes it, and an unused one is stopped."""
+    """Start the writing child for ``path`` now, so that its start overlaps the reading.
+
+    :func:`write` inside the block takes it, and an unused one is stopped.
+    """
     if path is None or not available() or path in _spares:
         yield
         return
@@ -184,8 +186,9 @@ def write(path: str, rows: Any, models: Callable[[], Iterable[Any]], *,
           on_batch: Callable[[Any], None] = lambda batch: None,
           after_rows: Callable[[], list[tuple[str, list[Any]]]] = list,
           per_model: Callable[[Any], list[tuple[str, list[Any]]]] = lambda model: []) -> None:
-    """The pool import's transaction (see :func:`triage.store.poolwrite.write_pool`), in
-    a child: candidates as an Arrow IPC stream, then models, info and the commit.
+    """The pool import's transaction, in a child (see :func:`triage.store.poolwrite.write_pool`).
+
+    Candidates go as an Arrow IPC stream, then models, info and the commit.
 
     ``on_batch(batch)`` sees each batch sent; ``after_rows()`` and ``per_model(model)``
     give more statements ``(sql, params)`` to run after the candidates and each model.

@@ -117,8 +117,10 @@ def write_pool(db: sqlite_utils.Database, rows: Any, models: Models, *, info: In
 
 @contextlib.contextmanager
 def warmed(db: sqlite_utils.Database, source: Path) -> Iterator[None]:
-    """Start the bulk writer's child now when ``source`` is big enough to want it, so its
-    start overlaps reading the file; one not used by the block is stopped after it."""
+    """Start the bulk writer's child now when ``source`` is big enough to want it.
+
+    Its start then overlaps reading the file; one not used by the block is stopped after it.
+    """
     try:
         big = source.stat().st_size >= SMALL_BYTES
     except OSError:
