@@ -6,7 +6,9 @@ a team role). An annotator's label counts only when the server's state says it m
 - ``judged_seconds(...)`` → the seconds to store. A new decision needs the lease the
   server gave that session for that candidate (``claims``: served there, at
   ``served_at`` by the server's clock), and a kind the server's state allows: ``triage``
-  and ``audit`` on a candidate nobody has decided; ``overlap`` on an item of the stored
+  on a candidate nobody has decided; ``audit`` only when the lease was the item of the
+  server's audit order due (``audit_due``: every earlier item of ``audit_order`` handled
+  or on another desk's lease, judged when it was claimed or now); ``overlap`` on an item of the stored
   plan that someone else decided and that is short of its labels; ``retest`` of the
   caller's own earlier decision from another session, once; ``certify`` on the running
   sample's items in sample order only (every earlier item decided or on another desk's
@@ -37,7 +39,7 @@ PACE_WINDOW_S = 2.0
 HOLD_S = 2.0          # a transaction holding the order lock this long while not waiting
 WAIT_S = 4.0          # how long a write waits for the order lock before "try again"
 INTERNAL = ("order_lock", "unstall", "pace", "judged_seconds", "certify_due",
-            "sample_items", "setting_number", "decided", "decision_kind")
+            "sample_items", "setting_number", "decided", "decision_kind", "audit_due")
 
 _JUDGE = r"""
 CREATE TABLE IF NOT EXISTS {s}.serial (id integer PRIMARY KEY CHECK (id = 1));
@@ -49,6 +51,11 @@ ALTER TABLE {s}.claims ADD COLUMN IF NOT EXISTS served_at double precision;
 ALTER TABLE {s}.claims ADD COLUMN IF NOT EXISTS claimed_in xid8;
 
 ALTER TABLE {s}.claims ADD COLUMN IF NOT EXISTS in_order boolean;
+
+ALTER TABLE {s}.claims ADD COLUMN IF NOT EXISTS in_audit boolean;
+
+CREATE TABLE IF NOT EXISTS {s}.audit_order (
+  candidate_id bigint PRIMARY KEY, pos integer NOT NULL UNIQUE);
 
 CREATE OR REPLACE FUNCTION {s}.setting_number(p_key text, p_default float8) RETURNS float8
 LANGUAGE sql STABLE {head}
@@ -140,6 +147,26 @@ BEGIN
                     AND c.session_id <> p_session AND c.expires_at > v_now));
 END $fn$;
 
+CREATE OR REPLACE FUNCTION {s}.audit_due(p_candidate bigint, p_session bigint)
+  RETURNS boolean LANGUAGE plpgsql STABLE {head}
+DECLARE v_pos integer; v_now float8 := extract(epoch FROM clock_timestamp());
+BEGIN
+  SELECT pos INTO v_pos FROM audit_order WHERE candidate_id = p_candidate;
+  IF v_pos IS NULL OR EXISTS (SELECT 1 FROM labels WHERE candidate_id = p_candidate
+                              AND undone_at IS NULL) THEN
+    RETURN NULL;
+  END IF;
+  -- Due when every earlier item of the order is handled or on another desk's lease
+  -- (scanned in order from the start: it stops at the first item still open).
+  PERFORM 1 FROM audit_order a WHERE a.pos < v_pos
+    AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = a.candidate_id
+                    AND l.undone_at IS NULL)
+    AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.candidate_id = a.candidate_id
+                    AND c.session_id <> p_session AND c.expires_at > v_now)
+    ORDER BY a.pos LIMIT 1;
+  RETURN NOT FOUND;
+END $fn$;
+
 CREATE OR REPLACE FUNCTION {s}.decision_kind(p_annotator bigint, p_candidate bigint,
   p_kind text) RETURNS text LANGUAGE sql STABLE {head}
   SELECT CASE WHEN p_kind = 'retest' THEN p_kind ELSE coalesce((
@@ -149,7 +176,7 @@ CREATE OR REPLACE FUNCTION {s}.decision_kind(p_annotator bigint, p_candidate big
 CREATE OR REPLACE FUNCTION {s}.judged_seconds(p_annotator bigint, p_candidate bigint,
   p_session bigint, p_kind text, p_seconds float8) RETURNS float8 LANGUAGE plpgsql {head}
 DECLARE v_mine text; v_served float8; v_in_order boolean; v_due boolean; v_others integer;
-  v_need integer;
+  v_need integer; v_in_audit boolean;
 BEGIN
   SELECT kind INTO v_mine FROM labels WHERE candidate_id = p_candidate
     AND annotator_id = p_annotator AND undone_at IS NULL AND kind <> 'retest'
@@ -165,7 +192,7 @@ BEGIN
     END IF;
     RETURN 0;   -- a change of one's own decision: nothing new was served, nothing is paid
   END IF;
-  SELECT served_at, in_order INTO v_served, v_in_order FROM claims
+  SELECT served_at, in_order, in_audit INTO v_served, v_in_order, v_in_audit FROM claims
     WHERE candidate_id = p_candidate AND session_id = p_session;
   IF v_served IS NULL THEN
     PERFORM refuse(format('candidate %s was not served to session %s (or its lease went '
@@ -197,6 +224,10 @@ BEGIN
     END IF;
   ELSIF v_others > 0 THEN
     PERFORM refuse(format('candidate %s has been decided by someone else', p_candidate));
+  ELSIF p_kind = 'audit' AND NOT (coalesce(v_in_audit, false)
+                                  OR coalesce(audit_due(p_candidate, p_session), false)) THEN
+    PERFORM refuse(format('candidate %s is not the next item of the audit sample for this '
+                          'session', p_candidate));
   END IF;
   RETURN least(p_seconds, greatest(extract(epoch FROM clock_timestamp()) - v_served, 0),
                lease_seconds());
