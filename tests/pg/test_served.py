@@ -200,6 +200,27 @@ def test_a_desks_audit_items_count(pg, pg_url, project_name, tmp_path, monkeypat
     assert len(_ids(pg, s, "SELECT id FROM {s}.labels WHERE undone_at IS NULL")) == 12
 
 
+def test_the_server_keeps_the_audit_order_of_an_import_and_of_a_new_seed(pg, tmp_path,
+                                                                          monkeypatch):
+    from tests.helpers import pool_rows, write_pool
+
+    monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
+    url, s = pg.url("audited"), "triage_audited"
+    assert main(["new", url, str(write_pool(tmp_path / "pool.csv", pool_rows(80))),
+                 "--text", "text", "--key", "key", "--score", "m1=m1",
+                 "--labels", "idiom:i,literal:l", "--positive", "idiom"]) == 0
+
+    def stored() -> list[int]:
+        return _ids(pg, s, "SELECT candidate_id FROM {s}.audit_order ORDER BY pos")
+
+    ids = np.asarray(_ids(pg, s, "SELECT id FROM {s}.candidates"))
+    lead = open_project(url)
+    assert stored() == audit_order(ids, lead.settings.seed).tolist()
+    lead.update_settings(seed=lead.settings.seed + 1)
+    assert stored() == audit_order(ids, lead.settings.seed).tolist()
+    lead.close()
+
+
 def test_one_decision_per_annotator_and_candidate(team):
     pg, _url, s, _name = team
     candidate = _unlabelled(pg, s)[0]
