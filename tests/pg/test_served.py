@@ -211,7 +211,8 @@ def test_the_server_keeps_the_audit_order_of_an_import_and_of_a_new_seed(pg, tmp
                  "--labels", "idiom:i,literal:l", "--positive", "idiom"]) == 0
 
     def stored() -> list[int]:
-        return _ids(pg, s, "SELECT candidate_id FROM {s}.audit_order ORDER BY pos")
+        blob = _ids(pg, s, "SELECT ids FROM {s}.audit_order")[0]
+        return np.frombuffer(blob, dtype=">i8").tolist()
 
     ids = np.asarray(_ids(pg, s, "SELECT id FROM {s}.candidates"))
     lead = open_project(url)

@@ -3,9 +3,9 @@
 The audit sample is the prefix of one seeded shuffle of the pool
 (:func:`triage.base.audit.audit_order`). The lead's publish, team import, ``server init``
 and a change of the seed store that shuffle in ``audit_order`` (annotators can neither
-read nor write it); ``claim`` marks a lease as the audit item due when every earlier item
-of the order is handled or on another desk's lease, and ``add_label`` takes an annotator's
-``audit`` label only on such a lease (:mod:`.judge`).
+read nor write it); ``claim`` marks a lease as the audit item due when it is the first
+item of the order neither handled nor on another desk's lease, and ``add_label`` takes
+an annotator's ``audit`` label only on such a lease (:mod:`.judge`).
 """
 
 from __future__ import annotations
@@ -29,18 +29,20 @@ def server_seed(conn: psycopg.Connection[Any], url: ServerUrl) -> int:
 
 
 def store_audit_order(conn: psycopg.Connection[Any], url: ServerUrl) -> int:
-    """Replace the server's audit order with the shuffle of its candidates; rows written."""
+    """Replace the server's audit order with the shuffle of its candidates; its length.
+
+    One row: the candidate ids in order as 8-byte big-endian integers, stored uncompressed
+    so the server reads the slices it needs (the start of the order), never all of it.
+    """
     s = url.schema
-    row = conn.execute(f"SELECT coalesce(array_agg(id), '{{}}') FROM {s}.candidates".encode()
-                       ).fetchone()
-    ids = np.asarray(row[0] if row else [], dtype=np.int64)
-    order = audit_order(ids, server_seed(conn, url))
+    row = conn.execute(f"SELECT string_agg(int8send(id), ''::bytea) FROM {s}.candidates"
+                       .encode()).fetchone()
+    ids = np.frombuffer(row[0], dtype=">i8") if row and row[0] else np.empty(0, np.int64)
+    order = audit_order(ids.astype(np.int64), server_seed(conn, url))
     conn.execute(f"DELETE FROM {s}.audit_order".encode())
     if order.size:
-        text = "".join(f"{c}\t{i}\n" for i, c in enumerate(order.tolist()))
-        with conn.cursor() as cur, cur.copy(
-                f"COPY {s}.audit_order (candidate_id, pos) FROM STDIN".encode()) as copy:
-            copy.write(text.encode())
+        conn.execute(f"INSERT INTO {s}.audit_order (id, n, ids) VALUES (1, %s, %b)".encode(),
+                     [int(order.size), order.astype(">i8").tobytes()])
     return int(order.size)
 
 

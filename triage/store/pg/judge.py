@@ -7,8 +7,8 @@ a team role). An annotator's label counts only when the server's state says it m
   server gave that session for that candidate (``claims``: served there, at
   ``served_at`` by the server's clock), and a kind the server's state allows: ``triage``
   on a candidate nobody has decided; ``audit`` only when the lease was the item of the
-  server's audit order due (``audit_due``: every earlier item of ``audit_order`` handled
-  or on another desk's lease, judged when it was claimed or now); ``overlap`` on an item of the stored
+  server's audit order due (``audit_due``: the first item of the stored order neither
+  handled nor on another desk's lease, judged when it was claimed or now); ``overlap`` on an item of the stored
   plan that someone else decided and that is short of its labels; ``retest`` of the
   caller's own earlier decision from another session, once; ``certify`` on the running
   sample's items in sample order only (every earlier item decided or on another desk's
@@ -55,7 +55,9 @@ ALTER TABLE {s}.claims ADD COLUMN IF NOT EXISTS in_order boolean;
 ALTER TABLE {s}.claims ADD COLUMN IF NOT EXISTS in_audit boolean;
 
 CREATE TABLE IF NOT EXISTS {s}.audit_order (
-  candidate_id bigint PRIMARY KEY, pos integer NOT NULL UNIQUE);
+  id integer PRIMARY KEY CHECK (id = 1), n integer NOT NULL, ids bytea NOT NULL);
+
+ALTER TABLE {s}.audit_order ALTER COLUMN ids SET STORAGE EXTERNAL;
 
 CREATE OR REPLACE FUNCTION {s}.setting_number(p_key text, p_default float8) RETURNS float8
 LANGUAGE sql STABLE {head}
@@ -149,22 +151,31 @@ END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.audit_due(p_candidate bigint, p_session bigint)
   RETURNS boolean LANGUAGE plpgsql STABLE {head}
-DECLARE v_pos integer; v_now float8 := extract(epoch FROM clock_timestamp());
+DECLARE v_n integer; v_from integer := 0; v_first bigint;
+  v_now float8 := extract(epoch FROM clock_timestamp());
 BEGIN
-  SELECT pos INTO v_pos FROM audit_order WHERE candidate_id = p_candidate;
-  IF v_pos IS NULL OR EXISTS (SELECT 1 FROM labels WHERE candidate_id = p_candidate
-                              AND undone_at IS NULL) THEN
+  SELECT n INTO v_n FROM audit_order WHERE id = 1;
+  IF v_n IS NULL OR EXISTS (SELECT 1 FROM labels WHERE candidate_id = p_candidate
+                            AND undone_at IS NULL) THEN
     RETURN NULL;
   END IF;
-  -- Due when every earlier item of the order is handled or on another desk's lease
-  -- (scanned in order from the start: it stops at the first item still open).
-  PERFORM 1 FROM audit_order a WHERE a.pos < v_pos
-    AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = a.candidate_id
-                    AND l.undone_at IS NULL)
-    AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.candidate_id = a.candidate_id
-                    AND c.session_id <> p_session AND c.expires_at > v_now)
-    ORDER BY a.pos LIMIT 1;
-  RETURN NOT FOUND;
+  -- The item due: the first of the order neither handled nor on another desk's lease,
+  -- read {chunk} at a time from the start (slices of the stored order, never all of it).
+  WHILE v_from < v_n LOOP
+    SELECT i.cid INTO v_first FROM (
+      SELECT g, ('x' || encode(substring(a.ids FROM g * 8 + 1 FOR 8), 'hex'))::bit(64)::bigint
+             AS cid
+      FROM audit_order a, generate_series(v_from, least(v_from + {chunk}, v_n) - 1) g
+      WHERE a.id = 1) i
+    WHERE NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = i.cid
+                      AND l.undone_at IS NULL)
+      AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.candidate_id = i.cid
+                      AND c.session_id <> p_session AND c.expires_at > v_now)
+    ORDER BY i.g LIMIT 1;
+    IF FOUND THEN RETURN v_first = p_candidate; END IF;
+    v_from := v_from + {chunk};
+  END LOOP;
+  RETURN false;
 END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.decision_kind(p_annotator bigint, p_candidate bigint,
@@ -242,7 +253,7 @@ def judge_template(url: ServerUrl) -> str:
                         "{tries}": str(int(WAIT_S / 0.5)), "{wait}": str(int(WAIT_S)),
                         "{rate_key}": LABEL_RATE_KEY, "{rate}": str(DEFAULT_LABEL_RATE),
                         "{quota_key}": NOTE_QUOTA_KEY, "{quota}": str(DEFAULT_NOTE_QUOTA),
-                        "{window}": str(PACE_WINDOW_S)}.items():
+                        "{window}": str(PACE_WINDOW_S), "{chunk}": "64"}.items():
         text = text.replace(name, value)
     return text
 
