@@ -151,7 +151,7 @@ END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.audit_due(p_candidate bigint, p_session bigint)
   RETURNS boolean LANGUAGE plpgsql STABLE {head}
-DECLARE v_n integer; v_from integer := 0; v_first bigint;
+DECLARE v_n integer; v_from integer := 0; v_first bigint; v_part bytea;
   v_now float8 := extract(epoch FROM clock_timestamp());
 BEGIN
   SELECT n INTO v_n FROM audit_order WHERE id = 1;
@@ -162,17 +162,17 @@ BEGIN
   -- The item due: the first of the order neither handled nor on another desk's lease,
   -- read {chunk} at a time from the start (slices of the stored order, never all of it).
   WHILE v_from < v_n LOOP
-    SELECT i.cid INTO v_first FROM (
-      SELECT g, ('x' || encode(substring(a.ids FROM g * 8 + 1 FOR 8), 'hex'))::bit(64)::bigint
-             AS cid
-      FROM audit_order a, generate_series(v_from, least(v_from + {chunk}, v_n) - 1) g
-      WHERE a.id = 1) i
-    WHERE NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = i.cid
-                      AND l.undone_at IS NULL)
-      AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.candidate_id = i.cid
-                      AND c.session_id <> p_session AND c.expires_at > v_now)
-    ORDER BY i.g LIMIT 1;
-    IF FOUND THEN RETURN v_first = p_candidate; END IF;
+    SELECT substring(ids FROM v_from * 8 + 1 FOR {chunk} * 8) INTO v_part FROM audit_order
+      WHERE id = 1;
+    FOR g IN 0 .. length(v_part) / 8 - 1 LOOP
+      v_first := ('x' || encode(substring(v_part FROM g * 8 + 1 FOR 8), 'hex'))::bit(64)::bigint;
+      IF NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = v_first
+                     AND l.undone_at IS NULL)
+         AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.candidate_id = v_first
+                         AND c.session_id <> p_session AND c.expires_at > v_now) THEN
+        RETURN v_first = p_candidate;
+      END IF;
+    END LOOP;
     v_from := v_from + {chunk};
   END LOOP;
   RETURN false;
