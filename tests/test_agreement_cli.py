@@ -164,3 +164,19 @@ def test_retest_per_annotator(tmp_path, capsys):
     # The agreement between annotators uses a's latest ratings (s3).
     assert data["replaced_ratings"] == 4
     assert data["percent_agreement"] == 0.75
+
+
+def test_few_pairable_items_read_too_few_to_judge_not_a_band(tmp_path, capsys):
+    # Ten items rated alike by two people: α = 1, but the text says what the advice and
+    # the report say (too few to judge), while JSON keeps Krippendorff's band.
+    rows = ["item,annotator,label"] + [
+        f"i{i},{who},{'a' if i % 2 else 'b'}" for i in range(10) for who in ("ada", "bob")]
+    path = tmp_path / "few.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    code, out, err = agree_here(capsys, path)
+    assert code == 0, err
+    alpha_line = next(line for line in out.splitlines() if "Krippendorff's alpha" in line)
+    assert alpha_line.rstrip().endswith("too few to judge (n = 10)")
+    assert "reliable" not in alpha_line
+    code, out, err = agree_here(capsys, path, "--json")
+    assert code == 0 and json.loads(out)["reading"] == "reliable"

@@ -137,6 +137,21 @@ def test_the_command_table_matches_the_command_modules():
     assert registered == COMMANDS
 
 
+def test_every_command_help_says_each_default_once_and_never_none():
+    # `triage new --help` once read "(default: guessed) (default: None)".
+    import argparse
+    import re
+
+    from triage.cli.program import build_parser
+
+    full = build_parser()
+    choices = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction))
+    for name, parser in choices.choices.items():
+        text = " ".join(parser.format_help().split())
+        assert not re.search(r"\(default: (None|False|\[\])\)", text), name
+        assert not re.search(r"\(default: [^)]*\) \(default:", text), name
+
+
 def test_a_command_run_imports_only_its_own_module():
     code = ("import sys\nfrom triage.cli.program import build_parser\n"
             "args = build_parser('status').parse_args(['status', 'x.triage'])\n"

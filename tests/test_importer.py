@@ -373,25 +373,22 @@ def _contents(database):
 
 
 def test_bulk_path_and_fallback_write_the_same(tmp_path, monkeypatch):
-    """With another connection of this process on the file, ADBC (a second copy of SQLite)
-    must not touch it: the rows go through sqlite3 instead, with the same result."""
-    import sqlite3
-
+    """The child process's ADBC ingest and this process's sqlite3 write the same rows."""
+    import triage.store.bulkrun as bulkrun
     import triage.store.poolwrite as poolwrite
 
     used = []
-    for name in ("_write_adbc", "_write_sqlite"):
-        original = getattr(poolwrite, name)
-        monkeypatch.setattr(poolwrite, name,
-                            lambda *a, _o=original, _n=name: (used.append(_n), _o(*a))[1])
+    for module, name in ((bulkrun, "write"), (poolwrite, "_write_sqlite")):
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _o=original, _n=name, **k:
+                            (used.append(_n), _o(*a, **k))[1])
+    monkeypatch.setattr(poolwrite, "SMALL_ROWS", 0)
     alone = create_database(tmp_path / "alone.triage")
     import_candidates(alone, pool(tmp_path), MAPPING)
+    monkeypatch.setattr(poolwrite, "SMALL_ROWS", 10**9)
     shared = create_database(tmp_path / "shared.triage")
-    other = sqlite3.connect(tmp_path / "shared.triage")
-    other.execute("SELECT count(*) FROM candidates").fetchone()
     import_candidates(shared, pool(tmp_path), MAPPING)
-    other.close()
-    assert used == ["_write_adbc", "_write_sqlite"]
+    assert used == ["write", "_write_sqlite"]
     strip = lambda rows: [r[:4] + r[5:] for r in rows]  # noqa: E731 - imported_at differs
     a, b = _contents(alone), _contents(shared)
     assert a["candidates"] == b["candidates"] and a["rankings"] == b["rankings"]

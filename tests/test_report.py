@@ -41,7 +41,9 @@ def test_report_json_carries_the_numbers_of_advise_gain_and_agree(demo, capsys):
     data = _json(capsys, "report", str(demo), "--json", "--bootstrap", BOOT)
     advice = _json(capsys, "advise", str(demo), "--json")
     gain = _json(capsys, "gain", str(demo), "--json")
-    agree = _json(capsys, "agree", str(demo), "--json", "--bootstrap", BOOT)
+    # The demo ships guidelines (one version): the report is `agree --by guideline_version`.
+    agree = _json(capsys, "agree", str(demo), "--json", "--bootstrap", BOOT,
+                  "--by", "guideline_version")
     words = ("reading", "rule_rows", "next_batch_text", "plan_text")
     assert {k: v for k, v in data["advice"].items() if k not in words} == advice
     assert data["models"]["gain_report"] == gain

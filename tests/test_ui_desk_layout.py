@@ -37,7 +37,8 @@ def test_a_small_window_stacks_the_charts_and_the_notes_into_tabs(qtbot, project
         "Gain", "Spend", "Yield", "Guidelines"]
     assert tabs.currentWidget() is window.gain and window.gain.isVisible()
     assert not window.drawer.isVisible()   # one page at a time
-    assert window.split.indexOf(tabs) == 1 and window.panel_split.count() == 0
+    assert window.split.indexOf(window.compact.tabs_area) == 1   # the tabs scroll, not the keys
+    assert window.panel_split.count() == 0
     # The banner keeps to one line: the headline elided, the whole of it in the tooltip.
     banner = window.advice_banner
     assert not banner.text.wordWrap() and not banner.stamp.isVisible()

@@ -37,7 +37,7 @@ def test_highlight_spans_are_whole_words_any_case():
     assert highlight_spans("a.b a*b", ["a*b"]) == [(4, 3)]  # literal, not a pattern
     assert parse_words("kick, Bucket\nkick\n ") == ("kick", "Bucket")
     assert shortcut_sheet([("Desk", [("i", "idiom"), ("s", "skip")])]) == \
-        "Desk\n  i   idiom\n  s   skip\n"
+        "Desk\n  i\tidiom\n  s\tskip\n"
 
 
 def test_a_long_text_wraps_and_scrolls_from_the_keyboard(window, qtbot):

@@ -74,9 +74,10 @@ REFUSED_ON_SERVER = {
     "triage.store.exchange:insert_sourced_labels": "Prodigy / Label Studio label events",
     "triage.store.exchange:set_picture_folder": "where a Prodigy / Label Studio pool's pictures are",
     "triage.store.poolwrite:_write_sqlite": "the pool, through sqlite3",
-    "triage.store.poolwrite:_write_adbc": "the pool, through ADBC",
+    "triage.store.bulkchild:_write": "the pool, through ADBC in a child process",
+    "triage.store.bulkchild:_finish": "the pool's models, checksums and provenance, in that child",
+    "triage.store.bulkchild:_store_plan": "the overlap plan drawn with the pool, in that child",
     "triage.store.poolwrite:_store_plan": "the overlap plan drawn with the pool",
-    "triage.store.poolwrite:_rollback_journal": "the journal mode of a bulk write",
     "triage.store.content:TextHashes.store": "the checksums of an imported pool's texts",
     "triage.store.content:store_ranking_hashes": "the checksums of an imported ranking",
     "triage.store.content:record_missing": "`triage check --deep --record`: checksums an "
@@ -117,6 +118,8 @@ INTERNAL = {
     "triage.store.pg.schema:project_statements": "`triage server init`",
     "triage.store.pg.schema:_check_login_roles": "`triage server grant`",
     "triage.store.pg.schema:grant_roles": "`triage server grant`",
+    "triage.store.pg.schema:annotator_limits": "`triage server init|grant`: role limits",
+    "triage.store.pg.judge:judge_template": "`triage server init`: the judge's functions",
 }
 
 

@@ -16,7 +16,14 @@ from collections.abc import Iterable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextOption
-from PySide6.QtWidgets import QFrame, QLabel, QPlainTextEdit, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QLabel,
+    QPlainTextEdit,
+    QScrollArea,
+    QSizePolicy,
+    QWidget,
+)
 
 from triage.views.reading import highlight_spans
 from triage.views.text import chunk_end, has_hidden, reveal
@@ -31,6 +38,33 @@ def plain_label(object_name: str, *, wrap: bool = True) -> QLabel:
     label.setWordWrap(wrap)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
     return label
+
+
+def tinted_label(object_name: str, colour: str, *, centred: bool = False) -> QLabel:
+    """A plain-text label in ``colour`` (the desk's secondary lines), centred or not."""
+    label = plain_label(object_name)
+    label.setStyleSheet(f"color: {colour};")
+    if centred:
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    return label
+
+
+def scrolling(label: QLabel) -> QScrollArea:
+    """``label`` in a frameless scroll area that shows one line at least and scrolls the
+    rest when space is short (the desk's fields under the text: the keys keep their place)."""
+    area = QScrollArea()
+    area.setObjectName(f"{label.objectName()}Area")
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    area.setWidget(label)
+    area.viewport().setAutoFillBackground(False)
+    label.setAutoFillBackground(False)
+    area.setStyleSheet("QScrollArea { background: transparent; }")
+    area.setMinimumHeight(label.fontMetrics().lineSpacing() + 4)
+    area.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+    return area
 
 
 class KeywordHighlighter(QSyntaxHighlighter):

@@ -35,12 +35,13 @@ from triage.views.desk import (
     log_recovered_text,
     meta_text,
     position_text,
+    public_meta,
     score_text,
     spent_seconds,
     status_text,
 )
 from triage.views.text import HIDDEN_NOTE, bounded_meta, feedback_excerpt, unexpected_fault
-from ui.candidate_text import CandidateText, plain_label
+from ui.candidate_text import CandidateText, scrolling, tinted_label
 from ui.desk_buttons import DeskButtons
 from ui.desk_notes import NoteRow
 from ui.desk_pictures import DeskPictures
@@ -78,6 +79,7 @@ class Desk(QWidget):
         self._keys: dict[str, KeyAction] = {}
         self._shown_at = time.monotonic()
         self._pending: Step | None = None
+        self._decided: dict[int, str] = {}   # label id -> its candidate, for the note line
         self._recovered = ""   # what to say once a lost write-ahead log was recovered
         self.load_error: str | None = None   # why the next candidate could not be shown
         self._build()
@@ -88,22 +90,16 @@ class Desk(QWidget):
 
     # -- layout ----------------------------------------------------------------------
     def _build(self) -> None:
-        self.position = plain_label("position")
-        self.score = plain_label("score")
+        self.position = tinted_label("position", SECONDARY)
+        self.score = tinted_label("score", SCORE)
         self.score.setVisible(False)
         self.text = CandidateText(self)
         self.pictures = DeskPictures(self.text, lambda: self.project)
         self.text.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.text.setMinimumHeight(80)
-        self.meta = plain_label("meta")
-        self.meta.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.message = plain_label("message")
-        self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.message.setStyleSheet(f"color: {SECONDARY};")
-        self.meta.setStyleSheet(f"color: {META};")
-        self.position.setStyleSheet(f"color: {SECONDARY};")
-        self.score.setStyleSheet(f"color: {SCORE};")
-
+        self.text.setMinimumHeight(56)   # a line of text at least; it scrolls, the keys stay
+        self.meta = tinted_label("meta", META, centred=True)
+        self.message = tinted_label("message", SECONDARY, centred=True)
+        self.meta_area = scrolling(self.meta)   # many fields scroll; the keys stay put
         self.buttons = DeskButtons(self._act)
         self.skip_button, self.undo_button = self.buttons.skip, self.buttons.undo
         self.note_button = self.buttons.note
@@ -112,14 +108,12 @@ class Desk(QWidget):
         self.note_edit = self.note_row.edit
         self.note_row.saved.connect(self._save_note)
         self.note_row.closed.connect(self.setFocus)
-
         layout = QVBoxLayout(self)
         layout.addWidget(self.position)
         layout.addWidget(self.score)
         layout.addWidget(self.text, 5)
         layout.addSpacing(8)
-        layout.addWidget(self.meta)
-        layout.addStretch(1)
+        layout.addWidget(self.meta_area)
         layout.addLayout(self.buttons.label_row)
         layout.addLayout(self.buttons.tool_row)
         layout.addWidget(self.note_row)
@@ -153,6 +147,9 @@ class Desk(QWidget):
         self.session = None
         self.project = None
         self._pending = None
+        self._decided.clear()
+        self.note_row.close_row()
+        self.message.setText("")   # not the last project's last decision
         # Nothing of the old project stays on screen (a busy or failed open of the next one
         # must not leave its candidate looking labelable).
         self._show(None)
@@ -180,6 +177,7 @@ class Desk(QWidget):
         small = QFont(self.font())
         small.setPointSizeF(max(8.0, 11.0 * ZOOM_STEP ** (self.zoom_steps / 2)))
         self.meta.setFont(small)
+        self.meta_area.setMinimumHeight(self.meta.fontMetrics().lineSpacing() + 4)
 
     # -- showing ---------------------------------------------------------------------
     def show_next(self) -> None:
@@ -223,7 +221,8 @@ class Desk(QWidget):
             self.score.setVisible(False)
         else:
             self.text.setText(item.text)
-            meta = bounded_meta(meta_text(item.meta)) if item.meta else ""
+            shown = public_meta(item.meta or {}, self.project and self.project.settings.public_fields)
+            meta = bounded_meta(meta_text(shown)) if shown else ""
             if self.text.has_hidden:
                 meta = "\n".join(filter(None, (HIDDEN_NOTE, meta)))
             self.meta.setText(meta)
@@ -279,7 +278,7 @@ class Desk(QWidget):
             if label_id is None:
                 self.message.setText("Label something first: a note goes with your last label.")
             else:
-                self.note_row.open_for(label_id)
+                self.note_row.open_for(label_id, self._decided.get(label_id, ""))
             return
         if action.kind == "undo":
             self._pending = self._commit_undo
@@ -365,6 +364,7 @@ class Desk(QWidget):
             label_id = done.label_id
         self.stats.record(label_id, value is None)
         shown = self.current.text if self.current else ""
+        self._decided[label_id] = feedback_excerpt(f"“{shown}” ({value or 'skipped'})", 60)
         # A short, single-line excerpt: the whole candidate here would push the desk apart.
         self.message.setText(feedback_excerpt(f"{'skipped' if value is None else value}: {shown}"))
         self._retire_current()  # committed: done, whatever loading the next one does

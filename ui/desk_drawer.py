@@ -31,7 +31,7 @@ from ui.candidate_text import CandidateText, plain_label
 from ui.palette import SECONDARY
 from ui.thumbnails import SmallPicture
 
-HISTORY_COLUMNS = (HISTORY_TIME_HEADING, "Key", "Label", "Candidate")
+HISTORY_COLUMNS = (HISTORY_TIME_HEADING, "Key", "Label", "Candidate", "Note")
 
 
 def markdown_browser(parent: QWidget | None = None) -> QTextBrowser:
@@ -144,8 +144,9 @@ class HistoryPane(QWidget):
         self.pictures = pictures
         rows = history_rows(self.decisions)
         self.table.setRowCount(len(rows))
-        for r, row in enumerate(rows):
-            for c, text in enumerate((row.when, row.key, row.value, row.text)):
+        for r, (row, decision) in enumerate(zip(rows, self.decisions)):
+            cells = (row.when, row.key, row.value, row.text, decision.note or "")
+            for c, text in enumerate(cells):
                 self.table.setItem(r, c, QTableWidgetItem(text))  # plain-text items
         ids = [d.candidate_id for d in self.decisions]
         if keep is not None and keep.candidate_id in ids:
@@ -173,7 +174,9 @@ class HistoryPane(QWidget):
 
     def _selected(self) -> None:
         decision = self.selected()
-        self.detail.setText(decision.text if decision else "Select a decision to see it here.")
+        note = f"\n\nYour note: {decision.note}" if decision and decision.note else ""
+        self.detail.setText(decision.text + note if decision
+                            else "Select a decision to see it here.")
         if self.pictures is None:
             self.picture.show_picture(None)
         elif decision is None:

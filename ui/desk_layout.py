@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from ui.window_state import FitScroll, available_rect, keep_on_screen
@@ -20,6 +20,7 @@ from ui.window_state import FitScroll, available_rect, keep_on_screen
 COMPACT_HEIGHT = 520   # logical px of the window's content: below, the panes stack
 COMPACT_WIDTH = 640
 NARROW_SCREEN = 720    # logical px: on a narrower screen the tabs go under the candidate
+WIDE_BANNER_EXTRA_LINES = 2   # the banner's headline wraps to up to three lines when wide
 TAB_NAMES = {"Cumulative gain": "Gain", "Marginal-decile yield": "Yield"}  # short: no scrolling
 
 
@@ -28,19 +29,50 @@ def is_compact(width: int, height: int) -> bool:
     return height < COMPACT_HEIGHT or width < COMPACT_WIDTH
 
 
+class DeskColumn(QWidget):
+    """The banner over the desk. Never smaller than its content needs at the width it has
+    (the banner's wrapped lines, the text's least height, every key button): a splitter
+    gives the other pane less, or the window stacks its panes, but the keys are never
+    scrolled, clipped or squeezed out of sight. The candidate's text scrolls instead."""
+
+    def __init__(self, banner: QWidget, desk: QWidget) -> None:
+        super().__init__()
+        self.setObjectName("deskColumn")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(banner)
+        layout.addWidget(desk, 1)
+
+    def needed_height(self, width: int | None = None) -> int:
+        """The least height the banner and the desk need at ``width`` (now: its own)."""
+        layout = self.layout()
+        width = self.width() if width is None else width
+        need = layout.totalMinimumSize().height()
+        if layout.hasHeightForWidth():
+            need = max(need, layout.totalMinimumHeightForWidth(width))
+        return need
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        hint = super().minimumSizeHint()
+        return QSize(hint.width(), max(hint.height(), self.needed_height()))
+
+    def event(self, event) -> bool:
+        # A wider or narrower column wraps the banner to other lines: a new minimum.
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest):
+            need = self.needed_height()
+            if need != self.minimumHeight():
+                self.setMinimumHeight(need)
+        return super().event(event)
+
+
 def build_panes(banner: QWidget, desk: QWidget,
                 drawer: QWidget) -> tuple[QSplitter, QSplitter, QSplitter]:
     """The wide layout: (split, desk_split, panel_split). The banner over the desk, the
     drawer under them; the chart panels (added later) in panel_split beside them."""
-    desk_top = QWidget()
-    desk_layout = QVBoxLayout(desk_top)
-    desk_layout.setContentsMargins(0, 0, 0, 0)
-    desk_layout.addWidget(banner)
-    desk_layout.addWidget(desk, 1)
     desk_side = QSplitter(Qt.Orientation.Vertical)
-    # On a small screen the desk scrolls rather than lay its lines over each other.
-    desk_side.addWidget(FitScroll(desk_top))
+    desk_side.addWidget(DeskColumn(banner, desk))
     desk_side.addWidget(drawer)
+    desk_side.setChildrenCollapsible(False)
     desk_side.setStretchFactor(0, 2)   # the history shows several rows by default
     desk_side.setStretchFactor(1, 1)
     panel_split = QSplitter(Qt.Orientation.Vertical)
@@ -68,6 +100,9 @@ class CompactLayout(QObject):
         self.tabs.setObjectName("compactTabs")
         self.tabs.setAccessibleName("Charts, guidelines and history")
         self.tabs.hide()
+        # The tabs scroll (under the candidate on a narrow screen), never the desk's keys.
+        self.tabs_area = FitScroll(self.tabs)
+        self.tabs_area.hide()
         self._moved: list[QWidget] = []
         self._moving = False   # the drawer shown by a move, not by the user
         window.installEventFilter(self)
@@ -89,9 +124,22 @@ class CompactLayout(QObject):
     def update(self) -> None:
         """Switch to the layout the window's current size wants."""
         central = self.split
-        want = is_compact(central.width(), central.height())
+        want = is_compact(central.width(), central.height()) or self._squeezed()
         if want != self.compact:
             self.set_compact(want)
+
+    def _squeezed(self) -> bool:
+        """Would the desk (every key whole) and the drawer under it not fit side by side?
+        Measured as the wide layout would need it: the banner's headline may wrap there."""
+        column = self.desk_split.widget(0)
+        if not isinstance(column, DeskColumn):
+            return False
+        need = column.needed_height()
+        if self.compact:   # the banner keeps to one line now; wide, it wraps
+            need += WIDE_BANNER_EXTRA_LINES * column.fontMetrics().lineSpacing()
+        if not self.drawer.isHidden() or self.compact and self.drawer in self._moved:
+            need += self.drawer.minimumSizeHint().height() + self.desk_split.handleWidth()
+        return self.split.height() < need
 
     def set_compact(self, compact: bool) -> None:
         """Stack the panes into tabs (True) or put them back side by side (False)."""
@@ -110,7 +158,8 @@ class CompactLayout(QObject):
         self.split.setOrientation(Qt.Orientation.Vertical if narrow
                                   else Qt.Orientation.Horizontal)
         if compact:
-            self.split.replaceWidget(self.split.indexOf(self.panel_split), self.tabs)
+            self.split.replaceWidget(self.split.indexOf(self.panel_split), self.tabs_area)
+            self.tabs_area.show()
             self.tabs.show()
             self._take_panels()
             if not self.drawer.isHidden():   # not closed by the user (View menu)
@@ -126,9 +175,9 @@ class CompactLayout(QObject):
                     self.panel_split.addWidget(widget)
                 widget.show()
             self._moved = []
-            self.split.replaceWidget(self.split.indexOf(self.tabs), self.panel_split)
+            self.split.replaceWidget(self.split.indexOf(self.tabs_area), self.panel_split)
             self.panel_split.show()
-            self.tabs.hide()
+            self.tabs_area.hide()
 
     def _take_panels(self) -> None:
         """Move the chart panels from their splitter into the tabs (before the drawer)."""

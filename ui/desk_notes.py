@@ -22,7 +22,9 @@ class NoteRow(QWidget):
         self.label_id: int | None = None
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(QLabel("Note on the last label:"))
+        self.caption = QLabel("Note on the last label:")
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)   # candidate text: never HTML
+        layout.addWidget(self.caption)
         self.edit = QLineEdit()
         self.edit.setAccessibleName("Note on the last label")
         self.edit.setPlaceholderText("type, Enter to save, Esc to cancel")
@@ -31,9 +33,12 @@ class NoteRow(QWidget):
         layout.addWidget(self.edit)
         self.setVisible(False)
 
-    def open_for(self, label_id: int) -> None:
-        """Show an empty note line for label event ``label_id`` and give it the keyboard."""
+    def open_for(self, label_id: int, what: str = "") -> None:
+        """Show an empty note line for label event ``label_id`` (``what``: that decision and
+        its candidate, in short, so the annotator sees what the note attaches to)."""
         self.label_id = label_id
+        self.caption.setText(f"Note on {what}:" if what else "Note on the last label:")
+        self.edit.setAccessibleName(self.caption.text().rstrip(":"))
         self.edit.clear()
         self.setVisible(True)
         self.edit.setFocus()

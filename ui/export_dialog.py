@@ -28,8 +28,14 @@ from PySide6.QtWidgets import (
 from ui.file_dialogs import save_file, with_extension
 from ui.workers import Worker, progress_dialog
 
-FORMATS = (("CSV (spreadsheets)", ".csv"), ("JSON lines", ".jsonl"))
-FILTERS = "CSV (*.csv);;JSON lines (*.jsonl)"
+# (name, extension, tool): every format `triage export` writes (tool: its --to).
+FORMATS = (("CSV (spreadsheets)", ".csv", ""), ("JSON lines", ".jsonl", ""),
+           ("Parquet", ".parquet", ""),
+           ("Prodigy (label events, JSON lines for db-in)", ".jsonl", "prodigy"),
+           ("Label Studio (tasks with annotations, JSON)", ".json", "labelstudio"))
+EXTENSIONS = tuple(dict.fromkeys(ext for _n, ext, _t in FORMATS))
+FILTERS = ("CSV (*.csv);;JSON lines (*.jsonl);;Parquet (*.parquet);;"
+           "Label Studio JSON (*.json)")
 
 
 class ExportDialog(QDialog):
@@ -45,7 +51,7 @@ class ExportDialog(QDialog):
         group.addButton(self.all_rows)
         group.addButton(self.labeled)
         self.format = QComboBox(self)
-        for text, ext in FORMATS:
+        for text, ext, _tool in FORMATS:
             self.format.addItem(text, ext)
         self.format.setAccessibleName("Format")
         self.path = QLineEdit(str(project_path.parent / f"{project_path.stem}-labels.csv"), self)
@@ -77,35 +83,45 @@ class ExportDialog(QDialog):
     def extension(self) -> str:
         return str(self.format.currentData())
 
+    def tool(self) -> str:
+        """The other tool the file is for ("prodigy", "labelstudio"; "" for a table)."""
+        return FORMATS[max(0, self.format.currentIndex())][2]
+
     def choice(self) -> tuple[Path, bool]:
         """The export file (extension added when missing) and whether labelled rows only."""
-        allowed = tuple(ext for _t, ext in FORMATS)
-        return (with_extension(self.path.text().strip(), allowed, self.extension()),
+        return (with_extension(self.path.text().strip(), EXTENSIONS, self.extension()),
                 self.labeled.isChecked())
 
     def _format_changed(self, _index: int) -> None:
         path = Path(self.path.text().strip())
-        if path.suffix.lower() in (".csv", ".jsonl"):
+        if path.suffix.lower() in EXTENSIONS:
             self.path.setText(str(path.with_suffix(self.extension())))
+        self.labeled.setEnabled(not self.tool())   # Prodigy and Label Studio: what is labeled
 
     def _browse(self) -> None:
-        allowed = tuple(ext for _t, ext in FORMATS)
         chosen = save_file(self, "Export labels", Path(self.path.text().strip()), FILTERS,
-                           allowed, self.extension())
+                           EXTENSIONS, self.extension())
         if chosen is not None:
             self.path.setText(str(chosen))
-            self.format.setCurrentIndex(allowed.index(chosen.suffix.lower()))
+            if chosen.suffix.lower() != self.extension():
+                self.format.setCurrentIndex(
+                    next(i for i, f in enumerate(FORMATS) if f[1] == chosen.suffix.lower()))
 
 
 def run_export(parent: QWidget, project_path: Path, out: Path, labeled_only: bool,
-               done: Callable[[Path, int], None]) -> Worker:
+               done: Callable[[Path, int], None], tool: str = "") -> Worker:
     """Export in the background with progress and cancel (the desk stays usable); ``done``
-    gets the file and the count. The caller keeps the worker alive until it reports."""
+    gets the file and the count; ``tool``: for Prodigy or Label Studio (as ``--to``). The
+    caller keeps the worker alive until it reports."""
+    from triage.project.exchange import export_interchange
     from triage.project.export import export_project
 
-    worker = Worker(lambda progress: export_project(project_path, out,
-                                                    labeled_only=labeled_only,
-                                                    progress=progress))
+    def work(progress):
+        if tool:
+            return export_interchange(project_path, out, tool).count
+        return export_project(project_path, out, labeled_only=labeled_only, progress=progress)
+
+    worker = Worker(work)
     dialog = progress_dialog(worker, parent, "Exporting labels…", "Export", 500)
 
     def finished(count: int) -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import QDialog, QPlainTextEdit, QTabWidget, QVBoxLayout, QWidget
 
 from triage.views.reading import desk_shortcuts, guidelines_caption, shortcut_sheet
 from ui.candidate_text import plain_label
 from ui.desk_drawer import markdown_browser, show_markdown
+from ui.window_state import size_window
 
 DESK_EXTRA = (("Up / Down", "scroll a long candidate text"),
               ("Page Up / Page Down", "scroll a long candidate text by a page"),
@@ -64,14 +65,16 @@ class HelpDialog(QDialog):
         self.sheet = QPlainTextEdit(self)
         self.sheet.setReadOnly(True)
         self.sheet.setAccessibleName("Keyboard shortcuts")
-        self.sheet.setPlainText(sheet_for(parent, settings))
-        font = self.sheet.font()
-        font.setFamily("monospace")
-        font.setStyleHint(font.StyleHint.Monospace)
-        self.sheet.setFont(font)
+        text = sheet_for(parent, settings)
+        self.sheet.setPlainText(text)
+        # The descriptions start at one tab stop, past the widest key in this font.
+        metrics = self.sheet.fontMetrics()
+        keys = [line.split("\t")[0] for line in text.splitlines() if "\t" in line]
+        widest = max((metrics.horizontalAdvance(k) for k in keys), default=0)
+        self.sheet.setTabStopDistance(widest + 3 * metrics.horizontalAdvance(" "))
         self.tabs.addTab(page, "Guidelines")
         self.tabs.addTab(self.sheet, "Keyboard")
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs)
-        self.resize(640, 520)
+        size_window(self, QSize(640, 520))   # less on a small or scaled-up screen
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)

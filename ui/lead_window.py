@@ -46,7 +46,7 @@ from ui.lead_tabs import ADVICE_COLUMNS, LEAD_KEYS, AdviceTab, Rulings, computin
 from ui.lead_view import LeadView
 from ui.palette import FOCUS_STYLE, no_tab_traps
 from ui.prefs import Prefs
-from ui.window_state import FitScroll, keep_on_screen, restore_geometry, size_window
+from ui.window_state import keep_on_screen, restore_geometry, size_window
 from ui.workers import Worker
 
 __all__ = ["ADVICE_COLUMNS", "ANALYSES", "LEAD_KEYS", "AdviceTab", "LeadWindow", "Rulings"]
@@ -121,12 +121,12 @@ class LeadWindow(QWidget):
         bar.addWidget(self.status, 1)
         bar.addWidget(self.report_button)
         bar.addWidget(recompute)
-        # The tabs scroll rather than push the window past a small screen (1366×768 at
-        # 150 % leaves 512 logical pixels; the Models tab alone wants more).
-        scroll = self.scroll = FitScroll(self.tabs, self)
+        # No scroll bar round the tabs: a tab's buttons (rulings, Save guidelines,
+        # certification) always in sight. The chart tabs scroll inside (1366×768 at 150 %
+        # leaves 512 logical pixels; the Agreement tab's charts want more).
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(self.tabs, 1)
         if certify is not None:
             self.advice.certify.clicked.connect(lambda: certify(True))
             self.advice.cancel_certify.clicked.connect(lambda: certify(False))

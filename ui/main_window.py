@@ -282,18 +282,18 @@ class MainWindow(QMainWindow):
         from ui.export_dialog import ExportDialog
 
         dialog = ExportDialog(self.project.path, self)
-        dialog.accepted.connect(lambda: self.export_to(*dialog.choice()))
+        dialog.accepted.connect(lambda: self.export_to(*dialog.choice(), tool=dialog.tool()))
         self.export_options = dialog
         dialog.open()
 
-    def export_to(self, out: Path, labeled_only: bool = False) -> None:
+    def export_to(self, out: Path, labeled_only: bool = False, tool: str = "") -> None:
         """Export in the background with progress and cancel; the desk stays usable."""
         from ui.export_dialog import run_export
 
         if self.project is None:
             return
         self.export_worker = run_export(self, self.project.path, out, labeled_only,
-                                        self._exported)
+                                        self._exported, tool)
 
     def _exported(self, out: Path, count: int) -> None:
         self.last_export = out

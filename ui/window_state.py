@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QFrame, QScrollArea, QSplitter, QWidget
+from PySide6.QtWidgets import QFrame, QLayout, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 SCREEN_SHARE = 0.92   # a new window takes at most this share of the available screen
 MIN_PANE = 120        # a restored splitter pane is at least this many pixels
+DIALOG_MARGIN = 12    # px round a dialog's body (its layout's margins and spacing)
+SCROLL_BAR = 20       # px: room for a vertical scroll bar beside a dialog's body
 
 
 def available_rect(widget: QWidget | None = None) -> QRect:
@@ -127,6 +129,34 @@ def restore_splitter(splitter: QSplitter, saved: QByteArray | None,
     if fixed != sizes:
         splitter.setSizes(fixed)
     return fixed
+
+
+def scrolling_dialog(dialog: QWidget, body: QLayout, *footer: QWidget | QLayout,
+                     preferred: QSize | None = None) -> FitScroll:
+    """``body`` in a scroll area over ``footer`` (the dialog's buttons, in order), the dialog
+    sized to ``preferred`` (else what the body asks) but never past the screen's available
+    area: the body scrolls, the buttons stay in sight, whatever grows inside (errors)."""
+    foot = QVBoxLayout()
+    foot.setContentsMargins(0, 0, 0, 0)
+    for part in footer:
+        foot.addLayout(part) if isinstance(part, QLayout) else foot.addWidget(part)
+    return _body_over(dialog, body, foot, preferred)
+
+
+def _body_over(dialog: QWidget, body: QLayout, foot: QLayout,
+               preferred: QSize | None) -> FitScroll:
+    body.setContentsMargins(0, 0, 0, 0)
+    hint = body.totalSizeHint()
+    inner = QWidget(dialog)
+    inner.setLayout(body)
+    outer = QVBoxLayout(dialog)
+    scroll = FitScroll(inner, dialog)
+    outer.addWidget(scroll, 1)
+    outer.addLayout(foot)
+    extra = 2 * DIALOG_MARGIN
+    size_window(dialog, preferred or QSize(hint.width() + extra + SCROLL_BAR,
+                                           hint.height() + foot.sizeHint().height() + extra))
+    return scroll
 
 
 class FitScroll(QScrollArea):

@@ -15,8 +15,9 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, Signal
 
 from triage.base.errors import TriageError
+from triage.base.progress import Progress
 
-Work = Callable[[Callable[[int, int], bool]], Any]
+Work = Callable[[Progress], Any]
 
 
 class WorkerSignals(QObject):

@@ -37,13 +37,13 @@ COMMANDS: dict[str, str] = {
     "compare": "precision, recall, F1, MCC, SBA, ROC-AUC, AP, NDCG per model, with "
                "significance",
     "config": "show or change project settings (label scheme, prices, ...)",
-    "export": "write candidates and their final labels to CSV, JSONL or Parquet",
+    "export": "write candidates and their final labels to CSV, JSONL or Parquet, or for Prodigy or Label Studio",
     "gain": "gain and cumulative gain by decile, and what a budget buys, per model",
     "import": "import candidates, or --add-scores of a later model",
     "learn": "fit the cal ranking on the labels now and store it for every desk "
              "(or --verify the stored snapshots)",
     "merge": "merge the labels of copies of a project into TARGET (idempotent)",
-    "new": "create a project from a CSV/TSV/JSONL file of scored candidates",
+    "new": "create a project from a CSV/TSV/JSONL/Parquet file or spreadsheet of scored candidates",
     "pull": "copy a project from a PostgreSQL server into a new project file",
     "push": "publish a project file, labels and all, to a PostgreSQL server for a team",
     "report": "the lead's report as self-contained HTML or PDF",
@@ -143,8 +143,11 @@ def _desktop_flag(args: argparse.Namespace) -> str | None:
 
 
 def fault_sentence(error: BaseException, where: object) -> tuple[str, bool]:
-    """One sentence for a fault no command turned into a TriageError (disk, file, damage),
-    and whether it is a fault we recognise (a full disk, a read-only file...)."""
+    """One sentence for a fault no command turned into a TriageError, and whether we know it.
+
+    Faults are the disk's, the file's or damage; recognised ones are a full disk, a
+    read-only file and the like.
+    """
     from triage.store.faults import explain
     from triage.views.text import unexpected_fault
 

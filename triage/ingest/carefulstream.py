@@ -145,9 +145,11 @@ def clean_copy(path: Path, checks: Checks, skip_invalid: bool,
 def import_checked(path: Path, checks: Checks, skip_invalid: bool, progress: Progress | None,
                    stream: Callable[[Path], tuple[int, dict[str, int]] | None]
                    ) -> tuple[int, dict[str, int], int, str | None]:
-    """Check ``path`` as it streams and import its good rows with ``stream`` (the fast
-    path, given the clean copy): (rows, tied items per model, rows left out, the file
-    naming them or None)."""
+    """Check ``path`` as it streams and import its good rows with ``stream``.
+
+    ``stream`` is the fast path, given the clean copy. Returns (rows, tied items per
+    model, rows left out, the file naming them or None).
+    """
     from triage.base.errors import TriageError
 
     cleaned = clean_copy(path, checks, skip_invalid, progress)

@@ -12,7 +12,7 @@ in the project is not added again, so importing the same file twice adds nothing
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ import numpy as np
 import sqlite_utils
 
 from triage.base.errors import InputError, Problem, TriageError
+from triage.base.progress import Progress as Progress
 from triage.ingest.exchange_pictures import (
     DATA_MARK,
     Pictures,
@@ -35,7 +36,6 @@ from triage.store import provenance
 from triage.store.records import ensure_annotator, now_iso
 from triage.store.schema import LABEL_KINDS
 
-Progress = Callable[[int, int], "bool | None"]
 FILE_ORDER_MODEL = "file_order"
 
 

@@ -41,6 +41,7 @@ import sqlite_utils
 
 from triage.base import arrow
 from triage.base.errors import InputError, Problem, TriageError
+from triage.base.progress import Progress as Progress
 from triage.ingest import carefulstream, fastread, imagecols, metajson
 from triage.ingest.dialect import Dialect, fast
 from triage.ingest.preview import preview as preview
@@ -48,10 +49,9 @@ from triage.ingest.progress import Ticker as _Ticker
 from triage.ingest.ranking import rank_scores as rank_scores
 from triage.ingest.reader import Table, read_table
 from triage.store import bulk, candidates, provenance
-from triage.store.poolwrite import NewModel, Plan, write_pool
+from triage.store.poolwrite import NewModel, Plan, warmed, write_pool
 from triage.store.records import now_iso, save_ranking
 
-Progress = Callable[[int, int], "bool | None"]
 DEFAULT_SEED = 20181
 CHUNK = 50_000
 _P = ParamSpec("_P")   # _without_gc keeps the signature of what it decorates
@@ -225,7 +225,26 @@ def import_candidates(db: sqlite_utils.Database, path: str | Path, mapping: Colu
     ``writer`` writes the pool: :func:`write_pool` into this file (streamed when clean),
     or the team store's writer to a server (:func:`triage.store.pg.ingest.pool_writer`).
     """
-    started, path, mapping = time.perf_counter(), Path(path), imagecols.with_image(mapping)
+    started = time.perf_counter()
+    path = Path(path)
+    if writer is write_pool and after is None:
+        # The bulk writer's child starts now, while this process reads the file.
+        with warmed(db, path):
+            return _import_candidates(db, path, mapping, skip_invalid=skip_invalid,
+                                      progress=progress, seed=seed, table=table, kind=kind,
+                                      plan=plan, started=started)
+    return _import_candidates(db, path, mapping, skip_invalid=skip_invalid, progress=progress,
+                              seed=seed, table=table, after=after, kind=kind, plan=plan,
+                              writer=writer, started=started)
+
+
+def _import_candidates(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping, *,
+                       skip_invalid: bool, progress: Progress | None, seed: int | None,
+                       table: Table | None, kind: str, plan: Plan | None, started: float,
+                       after: Callable[[sqlite_utils.Database], None] | None = None,
+                       writer: Callable[..., None] = write_pool) -> ImportResult:
+    # long: the fast path first, then the careful one, as import_candidates says
+    mapping = imagecols.with_image(mapping)
     seed = _project_seed(db) if seed is None else seed
     if candidates.exist(db):
         raise TriageError("this project already has its candidates; add a later model's "

@@ -13,15 +13,14 @@ import csv
 import io
 import itertools
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from triage.base.errors import InputError, Problem, TriageError
+from triage.base.progress import Progress as Progress
 
 PROGRESS_EVERY = 50_000
-Progress = Callable[[int, int], "bool | None"]
 
 
 def _breaks(record: list[str]) -> int:

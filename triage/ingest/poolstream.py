@@ -115,7 +115,7 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
                                                    pipe.batches())
         write_pool(db, source, new_models,
                    info=lambda: entry(kept.rows, checked.result()[1]),
-                   chunk=chunk, advance=ticker.advance, plan=plan)
+                   chunk=chunk, advance=ticker.advance, plan=plan, size_hint=rows)
     finally:
         abandoned.set()
         pipe.stop()

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from triage.base.errors import TriageError
-
-Progress = Callable[[int, int], "bool | None"]
+from triage.base.progress import Progress as Progress
 
 
 class Ticker:

@@ -91,7 +91,7 @@ def backup_project(path: str | Path, dest: str | Path | None = None) -> Path:
     conn = integrity.read_only_connection(path, connection.BUSY_TIMEOUT_S)
     try:
         if not backups.sound(conn):
-            raise DamagedProject(damaged_message(str(path), "PRAGMA quick_check failed"))
+            raise DamagedProject(damaged_message(str(path), "its own consistency check failed"))
         backups.copy_database(conn, target)
     except (sqlite3.Error, OSError) as error:
         raise explain(error, target, doing="the project was not changed") or \

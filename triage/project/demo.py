@@ -34,12 +34,27 @@ def demo_settings() -> Settings:
     )
 
 
+DEMO_GUIDELINES = """# Idiom or literal?
+
+Each candidate is a verb with its object ("spill the beans", "post the package"), shown
+with an example sentence. Decide what the phrase means **in that sentence**.
+
+- **idiom** [i]: the whole phrase means something its words do not say one by one.
+  "She spilled the beans about the party" (told a secret: no beans were spilled).
+- **literal** [l]: the words mean what they say. "He spilled the beans on the floor";
+  "Our neighbour posted the package on Sunday".
+- A phrase that can be either: judge the example sentence, not the phrase alone.
+- Not sure after reading it twice: **skip** [s] and say why in a **note** [n].
+"""
+
+
 def create_demo(path: str | Path, source: str | Path = DEMO_CSV) -> Project:
     """Create the demo project at ``path`` from ``source`` and return it open.
 
     A failed import leaves no file behind.
     """
     from triage.ingest.importer import ColumnMapping
+    from triage.project.guidelines import save_guidelines
 
     path = Path(path)
     settings = demo_settings()
@@ -50,6 +65,7 @@ def create_demo(path: str | Path, source: str | Path = DEMO_CSV) -> Project:
         project.import_file(source, ColumnMapping(text="text", key="key", scores=DEMO_SCORES,
                                                   gold="gold"))
         project.update_settings(active_model=settings.active_model)
+        save_guidelines(project, DEMO_GUIDELINES, "Triage demo")   # what idiom means here
         ok = True
     finally:
         if not ok:

@@ -22,6 +22,7 @@ import numpy as np
 from triage.base import arrow
 from triage.project.adjudication import rulings_by
 from triage.project.final import FinalLabel, final_labels
+from triage.stats.common import decile_of_rank
 
 if TYPE_CHECKING:
     from triage import store
@@ -92,8 +93,10 @@ def _ahead(items: Iterator[Any]) -> Iterator[Any]:
 
 def text_in_batches(source: str | Path, order: np.ndarray,
                     ranks0: np.ndarray) -> Iterator[tuple[np.ndarray, Any]]:
-    """(0-based ranks, their key/text/gold/meta table) for the rows at ``ranks0``, in batches
-    of about BATCH_BYTES of text each."""
+    """(0-based ranks, their key/text/gold/meta table) for the rows at ``ranks0``, in batches.
+
+    Each batch holds about BATCH_BYTES of text.
+    """
     from triage.store.textbatches import text_batches
 
     size = {"rows": FIRST_ROWS}
@@ -162,7 +165,7 @@ def csv_lines(plan: ExportPlan, lookup: LabelLookup, ranks0: np.ndarray,
     for at, texts in text_in_batches(source, plan.order, ranks0):
         rank = at + 1
         yield join_cells(text_cells(texts.column("key")), text_cells(texts.column("text")),
-                         int_cells(rank), int_cells((10 * rank + pool - 1) // pool),
+                         int_cells(rank), int_cells(decile_of_rank(rank, pool)),
                          *[float_cells(s[at]) for s in plan.scores],
                          text_cells(texts.column("gold")),
                          labels.take(lookup.rows(plan.order[at])),
@@ -185,8 +188,10 @@ def parquet_schema(plan: ExportPlan) -> Any:
 
 def parquet_batches(plan: ExportPlan, lookup: LabelLookup, ranks0: np.ndarray,
                     source: str | Path) -> Iterator[Any]:
-    """Record batches of the Parquet export (see :func:`parquet_schema`) of the rows at
-    ``ranks0``, in rank order."""
+    """Record batches of the Parquet export of the rows at ``ranks0``, in rank order.
+
+    Their schema is :func:`parquet_schema`'s.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -203,7 +208,7 @@ def parquet_batches(plan: ExportPlan, lookup: LabelLookup, ranks0: np.ndarray,
     for at, texts in text_in_batches(source, plan.order, ranks0):
         rank = at + 1
         columns = [text(texts, "key"), text(texts, "text"), arrow.from_numpy(rank),
-                   arrow.from_numpy((10 * rank + pool - 1) // pool)]
+                   arrow.from_numpy(decile_of_rank(rank, pool))]
         for scores in plan.scores:
             values = scores[at]
             columns.append(pa.array(values, mask=np.isnan(values)))

@@ -27,10 +27,10 @@ import numpy as np
 
 from triage import store
 from triage.project.final import FinalLabel, credited, final_labels, is_positive
+from triage.stats.common import DECILES, decile_of_rank
 from triage.stats.live import KINDS, LabelEvent, LiveState, PriceSettings, rebuild
 from triage.store.settings import Settings
 
-_DECILES = 10
 _OWN_DECISIONS = frozenset({"adjudication", "retest"})
 
 
@@ -137,8 +137,8 @@ def _fill(state: LiveState, events: list[LabelEvent], rank: np.ndarray,  # long:
     visited_ranks = np.unique(rank)
 
     def per_decile(ranks: np.ndarray) -> list[int]:
-        deciles = (_DECILES * ranks + pool - 1) // pool - 1
-        return [int(c) for c in np.bincount(deciles, minlength=_DECILES)]
+        deciles = decile_of_rank(ranks, pool) - 1
+        return [int(c) for c in np.bincount(deciles, minlength=DECILES)]
 
     labels: dict[int, list[tuple[int, bool]]] = {}
     for e in events:

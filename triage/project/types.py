@@ -9,11 +9,10 @@ from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from triage.base.errors import BusyError
+from triage.base.progress import Progress as Progress
 from triage.stats.live import LiveSnapshot
 from triage.store.faults import explain
 from triage.store.settings import Settings
-
-Progress = Callable[[int, int], bool | None]
 
 _Self = TypeVar("_Self")
 _Params = ParamSpec("_Params")

@@ -21,8 +21,10 @@ def build_dispatcher(db: sqlite_utils.Database, writer: ProjectWriter, order: np
                      ordered_scores: np.ndarray, ranks: np.ndarray, tracker: LabelTracker,
                      settings: Settings, models: list[ModelInfo],
                      resync: Callable[[], None]) -> Dispatcher:
-    """The dispatcher over the active ranking, with its overlap plan (drawn, without
-    writing, when none is stored: see :meth:`Dispatcher.overlap_items`).
+    """The dispatcher over the active ranking, with its overlap plan.
+
+    The plan is drawn, without writing, when none is stored: see
+    :meth:`Dispatcher.overlap_items`.
 
     When the queue mode asks for one and there are several models, it also gets the bandit
     over their rankings. A project that learns (``learn``, or the active model ``cal``)

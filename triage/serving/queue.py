@@ -9,15 +9,16 @@ undo moves the cursor back so the undone candidate comes first again.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
 
+from triage.stats.common import decile_of_rank
+
 
 def decile_of(rank: int, pool: int) -> int:
     """Decile of a 1-based rank: ceil(10 r / N); boundaries may be fractional."""
-    return max(1, math.ceil(10 * rank / pool)) if pool else 0
+    return max(1, int(decile_of_rank(rank, pool))) if pool else 0
 
 
 class RankedQueue:

@@ -34,7 +34,7 @@ from typing import Unpack
 
 import numpy as np
 
-from triage.stats.gain.ranking import DECILES, decile_sizes
+from triage.stats.common import DECILES, decile_sizes
 from triage.stats.live_types import DecileLive as DecileLive
 from triage.stats.live_types import LabelEvent as LabelEvent
 from triage.stats.live_types import LiveSnapshot as LiveSnapshot

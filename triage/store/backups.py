@@ -121,7 +121,11 @@ class RollingBackup:
 
     def keep(self, older_than: float) -> Path | None:
         """Refresh ``FILE.backup`` unless it is younger than ``older_than`` seconds."""
-        if self.path is None or self.db.conn.in_transaction:
+        try:
+            busy = self.db.conn.in_transaction
+        except sqlite3.ProgrammingError:  # closed already (closing twice): nothing to keep
+            return None
+        if self.path is None or busy:
             return None
         age = backup_age(self.path)
         if age is not None and age < older_than:

@@ -17,8 +17,6 @@ import shutil
 import sqlite3
 import stat
 import weakref
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import sqlite_utils
@@ -106,7 +104,8 @@ def _raw_connect(path: Path, page_size: int | None = None) -> sqlite3.Connection
 def _connect(path: Path, page_size: int | None = None) -> sqlite_utils.Database:
     # No sqlite-utils plugins: Triage registers none, and looking for them (every
     # installed package's entry points) cost each command a tenth of a second.
-    return sqlite_utils.Database(_raw_connect(path, page_size), execute_plugins=False)
+    return _opened(sqlite_utils.Database(_raw_connect(path, page_size), execute_plugins=False),
+                   path)
 
 
 def database_path(db: sqlite_utils.Database) -> str | None:
@@ -117,63 +116,32 @@ def database_path(db: sqlite_utils.Database) -> str | None:
     return None
 
 
+# Every connection this module opened, with its file (weakly: a dropped one leaves).
+_OPEN: weakref.WeakKeyDictionary[sqlite_utils.Database, str] = weakref.WeakKeyDictionary()
+
+
+def _opened(db: sqlite_utils.Database, path: Path) -> sqlite_utils.Database:
+    _OPEN[db] = os.path.realpath(path)
+    return db
+
+
 def open_in_this_process(path: str) -> bool:
-    """Does any descriptor of this process have ``path`` (or its -wal, -shm) open?
+    """Does a project connection of this process, still open, have ``path``?
 
-    True when that cannot be ruled out. Windows locks belong to file handles, not to the
-    process, so there the question does not arise (False).
+    Only the standard library's SQLite opens project files in this process (bulk work
+    with another engine runs in a child, see :mod:`triage.store.bulkchild`), and every
+    project connection is opened here, so the answer needs no look at descriptors.
     """
-    if os.name == "nt":
-        return False
-    wanted = set()
-    for name in (path, f"{path}-wal", f"{path}-shm"):
-        try:
-            info = os.stat(name)
-        except OSError:
+    target = os.path.realpath(path)
+    for db, file in list(_OPEN.items()):
+        if file != target:
             continue
-        wanted.add((info.st_dev, info.st_ino))
-    for fd_dir in ("/proc/self/fd", "/dev/fd"):
         try:
-            fds = os.listdir(fd_dir)
-        except OSError:
+            db.conn.total_changes  # noqa: B018 - raises once the connection is closed
+        except sqlite3.ProgrammingError:
             continue
-        for fd in fds:
-            try:
-                info = os.stat(os.path.join(fd_dir, fd))
-            except OSError:
-                continue
-            if (info.st_dev, info.st_ino) in wanted:
-                return True
-        return False
-    return True
-
-
-@contextmanager
-def released(db: sqlite_utils.Database) -> Iterator[str | None]:
-    """Close ``db``'s connection for the block and reopen it after (the same object).
-
-    Yields the file's path when nothing else in this process has the file open, so that
-    another copy of SQLite (the ADBC driver's) may use it safely; otherwise yields None
-    and ``db`` stays open (see :mod:`triage.store.poolwrite`).
-    """
-    path = database_path(db)
-    if path is None or db.conn.in_transaction:
-        yield None
-        return
-    db.conn.close()
-    free = False
-    try:
-        free = not open_in_this_process(path)
-    finally:
-        if not free:
-            db.conn = _raw_connect(Path(path))
-    if not free:
-        yield None
-        return
-    try:
-        yield path
-    finally:
-        db.conn = _raw_connect(Path(path))
+        return True
+    return False
 
 
 def reopen_after_lost_log(db: sqlite_utils.Database) -> sqlite_utils.Database:
@@ -391,7 +359,7 @@ def open_read_only(path: Path) -> sqlite_utils.Database:
     conn.execute("PRAGMA foreign_keys=ON")
     db = sqlite_utils.Database(conn, execute_plugins=False)
     _READ_ONLY.add(db)
-    return db
+    return _opened(db, path)
 
 
 def read_only(db: sqlite_utils.Database) -> bool:

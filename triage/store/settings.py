@@ -53,6 +53,9 @@ class Settings:
     learn: bool = False     # learn the cal ranking from the labels (an arm; or active model "cal")
     seed: int = 20181
     highlight_words: tuple[str, ...] = ()   # shown highlighted on the desk (whole words)
+    # The unmapped columns annotators see under the text; None: every one that is not a
+    # number (another model's score would anchor a blind annotator).
+    public_fields: tuple[str, ...] | None = None
 
     def validate(self) -> Settings:
         """Raise TriageError naming the first setting that makes no sense; else return self."""
@@ -110,6 +113,8 @@ class Settings:
             changes["positive_labels"] = tuple(changes["positive_labels"])
         if "highlight_words" in changes:
             changes["highlight_words"] = tuple(changes["highlight_words"])
+        if changes.get("public_fields") is not None:
+            changes["public_fields"] = tuple(str(f) for f in changes["public_fields"])
         return replace(self, **changes).validate()
 
     def to_rows(self) -> list[tuple[str, str]]:
@@ -128,6 +133,8 @@ class Settings:
             data["positive_labels"] = tuple(data["positive_labels"])
         if "highlight_words" in data:
             data["highlight_words"] = tuple(str(w) for w in data["highlight_words"])
+        if data.get("public_fields") is not None:
+            data["public_fields"] = tuple(str(f) for f in data["public_fields"])
         return cls(**data)
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from triage.stats.agreement.report import MIN_PAIRABLE_ITEMS
 from triage.stats.stopping.types import recall_informative
 from triage.views.formatting import format_money
 
@@ -237,7 +238,7 @@ def audit_rate_text(data: Mapping[str, Any]) -> str:
     return str(((data.get("certification") or {}).get("audit_rate") or {}).get("text") or "")
 
 
-MIN_OVERLAP_ITEMS = 30   # agreement on fewer overlap items is too few to judge
+MIN_OVERLAP_ITEMS = MIN_PAIRABLE_ITEMS   # agreement on fewer overlap items is too few to judge
 READINGS = {
     "reliable": "reliable — α ≥ 0.800: the labels can be relied on",
     "tentative": "tentative — 0.667 ≤ α < 0.800: draw tentative conclusions only",

@@ -12,18 +12,18 @@ import numpy as np
 
 from triage import store
 from triage.base.errors import TriageError
+from triage.base.progress import Progress as Progress
 from triage.views.advice import (
     advice_lines,
     agreement_reading,
     agreement_reading_text,
     summary_lines,
 )
-from triage.views.formatting import plural
+from triage.views.formatting import awaiting, plural
 
 if TYPE_CHECKING:
     from triage.project.core import Project
 
-Progress = Callable[[int, int], bool]
 
 
 
@@ -306,7 +306,7 @@ def adjudication_data(items: Iterable[Any], scheme: Iterable[Any]) -> Adjudicati
             str(_field(d, "text")), tuple(votes.get(a, "") for a in annotators), status))
     labels = tuple((_field(o, "value"), _field(o, "key")) for o in scheme)
     ties = sum(1 for r in rows if r.status.startswith("tie"))
-    summary = (f"{len(rows)} candidate{'s' if len(rows) != 1 else ''} await a ruling "
+    summary = (f"{awaiting(len(rows), 'candidate')} "
                f"({ties} tie{'s' if ties != 1 else ''}, {len(rows) - ties} with a majority)"
                if rows else "No disagreements await a ruling.")
     return AdjudicationData(tuple(annotators), tuple(rows), labels, summary)

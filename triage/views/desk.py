@@ -7,6 +7,7 @@ how long a label took, what the pace is) are unit-tested without Qt.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -178,6 +179,31 @@ def meta_text(meta: dict[str, Any], *, skip: tuple[str, ...] = ()) -> str:
         shown = "" if value is None else str(value)
         lines.append(f"{name}: {shown}")
     return "\n".join(lines)
+
+
+def looks_like_a_number(value: Any) -> bool:
+    """A number, or text that reads as one (``7``, ``3.811``, `` -0.2e3``): maybe a score."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return True
+    try:
+        float(str(value).strip())
+    except ValueError:
+        return False
+    return bool(str(value).strip())
+
+
+def public_meta(meta: dict[str, Any], public_fields: Sequence[str] | None) -> dict[str, Any]:
+    """The fields an annotator may see: those the lead chose, or by default the non-numbers.
+
+    ``public_fields`` is the lead's choice; by default a number is hidden because another
+    model's score anchors the blind.
+    """
+    if public_fields is not None:
+        chosen = set(public_fields)
+        return {k: v for k, v in meta.items() if k in chosen}
+    return {k: v for k, v in meta.items() if not looks_like_a_number(v)}
 
 
 def score_text(score: float, model: str) -> str:

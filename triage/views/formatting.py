@@ -54,6 +54,11 @@ def plural(count: int, word: str) -> str:
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
+def awaiting(count: int, word: str) -> str:
+    """``1 candidate awaits a ruling``, ``3 candidates await a ruling`` (verb agrees)."""
+    return f"{plural(count, word)} {'awaits' if count == 1 else 'await'} a ruling"
+
+
 def gain_title(found: int, annotated: int) -> str:
     """The small gain panel's title: ``Cumulative gain · 12 positives in 340``."""
     return f"Cumulative gain · {plural(found, 'positive')} in {annotated:,}"

@@ -10,7 +10,6 @@ those arrays only (permutation tests, calibration fits, value tables).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from triage.base.errors import TriageError
+from triage.base.progress import Progress as Progress
 from triage.views.formatting import format_money
 from triage.views.model_inputs import ModelsInputs, models_inputs
 
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from triage.stats.models.calibration import Reliability
     from triage.stats.models.report import Advice
 
-Progress = Callable[[int, int], bool]
 
 VALUE_KS = tuple(float(k) for k in np.arange(0.0, 10.5, 0.5))  # the value-versus-k curves
 ACCEPT_KS = (1.0, 2.0, 4.0, 8.0, 10.0)   # the k a lead can pick for the acceptance advice

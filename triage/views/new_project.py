@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from triage.base.errors import TriageError
+from triage.base.progress import Progress as Progress
 from triage.ingest.columnar import SPREADSHEETS
 from triage.ingest.columnar import sheet_names as sheet_names
 from triage.ingest.dialect import PLAIN, Sniffed, sniff, sniff_sheet
@@ -30,8 +30,6 @@ from triage.project import create_project
 from triage.store.settings import Settings as Settings
 from triage.store.settings import scheme_from_text
 from triage.views.formatting import plural
-
-Progress = Callable[[int, int], "bool | None"]
 
 _KEY_WORDS = {"key", "id", "uid", "uuid", "guid"}
 _GOLD_WORDS = {"gold", "label", "labels", "class", "truth", "target", "category", "annotation"}

@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from triage.stats.gain.ranking import decile_sizes
+from triage.stats import common
+from triage.stats.common import decile_sizes
 from triage.stats.live import DecileLive
 from triage.stats.live import LiveSnapshot as LiveSnapshot  # ui/ takes the type from here
 from triage.views.advice import RecallBand as RecallBand  # the band is the advice state's
@@ -46,16 +47,8 @@ class PanelInfo:
 
 def downsample(x: np.ndarray, y: np.ndarray, max_points: int = MAX_POINTS
                ) -> tuple[np.ndarray, np.ndarray]:
-    """At most ``max_points`` points of a monotone curve, keeping the first and last.
-
-    Gain curves rise by at most one per step, so evenly spaced indices lose at most
-    ``len/max_points`` positives of height between kept points: invisible at panel size.
-    """
-    x, y = np.asarray(x), np.asarray(y)
-    if x.size <= max_points:
-        return x, y
-    keep = np.unique(np.linspace(0, x.size - 1, max_points).round().astype(np.int64))
-    return x[keep], y[keep]
+    """At most ``max_points`` points of a monotone curve, keeping the first and last."""
+    return common.downsample(x, y, max_points)
 
 
 def decile_boundaries(pool: int) -> list[int]:

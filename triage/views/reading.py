@@ -87,14 +87,17 @@ def desk_shortcuts(settings: Settings) -> list[tuple[str, str]]:
 
 
 def shortcut_sheet(sections: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> str:
-    """Plain-text sheet: a heading per section, then ``key  description`` lines."""
+    """Plain-text sheet: a heading per section, then ``key<TAB>description`` lines.
+
+    The screen sets one tab stop past the widest key: aligned in any font, whatever the
+    keys' characters; a padding of spaces was not, in a font without every key's glyph.
+    """
     lines: list[str] = []
     for title, rows in sections:
         if not rows:
             continue
         lines.append(title)
-        width = max(len(k) for k, _ in rows)
-        lines += [f"  {k:<{width}}   {what}" for k, what in rows]
+        lines += [f"  {k}\t{what}" for k, what in rows]
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 

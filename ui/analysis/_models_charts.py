@@ -9,6 +9,7 @@ import numpy as np
 from triage.views.formatting import format_decimal, format_share, plural
 from triage.views.models import ModelsViewData
 from triage.views.palette import model_colour
+from triage.views.panels import downsample
 from ui.analysis._common import FS, GREY, MARKERS, chart_text, style_axes
 
 # A chart is a few hundred pixels wide: more points than this only cost drawing time (a
@@ -18,11 +19,7 @@ MAX_POINTS = 4000
 
 def thin(x, y):
     """At most ~MAX_POINTS evenly spaced points of a curve, its first and last kept."""
-    x, y = np.asarray(x), np.asarray(y)
-    if x.size <= MAX_POINTS:
-        return x, y
-    keep = np.unique(np.linspace(0, x.size - 1, MAX_POINTS).round().astype(np.int64))
-    return x[keep], y[keep]
+    return downsample(x, y, MAX_POINTS)
 
 
 def message(fig, text: str) -> None:

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -54,7 +55,6 @@ class AgreementView(QWidget):
         self.versions.setTabKeyNavigation(False)
         self.versions.verticalHeader().setVisible(False)
         self.versions.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.versions.setMaximumHeight(130)
         head = QHBoxLayout()
         head.addWidget(self.alpha_label)
         head.addSpacing(12)
@@ -63,10 +63,17 @@ class AgreementView(QWidget):
         layout.addLayout(head)
         layout.addWidget(self.summary_label)
         layout.addWidget(self.verdict_label)
-        layout.addWidget(self.chart, 1)
-        layout.addWidget(plain_label("Agreement by guideline version (ratings given under "
-                                     "each version of the lead's guidelines)"))
-        layout.addWidget(self.versions)
+        # The chart and the table by guideline version take turns (two tabs): together
+        # they did not fit a 1366×768 screen at 150 % without squeezing the chart's text.
+        self.parts = QTabWidget(self)
+        self.parts.addTab(self.chart, "Agreement chart")
+        by_version = QWidget()
+        box = QVBoxLayout(by_version)
+        box.addWidget(plain_label("Agreement by guideline version (ratings given under "
+                                  "each version of the lead's guidelines)"))
+        box.addWidget(self.versions, 1)
+        self.parts.addTab(by_version, "By guideline version")
+        layout.addWidget(self.parts, 1)
         layout.addWidget(self.caption)
         self.data: AgreementViewData | None = None
         self.show_report({})

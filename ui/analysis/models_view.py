@@ -31,6 +31,7 @@ from ui.analysis._models_charts import (
     draw_value,
 )
 from ui.palette import CAPTION
+from ui.window_state import FitScroll
 
 METRIC_NAMES = {
     "precision": "Precision", "recall": "Recall", "f1": "F1", "mcc": "MCC",
@@ -150,7 +151,8 @@ class ModelsView(QWidget):
 
         metrics = QWidget()
         box = QVBoxLayout(metrics)
-        box.addWidget(plain_label("Metrics per model (columns) on the labeled items"), 0)
+        self.metrics_caption = plain_label("Metrics per model (columns)")
+        box.addWidget(self.metrics_caption, 0)
         box.addWidget(self.metrics_table)
         box.addSpacing(6)
         box.addWidget(plain_label("Paired permutation tests: difference and p-value per pair"))
@@ -162,14 +164,15 @@ class ModelsView(QWidget):
         pick.addWidget(self.k_combo)
         pick.addWidget(plain_label("times what a correct answer brings:", wrap=False))
         pick.addStretch(1)
-        self.tabs.addTab(page(self.charts["Gain"]), "Gain")
-        self.tabs.addTab(metrics, "Metrics")
-        self.tabs.addTab(page(self.charts["Curves"]), "ROC / PR")
-        self.tabs.addTab(page(self.charts["Value"], self.value_caption, pick, self.acceptance),
-                         "Value")
-        self.tabs.addTab(page(self.charts["Calibration"], self.calibration_caption),
+        # Each page scrolls inside (its tables, captions): the tab fits a small screen.
+        self.tabs.addTab(FitScroll(page(self.charts["Gain"])), "Gain")
+        self.tabs.addTab(FitScroll(metrics), "Metrics")
+        self.tabs.addTab(FitScroll(page(self.charts["Curves"])), "ROC / PR")
+        self.tabs.addTab(FitScroll(page(self.charts["Value"], self.value_caption, pick,
+                                        self.acceptance)), "Value")
+        self.tabs.addTab(FitScroll(page(self.charts["Calibration"], self.calibration_caption)),
                          "Calibration")
-        self.tabs.addTab(page(self.charts["Bandit"], self.bandit_label), "Bandit")
+        self.tabs.addTab(FitScroll(page(self.charts["Bandit"], self.bandit_label)), "Bandit")
 
     # -- interface -----------------------------------------------------------------------
     def show_data(self, data: ModelsViewData) -> None:
@@ -183,6 +186,9 @@ class ModelsView(QWidget):
         self.info.setText(data.unavailable or
                           f"Judged on {plural(data.n, 'candidate')} from {source}, "
                           f"{data.positives:,} positive; {plural(len(data.models), 'model')}.")
+        self.metrics_caption.setText(
+            f"Metrics per model (columns) on the same {plural(data.n, 'candidate')} "
+            f"({source})" if not data.unavailable else "Metrics per model (columns)")
         self._fill_metrics(data)
         self._show_acceptance()
         reasons = [f"{m}: {why}" for m, why in data.value_reasons.items()]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QThreadPool
+from PySide6.QtCore import QSize, Qt, QThreadPool
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -51,6 +51,7 @@ from ui.dialogs.new_project_pictures import PicturePart
 from ui.dialogs.new_project_reading import ReadingPart
 from ui.file_dialogs import PathField, open_file, save_file, start_folder
 from ui.palette import CAPTION, ERROR
+from ui.window_state import scrolling_dialog
 from ui.workers import Worker
 
 NO_KEY = "(row number)"
@@ -94,17 +95,16 @@ class NewProjectDialog(QDialog):
         tgt_row = self._target_row()
         self._footer()
         self.pictures = PicturePart(self)  # the image column and a few previews
-        layout = QVBoxLayout(self)
+        layout = QVBoxLayout()
         layout.addLayout(src_row)
         layout.addWidget(self.reading)
         layout.addWidget(self.preview, 1)
         layout.addLayout(columns)
         layout.addWidget(self.pictures)
-        layout.addLayout(tgt_row)
-        layout.addWidget(self.progress)
-        layout.addWidget(self.errors)
-        layout.addWidget(self.buttons)
-        self.resize(820, 640)
+        # Never taller than the screen (1024×600): the form scrolls; where the project
+        # goes, the progress, the problems and the buttons stay in sight under it.
+        scrolling_dialog(self, layout, tgt_row, self.progress, self.errors, self.buttons,
+                         preferred=QSize(820, 640))
 
     def _source_row(self) -> QHBoxLayout:
         self.source = PathField(self)

@@ -25,6 +25,7 @@ from triage.base.errors import TriageError
 from triage.views.formatting import format_number
 from triage.views.new_project import Settings, settings_changes
 from ui.dialogs.money_form import money_form, read_money_form
+from ui.window_state import scrolling_dialog
 
 
 def _amount(value: float | None) -> str:
@@ -75,12 +76,12 @@ class SettingsDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
-        layout = QVBoxLayout(self)
+        layout = QVBoxLayout()
         layout.addWidget(money)
         layout.addWidget(quality)
         layout.addWidget(self.error)
-        layout.addWidget(buttons)
         self.setMinimumWidth(440)
+        scrolling_dialog(self, layout, buttons)   # never taller than the screen
 
     def _quality_form(self, settings: Settings) -> QFormLayout:
         """Rates as percentages, the recall target, and how the queue picks its ranking."""

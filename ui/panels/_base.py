@@ -20,7 +20,7 @@ import gc
 import threading
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QRectF, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, QPointF, QRectF, QRunnable, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QImage, QPainter
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -319,7 +319,12 @@ class ChartPanel(QWidget):
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
         painter = QPainter(self)
         painter.fillRect(self.rect(), QColor("white"))
-        if self._image is not None:
+        if self._image is not None and self._image_key is not None \
+                and self._image_key[1:3] == (self.width(), self.height()):
+            # Drawn for this size: pixel for pixel, never resampled (at 125 % a stretch by
+            # a fraction of a pixel blurred the whole chart).
+            painter.drawImage(QPointF(0, 0), self._image)
+        elif self._image is not None:
             # While a resize is being redrawn the last image stretches to fit.
             painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
             painter.drawImage(QRectF(self.rect()), self._image)

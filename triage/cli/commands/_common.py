@@ -57,7 +57,7 @@ def add_model_file_arguments(parser: argparse.ArgumentParser) -> None:
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     """Every command that reports numbers takes ``--json``."""
     parser.add_argument(
-        "--json", action="store_true", help="print machine-readable JSON (keys documented in README)"
+        "--json", action="store_true", help="print machine-readable JSON (keys in docs/cli.md)"
     )
 
 

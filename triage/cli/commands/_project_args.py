@@ -128,7 +128,8 @@ def add_interchange_args(parser: argparse.ArgumentParser) -> None:
                    help="Prodigy: the label a rejected binary task gets (default: the "
                    "scheme's other label)")
     g.add_argument("--annotator", metavar="NAME", default="prodigy",
-                   help="Prodigy: annotator of lines without _annotator_id/_session_id")
+                   help="Prodigy: annotator of lines without _annotator_id/_session_id "
+                   "(default: prodigy)")
     g.add_argument("--ls-config", type=Path, metavar="FILE",
                    help="Label Studio: the project's labelling config (XML): its choices "
                    "and their order become the label scheme")

@@ -17,6 +17,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("project", type=project_location)
     add_settings_args(p)
     p.add_argument("--show-score", choices=["yes", "no"], help="show the model score on the desk")
+    p.add_argument("--public-fields", metavar="COL,COL",
+                   help="the unmapped columns annotators see under the text, comma-separated "
+                   "('' for none; 'default' for every column that is not a number)")
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -28,6 +31,10 @@ def run(args: argparse.Namespace) -> int:
     changes = settings_changes(args)
     if args.show_score:
         changes["show_score"] = args.show_score == "yes"
+    if args.public_fields is not None:
+        text = args.public_fields.strip()
+        changes["public_fields"] = (None if text == "default" else
+                                    tuple(f.strip() for f in text.split(",") if f.strip()))
     with open_project(args.project) as project:
         settings = project.update_settings(**changes) if changes else project.settings
     data = asdict(settings)

@@ -13,7 +13,7 @@ from triage.views.formatting import plural
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``triage export`` to the command line."""
-    p = sub.add_parser("export", help="write candidates and their final labels to CSV, JSONL or Parquet")
+    p = sub.add_parser("export", help="write candidates and their final labels to CSV, JSONL or Parquet, or for Prodigy or Label Studio")
     p.add_argument("project", type=project_location)
     p.add_argument("out", type=Path, help="output file (.csv, .jsonl or .parquet); replaced atomically")
     p.add_argument("--format", choices=["csv", "jsonl", "parquet"],

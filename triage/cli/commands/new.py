@@ -26,8 +26,9 @@ from triage.views.formatting import plural
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``triage new`` to the command line."""
-    p = sub.add_parser("new", help="create a project from a CSV/TSV/JSONL file of scored candidates",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    # Each option's help says its default where it has one (no formatter adds a second).
+    p = sub.add_parser("new", help="create a project from a CSV/TSV/JSONL/Parquet file or "
+                       "spreadsheet of scored candidates")
     p.add_argument("project", help="the new project file (e.g. idioms.triage), or a server "
                    "address postgresql://[USER@]HOST[:PORT]/DB?project=NAME")
     p.add_argument("file", type=Path, help="CSV, TSV, JSONL, Parquet or a spreadsheet (.xlsx, "

@@ -28,6 +28,10 @@ from triage.stats.agreement.coefficients import (
 from triage.stats.agreement.krippendorff import krippendorff_alpha, reading
 from triage.stats.agreement.ratings import Coefficient, Ratings, encode
 
+# Under this many items rated by two or more, the table says "too few to judge" instead of
+# Krippendorff's band, as the advice, the lead view and the report do (``reading`` in JSON
+# stays the band).
+MIN_PAIRABLE_ITEMS = 30
 KAPPA_WEIGHTS = {"nominal": None, "ordinal": "linear", "interval": "quadratic", "ratio": "quadratic"}
 
 
@@ -223,9 +227,11 @@ def render_text(report: AgreementReport) -> str:
         iv = boot[key].as_list() if key in boot else None
         return f"  95% CI [{iv[0]:.3f}, {iv[1]:.3f}]" if iv else ""
 
+    word = report.reading if report.pairable_items >= MIN_PAIRABLE_ITEMS else (
+        f"too few to judge (n = {report.pairable_items:,})")
     table = [
         ("Krippendorff's alpha", report.krippendorff_alpha,
-         ci_text + (f"  {report.reading}" if report.krippendorff_alpha.defined else "")),
+         ci_text + (f"  {word}" if report.krippendorff_alpha.defined else "")),
         ("Percent agreement", report.percent_agreement, ""),
         ("Cohen's kappa (mean of pairs)", report.cohen_kappa_mean,
          kci("cohen_kappa_mean") + weights),

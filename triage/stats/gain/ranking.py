@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-DECILES = 10
+from triage.stats.common import DECILES as DECILES
+from triage.stats.common import decile_of_rank as decile_of_rank
+from triage.stats.common import decile_sizes as decile_sizes
 
 
 @dataclass(frozen=True)
@@ -116,19 +118,6 @@ def descending_order(scores: np.ndarray) -> np.ndarray:
         items = order[at]
         order[at] = items[np.lexsort((items, group))]
     return order
-
-
-def decile_of_rank(ranks: np.ndarray, pool: int, bins: int = DECILES) -> np.ndarray:
-    """Decile (1..bins) of 1-based ranks: ``ceil(bins * r / pool)``, in exact integers."""
-    ranks = np.asarray(ranks, dtype=np.int64)
-    return (bins * ranks + pool - 1) // pool
-
-
-def decile_sizes(pool: int, bins: int = DECILES) -> np.ndarray:
-    """Items in each decile; boundaries are fractional, so sizes may differ by one (or be 0)."""
-    if pool == 0:
-        return np.zeros(bins, dtype=np.int64)
-    return np.bincount(decile_of_rank(np.arange(1, pool + 1), pool, bins) - 1, minlength=bins)
 
 
 def last_positive_distribution(ranking: Ranking) -> tuple[np.ndarray, np.ndarray] | None:

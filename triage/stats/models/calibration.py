@@ -19,28 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from triage.stats.common import expit as expit
+from triage.stats.common import fit_logistic
+from triage.stats.common import log_expit as log_expit
+from triage.stats.common import logit as logit
 from triage.stats.models.metrics import as_arrays
 
-_EPS = 1e-6  # keeps logit(0) and logit(1) finite; exact 0/1 scores exist in real data
 WARM_START = 100_000  # items of the seeded sample Platt's Newton iteration starts from
-
-
-def expit(x: np.ndarray) -> np.ndarray:
-    """The logistic sigmoid 1 / (1 + exp(-x)), without overflow for large |x|."""
-    x = np.asarray(x, dtype=np.float64)
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-
-
-def log_expit(x: np.ndarray) -> np.ndarray:
-    """log(sigmoid(x)) = -log(1 + exp(-x)), accurate in both tails."""
-    return -np.logaddexp(0.0, -np.asarray(x, dtype=np.float64))
-
-
-def logit(p: np.ndarray) -> np.ndarray:
-    """log(p / (1 - p)) with p clipped away from 0 and 1."""
-    q = np.clip(np.asarray(p, dtype=np.float64), _EPS, 1.0 - _EPS)
-    return np.log(q) - np.log1p(-q)
 
 
 def _nll(z: np.ndarray, g: np.ndarray) -> float:
@@ -85,53 +70,6 @@ def fit_temperature(p: np.ndarray, gold: np.ndarray) -> Calibrator:
     return Calibrator("temperature", a=float(np.exp(-res.x)), b=0.0)
 
 
-class _Point:
-    """sigmoid(a z + b) at one (a, b): the NLL and the fitted probabilities, from one exp."""
-
-    def __init__(self, theta: np.ndarray, z: np.ndarray, y: np.ndarray) -> None:
-        self.theta = theta
-        u = theta[0] * z + theta[1]
-        e = np.exp(-np.abs(u))
-        # log(1 + exp(u)) - y u, written with exp(-|u|) so that nothing overflows.
-        self.nll = float(np.mean(np.maximum(u, 0.0) + np.log1p(e) - y * u))
-        self.q = np.where(u >= 0, 1.0, e) / (1.0 + e)
-
-
-def _newton(z: np.ndarray, y: np.ndarray, theta: np.ndarray, max_steps: int = 100) -> np.ndarray:
-    """Minimise the mean NLL of y under sigmoid(a z + b) from ``theta`` = (a, b) by Newton steps.
-
-    Each step is halved until the NLL does not rise (the NLL is convex, so a full step is
-    taken near the optimum). Newton converges quadratically, so once a step is below 1e-6
-    (relative) it is taken and the search ends: what remains is of the order of 1e-12. For
-    separable labels, whose optimum lies at infinity, it ends when the NLL stops falling.
-    """
-    at = _Point(theta, z, y)
-    for _ in range(max_steps):
-        r, w = at.q - y, at.q * (1.0 - at.q)
-        wz = w * z
-        grad = np.array([np.mean(r * z), np.mean(r)])
-        hess = np.array([[np.mean(wz * z), np.mean(wz)], [np.mean(wz), np.mean(w)]])
-        try:
-            step = np.linalg.solve(hess, grad)
-        except np.linalg.LinAlgError:
-            step = grad  # flat curvature (e.g. one class): a gradient step instead
-        if np.max(np.abs(step)) <= 1e-6 * (1.0 + np.max(np.abs(at.theta))):
-            return at.theta - step
-        size = 1.0
-        while size > 1e-6:
-            trial = _Point(at.theta - size * step, z, y)
-            if trial.nll <= at.nll:
-                break
-            size /= 2.0
-        else:
-            return at.theta  # no step lowers the NLL: at the optimum within rounding
-        stalled = at.nll - trial.nll <= 1e-15 * max(at.nll, 1e-300)
-        at = trial
-        if stalled:
-            break
-    return at.theta
-
-
 def fit_platt(p: np.ndarray, gold: np.ndarray, seed: int = 0) -> Calibrator:
     """Platt scaling: logistic regression of the gold label on logit(p) (no label smoothing).
 
@@ -144,8 +82,8 @@ def fit_platt(p: np.ndarray, gold: np.ndarray, seed: int = 0) -> Calibrator:
     theta = np.array([1.0, 0.0])
     if z.size > 2 * WARM_START:
         pick = np.random.default_rng(seed).choice(z.size, WARM_START, replace=False)
-        theta = _newton(z[pick], y[pick], theta)
-    theta = _newton(z, y, theta)
+        theta = fit_logistic(z[pick], y[pick], theta)
+    theta = fit_logistic(z, y, theta)
     return Calibrator("platt", a=float(theta[0]), b=float(theta[1]))
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from triage.stats.common import even_indices
 from triage.stats.models import ranked as rk
 from triage.stats.models.ranked import Ranked
 
@@ -302,7 +303,7 @@ def model_curves(scores: np.ndarray, positive: np.ndarray, points: int = CURVE_P
     r = _ranked(scores, positive, ranked)
 
     def keep(size: int) -> np.ndarray:
-        return np.unique(np.linspace(0, size - 1, min(points, size)).round().astype(int))
+        return even_indices(size, points)
 
     out = {}
     if _classes_of(r) is None:

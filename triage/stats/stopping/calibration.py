@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from triage.stats.distributions import expit
+from triage.stats.common import expit, fit_logistic, logistic_covariance
 
 
 @dataclass(frozen=True)
@@ -36,24 +36,15 @@ class Calibration:
         return point, float(np.sqrt(max(grad @ self.cov @ grad, 0.0)))
 
 
-def fit_platt(score: np.ndarray, label: np.ndarray, ridge: float = 1e-6,
-              iterations: int = 50) -> tuple[np.ndarray, np.ndarray]:
-    """Fit (a, b) of the logistic model on (score, label); return them and their covariance."""
-    x = np.column_stack([score, np.ones_like(score)])
+def fit_platt(score: np.ndarray, label: np.ndarray, ridge: float = 1e-6
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Fit (a, b) of the logistic model on (score, label); return them and their covariance.
+
+    ``ridge`` penalises the summed NLL by ``ridge / 2 * (a² + b²)``, so labels that the
+    score separates perfectly still give finite parameters."""
     y = label.astype(float)
-    theta = np.zeros(2)
-    for _ in range(iterations):
-        p = expit(x @ theta)
-        w = p * (1 - p)
-        hess = x.T @ (x * w[:, None]) + ridge * np.eye(2)
-        step = np.linalg.solve(hess, x.T @ (y - p) - ridge * theta)
-        theta = theta + step
-        if np.abs(step).max() < 1e-10:
-            break
-    p = expit(x @ theta)
-    w = p * (1 - p)
-    hess = x.T @ (x * w[:, None]) + ridge * np.eye(2)
-    return theta, np.linalg.inv(hess)
+    theta = fit_logistic(score, y, np.zeros(2), ridge=ridge / max(score.size, 1))
+    return theta, logistic_covariance(score, theta, ridge)
 
 
 def calibration_for(pool: int, ranks: np.ndarray, positive: np.ndarray,

@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-DECILES = 10
+from triage.stats.common import DECILES, decile_sizes
+
 DRAWS = 2000
 SEED = 20211
 NAN = float("nan")
@@ -77,20 +78,9 @@ def recall_of(found: ArrayLike, remaining: ArrayLike) -> Any:
 
 def decile_of_rank(pool: int) -> np.ndarray:
     """0-based score decile of every rank (index r − 1): ceil(10 r / N) − 1."""
-    # The deciles are runs: decile d starts at rank ⌊dN/10⌋ + 1. The formula below is
-    # monotone in r, so where it agrees with those starts on both sides of each boundary it
-    # agrees everywhere, and the runs are laid out without evaluating it a million times.
-    first = np.arange(DECILES + 1) * pool // DECILES + 1
-    first[-1] = pool + 1
-    edges = np.unique(np.clip(np.concatenate([first[1:-1] - 1, first[1:-1]]), 1, max(pool, 1)))
-    runs = np.repeat(np.arange(DECILES), np.diff(first))
-    if pool and np.array_equal(_decile_formula(edges, pool), runs[edges - 1]):
-        return runs
-    return _decile_formula(np.arange(1, pool + 1), pool)
-
-
-def _decile_formula(r: np.ndarray, pool: int) -> np.ndarray:
-    return np.minimum(np.ceil(DECILES * r / max(pool, 1)).astype(np.int64) - 1, DECILES - 1)
+    # The deciles are runs of known sizes, laid out without evaluating the formula a
+    # million times.
+    return np.repeat(np.arange(DECILES), decile_sizes(pool, DECILES))
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import sqlite_utils
 
 from triage.base.errors import TriageError
-from triage.store import connection
+from triage.store import bulkrun, connection, integrity
 from triage.store.pg.audit import store_audit_order
 from triage.store.pg.connect import transaction
 from triage.store.pg.schema import SERVER_ONLY, SERVER_SCHEMA_KEY, ensure_project
@@ -160,31 +160,33 @@ def copy_arrow(conn: psycopg.Connection[Any], url: ServerUrl, name: str, batches
 
 def _push_candidates(db: sqlite_utils.Database, conn: psycopg.Connection[Any],
                      url: ServerUrl) -> int:
-    """The file's candidates by Arrow (read in C by ADBC) when the file can be lent to it."""
+    """The file's candidates by Arrow (read in C by ADBC, in a child process) when the
+    child can open the file; else as rows through ``db``."""
+    t = table("candidates")
+    path = connection.database_path(db)
+    if path is None or not bulkrun.available() or not integrity.writable(path) \
+            or integrity.no_room(Path(path)):
+        rows = db.execute(f"SELECT {t.column_list} FROM candidates")  # noqa: S608
+        return copy_rows(conn, url, t, rows)
+    # The driver infers a column's type from its first rows, so a column that starts
+    # with NULLs comes as text with a flag, and the NULLs are put back here.
+    batches = bulkrun.read(path, "SELECT id, key, text, coalesce(meta, '') AS meta, "
+                           "meta IS NULL AS meta_null, coalesce(gold, '') AS gold, "
+                           "gold IS NULL AS gold_null FROM candidates ORDER BY id")
+    return copy_arrow(conn, url, "candidates", _with_nulls(batches))
+
+
+def _with_nulls(batches: Any) -> Any:
+    """Candidate batches with meta and gold NULL again where their flag says so."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from triage.store.adbc import Adbc
-
-    t = table("candidates")
-    with connection.released(db) as path:
-        if path is None:  # another connection of ours has the file: plain rows it is
-            rows = db.execute(f"SELECT {t.column_list} FROM candidates")  # noqa: S608
-            return copy_rows(conn, url, t, rows)
-        reader = Adbc(path)
-        try:
-            # The driver infers a column's type from its first rows, so a column that starts
-            # with NULLs comes as text with a flag, and the NULLs are put back here.
-            got = reader.table("SELECT id, key, text, coalesce(meta, '') AS meta, "
-                               "meta IS NULL AS meta_null, coalesce(gold, '') AS gold, "
-                               "gold IS NULL AS gold_null FROM candidates ORDER BY id")
-        finally:
-            reader.close()
-    columns = {n: got.column(n) for n in ("id", "key", "text")}
-    for n in ("meta", "gold"):
-        flag = pc.cast(got.column(f"{n}_null"), pa.bool_())
-        columns[n] = pc.if_else(flag, pa.scalar(None, got.column(n).type), got.column(n))
-    return copy_arrow(conn, url, "candidates", pa.table(columns).to_batches(50_000))
+    for got in batches:
+        columns = {n: got.column(n) for n in ("id", "key", "text")}
+        for n in ("meta", "gold"):
+            flag = pc.cast(got.column(f"{n}_null"), pa.bool_())
+            columns[n] = pc.if_else(flag, pa.scalar(None, got.column(n).type), got.column(n))
+        yield pa.record_batch(list(columns.values()), names=list(columns))
 
 
 @contextlib.contextmanager

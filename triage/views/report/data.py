@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from triage.base.errors import TriageError
 from triage.base.jsonutil import jsonable
+from triage.base.progress import Progress as Progress
 from triage.views.advice import advice_lines
 from triage.views.panels import (
     PanelInfo,
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from triage.project.core import Project
     from triage.stats.live import LiveSnapshot
 
-Progress = Callable[[int, int], "bool | None"]
 AGREEMENT_BREAKDOWNS = ("pair", "annotator", "session", "decile")
 STEPS = 6
 

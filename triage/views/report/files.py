@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from triage.base.errors import TriageError
+from triage.base.progress import Progress as Progress
 
-Progress = Callable[[int, int], "bool | None"]
 FORMATS = {".html": "html", ".htm": "html", ".pdf": "pdf"}
 
 

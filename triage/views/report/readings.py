@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from triage.views.advice import agreement_reading_text
+from triage.views.formatting import awaiting, plural
 from triage.views.panels import format_money, format_share
 
 
@@ -16,10 +17,11 @@ def project(data: dict[str, Any]) -> str:
     """How big the pool is, what has been looked at, and who did it."""
     s = data["settings"]
     positives = ", ".join(s["positive_labels"]) or "none"
-    return (f"{data['pool']:,} candidates ranked by {len(data['models'])} model(s); the queue "
-            f"follows {data['active_model']}. {data['annotated']:,} have been annotated by "
-            f"{data['annotators']} annotator(s), and {data['positives_found']:,} were positive "
-            f"(positive label: {positives}).")
+    return (f"{plural(data['pool'], 'candidate')} ranked by "
+            f"{plural(len(data['models']), 'model')}; the queue follows "
+            f"{data['active_model']}. {data['annotated']:,} have been annotated by "
+            f"{plural(data['annotators'], 'annotator')}, and {data['positives_found']:,} were "
+            f"positive (positive label: {positives}).")
 
 
 def spend(data: dict[str, Any]) -> str:
@@ -114,7 +116,7 @@ def samples(data: dict[str, Any]) -> str:
     if cert is not None:
         text += f" Recall certification: {cert['verdict']}."
     if data["disagreements"]["count"]:
-        text += f" {data['disagreements']['count']} disagreement(s) await a ruling."
+        text += f" {awaiting(data['disagreements']['count'], 'disagreement')}."
     return text
 
 
@@ -151,13 +153,17 @@ def pictures(check: dict[str, Any] | None) -> str:
 def pictures_section(data: dict[str, Any]) -> str:
     """What the pictures section shows: how many of each, and how many could not be shown."""
     dis, pos = data["disagreements"], data["positives"]
-    text = (f"{dis['total']:,} disagreement(s) await a ruling and {pos['total']:,} positive(s) "
-            "have been found (final labels, as exported).")
+    found = "has" if pos["total"] == 1 else "have"
+    text = (f"{awaiting(dis['total'], 'disagreement')} and {plural(pos['total'], 'positive')} "
+            f"{found} been found (final labels, as exported).")
     if not data["images"]:
         return text + " Pictures are left out of this report (--no-images)."
-    text += (f" Shown: the first {dis['shown']:,} disagreement(s), best-ranked first, and a "
-             f"random sample of {pos['shown']:,} positive(s), so label quality can be judged "
-             "at a glance.")
+    shown = [f"the first {plural(dis['shown'], 'disagreement')}, best-ranked first"
+             if dis["shown"] else "",
+             f"a random sample of {plural(pos['shown'], 'positive')}" if pos["shown"] else ""]
+    shown = [part for part in shown if part]
+    if shown:
+        text += f" Shown: {' and '.join(shown)}, so label quality can be judged at a glance."
     missing = dis["not_shown"] + pos["not_shown"]
     if missing:
         text += f" {missing:,} of these pictures could not be shown; each says why."
