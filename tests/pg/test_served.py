@@ -17,6 +17,7 @@ import psycopg
 import pytest
 
 from tests.pg.team_setup import publish
+from triage.base.audit import audit_order
 from triage.base.errors import ServerUnavailable
 from triage.cli.program import main
 from triage.project import open_project
@@ -160,6 +161,65 @@ def test_a_label_the_server_never_served_is_refused(team, attack):
         with pytest.raises(psycopg.Error, match=refusal):
             _label(ana, s, session, candidate, kind)
     assert _ids(pg, s, "SELECT id FROM {s}.labels ORDER BY id") == before
+
+
+def test_a_hand_picked_audit_is_refused_the_servers_next_one_counts(team):
+    """An ``audit`` label counts only on the item of the server's audit order due next."""
+    pg, _url, s, _name = team
+    seed = int(_ids(pg, s, "SELECT value FROM {s}.settings WHERE key = 'seed'")[0])
+    order = audit_order(np.asarray(_ids(pg, s, "SELECT id FROM {s}.candidates")), seed)
+    open_ = set(_unlabelled(pg, s))
+    due = next(int(c) for c in order if c in open_)
+    picked = next(int(c) for c in order[::-1] if c in open_)   # undecided, far down the order
+    with pg.connect("sana") as ana:
+        session = _session(ana, s)
+        assert _claim(ana, s, session, picked)
+        before = _ids(pg, s, "SELECT id FROM {s}.labels ORDER BY id")
+        with pytest.raises(psycopg.Error, match="not the next item of the audit sample"):
+            _label(ana, s, session, picked, "audit")
+        assert _ids(pg, s, "SELECT id FROM {s}.labels ORDER BY id") == before
+        assert _claim(ana, s, session, due)
+        _label(ana, s, session, due, "audit")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            ana.execute(f"SELECT count(*) FROM {s}.audit_order")   # nor can she read it
+    assert _ids(pg, s, "SELECT candidate_id FROM {s}.labels WHERE kind = 'audit'") == [due]
+
+
+def test_a_desks_audit_items_count(pg, pg_url, project_name, tmp_path, monkeypatch):
+    """Audit items a desk serves (drawn by its own numpy) are the server's order: they count."""
+    monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
+    publish(pg, pg_url(), tmp_path, n=60, annotators=("sana",), audit_rate=0.3,
+            overlap_rate=0.0, retest_rate=0.0)
+    desk = open_project(pg_url("sana"))
+    simulate(desk, 12, "sana")
+    desk.close()
+    s = f"triage_{project_name}"
+    audits = _ids(pg, s, "SELECT candidate_id FROM {s}.labels WHERE kind = 'audit' "
+                         "AND undone_at IS NULL ORDER BY id")
+    assert len(audits) >= 2
+    assert len(_ids(pg, s, "SELECT id FROM {s}.labels WHERE undone_at IS NULL")) == 12
+
+
+def test_the_server_keeps_the_audit_order_of_an_import_and_of_a_new_seed(pg, tmp_path,
+                                                                          monkeypatch):
+    from tests.helpers import pool_rows, write_pool
+
+    monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
+    url, s = pg.url("audited"), "triage_audited"
+    assert main(["new", url, str(write_pool(tmp_path / "pool.csv", pool_rows(80))),
+                 "--text", "text", "--key", "key", "--score", "m1=m1",
+                 "--labels", "idiom:i,literal:l", "--positive", "idiom"]) == 0
+
+    def stored() -> list[int]:
+        blob = _ids(pg, s, "SELECT ids FROM {s}.audit_order")[0]
+        return np.frombuffer(blob, dtype=">i8").tolist()
+
+    ids = np.asarray(_ids(pg, s, "SELECT id FROM {s}.candidates"))
+    lead = open_project(url)
+    assert stored() == audit_order(ids, lead.settings.seed).tolist()
+    lead.update_settings(seed=lead.settings.seed + 1)
+    assert stored() == audit_order(ids, lead.settings.seed).tolist()
+    lead.close()
 
 
 def test_one_decision_per_annotator_and_candidate(team):

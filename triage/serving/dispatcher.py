@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import sqlite_utils
 
+from triage.base.audit import audit_order
 from triage.base.errors import BusyError
 from triage.serving.calqueue import ARM, CalQueue
 from triage.serving.queue import RankedQueue
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from triage.serving.bandit import BanditQueue
 
 CLAIM_SECONDS = claims.CLAIM_HOLD_SECONDS  # how long a desk's claim holds a candidate
-_AUDIT_SALT = 0xA0D17
 _OVERLAP_SALT = 0x0E1A9
 
 
@@ -66,12 +66,6 @@ def overlap_plan(order: np.ndarray, rate: float, seed: int) -> np.ndarray:
         if k:
             chosen.append(rng.choice(block, size=k, replace=False))
     return np.sort(np.concatenate(chosen)) if chosen else np.empty(0, dtype=np.int64)
-
-
-def audit_order(candidate_ids: np.ndarray, seed: int) -> np.ndarray:
-    """A seeded uniform random order of the whole pool: the audit sample is its prefix."""
-    rng = np.random.default_rng([seed, _AUDIT_SALT])
-    return rng.permutation(np.sort(candidate_ids))
 
 
 class Dispatcher:

@@ -18,6 +18,7 @@ import sqlite_utils
 
 from triage.base.errors import TriageError
 from triage.store import bulkrun, connection, integrity
+from triage.store.pg.audit import store_audit_order
 from triage.store.pg.connect import transaction
 from triage.store.pg.schema import SERVER_ONLY, SERVER_SCHEMA_KEY, ensure_project
 from triage.store.pg.tables import Table, head_tables, table
@@ -96,6 +97,7 @@ def push_tables(db: sqlite_utils.Database, conn: psycopg.Connection[Any], url: S
         else:
             counts[t.name] = copy_rows(conn, url, t, rows)
     restart_identities(conn, url)
+    store_audit_order(conn, url)
     if "annotators" in counts:
         add_member_annotators(conn, url)
     return counts

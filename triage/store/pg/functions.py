@@ -13,7 +13,8 @@ from a sequence: never from arguments.
 - ``claim(candidate, session, seconds = NULL) → boolean``: lease a candidate for one of
   the caller's open sessions, for the server's lease length (``seconds`` may only shorten
   it). The candidate row is locked ``FOR UPDATE SKIP LOCKED``; refused while another
-  session holds a live lease; one lease per session (its other leases go).
+  session holds a live lease; one lease per session (its other leases go). The lease
+  records whether it was the certification sample's or the audit order's item due.
 - ``release(session, candidate | NULL)``: drop a session's lease.
 - ``add_label(uid, candidate, session, value, kind, seconds, note, served_by) → bigint``:
   value in the scheme (or NULL, a skip), kind allowed for the caller's role, seconds
@@ -170,9 +171,11 @@ BEGIN
     RETURN false;
   END IF;
   DELETE FROM claims WHERE session_id = p_session AND candidate_id <> p_candidate;
-  INSERT INTO claims(candidate_id, session_id, expires_at, served_at, claimed_in, in_order)
+  INSERT INTO claims(candidate_id, session_id, expires_at, served_at, claimed_in, in_order,
+                     in_audit)
     VALUES (p_candidate, p_session, v_now + v_len, v_now, pg_current_xact_id(),
-            coalesce(certify_due(p_candidate, p_session), false))
+            coalesce(certify_due(p_candidate, p_session), false),
+            coalesce(audit_due(p_candidate, p_session), false))
     ON CONFLICT (candidate_id) DO UPDATE
     SET session_id = excluded.session_id, expires_at = excluded.expires_at,
         claimed_in = excluded.claimed_in,
@@ -180,7 +183,9 @@ BEGIN
                          THEN coalesce(claims.served_at, excluded.served_at)
                          ELSE excluded.served_at END,
         in_order = excluded.in_order OR (claims.session_id = excluded.session_id
-                                         AND coalesce(claims.in_order, false));
+                                         AND coalesce(claims.in_order, false)),
+        in_audit = excluded.in_audit OR (claims.session_id = excluded.session_id
+                                         AND coalesce(claims.in_audit, false));
   RETURN true;
 END $fn$;
 

@@ -6,7 +6,9 @@ a team role). An annotator's label counts only when the server's state says it m
 - ``judged_seconds(...)`` → the seconds to store. A new decision needs the lease the
   server gave that session for that candidate (``claims``: served there, at
   ``served_at`` by the server's clock), and a kind the server's state allows: ``triage``
-  and ``audit`` on a candidate nobody has decided; ``overlap`` on an item of the stored
+  on a candidate nobody has decided; ``audit`` only when the lease was the item of the
+  server's audit order due (``audit_due``: the first item of the stored order neither
+  handled nor on another desk's lease, judged when it was claimed or now); ``overlap`` on an item of the stored
   plan that someone else decided and that is short of its labels; ``retest`` of the
   caller's own earlier decision from another session, once; ``certify`` on the running
   sample's items in sample order only (every earlier item decided or on another desk's
@@ -37,7 +39,7 @@ PACE_WINDOW_S = 2.0
 HOLD_S = 2.0          # a transaction holding the order lock this long while not waiting
 WAIT_S = 4.0          # how long a write waits for the order lock before "try again"
 INTERNAL = ("order_lock", "unstall", "pace", "judged_seconds", "certify_due",
-            "sample_items", "setting_number", "decided", "decision_kind")
+            "sample_items", "setting_number", "decided", "decision_kind", "audit_due")
 
 _JUDGE = r"""
 CREATE TABLE IF NOT EXISTS {s}.serial (id integer PRIMARY KEY CHECK (id = 1));
@@ -49,6 +51,13 @@ ALTER TABLE {s}.claims ADD COLUMN IF NOT EXISTS served_at double precision;
 ALTER TABLE {s}.claims ADD COLUMN IF NOT EXISTS claimed_in xid8;
 
 ALTER TABLE {s}.claims ADD COLUMN IF NOT EXISTS in_order boolean;
+
+ALTER TABLE {s}.claims ADD COLUMN IF NOT EXISTS in_audit boolean;
+
+CREATE TABLE IF NOT EXISTS {s}.audit_order (
+  id integer PRIMARY KEY CHECK (id = 1), n integer NOT NULL, ids bytea NOT NULL);
+
+ALTER TABLE {s}.audit_order ALTER COLUMN ids SET STORAGE EXTERNAL;
 
 CREATE OR REPLACE FUNCTION {s}.setting_number(p_key text, p_default float8) RETURNS float8
 LANGUAGE sql STABLE {head}
@@ -140,6 +149,35 @@ BEGIN
                     AND c.session_id <> p_session AND c.expires_at > v_now));
 END $fn$;
 
+CREATE OR REPLACE FUNCTION {s}.audit_due(p_candidate bigint, p_session bigint)
+  RETURNS boolean LANGUAGE plpgsql STABLE {head}
+DECLARE v_n integer; v_from integer := 0; v_first bigint; v_part bytea;
+  v_now float8 := extract(epoch FROM clock_timestamp());
+BEGIN
+  SELECT n INTO v_n FROM audit_order WHERE id = 1;
+  IF v_n IS NULL OR EXISTS (SELECT 1 FROM labels WHERE candidate_id = p_candidate
+                            AND undone_at IS NULL) THEN
+    RETURN NULL;
+  END IF;
+  -- The item due: the first of the order neither handled nor on another desk's lease,
+  -- read {chunk} at a time from the start (slices of the stored order, never all of it).
+  WHILE v_from < v_n LOOP
+    SELECT substring(ids FROM v_from * 8 + 1 FOR {chunk} * 8) INTO v_part FROM audit_order
+      WHERE id = 1;
+    FOR g IN 0 .. length(v_part) / 8 - 1 LOOP
+      v_first := ('x' || encode(substring(v_part FROM g * 8 + 1 FOR 8), 'hex'))::bit(64)::bigint;
+      IF NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = v_first
+                     AND l.undone_at IS NULL)
+         AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.candidate_id = v_first
+                         AND c.session_id <> p_session AND c.expires_at > v_now) THEN
+        RETURN v_first = p_candidate;
+      END IF;
+    END LOOP;
+    v_from := v_from + {chunk};
+  END LOOP;
+  RETURN false;
+END $fn$;
+
 CREATE OR REPLACE FUNCTION {s}.decision_kind(p_annotator bigint, p_candidate bigint,
   p_kind text) RETURNS text LANGUAGE sql STABLE {head}
   SELECT CASE WHEN p_kind = 'retest' THEN p_kind ELSE coalesce((
@@ -149,7 +187,7 @@ CREATE OR REPLACE FUNCTION {s}.decision_kind(p_annotator bigint, p_candidate big
 CREATE OR REPLACE FUNCTION {s}.judged_seconds(p_annotator bigint, p_candidate bigint,
   p_session bigint, p_kind text, p_seconds float8) RETURNS float8 LANGUAGE plpgsql {head}
 DECLARE v_mine text; v_served float8; v_in_order boolean; v_due boolean; v_others integer;
-  v_need integer;
+  v_need integer; v_in_audit boolean;
 BEGIN
   SELECT kind INTO v_mine FROM labels WHERE candidate_id = p_candidate
     AND annotator_id = p_annotator AND undone_at IS NULL AND kind <> 'retest'
@@ -165,7 +203,7 @@ BEGIN
     END IF;
     RETURN 0;   -- a change of one's own decision: nothing new was served, nothing is paid
   END IF;
-  SELECT served_at, in_order INTO v_served, v_in_order FROM claims
+  SELECT served_at, in_order, in_audit INTO v_served, v_in_order, v_in_audit FROM claims
     WHERE candidate_id = p_candidate AND session_id = p_session;
   IF v_served IS NULL THEN
     PERFORM refuse(format('candidate %s was not served to session %s (or its lease went '
@@ -197,6 +235,10 @@ BEGIN
     END IF;
   ELSIF v_others > 0 THEN
     PERFORM refuse(format('candidate %s has been decided by someone else', p_candidate));
+  ELSIF p_kind = 'audit' AND NOT (coalesce(v_in_audit, false)
+                                  OR coalesce(audit_due(p_candidate, p_session), false)) THEN
+    PERFORM refuse(format('candidate %s is not the next item of the audit sample for this '
+                          'session', p_candidate));
   END IF;
   RETURN least(p_seconds, greatest(extract(epoch FROM clock_timestamp()) - v_served, 0),
                lease_seconds());
@@ -211,7 +253,7 @@ def judge_template(url: ServerUrl) -> str:
                         "{tries}": str(int(WAIT_S / 0.5)), "{wait}": str(int(WAIT_S)),
                         "{rate_key}": LABEL_RATE_KEY, "{rate}": str(DEFAULT_LABEL_RATE),
                         "{quota_key}": NOTE_QUOTA_KEY, "{quota}": str(DEFAULT_NOTE_QUOTA),
-                        "{window}": str(PACE_WINDOW_S)}.items():
+                        "{window}": str(PACE_WINDOW_S), "{chunk}": "64"}.items():
         text = text.replace(name, value)
     return text
 

@@ -28,6 +28,7 @@ from triage import __version__
 from triage.base.errors import TriageError
 from triage.store.calsnap import CalSnapshot, snapshot_values
 from triage.store.pg import serving_sql as q
+from triage.store.pg.audit import server_seed, store_audit_order
 from triage.store.pg.channel import Connect, ServerChannel
 from triage.store.pg.pull import refresh_labels
 from triage.store.pg.url import ServerUrl
@@ -227,8 +228,11 @@ class TeamLink(ServerChannel):
         """Store every setting on the server (lead only)."""
         self._lead_only("change settings")
         with self.transaction() as cur:
+            reseeded = server_seed(cur.connection, self.url) != settings.seed
             cur.executemany(q.upsert(self.schema, "settings", "key", ("key", "value")),
                             settings.to_rows())
+            if reseeded:   # the audit sample is another shuffle now: the server's too
+                store_audit_order(cur.connection, self.url)
         self._after_write(full=True)
 
     def set_project_info(self, key: str, value: str) -> None:

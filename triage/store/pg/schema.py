@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from triage.base.errors import TriageError
 from triage.store.pg import feeds, functions
+from triage.store.pg.audit import store_audit_order
 from triage.store.pg.connect import transaction
 from triage.store.pg.tables import Column, Table, head_tables, pg_type, table
 from triage.store.pg.url import ServerUrl, parse_url
@@ -165,6 +166,7 @@ def ensure_project(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
     conn.execute("SELECT pg_advisory_xact_lock(%s)", [functions.lock_key(url.project)])
     for statement in project_statements(url):
         conn.execute(statement.encode())
+    store_audit_order(conn, url)   # a project published before the server kept it
 
 
 def project_exists(conn: psycopg.Connection[Any], url: ServerUrl) -> bool:

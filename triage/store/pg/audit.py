@@ -1,0 +1,49 @@
+"""The server's own copy of the audit order, so it can judge an ``audit`` label.
+
+The audit sample is the prefix of one seeded shuffle of the pool
+(:func:`triage.base.audit.audit_order`). The lead's publish, team import, ``server init``
+and a change of the seed store that shuffle in ``audit_order`` (annotators can neither
+read nor write it); ``claim`` marks a lease as the audit item due when it is the first
+item of the order neither handled nor on another desk's lease, and ``add_label`` takes
+an annotator's ``audit`` label only on such a lease (:mod:`.judge`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import psycopg
+
+from triage.base.audit import audit_order
+from triage.store.pg.url import ServerUrl
+from triage.store.settings import Settings
+
+
+def server_seed(conn: psycopg.Connection[Any], url: ServerUrl) -> int:
+    """The project's seed as stored on the server (the default when none is)."""
+    row = conn.execute(f"SELECT value FROM {url.schema}.settings WHERE key = 'seed'".encode()
+                       ).fetchone()
+    return int(json.loads(row[0])) if row else Settings().seed
+
+
+def store_audit_order(conn: psycopg.Connection[Any], url: ServerUrl) -> int:
+    """Replace the server's audit order with the shuffle of its candidates; its length.
+
+    One row: the candidate ids in order as 8-byte big-endian integers, stored uncompressed
+    so the server reads the slices it needs (the start of the order), never all of it.
+    """
+    s = url.schema
+    row = conn.execute(f"SELECT string_agg(int8send(id), ''::bytea) FROM {s}.candidates"
+                       .encode()).fetchone()
+    ids = np.frombuffer(row[0], dtype=">i8") if row and row[0] else np.empty(0, np.int64)
+    order = audit_order(ids.astype(np.int64), server_seed(conn, url))
+    conn.execute(f"DELETE FROM {s}.audit_order".encode())
+    if order.size:
+        conn.execute(f"INSERT INTO {s}.audit_order (id, n, ids) VALUES (1, %s, %b)".encode(),
+                     [int(order.size), order.astype(">i8").tobytes()])
+    return int(order.size)
+
+
+__all__ = ["server_seed", "store_audit_order"]
