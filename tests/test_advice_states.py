@@ -272,6 +272,7 @@ def test_unreliable_agreement_pauses_everywhere(tmp_path, capsys):
     surfaces_agree(state, capsys, p.path)
 
 
+@pytest.mark.slow
 def test_surfaces_agree_through_a_sequence_of_changes(tmp_path, capsys):
     from triage.project.adjudication import adjudicate
 
@@ -375,6 +376,7 @@ class _Stats:
        value=hs.sampled_from([None, 0.5, 50.0]), budget=hs.sampled_from([None, 1.0, 1000.0]),
        prevalence=hs.sampled_from([0.0, 0.05, 0.5, 1.0]), cert=hs.integers(0, 30),
        ties=hs.booleans())
+@pytest.mark.slow
 def test_every_reachable_state_has_possible_numbers(pool, depth_share, audit_n, skips, seed,
                                                     scores, value, budget, prevalence, cert,
                                                     ties):

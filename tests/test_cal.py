@@ -273,6 +273,7 @@ def test_three_desks_on_one_file_serve_one_snapshot_order(tmp_path):
         d.close()
 
 
+@pytest.mark.slow
 def test_stored_snapshots_replay_exactly_from_their_labels(tmp_path):
     project = project_with(tmp_path, n=300, active_model="cal")
     gold = gold_of(project)

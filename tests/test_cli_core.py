@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import pool_rows, write_pool
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,6 +32,7 @@ def new_project(tmp_path, n=30, extra=()):
     return out
 
 
+@pytest.mark.slow
 def test_new_status_and_json_keys(tmp_path):
     out = new_project(tmp_path)
     assert out.returncode == 0, out.stderr
@@ -63,6 +66,7 @@ def test_open_non_project_is_a_clear_error(tmp_path):
     assert "not a Triage project" in out.stderr
 
 
+@pytest.mark.slow
 def test_config_changes_settings_and_rejects_nonsense(tmp_path):
     new_project(tmp_path)
     out = triage("config", tmp_path / "p.triage", "--budget", "20", "--currency", "EUR", "--json")
@@ -72,6 +76,7 @@ def test_config_changes_settings_and_rejects_nonsense(tmp_path):
     assert bad.returncode == 2 and "positive label" in bad.stderr
 
 
+@pytest.mark.slow
 def test_export_csv_is_guarded_and_complete(tmp_path):
     rows = pool_rows(12)
     rows[0]["text"] = "=HYPERLINK(\"http://x\")"

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 from scipy import stats
 
 from triage.stats import distributions as d
@@ -75,6 +76,7 @@ def test_the_compiled_functions_load_without_scipy_special_and_it_still_imports_
     assert out.stdout.split() == ["False", "True", "0.5", "True"]
 
 
+@pytest.mark.slow
 def test_a_thread_importing_scipy_special_meanwhile_gets_the_real_package():
     """Loading the compiled functions while another thread imports scipy.special is safe."""
     code = """

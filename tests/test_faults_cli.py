@@ -171,6 +171,7 @@ def test_a_truncated_project_is_refused_as_damaged_and_the_backup_named(tmp_path
         open_project(project)
 
 
+@pytest.mark.slow
 def test_the_backup_is_offered_for_a_damaged_project(tmp_path):
     from triage.project.checkup import check_file
     from triage.store import integrity
@@ -211,6 +212,7 @@ def test_a_half_written_project_is_rolled_back_on_open(tmp_path):
     assert '"pool": 300' in status.stdout  # no half-written rows
 
 
+@pytest.mark.slow
 def test_a_locked_file_says_busy_without_a_traceback(tmp_path):
     project, pool = make(tmp_path)
     other = sqlite3.connect(project, isolation_level=None, timeout=0)

@@ -49,6 +49,7 @@ def tweets_file(path: Path) -> dict[str, int]:
     return counts
 
 
+@pytest.mark.slow
 def test_guesses_and_counts_come_from_the_whole_file(tmp_path):
     counts = tweets_file(tmp_path / "tweets.csv")
     found = profile(tmp_path / "tweets.csv")

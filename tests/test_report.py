@@ -161,6 +161,7 @@ def test_pdf_report_has_the_same_sections_on_a_few_pages(demo, tmp_path):
         assert heading in text
 
 
+@pytest.mark.slow
 def test_hostile_text_prints_as_text_in_the_pdf(tmp_path):
     from pypdf import PdfReader
 

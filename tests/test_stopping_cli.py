@@ -40,6 +40,7 @@ BASE = ["--score", "good=good", "--score", "noise=noise", "--gold", "gold", "--p
         "--repeats", "20", "--seed", "3", "--json"]
 
 
+@pytest.mark.slow
 def test_simulate_json(labeled_csv: Path):
     proc = run(str(labeled_csv), *BASE)
     assert proc.returncode == 0, proc.stderr

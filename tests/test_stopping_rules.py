@@ -337,6 +337,7 @@ from hypothesis import strategies as st  # noqa: E402
 @settings(max_examples=40, deadline=None)
 @given(pool_size=st.integers(1, 400), depth_share=st.floats(0, 1), audit_n=st.integers(0, 60),
        seed=st.integers(0, 10_000), with_scores=st.booleans(), value=st.sampled_from([None, 3.0]))
+@pytest.mark.slow
 def test_advise_is_total_and_consistent(pool_size, depth_share, audit_n, seed, with_scores, value):
     rng = np.random.default_rng(seed)
     gold = rng.random(pool_size) < np.linspace(0.9, 0.05, pool_size)

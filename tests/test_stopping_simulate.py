@@ -93,6 +93,7 @@ def test_audit_items_are_paid_and_found():
         assert rp.found[0, k] == gold[:d].sum() + gold[drawn[drawn >= d]].sum()
 
 
+@pytest.mark.slow
 def test_replay_agrees_with_advise():
     n, b = 3000, 30
     gold = pool(n, 600, 0.02, 0.7, seed=8)

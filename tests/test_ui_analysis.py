@@ -26,6 +26,7 @@ def project(tmp_path):
     p.close()
 
 
+@pytest.mark.slow
 def test_agreement_view_shows_alpha_reading_and_the_kappa_matrix(qtbot, project, tmp_path):
     report = agreement_for_project(project, bootstrap=200, breakdowns=BREAKDOWNS).to_json()
     view = AgreementView()
@@ -124,6 +125,7 @@ def test_adjudication_buttons_wait_for_a_selection(qtbot, project):
     assert view.rule("idiom") is False
 
 
+@pytest.mark.slow
 def test_models_view_tables_equal_the_core_numbers(qtbot, project, tmp_path):
     data = build_models_view_data(models_inputs(project), trials=200)
     view = ModelsView()
@@ -157,6 +159,7 @@ def test_models_view_tables_equal_the_core_numbers(qtbot, project, tmp_path):
         assert view.save_figure(tmp_path / f"{chart}.png", chart).stat().st_size > 5_000
 
 
+@pytest.mark.slow
 def test_models_view_shows_the_metrics_first_and_the_value_tables_when_they_come(qtbot,
                                                                                  project):
     from triage.views.models import models_value, with_value

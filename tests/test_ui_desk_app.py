@@ -85,6 +85,7 @@ def test_annotator_dialog_prefills_and_needs_a_name(qtbot):
     assert dialog.name() == "bob" and ok.isEnabled()
 
 
+@pytest.mark.slow
 def test_screenshot_command_renders_the_window(tmp_path):
     png = tmp_path / "shot.png"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",

@@ -192,6 +192,7 @@ def test_qt_allocation_limit_stops_a_bomb_the_header_check_missed(tmp_path, monk
     assert isinstance(result, str) and "cannot be decoded" in result
 
 
+@pytest.mark.slow
 def test_a_second_picture_project_shows_its_own_pictures(qtbot, tmp_path):
     """Two pools both say img/red.png, of different folders: the second window's desk must
     not show the first one's cached picture."""

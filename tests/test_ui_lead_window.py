@@ -159,6 +159,7 @@ def test_certify_now_asks_then_starts_and_cancel_ends_the_sample(window, qtbot, 
     assert not latest_certification(window.project.db).running
 
 
+@pytest.mark.slow
 def test_the_models_tab_never_queues_behind_the_lead_helper(window, qtbot, monkeypatch):
     """The model comparison has its own thread: it fills while the agreement's helper is
     still busy, then its value tables and tests follow into the tab in order."""

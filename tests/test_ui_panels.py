@@ -50,6 +50,7 @@ def _panel(qtbot, cls, **kw):
     return panel
 
 
+@pytest.mark.slow
 def test_gain_panel_draws_the_live_curve_gold_baseline_and_offline_curves(qtbot, project):
     panel = _panel(qtbot, GainPanel)
     panel.show()
@@ -134,6 +135,7 @@ def test_empty_project_budgetless_and_tiny_pool_draw_without_errors(qtbot, tmp_p
     p.close()
 
 
+@pytest.mark.slow
 def test_per_hour_pricing_and_a_million_item_pool_are_downsampled(qtbot):
     state = LiveState(1_000_000, price_model="per_hour", hourly_rates={"ada": 36.0},
                       budget=500.0)
@@ -158,6 +160,7 @@ def test_per_hour_pricing_and_a_million_item_pool_are_downsampled(qtbot):
     assert c["budget_items"] == 50_000  # $500 at $0.01 per label so far
 
 
+@pytest.mark.slow
 def test_charts_save_as_png_and_svg(qtbot, project, tmp_path):
     for cls in (GainPanel, SpendPanel, YieldPanel, ComparisonPanel):
         panel = _panel(qtbot, cls)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import matplotlib.backends.backend_agg  # noqa: F401 - loaded lazily by the chart thread
+import pytest
 from PySide6.QtGui import QColor
 
 from tests.qt_helpers import open_main_window, wait_for_background
@@ -71,6 +72,7 @@ def test_a_key_press_is_answered_while_a_panel_draw_is_in_progress(qtbot, tmp_pa
     window.close()
 
 
+@pytest.mark.slow
 def test_a_burst_of_labels_redraws_one_panel_per_label_and_all_of_them_after_a_pause(
         qtbot, tmp_path, monkeypatch):
     # A redraw of all three panels at once overran a quick annotator's next key (the chart

@@ -110,6 +110,7 @@ def _saved_then_restored(display, demo, config, first: float, second: float,
     return reports
 
 
+@pytest.mark.slow
 def test_saved_at_100_restored_at_150(display, demo, tmp_path):
     """The issue's finding 1: the layout remembered at 100 % must still fit at 150 %.
 
@@ -139,6 +140,7 @@ def test_every_lead_tab_at_150(display, demo, tmp_path):
     assert problems(report) == []
 
 
+@pytest.mark.slow
 def test_a_small_screen_at_150_stacks_the_panes(small_display, demo, tmp_path):
     """800×600 at 150 %: the charts and the guidelines go into tabs under the candidate
     (not squeezed), the banner keeps to one line; nothing overlaps, text >= 9 pt, every

@@ -136,6 +136,7 @@ def test_every_table_refuses_every_kind_of_write(arena):
     assert hostile.others_digest(admin, stage) == stage.others_digest
 
 
+@pytest.mark.slow
 def test_every_function_with_hostile_arguments_hurts_nobody(arena):
     pg, url, stage, admin, attacker, before, tmp_path = arena
     fns = hostile.functions(admin, stage.schema, "hana")

@@ -73,6 +73,7 @@ def test_rows_a_replica_cannot_store_are_set_aside_and_it_keeps_working(pg, pg_u
     lead.close()
 
 
+@pytest.mark.slow
 def test_the_command_line_tells_about_unusable_rows_on_stderr(pg, pg_url, tmp_path):
     publish(pg, pg_url(), tmp_path, leads=("qc_lead",))
     lead = open_project(pg_url("qc_lead"))

@@ -113,6 +113,7 @@ def test_server_down_mid_session_loses_nothing(own_server, tmp_path):
     project.close()
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("_team_cache")
 def test_a_notification_from_anyone_costs_only_a_refresh(pg, pg_url, tmp_path):
     """Any role may NOTIFY any channel: a flood makes a few idle pulls and changes nothing."""

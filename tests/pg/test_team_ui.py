@@ -22,6 +22,7 @@ def _server_values(pg, schema: str) -> list[tuple[int, str]]:
                             ).fetchall()
 
 
+@pytest.mark.slow
 def test_another_desks_label_refreshes_the_panels_within_a_second(pg, pg_url, project_name,
                                                                    tmp_path, qtbot):
     publish(pg, pg_url(), tmp_path, annotators=("ui_a", "ui_b"), overlap_rate=0.0,
