@@ -96,6 +96,9 @@ INTERNAL = {
     "triage.store.schema:m0004_label_source": "schema migration",
     "triage.store.schema:m0005_cal_snapshots": "schema migration",
     "triage.store.schema:m0006_content_hashes": "schema migration",
+    "triage.store.schema:m0007_text_search": "schema migration",
+    "triage.store.search:build_index": "a derived full-text index of the local file (or "
+                                       "replica), built on first search; never on a server",
     "triage.store.candidates:ensure_key_index": "a derived index, built on first look-up",
     "triage.store.pg.pull:_apply": "the replica following its server (link's connection)",
     "triage.store.pg.pull:insert_sql": "the replica following its server (link's connection)",
