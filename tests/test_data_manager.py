@@ -126,3 +126,27 @@ def test_a_selection_exports_with_the_cli_columns(project, tmp_path):
     assert json.loads(out.read_text(encoding="utf-8"))["notes"] == "ada: a fixed phrase"
     with pytest.raises(TriageError, match="only the lead"):
         export_selection(project, ADA, ids, out)
+
+
+def test_the_index_grows_with_the_pool_and_is_rebuilt_when_it_no_longer_matches(project):
+    db = open_reader(project.path)
+    build_search_index(db)
+    with db.conn:
+        db.conn.execute("INSERT INTO candidates (id, key, text) VALUES (31, 'x31', 'zebra crossing')")
+    assert not search.index_ready(db)
+    assert search.build_index(db) == 1                 # only the new candidate
+    assert _keys(project, search.search_ids(db, "zebra")) == ["x31"]
+    with db.conn:
+        db.conn.execute("DELETE FROM candidates WHERE id = 31")
+    assert not search.index_ready(db)
+    assert search.build_index(db) == 30                # rebuilt whole
+    assert search.search_ids(db, "zebra").size == 0
+    assert search.index_ready(db)
+
+
+def test_a_search_on_a_file_without_an_index_reads_every_text(project):
+    db = open_reader(project.path)
+    r = project.state.ranking()
+    cat = load_catalog(db, r.order, r.scores, r.ranks, r.model.name)
+    assert not cat.indexed
+    assert _keys(project, run_query(db, cat, Query(text="NUMBER 12"), LEAD)) == ["c0012"]

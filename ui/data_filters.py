@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QToolButton,
     QWidget,
 )
 
@@ -52,6 +53,8 @@ class FilterBar(QWidget):
         self.search.setPlaceholderText("Search the text (every word; the last may be a prefix)")
         self.search.setAccessibleName("Search the text")
         self.search.setClearButtonEnabled(True)
+        for button in self.search.findChildren(QToolButton):   # the clear button
+            button.setAccessibleName("Clear the search")
         self.note = QLineEdit(self)
         self.note.setPlaceholderText("words of a note")
         self.note.setAccessibleName("Search the notes")

@@ -24,6 +24,7 @@ from triage.project.datamgr import (
     Query,
     Viewer,
     build_search_index,
+    key_positions,
     load_catalog,
     open_reader,
     run_query,
@@ -81,6 +82,7 @@ class DataManager(QWidget):
         self._indexer.setMaxThreadCount(1)
         self._db: Any = None                       # the queries' own connection
         self._db_path: Any = None
+        self._project_path: Any = None
         self.catalog: Catalog | None = None
         self._asked = self._running = self._shown = 0  # questions: newest, running, shown
         self._stale_catalog = True
@@ -108,6 +110,10 @@ class DataManager(QWidget):
         project = self.context.project_of()
         if project is None:
             return
+        if project.path != self._project_path:     # another project: start afresh
+            self._project_path, self.catalog = project.path, None
+            self.index_state = "not built"
+            self.model.show(self.model.ids[:0], columns(self.viewer))
         self.viewer = self.context.viewer_of()
         self.filters.configure(project.settings, self.viewer)
         self.record.set_choices([o.value for o in project.settings.labels], self.viewer.lead)
@@ -162,6 +168,8 @@ class DataManager(QWidget):
     def _answered(self, result: tuple[int, Catalog, Any]) -> None:
         number, catalog, ids = result
         self._running = 0
+        if catalog is not self.catalog and catalog.key_rank is None:
+            self._warm(catalog)
         self.catalog = catalog
         self.filters.set_annotators(catalog.annotators)
         if number != self._asked:      # a newer question came meanwhile: this one is stale
@@ -176,6 +184,12 @@ class DataManager(QWidget):
         if len(rows):                  # the candidate chosen before stays chosen
             self.table.selectRow(int(rows[0]))
         self.open_row(self.table.currentIndex().row())
+
+    def _warm(self, catalog: Catalog) -> None:
+        """Read the key order now, in line behind the queries, so a sort by key is quick."""
+        worker = Worker(lambda _p: key_positions(self._db, catalog))
+        self._keep(worker)
+        self._queries.start(worker)
 
     def busy(self) -> bool:
         """Is a question waiting or running (the table not yet the answer to the controls)?"""
@@ -208,8 +222,13 @@ class DataManager(QWidget):
         worker.signals.progress.connect(lambda done, total: self._index_news(
             f"building the search index: {100 * done // max(1, total)} % "
             "(the words of a search wait for it)"))
-        worker.signals.finished.connect(self._indexed)
-        worker.signals.failed.connect(lambda message: self._indexed(False, message))
+
+        def mine() -> bool:      # a build for a project since closed is ignored
+            return path == self._project_path
+
+        worker.signals.finished.connect(lambda built: self._indexed(built) if mine() else None)
+        worker.signals.failed.connect(
+            lambda message: self._indexed(False, message) if mine() else None)
         self._keep(worker)
         self._indexer.start(worker)
 

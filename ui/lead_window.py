@@ -188,7 +188,7 @@ class LeadWindow(QWidget):
         super().keyPressEvent(event)
 
     def _keys(self) -> None:
-        """Esc and Ctrl+W close; Ctrl+1…7 pick a tab; F5 recomputes (see LEAD_KEYS)."""
+        """Esc and Ctrl+W close; Ctrl+1…8 pick a tab; F5 recomputes (see LEAD_KEYS)."""
         for keys, what, slot in (("Ctrl+W", "close the lead window", self.close),
                                  ("F5", "recompute", self.refresh_analysis)):
             shortcut = QShortcut(QKeySequence(keys), self)

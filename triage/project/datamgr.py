@@ -25,7 +25,7 @@ from triage import store
 from triage.base.errors import TriageError
 from triage.base.progress import Progress
 from triage.project.final import FinalLabel, FinalStatus, final_labels
-from triage.store import connection, search
+from triage.store import candidates, connection, search
 from triage.store.schema import LABEL_KINDS
 
 KINDS = LABEL_KINDS
@@ -70,6 +70,7 @@ class Catalog:
     events: dict[int, list[store.LabelRow]]    # candidate -> active events, oldest first
     finals: dict[int, FinalLabel]
     key_order: np.ndarray | None = None
+    key_rank: np.ndarray | None = None         # id -> position in key order
     indexed: bool = False                      # the full-text index holds every candidate
     notes: dict[int, str] = field(default_factory=dict)
 
@@ -106,6 +107,7 @@ def build_search_index(db: sqlite_utils.Database, progress: Progress | None = No
     """Bring the full-text index up to the pool; False if the file cannot be written."""
     if connection.read_only(db) or not search.has_index(db):
         return False
+    candidates.ensure_key_index(db)     # the order by key reads it (an import leaves it out)
     search.build_index(db, progress)
     return True
 
@@ -133,10 +135,10 @@ def _event_filter(cat: Catalog, query: Query, viewer: Viewer) -> set[int] | None
     if not (query.label or query.annotator or query.kind or query.note
             or (viewer.lead and (query.disagreement or query.adjudication))):
         return None
-    if query.label == "unlabeled":
-        labeled = {cid for cid, evs in cat.events.items() if _own(evs, viewer)}
-        return {int(c) for c in cat.order if int(c) not in labeled} if not (
-            query.annotator or query.kind or query.note) else set()
+    if query.label == "unlabeled":   # no event of the viewer's: see _unlabeled
+        contradicted = query.annotator or query.kind or query.note or (
+            viewer.lead and (query.disagreement or query.adjudication))
+        return set() if contradicted else None
     words = query.note.lower().split()
     out = set()
     for cid, evs in cat.events.items():
@@ -170,32 +172,60 @@ def _state_match(final: FinalLabel | None, query: Query) -> bool:
     return True
 
 
-def _ordered(cat: Catalog, db: sqlite_utils.Database, query: Query, viewer: Viewer) -> np.ndarray:
+def key_positions(db: sqlite_utils.Database, cat: Catalog) -> np.ndarray:
+    """id -> position in key order (read from the file once per catalog)."""
+    if cat.key_order is None or cat.key_rank is None:
+        order = search.ids_in_key_order(db)
+        rank = np.zeros(int(order.max(initial=0)) + 1, dtype=np.int64)
+        rank[order] = np.arange(order.size)
+        cat.key_order, cat.key_rank = order, rank
+    return cat.key_rank
+
+
+def _sorted(db: sqlite_utils.Database, cat: Catalog, ids: np.ndarray, query: Query,
+            viewer: Viewer) -> np.ndarray:
+    """``ids`` (a subset) in display order."""
     if query.sort == "rank" and viewer.lead:
-        base = cat.order
+        weights = cat.ranks[ids]
     else:
-        if cat.key_order is None:
-            cat.key_order = search.ids_in_key_order(db)
-        base = cat.key_order
+        weights = key_positions(db, cat)[ids]
+    ordered = ids[np.argsort(weights, kind="stable")]
+    return ordered[::-1] if query.descending else ordered
+
+
+def _ordered(db: sqlite_utils.Database, cat: Catalog, query: Query, viewer: Viewer) -> np.ndarray:
+    base = cat.order
+    if not (query.sort == "rank" and viewer.lead):
+        key_positions(db, cat)
+        base = cat.key_order if cat.key_order is not None else base
     return base[::-1] if query.descending else base
 
 
 def run_query(db: sqlite_utils.Database, cat: Catalog, query: Query,
               viewer: Viewer) -> np.ndarray:
-    """The ids of the candidates matching ``query``, in display order."""
-    ids = _ordered(cat, db, query, viewer)
+    """The ids of the candidates matching ``query``, in display order.
+
+    A search starts from the candidates holding the words (few, at a million) and sorts
+    them; without one, the filters cut down the whole pool already in order.
+    """
+    if query.text.strip():
+        found = search.search_ids(db, query.text) if cat.indexed else search.scan_ids(
+            db, query.text)
+        found = found[found < len(cat.ranks)]
+        ids = _sorted(db, cat, found[cat.ranks[found] > 0], query, viewer)
+    else:
+        ids = _ordered(db, cat, query, viewer)
     if viewer.lead and query.decile:
         lo = (query.decile - 1) * cat.pool // 10   # decile d: ranks lo+1 .. hi
         hi = query.decile * cat.pool // 10
         ranks = cat.ranks[ids]
         ids = ids[(ranks > lo) & (ranks <= hi)]
+    if query.label == "unlabeled":
+        labeled = [cid for cid, evs in cat.events.items() if _own(evs, viewer)]
+        ids = ids[~np.isin(ids, np.asarray(labeled, dtype=np.int64))]
     keep = _event_filter(cat, query, viewer)
     if keep is not None:
         ids = ids[np.isin(ids, np.fromiter(keep, dtype=np.int64, count=len(keep)))]
-    if query.text.strip():
-        found = search.search_ids(db, query.text) if cat.indexed else search.scan_ids(
-            db, query.text)
-        ids = ids[np.isin(ids, found, assume_unique=True)]
     return ids
 
 

@@ -18,7 +18,7 @@ import sqlite_utils
 from triage.base.progress import Progress
 from triage.store.records import LabelRow
 
-BATCH = 100_000
+BATCH = 25_000   # candidates per transaction: a desk writing meanwhile waits at most one batch
 _STATE = "SELECT indexed_to, rows FROM _text_search_state WHERE id = 1"
 _WORD = re.compile(r"\w+", re.UNICODE)
 _EVENTS = (
