@@ -118,3 +118,34 @@ def test_the_annotator_finds_a_word_and_changes_her_decision_blind(qtbot, projec
     qtbot.waitUntil(lambda: shown(manager) == [("c0003", "phrase number 3", "literal", "")],
                     timeout=20000)
     assert "ada: literal" in manager.record.body.toPlainText()
+
+
+def test_a_search_before_the_index_is_ready_says_so_and_runs_when_it_is(qtbot, project_path,
+                                                                          monkeypatch):
+    import threading
+
+    import ui.data_manager as dm
+
+    release = threading.Event()
+    real = dm.build_search_index
+
+    def held(db, progress):
+        progress(0, 40)
+        release.wait(20)
+        return real(db, progress)
+
+    monkeypatch.setattr(dm, "build_search_index", held)
+    window = open_main_window(qtbot, project_path, "ada")
+    find = dm.open_find(window)
+    manager = find.manager
+    wait_rows(qtbot, manager, 40)
+    qtbot.keyClicks(manager.filters.search, "17 phrase")
+    qtbot.waitUntil(lambda: not manager.busy(), timeout=20000)
+    assert manager.model.rowCount() == 40                 # the words wait; nothing blocks
+    assert "building the search index: 0 %" in manager.filters.status.text()
+    assert "the words of a search wait for it" in manager.filters.status.text()
+    release.set()
+    qtbot.waitUntil(lambda: manager.index_state == "ready", timeout=20000)
+    wait_rows(qtbot, manager, 1)
+    assert shown(manager) == [("c0017", "phrase number 17", "", "")]
+    assert manager.filters.status.text() == "1 of 40 candidates"
