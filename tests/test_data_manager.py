@@ -76,6 +76,9 @@ def test_filters_by_label_annotator_note_and_disagreement(project):
     assert keys(decile=1) == ["c0000", "c0001", "c0002"]
     assert len(keys(label="unlabeled")) == 27
     assert keys(sort="key", descending=True)[:2] == ["c0029", "c0028"]
+    assert keys(sort="score")[:2] == ["c0000", "c0001"]          # m1: highest first
+    assert keys(sort="score", descending=True)[:2] == ["c0029", "c0028"]
+    assert keys(text="number", sort="key", descending=True)[:2] == ["c0029", "c0028"]
 
 
 def test_an_annotator_sees_no_scores_and_no_other_annotators_values(project):
@@ -126,6 +129,14 @@ def test_a_selection_exports_with_the_cli_columns(project, tmp_path):
     assert json.loads(out.read_text(encoding="utf-8"))["notes"] == "ada: a fixed phrase"
     with pytest.raises(TriageError, match="only the lead"):
         export_selection(project, ADA, ids, out)
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "chosen.parquet"
+    assert export_selection(project, LEAD, ids, out) == 2
+    table = pq.read_table(out).to_pylist()
+    assert [(r["key"], r["label"], r["score_m1"]) for r in table] == [
+        ("c0004", None, pytest.approx(1 - 4 / 30, abs=1e-6)),
+        ("c0009", "idiom", pytest.approx(1 - 9 / 30, abs=1e-6))]
 
 
 def test_the_index_grows_with_the_pool_and_is_rebuilt_when_it_no_longer_matches(project):

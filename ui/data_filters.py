@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from triage.project.datamgr import ADJUDICATION_STATES, KINDS, LABEL_STATES, Query, Viewer
+from triage.project.datamgr import ADJUDICATION_STATES, KINDS, LABEL_STATES, SORTS, Query, Viewer
 
 ANY = "any"
 DISAGREE = "annotators disagree"
@@ -98,7 +98,7 @@ class FilterBar(QWidget):
         _fill(self.kind, [ANY, *KINDS])
         _fill(self.decile, [ANY, *(str(d) for d in range(1, 11))])
         _fill(self.state, [ANY, DISAGREE, *ADJUDICATION_STATES])
-        _fill(self.sort, ["rank", "key"] if viewer.lead else ["key"])
+        _fill(self.sort, list(SORTS) if viewer.lead else ["key"])
         if self.annotator.count() == 0:
             _fill(self.annotator, [ANY])
         for caption, widget in self._labelled:

@@ -318,7 +318,8 @@ class DataManager(QWidget):
         if project is None:
             return
         out = save_file(self, "Export the selection", project.path.with_name("selection.csv"),
-                        "CSV (*.csv);;JSON lines (*.jsonl)", (".csv", ".jsonl"), ".csv")
+                        "CSV (*.csv);;JSON lines (*.jsonl);;Parquet (*.parquet)",
+                        (".csv", ".jsonl", ".parquet"), ".csv")
         if out is not None:
             self.export_to(out)
 

@@ -32,7 +32,7 @@ KINDS = LABEL_KINDS
 
 LABEL_STATES = ("unlabeled", "labeled", "skipped")
 ADJUDICATION_STATES = ("awaiting a ruling", "ruled")
-SORTS = ("rank", "key")
+SORTS = ("rank", "score", "key")   # score: highest first, the rank order (the lead only)
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class Query:
     disagreement: bool = False     # annotators' current labels differ (the lead only)
     note: str = ""                 # words of a note
     adjudication: str = ""         # one of ADJUDICATION_STATES (the lead only)
-    sort: str = "rank"             # "rank" (the lead only) or "key"
+    sort: str = "rank"             # one of SORTS ("key" only for an annotator)
     descending: bool = False
 
 
@@ -185,7 +185,7 @@ def key_positions(db: sqlite_utils.Database, cat: Catalog) -> np.ndarray:
 def _sorted(db: sqlite_utils.Database, cat: Catalog, ids: np.ndarray, query: Query,
             viewer: Viewer) -> np.ndarray:
     """``ids`` (a subset) in display order."""
-    if query.sort == "rank" and viewer.lead:
+    if query.sort in ("rank", "score") and viewer.lead:
         weights = cat.ranks[ids]
     else:
         weights = key_positions(db, cat)[ids]
@@ -195,7 +195,7 @@ def _sorted(db: sqlite_utils.Database, cat: Catalog, ids: np.ndarray, query: Que
 
 def _ordered(db: sqlite_utils.Database, cat: Catalog, query: Query, viewer: Viewer) -> np.ndarray:
     base = cat.order
-    if not (query.sort == "rank" and viewer.lead):
+    if not (query.sort in ("rank", "score") and viewer.lead):
         key_positions(db, cat)
         base = cat.key_order if cat.key_order is not None else base
     return base[::-1] if query.descending else base

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from triage.project.core import Project
     from triage.project.types import Session
 
-SELECTION_FORMATS = ("csv", "jsonl")
+SELECTION_FORMATS = ("csv", "jsonl", "parquet")
 
 
 @dataclass(frozen=True)
@@ -131,15 +131,32 @@ def selection_rows(project: Project, ids: list[int]) -> Iterator[dict[str, Any]]
             yield row
 
 
+def _write_parquet(out: Path, fields: list[str], rows: Iterator[dict[str, Any]]) -> int:
+    """The rows as one Parquet table (a selection is small enough to hold), atomically."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from triage.ingest.writer import atomic_file
+
+    table = pa.Table.from_pylist(list(rows))
+    table = table.select([f for f in fields if f in table.column_names])
+    with atomic_file(out, binary=True) as handle:
+        pq.write_table(table, handle)
+    return table.num_rows
+
+
 def export_selection(project: Project, viewer: Viewer, ids: list[int], out: str | Path) -> int:
-    """Write the chosen candidates to ``out`` (.csv or .jsonl, by its ending); the rows."""
+    """Write the chosen candidates to ``out`` (.csv, .jsonl or .parquet); the rows written."""
     from triage.ingest.writer import write_table
 
     require_lead(viewer, "export candidates")
     out = Path(out)
     fmt = out.suffix.lower().lstrip(".")
     if fmt not in SELECTION_FORMATS:
-        raise TriageError(f"{out}: unknown export format for a selection; use .csv or .jsonl")
+        raise TriageError(f"{out}: unknown export format for a selection; use .csv, .jsonl "
+                          "or .parquet")
     if not ids:
         raise TriageError("select at least one candidate to export")
+    if fmt == "parquet":
+        return _write_parquet(out, export_fields(project), selection_rows(project, ids))
     return write_table(out, export_fields(project), selection_rows(project, ids), fmt=fmt)
