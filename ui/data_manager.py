@@ -67,6 +67,8 @@ class DataManager(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.horizontalHeader().setStretchLastSection(True)
+        for header in (self.table.horizontalHeader(), self.table.verticalHeader()):
+            header.setResizeContentsPrecision(100)   # a column is sized from 100 rows
         self.table.setWordWrap(False)
         self.record = RecordPane(self)
         split = QSplitter(Qt.Orientation.Horizontal, self)
@@ -178,7 +180,7 @@ class DataManager(QWidget):
         self._shown = number
         chosen = self.current_candidate()
         self.model.show(ids, columns(self.viewer))
-        self.table.resizeColumnToContents(0)
+        self._fit_columns()
         self._say(f"{ids.size:,} of {catalog.pool:,} candidates")
         rows = np.flatnonzero(ids == chosen) if chosen is not None else ()
         if len(rows):                  # the candidate chosen before stays chosen
@@ -265,6 +267,14 @@ class DataManager(QWidget):
         if project is None or self.catalog is None:
             return [("",) * len(columns(self.viewer))] * len(ids)
         return page(project, self.catalog, ids, self.viewer)
+
+    def _fit_columns(self) -> None:
+        """Columns as wide as the rows in sight need (Qt measures those only), within reason."""
+        self.table.resizeColumnsToContents()
+        widest = max(120, self.table.viewport().width() // 3)
+        for col in range(self.model.columnCount()):
+            if self.table.columnWidth(col) > widest:
+                self.table.setColumnWidth(col, widest)
 
     def current_candidate(self) -> int | None:
         """The candidate whose record is shown (None: none)."""
