@@ -156,6 +156,7 @@ class DataManager(QWidget):
                 self._db, self._db_path = open_reader(path), path
             cat = catalog
             if cat is None:
+                assert ranking is not None   # read whenever the catalog is stale
                 cat = load_catalog(self._db, ranking.order, ranking.scores, ranking.ranks,
                                    ranking.model.name)
             cat.indexed = cat.indexed or (index_ready and self.index_state == "ready")
@@ -182,8 +183,8 @@ class DataManager(QWidget):
         self.model.show(ids, columns(self.viewer))
         self._fit_columns()
         self._say(f"{ids.size:,} of {catalog.pool:,} candidates")
-        rows = np.flatnonzero(ids == chosen) if chosen is not None else ()
-        if len(rows):                  # the candidate chosen before stays chosen
+        rows = np.flatnonzero(ids == chosen) if chosen is not None else np.empty(0, int)
+        if rows.size:                  # the candidate chosen before stays chosen
             self.table.selectRow(int(rows[0]))
         self.open_row(self.table.currentIndex().row())
 
