@@ -93,8 +93,8 @@ def role_statements(url: ServerUrl) -> list[str]:
 
 # What an annotator may SELECT directly (blind labelling: no gold, rankings, leases,
 # certifications; labels and sessions only their own rows).
-ANNOTATOR_READS = ("settings", "models", "annotators", "plan", "guidelines", "labels",
-                   "sessions")
+ANNOTATOR_READS = ("settings", "annotators", "plan", "guidelines", "labels", "sessions")
+MODEL_COLUMNS = ("id", "name", "source_column", "imported_at", "tied_items")  # no path
 CANDIDATE_COLUMNS = ("id", "key", "text")   # meta (other columns) through candidate_feed
 # Signatures of earlier versions' functions, dropped so no old door stays open.
 _RETIRED = ("claim(bigint, bigint, double precision, double precision)",
@@ -126,6 +126,7 @@ def permission_statements(url: ServerUrl) -> list[str]:
         f"GRANT SELECT ON {', '.join(f'{s}.{t}' for t in ANNOTATOR_READS)} TO {ann}",
         f"REVOKE SELECT (meta, gold) ON {s}.candidates FROM {ann}",
         f"GRANT SELECT ({', '.join(CANDIDATE_COLUMNS)}) ON {s}.candidates TO {ann}",
+        f"GRANT SELECT ({', '.join(MODEL_COLUMNS)}) ON {s}.models TO {ann}",
         f"REVOKE ALL ON ALL FUNCTIONS IN SCHEMA {s} FROM PUBLIC",
         f"GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA {s} TO {lead}, {ann}",
         *(f"REVOKE EXECUTE ON FUNCTION {s}.{f} FROM {lead}, {ann}"
