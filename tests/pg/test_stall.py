@@ -75,3 +75,32 @@ def test_a_statement_kept_running_on_the_write_lock_stalls_nobody(team):
                              ).fetchall()
     assert rows == [("tben", free[1])]
     ben.close()
+
+
+@pytest.mark.slow   # the lead's init waits out its bound on a held lock (4 s)
+@pytest.mark.parametrize("hold", ["an open transaction", "the setup lock"])
+def test_an_annotator_holding_locks_never_hangs_the_leads_init(team, pg_url, capsys, hold):
+    """Re-running ``server init`` meets her lock: it says so and gives up, never hangs."""
+    from triage.cli.program import main
+    from triage.store.pg.functions import lock_key
+
+    pg, s = team
+    ana = pg.connect("tana", autocommit=False)
+    ana.execute("SET idle_in_transaction_session_timeout = 0")   # she turns the role's off
+    if hold == "an open transaction":
+        session = ana.execute(f"SELECT {s}.start_session('desk', 'test')").fetchone()[0]
+        ana.execute(f"SELECT {s}.claim(1, %s)", [session])   # a lock on the leases' table
+    else:
+        ana.execute("SELECT pg_advisory_lock(%s)", [lock_key(s.removeprefix("triage_"))])
+    codes: list[int] = []
+    init = threading.Thread(target=lambda: codes.append(
+        main(["server", "init", pg_url(), "--annotator", "tben"])))
+    init.start()
+    try:
+        init.join(120)   # a hang fails the test (her connection is closed below either way)
+        assert not init.is_alive()
+    finally:
+        ana.close()
+        init.join(120)
+    assert codes == [2]
+    assert "another connection holds a lock" in capsys.readouterr().err

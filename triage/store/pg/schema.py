@@ -38,6 +38,7 @@ SERVER_SCHEMA_KEY = "server_schema"
 OWN_ROW_TABLES = ("labels", "sessions")
 # Tables the server keeps but a pull never copies to a client (leases live on the server).
 SERVER_ONLY = ("claims",)
+DDL_WAIT_S = 4.0   # the longest a project's (re)creation waits for a lock another holds
 # Unique indexes of the file the server goes without. Keys are checked unique by every
 # import before a row is written, and nothing on the server looks a candidate up by key;
 # the index would add a second to publishing a million candidates.
@@ -163,6 +164,10 @@ def project_statements(url: ServerUrl) -> list[str]:
 
 def ensure_project(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
     """Create (or bring up to date) ``url``'s project on the server, in the open transaction."""
+    # The schema's ALTER TABLEs wait for every open transaction that read a table, and
+    # every desk's next statement would queue behind them: they wait a few seconds at
+    # most, then the lead is told to try again (an annotator can hold a transaction open).
+    conn.execute(f"SET LOCAL lock_timeout = '{int(DDL_WAIT_S)}s'")
     # Two sessions creating the same schema or role at once would collide on the catalog.
     conn.execute("SELECT pg_advisory_xact_lock(%s)", [functions.lock_key(url.project)])
     with conn.pipeline():   # a hundred statements in one round trip, not a hundred
