@@ -108,6 +108,7 @@ INTERNAL = {
     "triage.store.pg.quarantine:set_mark": "the replica's pull position",
     "triage.store.pg.quarantine:store": "the replica setting aside a row it cannot use",
     "triage.store.pg.feeds:feed_statements": "`triage server init`",
+    "triage.store.pg.plpgsql:cached_plans": "`triage server init` (the functions it creates)",
     "triage.store.pg.schema:retired_statements": "`triage server init` (upgrade)",
     "triage.store.pg.ingest:store_plan": "`triage new URL`: the overlap plan drawn with the pool",
     "triage.store.pg.copy:push_tables": "`triage push`: a file published to a new server project",
