@@ -20,7 +20,7 @@ from typing import Any
 from triage.ingest.dialect import PLAIN, Dialect
 from triage.ingest.parsing import check_header
 from triage.ingest.preview import preview
-from triage.ingest.reader import format_of
+from triage.ingest.reader import decode, format_of
 
 FEW_VALUES = 50  # a column with at most this many distinct values gets its counts
 # A value that names a picture: a path or address ending in a picture extension (a URL's
@@ -72,6 +72,8 @@ def _whole_table(path: Path, sheet: str | None, dialect: Dialect) -> Any:
         table = pacsv.read_csv(str(path), read_options=read, convert_options=convert,
                                parse_options=csv_options(dialect.delimiter_for(kind)))
         check_header(path, table.column_names, dialect.header_row or 1)
+        if encoding == "utf8" and any(pa.types.is_binary(t) for t in table.schema.types):
+            decode(path, path.read_bytes(), dialect.encoding)  # the line that is not UTF-8
         return _typed(table)
     if kind == "jsonl":
         import pyarrow.json as pajson
