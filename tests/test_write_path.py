@@ -97,6 +97,8 @@ INTERNAL = {
     "triage.store.schema:m0005_cal_snapshots": "schema migration",
     "triage.store.schema:m0006_content_hashes": "schema migration",
     "triage.store.candidates:ensure_key_index": "a derived index, built on first look-up",
+    "triage.store.bulkrun:rollback_journal": "the file's journal mode around a pool import "
+                                             "(no data)",
     "triage.store.pg.pull:_apply": "the replica following its server (link's connection)",
     "triage.store.pg.pull:insert_sql": "the replica following its server (link's connection)",
     "triage.store.pg.pull:store_labels": "the replica following its server (link's connection)",
