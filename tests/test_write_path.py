@@ -100,6 +100,8 @@ INTERNAL = {
     "triage.store.search:build_index": "a derived full-text index of the local file (or "
                                        "replica), built on first search; never on a server",
     "triage.store.candidates:ensure_key_index": "a derived index, built on first look-up",
+    "triage.store.bulkrun:rollback_journal": "the file's journal mode around a pool import "
+                                             "(no data)",
     "triage.store.pg.pull:_apply": "the replica following its server (link's connection)",
     "triage.store.pg.pull:insert_sql": "the replica following its server (link's connection)",
     "triage.store.pg.pull:store_labels": "the replica following its server (link's connection)",
