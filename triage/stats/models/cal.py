@@ -117,13 +117,16 @@ def fit_scores(features: Any, labeled: np.ndarray, positive: np.ndarray, seed: i
     require_sklearn()
     from sklearn.linear_model import SGDClassifier
 
+    epochs = epochs_for(y.size, config)
     clf = SGDClassifier(loss="log_loss", class_weight="balanced", alpha=config.alpha,
-                        max_iter=epochs_for(y.size, config), tol=None, random_state=seed)
+                        max_iter=epochs, tol=None, random_state=seed)
     x = features[np.asarray(labeled, dtype=np.int64)]
-    # Only the columns the labels use: a weight no label touches stays zero anyway, and
-    # each pass costs the width of the matrix (2^18 hashed columns) besides its rows.
-    used = np.flatnonzero(np.bincount(x.indices, minlength=x.shape[1]))
-    clf.fit(x[:, used], y)
+    # While passes are many, only the columns the labels use: each pass costs the width of
+    # the matrix (2^18 hashed columns) besides its rows, and a weight no label touches
+    # stays zero anyway. Over ten passes of many labels the slicing would cost more.
+    used = (np.flatnonzero(np.bincount(x.indices, minlength=x.shape[1]))
+            if epochs > config.epochs else np.arange(x.shape[1]))
+    clf.fit(x[:, used] if epochs > config.epochs else x, y)
     weights = np.zeros(x.shape[1])
     weights[used] = clf.coef_[0]
     return np.asarray(features @ weights + clf.intercept_[0], dtype=np.float64)
