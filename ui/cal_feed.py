@@ -21,14 +21,17 @@ class CalFeed(CoalescedFeed):
     """Keeps the cal ranking fit on the labels without ever blocking the desk."""
 
     def __init__(self, on_snapshot: Callable[[object], None]) -> None:
-        super().__init__()
+        from ui.jobs import CAL
+
+        super().__init__(lane=CAL)
         self.on_snapshot = on_snapshot
 
     def compute(self, path: Path) -> object:
         """Fit if due, in the ``cal`` helper process: the snapshot, or None."""
-        from ui.advice_process import helper_call
+        from triage.views.tasks import CAL
+        from ui.jobs import HELPERS
 
-        return helper_call("cal", path, helper="cal")
+        return HELPERS.call(CAL, path)
 
     def deliver(self, result: object) -> None:
         """Store a new snapshot (None: no fit was due)."""

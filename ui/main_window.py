@@ -266,11 +266,9 @@ class MainWindow(QMainWindow):
             self.open_interactive(path)
 
     def new_project(self) -> None:
-        from PySide6.QtCore import QThreadPool
-
         from ui.dialogs.new_project import NewProjectDialog
 
-        dialog = NewProjectDialog(self, thread_pool=QThreadPool.globalInstance())
+        dialog = NewProjectDialog(self)
         dialog.accepted.connect(lambda: self.open_interactive(dialog.project_path))
         self.new_project_dialog = dialog
         dialog.open()

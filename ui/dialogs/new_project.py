@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, QThreadPool
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -50,9 +50,9 @@ from ui.dialogs.money_form import money_form, read_money_form
 from ui.dialogs.new_project_pictures import PicturePart
 from ui.dialogs.new_project_reading import ReadingPart
 from ui.file_dialogs import PathField, open_file, save_file, start_folder
+from ui.jobs import Worker
 from ui.palette import CAPTION, ERROR
 from ui.window_state import scrolling_dialog
-from ui.workers import Worker
 
 NO_KEY = "(row number)"
 NO_GOLD = "(none)"
@@ -62,11 +62,9 @@ PREVIEW_ROWS = 20        # shown in the table
 class NewProjectDialog(QDialog):
     """A project from a CSV/TSV/JSONL, Parquet or spreadsheet file; sets ``project_path``."""
 
-    def __init__(self, parent: QWidget | None = None, *,
-                 thread_pool: QThreadPool | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("New project from a file")
-        self.pool = thread_pool or QThreadPool.globalInstance()
         self.project_path: Path | None = None
         self.result_info = None
         self.worker: Worker | None = None
@@ -354,7 +352,7 @@ class NewProjectDialog(QDialog):
         self.worker.signals.finished.connect(self._on_finished)
         self.worker.signals.failed.connect(self._on_failed)
         self.worker.signals.cancelled.connect(self._on_cancelled)
-        self.pool.start(self.worker)
+        self.worker.start()
 
     @property
     def running(self) -> bool:

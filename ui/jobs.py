@@ -1,0 +1,181 @@
+"""The GUI's one way to run background work: the lanes of the shared pool, the helper
+processes, and the bridge from a job's future to Qt signals.
+
+Every thread the GUI uses is a thread of the process's one pool
+(:func:`triage.base.jobs.shared_pool`); each kind of work has its :class:`Lane`, a share of
+the pool that runs at most so many of its jobs at once, in order:
+
+- ``CHARTS`` (1): every chart render (matplotlib shares caches between figures);
+- ``PANELS`` (3): the panels' reads (two of them wait on a helper process);
+- ``ADVICE``, ``CAL``, ``LEAD``, ``MODELS`` (1 each): the requests to each helper process,
+  which serves one at a time (the Models tab never waits for the lead's helper);
+- ``PICTURES`` (2), ``THUMBNAILS`` (2): decoding the desk's pictures, the lead's thumbnails;
+- ``GENERAL`` (4): the rest (imports, exports, reports, loading chart modules).
+
+A put onto the pool costs the GUI thread microseconds (it never waits for a thread to
+start: the probe once caught ``QThreadPool.start`` holding it over 60 ms under load).
+
+:class:`Worker` is the one bridge from a job to Qt: ``Worker(fn).start(lane)`` runs
+``fn(progress)`` in ``lane``; the core reports through the plain callback
+``progress(done, total) -> bool``, which the worker turns into a ``progress`` signal and
+answers ``False`` once :meth:`Worker.cancel` was called (the core then aborts and rolls
+back); when the job's future is done, exactly one of ``finished(result)``,
+``failed(message)`` or ``cancelled()`` is emitted, queued to the GUI thread.
+
+``HELPERS`` is the set of helper processes (:mod:`ui.advice_process`), asked for with typed
+tasks (:mod:`triage.views.tasks`), never names.
+"""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from triage.base.errors import TriageError
+from triage.base.jobs import Lane, shared_pool
+from triage.base.progress import Progress
+from ui.advice_process import HELPERS_RUNNING, HelperProcesses
+
+Work = Callable[[Progress], Any]
+
+CHARTS = Lane("charts", 1)
+PANELS = Lane("panels", 3)
+ADVICE = Lane("advice", 1)
+CAL = Lane("cal", 1)
+LEAD = Lane("lead", 1)
+MODELS = Lane("models", 1)
+PICTURES = Lane("pictures", 2)
+THUMBNAILS = Lane("thumbnails", 2)
+GENERAL = Lane("general", 4)
+LANES = (CHARTS, PANELS, ADVICE, CAL, LEAD, MODELS, PICTURES, THUMBNAILS, GENERAL)
+HELPERS: HelperProcesses = HELPERS_RUNNING
+# The lane of each helper's requests: one at a time, as the helper serves them.
+HELPER_LANES = {"advice": ADVICE, "cal": CAL, "lead": LEAD, "models": MODELS}
+
+
+def submit(fn: Callable[..., Any], *args: Any, lane: Lane = GENERAL) -> Future:
+    """Run ``fn(*args)`` in ``lane``; its future (no Qt: for work that reports otherwise)."""
+    return lane.submit(fn, *args)
+
+
+# The lanes' jobs draw charts and compute while the desk answers keys. With Python's
+# default 5 ms switch interval, every SQLite call the desk makes (which lets go of the
+# interpreter lock) could wait up to 5 ms to get it back from a busy job; a key press makes
+# two dozen such calls. At 0.5 ms a chart drawn during a key still added ~10 ms to the next
+# picture (bench/picture_probe.py); at 0.1 ms about 2. Measured again side by side with
+# bench/desk_probe.py when the pool became one: see docs/benchmarks.md ("One pool").
+SWITCH_INTERVAL_S = 0.0001
+
+
+def quick_handover() -> None:
+    """Let the GUI thread win the interpreter lock back quickly from the pool's jobs
+    (process-wide; ``ui.app`` calls it once the desk is built)."""
+    import sys
+
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
+
+
+def wait_all(seconds: float = 1.0) -> bool:
+    """Let the lanes' running work finish, ``seconds`` at most in all (quitting, tests)."""
+    import time
+
+    end = time.monotonic() + seconds
+    return all(lane.wait(max(0.0, end - time.monotonic())) for lane in LANES)
+
+
+def pool_threads() -> int:
+    """Threads the shared pool has started (they stay; tests and probes read it)."""
+    return shared_pool().threads
+
+
+class WorkerSignals(QObject):
+    """Signals live on a QObject (made on the GUI thread); delivered queued."""
+
+    progress = Signal(int, int)
+    finished = Signal(object)
+    failed = Signal(str)
+    cancelled = Signal()
+
+
+class Worker:
+    """``Worker(fn).start(lane)`` runs ``fn(progress)`` in ``lane`` and reports by signals.
+
+    Exactly one of ``finished(result)``, ``failed(message)`` or ``cancelled()`` is emitted.
+    ``cancelled`` wins whenever ``cancel()`` was called before the work ended, whatever
+    ``fn`` did then (the caller asked to have nothing; it cleans up what ``fn`` left).
+    A :class:`TriageError` reports its own message; anything else its type, message and
+    where it was raised, since that is a bug to report rather than a user error.
+    """
+
+    def __init__(self, fn: Work) -> None:
+        self.fn = fn
+        self.signals = WorkerSignals()
+        self.future: Future | None = None
+        self._cancel = threading.Event()
+
+    def start(self, lane: Lane = GENERAL) -> Worker:
+        """Run in ``lane``; the signals follow (the caller keeps the worker till then)."""
+        self.future = lane.submit(self.run)
+        return self
+
+    def cancel(self) -> None:
+        """Ask the work to stop at its next progress call (or not to begin)."""
+        self._cancel.set()
+
+    @property
+    def is_cancelled(self) -> bool:
+        """Was :meth:`cancel` called?"""
+        return self._cancel.is_set()
+
+    def progress(self, done: int, total: int) -> bool:
+        """The Qt-free callback handed to the core."""
+        self.signals.progress.emit(int(done), int(total))
+        return not self._cancel.is_set()
+
+    def run(self) -> None:
+        """Run the work here and report (a thread of the pool calls it)."""
+        if self._cancel.is_set():
+            self._end()
+            return
+        try:
+            result = self.fn(self.progress)
+        except TriageError as error:
+            self._end(failed=str(error))
+        except Exception as error:  # noqa: BLE001 - a worker must always report back
+            frame = traceback.extract_tb(error.__traceback__)[-1]
+            where = f"{frame.filename}:{frame.lineno}"
+            self._end(failed=f"unexpected error: {type(error).__name__}: {error} (at {where})")
+        else:
+            self._end(result=result)
+
+    def _end(self, *, failed: str | None = None, result: Any = None) -> None:
+        try:
+            if self._cancel.is_set():
+                self.signals.cancelled.emit()
+            elif failed is not None:
+                self.signals.failed.emit(failed)
+            else:
+                self.signals.finished.emit(result)
+        except RuntimeError:
+            # The signals' Qt object went with its owner (a window closed, or the program
+            # quitting) while the work ran: there is nobody left to report to.
+            pass
+
+
+def progress_dialog(worker: Worker, parent: Any, text: str, title: str,
+                    delay_ms: int) -> Any:
+    """A cancellable progress dialog following ``worker`` (shown after ``delay_ms``)."""
+    from PySide6.QtWidgets import QProgressDialog
+
+    dialog = QProgressDialog(text, "Cancel", 0, 100, parent)
+    dialog.setWindowTitle(title)
+    dialog.setMinimumDuration(delay_ms)
+    dialog.canceled.connect(worker.cancel)
+    worker.signals.progress.connect(
+        lambda done, total: dialog.setValue(int(100 * done / max(1, total))))
+    return dialog
