@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tests.helpers import pool_rows, write_pool
+from tests.qt_helpers import read_source
 from triage.base.errors import TriageError
 from triage.ingest.importer import ColumnMapping
 from triage.store.settings import LabelOption, Settings
@@ -129,7 +130,7 @@ def test_worker_cancel_makes_progress_answer_false(qtbot):
 def _dialog(qtbot, src, target) -> NewProjectDialog:
     dialog = NewProjectDialog()
     qtbot.addWidget(dialog)
-    assert dialog.set_source(src)
+    assert read_source(qtbot, dialog, src)
     dialog.target.clear()
     qtbot.keyClicks(dialog.target, str(target))
     return dialog

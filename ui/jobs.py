@@ -108,8 +108,9 @@ class Worker:
     Exactly one of ``finished(result)``, ``failed(message)`` or ``cancelled()`` is emitted.
     ``cancelled`` wins whenever ``cancel()`` was called before the work ended, whatever
     ``fn`` did then (the caller asked to have nothing; it cleans up what ``fn`` left).
-    A :class:`TriageError` reports its own message; anything else its type, message and
-    where it was raised, since that is a bug to report rather than a user error.
+    A :class:`TriageError` or ``OSError`` (a file gone, no permission) reports its own
+    message; anything else its type, message and where it was raised, since that is a bug
+    to report rather than a user error.
     """
 
     def __init__(self, fn: Work) -> None:
@@ -119,9 +120,15 @@ class Worker:
         self._cancel = threading.Event()
 
     def start(self, lane: Lane = GENERAL) -> Worker:
-        """Run in ``lane``; the signals follow (the caller keeps the worker till then)."""
+        """Run in ``lane``; the signals follow (the worker is kept until it reported)."""
+        _LIVE.add(self)
+        for signal in (self.signals.finished, self.signals.failed, self.signals.cancelled):
+            signal.connect(self._reported)   # after the caller's slots
         self.future = lane.submit(self.run)
         return self
+
+    def _reported(self, *_args: object) -> None:
+        _LIVE.discard(self)
 
     def cancel(self) -> None:
         """Ask the work to stop at its next progress call (or not to begin)."""
@@ -144,7 +151,7 @@ class Worker:
             return
         try:
             result = self.fn(self.progress)
-        except TriageError as error:
+        except (TriageError, OSError) as error:
             self._end(failed=str(error))
         except Exception as error:  # noqa: BLE001 - a worker must always report back
             frame = traceback.extract_tb(error.__traceback__)[-1]
@@ -165,6 +172,9 @@ class Worker:
             # The signals' Qt object went with its owner (a window closed, or the program
             # quitting) while the work ran: there is nobody left to report to.
             pass
+
+
+_LIVE: set[Worker] = set()   # started workers, kept until their report has been delivered
 
 
 def progress_dialog(worker: Worker, parent: Any, text: str, title: str,

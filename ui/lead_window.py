@@ -69,6 +69,7 @@ class LeadWindow(QWidget):
         self.rulings = Rulings(project_of)
         self.workers: dict[str, Worker] = {}
         self._disagreements: list = []             # the Adjudication tab's, as last read
+        self._rereads = 0                          # disagreements read again after rulings
         self.schedule = LeadSchedule()             # what is stale, computing, shown
         self.overview = LeadView(self)
         self.advice = AdviceTab(self)
@@ -328,8 +329,10 @@ class LeadWindow(QWidget):
             elif name == "adjudication":
                 project = self._project_of()
                 labels = project.settings.labels if project is not None else ()
-                self._disagreements = list(result)
-                self.adjudication.show_items(result, labels)
+                self._rereads = max(0, self._rereads - 1)
+                if not self._rereads:   # else a read after a later ruling is still coming
+                    self._disagreements = list(result)
+                    self.adjudication.show_items(result, labels)
             elif name == "guidelines":
                 self.guidelines.show_guidelines(*result)
             elif name == "models":
@@ -362,8 +365,9 @@ class LeadWindow(QWidget):
     def _disagreements_again(self, project: Any, drop: int | None = None) -> None:
         """After a ruling (``drop``: its candidate leaves the table now) or its undo: the
         disagreements are read again in the lead's helper ("computing adjudication…")."""
-        shown = [d for d in self._disagreements if d.candidate_id != drop]
-        self.adjudication.show_items(shown, project.settings.labels)
+        self._disagreements = [d for d in self._disagreements if d.candidate_id != drop]
+        self.adjudication.show_items(self._disagreements, project.settings.labels)
+        self._rereads += 1   # a read that began before a later ruling is not drawn
         self.schedule.ruled()
         self._run(self.schedule.start("adjudication"))
 
