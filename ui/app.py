@@ -164,9 +164,10 @@ def run_gui(argv: Sequence[str]) -> int:
             return 0
         # Set only now: while the project opened beside Qt's loading, the default
         # switch interval spared both threads handovers (see ui.jobs.quick_handover).
-        from ui.jobs import quick_handover
+        from ui.jobs import quick_handover, wait_for_images
 
         quick_handover()
+        app.aboutToQuit.connect(wait_for_images)   # no QImage made while Qt goes away
         holder["window"] = window
         window.show()
         settle_garbage_collector()

@@ -37,7 +37,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from triage.base.errors import TriageError
-from triage.base.jobs import Lane, shared_pool
+from triage.base.jobs import Lane
 from triage.base.progress import Progress
 from ui.advice_process import HELPERS_RUNNING, HelperProcesses
 
@@ -58,11 +58,6 @@ HELPERS: HelperProcesses = HELPERS_RUNNING
 HELPER_LANES = {"advice": ADVICE, "cal": CAL, "lead": LEAD, "models": MODELS}
 
 
-def submit(fn: Callable[..., Any], *args: Any, lane: Lane = GENERAL) -> Future:
-    """Run ``fn(*args)`` in ``lane``; its future (no Qt: for work that reports otherwise)."""
-    return lane.submit(fn, *args)
-
-
 # The lanes' jobs draw charts and compute while the desk answers keys. With Python's
 # default 5 ms switch interval, every SQLite call the desk makes (which lets go of the
 # interpreter lock) could wait up to 5 ms to get it back from a busy job; a key press makes
@@ -80,17 +75,14 @@ def quick_handover() -> None:
     sys.setswitchinterval(SWITCH_INTERVAL_S)
 
 
-def wait_all(seconds: float = 1.0) -> bool:
-    """Let the lanes' running work finish, ``seconds`` at most in all (quitting, tests)."""
+def wait_for_images(seconds: float = 1.0) -> bool:
+    """Let the lanes that make images (charts, pictures, thumbnails) finish, ``seconds``
+    at most in all: no image may be made while Qt goes away (quitting)."""
     import time
 
     end = time.monotonic() + seconds
-    return all(lane.wait(max(0.0, end - time.monotonic())) for lane in LANES)
-
-
-def pool_threads() -> int:
-    """Threads the shared pool has started (they stay; tests and probes read it)."""
-    return shared_pool().threads
+    return all(lane.wait(max(0.0, end - time.monotonic()))
+               for lane in (CHARTS, PICTURES, THUMBNAILS))
 
 
 class WorkerSignals(QObject):

@@ -120,8 +120,10 @@ class Lane:
 
     def map(self, fn: Callable[..., Any], *iterables: Iterable[Any],
             chunksize: int = 1) -> Iterator[Any]:
-        """``fn`` over the items, in this lane, ``chunksize`` items a job; the results in
-        order (as ``Executor.map``)."""
+        """``fn`` over the items in this lane; the results in order (as ``Executor.map``).
+
+        ``chunksize`` items go to a job.
+        """
         items = list(zip(*iterables, strict=False))
         chunks = [items[i:i + chunksize] for i in range(0, len(items), max(1, chunksize))]
         futures = [self.submit(lambda chunk: [fn(*args) for args in chunk], chunk)
@@ -165,6 +167,8 @@ def lane(name: str, width: int = 1) -> Lane:
 
 
 def start(fn: Callable[[], Any], name: str) -> Future:
-    """Run ``fn`` on the shared pool now, in a lane of its own (a long-lived loop, a
-    one-off job someone may wait for with ``future.result()``)."""
+    """Run ``fn`` on the shared pool now, in a lane of its own; its future.
+
+    For a long-lived loop, or a one-off job someone may wait for with ``result()``.
+    """
     return Lane(name).submit(fn)

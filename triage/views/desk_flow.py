@@ -92,8 +92,11 @@ class DeskFlow:
 
     def attempt(self, reopen: Callable[[], object] = lambda: None,
                 recovered: str = "") -> Attempt:
-        """Run the pending steps until done or stopped; after a lost log, ``reopen()`` runs
-        before the step is tried again, and ``recovered`` is said once it is written."""
+        """Run the pending steps until done or stopped; what to do and say next.
+
+        After a lost log, ``reopen()`` runs before the step is tried again, and
+        ``recovered`` is said once it is written.
+        """
         self.retry_at = None
         while self.pending is not None:
             step = self.pending

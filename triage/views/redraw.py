@@ -45,8 +45,10 @@ class RedrawPolicy:
         return now - self.refreshed_at >= self.min_gap_s
 
     def all_due(self, panels: int) -> bool:
-        """At the redraw just after a change: must every panel redraw (none has for
-        ``max_defer_s``, or there is only one)?"""
+        """At the redraw just after a change: must every panel redraw now?
+
+        Yes when not all have for ``max_defer_s``, or there is only one.
+        """
         return self.clock() - self.all_at >= self.max_defer_s or panels < 2
 
     def next_turn(self, panels: int) -> int:
@@ -61,8 +63,10 @@ class RedrawPolicy:
         return now - self.changed_at >= self.pause_s
 
     def checkpoint_due(self, events: int, paused: bool) -> bool:
-        """At ``events`` label events: is it time to fold the log into the file? (The first
-        call only counts from there.)"""
+        """At ``events`` label events: is it time to fold the log into the file?
+
+        The first call only counts from there.
+        """
         if self.checkpointed_at is None:
             self.checkpointed_at = events
             return False
