@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from triage.views import tasks
+from ui import jobs
 from ui.coalesced_feed import CoalescedFeed
 
 
@@ -21,17 +23,12 @@ class CalFeed(CoalescedFeed):
     """Keeps the cal ranking fit on the labels without ever blocking the desk."""
 
     def __init__(self, on_snapshot: Callable[[object], None]) -> None:
-        from ui.jobs import CAL
-
-        super().__init__(lane=CAL)
+        super().__init__(lane=jobs.CAL)
         self.on_snapshot = on_snapshot
 
     def compute(self, path: Path) -> object:
         """Fit if due, in the ``cal`` helper process: the snapshot, or None."""
-        from triage.views.tasks import CAL
-        from ui.jobs import HELPERS
-
-        return HELPERS.call(CAL, path)
+        return jobs.HELPERS.call(tasks.CAL, path)
 
     def deliver(self, result: object) -> None:
         """Store a new snapshot (None: no fit was due)."""
