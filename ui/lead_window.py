@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from functools import partial
 from importlib import import_module
 from pathlib import Path
 from typing import Any
@@ -164,7 +165,8 @@ class LeadWindow(QWidget):
             no_tab_traps(self)
             # The chart views widen the window's minimum: a narrow window restored at the
             # screen's edge would now reach past it.
-            self.layout().activate()
+            if (layout := self.layout()) is not None:
+                layout.activate()
             keep_on_screen(self)
 
         agreement()
@@ -286,13 +288,11 @@ class LeadWindow(QWidget):
                 continue
             args = (self._curves_of(),) if request.needs_curves else ()
             extra = {"stage": request.stage} if request.stage else {}
-            task = request.task
-            self._start(request.step, path, lambda t=task, a=args, k=extra: HELPERS.call(
-                t, path, *a, **k), HELPER_LANES[task.helper])
+            work = partial(HELPERS.call, request.task, path, *args, **extra)
+            self._start(request.step, path, work, HELPER_LANES[request.task.helper])
 
     def _start(self, name: str, path: Path, work: Callable[[], Any], lane: Lane) -> None:
-        """Run ``work`` in ``lane`` (one per helper: the Models tab never waits for the
-        lead's helper, and each helper's requests keep their order)."""
+        """Run ``work`` in ``lane``: one per helper, so the Models tab never waits."""
         worker = Worker(lambda _progress: work())
         worker.signals.finished.connect(lambda result: self._arrive(name, path, result))
         worker.signals.failed.connect(lambda message: self._arrive(name, path, None, message))
