@@ -72,3 +72,19 @@ def test_a_file_that_vanished_says_so_in_a_sentence(qtbot, tmp_path, monkeypatch
     assert not read_source(qtbot, dialog, gone)
     text = dialog.errors.toPlainText()
     assert "gone.csv" in text and "Traceback" not in text and "unexpected" not in text
+
+
+def test_the_same_file_is_not_read_again_unless_it_changed(qtbot, tmp_path):
+    # Focus leaving the path field says "editing finished" again: a second read then would
+    # take the Create button away under the click that moved the focus.
+    source = tmp_path / "reviews.csv"
+    source.write_text("id,sentence,score\n1,a b,0.5\n", encoding="utf-8")
+    dialog = NewProjectDialog()
+    qtbot.addWidget(dialog)
+    assert read_source(qtbot, dialog, source)
+    assert dialog.set_source(source) and dialog.reader is None
+    assert dialog.create_button.isEnabled()
+    source.write_text("id,sentence,score\n1,a b,0.5\n2,c d,0.25\n", encoding="utf-8")
+    assert dialog.set_source(source) and dialog.reader is not None   # changed: read again
+    qtbot.waitUntil(lambda: dialog.reader is None, timeout=30000)
+    assert dialog.preview.rowCount() == 2

@@ -38,17 +38,21 @@ from triage.views.new_project import (
     guess_mapping,
     guess_positive,
     guess_scheme,
-    is_spreadsheet,
     look_at,
     parse_positives,
     remove_project,
-    sheet_names,
     suggestion_text,
     target_for,
 )
 from ui.dialogs.money_form import money_form, read_money_form
 from ui.dialogs.new_project_pictures import PicturePart
-from ui.dialogs.new_project_reading import ReadingPart, fill_preview, set_checks
+from ui.dialogs.new_project_reading import (
+    ReadingPart,
+    fill_preview,
+    read_key,
+    set_checks,
+    sheet_for,
+)
 from ui.file_dialogs import PathField, open_file, save_file, start_folder
 from ui.jobs import Worker
 from ui.palette import CAPTION, ERROR
@@ -69,6 +73,7 @@ class NewProjectDialog(QDialog):
         self.result_info = None
         self.worker: Worker | None = None
         self.reader: Worker | None = None    # the file being read for its preview
+        self._read_key: tuple | None = None  # what was read last: path, dialect, size, time
         self._target: Path | None = None
         self._suggested_target = ""          # the target we filled in, not the user
         self.counts: list[tuple[str, int]] = []   # gold values and their rows
@@ -125,17 +130,6 @@ class NewProjectDialog(QDialog):
         src_row.addWidget(self.sheet_combo)
         src_row.addWidget(browse)
         return src_row
-
-    def _sheet_for(self, path: Path) -> str | None:
-        """The chosen sheet of a workbook (its sheets listed once), None for other files."""
-        if not is_spreadsheet(path):
-            self.sheet_combo.clear()
-            return None
-        names = sheet_names(path)
-        if [self.sheet_combo.itemText(i) for i in range(self.sheet_combo.count())] != names:
-            self.sheet_combo.clear()
-            self.sheet_combo.addItems(names)
-        return self.sheet_combo.currentText() or None
 
     def _mapping_box(self) -> QGroupBox:
         mapping = QGroupBox("Columns", self)
@@ -209,11 +203,14 @@ class NewProjectDialog(QDialog):
         path = Path(path)
         self.source.setText(str(path))
         try:
-            dialect = self.reading.resolve(path, self._sheet_for(path))
+            dialect = self.reading.resolve(path, sheet_for(self.sheet_combo, path))
+            key = read_key(path, dialect)
         except (TriageError, OSError) as error:
             self.show_error(str(error))
             return False
-        self._dialect = dialect
+        if key == self._read_key:
+            return True   # read (or being read) as it is: focus leaving the field, say
+        self._dialect, self._read_key = dialect, key
         self.reader = reader = Worker(lambda _p: look_at(path, dialect, PREVIEW_ROWS))
         reader.signals.finished.connect(lambda look: self._looked(reader, path, look))
         reader.signals.failed.connect(lambda message: self._looked(reader, path, None, message))
@@ -228,6 +225,7 @@ class NewProjectDialog(QDialog):
         self.reader = None
         self._busy(False)
         if look is None:
+            self._read_key = None   # Enter reads it again
             self.show_error(error)
             return
         header, rows, self._profile = look.header, look.rows, look.found

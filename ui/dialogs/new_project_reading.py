@@ -29,8 +29,10 @@ from triage.views.new_project import (
     ENCODING_CHOICES,
     Dialect,
     dialect_from_form,
+    is_spreadsheet,
     read_as,
     reading_text,
+    sheet_names,
 )
 from ui.palette import CAPTION
 
@@ -122,3 +124,22 @@ def set_checks(items: QListWidget, checked: Callable[[str], bool | None]) -> Non
         state = checked(item.text())
         if state is not None:
             item.setCheckState(Qt.CheckState.Checked if state else Qt.CheckState.Unchecked)
+
+
+def sheet_for(combo: QComboBox, path: Path) -> str | None:
+    """The chosen sheet of a workbook (its sheets listed once), None for other files."""
+    if not is_spreadsheet(path):
+        combo.clear()
+        return None
+    names = sheet_names(path)
+    if [combo.itemText(i) for i in range(combo.count())] != names:
+        combo.clear()
+        combo.addItems(names)
+    return combo.currentText() or None
+
+
+def read_key(path: Path, dialect: Dialect) -> tuple[str, Dialect, int, int]:
+    """What makes a read of ``path`` differ from the last: the file, its size and time, and
+    the dialect (sheet, encoding, delimiter …) it is read as."""
+    stat = path.stat()
+    return (str(path.resolve()), dialect, stat.st_size, stat.st_mtime_ns)
