@@ -10,6 +10,7 @@ the pool that runs at most so many of its jobs at once, in order:
 - ``ADVICE``, ``CAL``, ``LEAD``, ``MODELS`` (1 each): the requests to each helper process,
   which serves one at a time (the Models tab never waits for the lead's helper);
 - ``PICTURES`` (2), ``THUMBNAILS`` (2): decoding the desk's pictures, the lead's thumbnails;
+- ``DATA_QUERIES``, ``DATA_INDEX`` (1 each): the data manager's queries, its search index;
 - ``GENERAL`` (4): the rest (imports, exports, reports, loading chart modules).
 
 A put onto the pool costs the GUI thread microseconds (it never waits for a thread to
@@ -52,7 +53,10 @@ MODELS = Lane("models", 1)
 PICTURES = Lane("pictures", 2)
 THUMBNAILS = Lane("thumbnails", 2)
 GENERAL = Lane("general", 4)
-LANES = (CHARTS, PANELS, ADVICE, CAL, LEAD, MODELS, PICTURES, THUMBNAILS, GENERAL)
+DATA_QUERIES = Lane("data-queries", 1)   # the data manager's queries, on its own connection
+DATA_INDEX = Lane("data-index", 1)       # ... and its search index, built beside them
+LANES = (CHARTS, PANELS, ADVICE, CAL, LEAD, MODELS, PICTURES, THUMBNAILS, GENERAL,
+         DATA_QUERIES, DATA_INDEX)
 HELPERS: HelperProcesses = HELPERS_RUNNING
 # The lane of each helper's requests: one at a time, as the helper serves them.
 HELPER_LANES = {"advice": ADVICE, "cal": CAL, "lead": LEAD, "models": MODELS}
