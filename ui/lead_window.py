@@ -364,8 +364,7 @@ class LeadWindow(QWidget):
         return candidate
 
     def _disagreements_again(self, project: Any, drop: int | None = None) -> None:
-        """After a ruling (``drop``: its candidate leaves the table now) or its undo: the
-        disagreements are read again in the lead's helper ("computing adjudication…")."""
+        """After a ruling or its undo: ``drop`` leaves now, the rest are read in the helper."""
         self._disagreements = [d for d in self._disagreements if d.candidate_id != drop]
         self.adjudication.show_items(self._disagreements, project.settings.labels)
         self._rereads += 1   # a read that began before a later ruling is not drawn
