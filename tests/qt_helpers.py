@@ -27,3 +27,11 @@ def open_main_window(qtbot, project_path: Path, annotator: str) -> MainWindow:
 def wait_for_background(qtbot, window: MainWindow) -> None:
     """Wait until every background read of the panels (offline curves included) is in."""
     qtbot.waitUntil(lambda: not window.live_panels.busy(), timeout=30000)
+
+
+def read_source(qtbot, dialog, path) -> bool:
+    """Choose ``path`` in the new-project dialog, wait until it is read; True if it was."""
+    if not dialog.set_source(path):
+        return False
+    qtbot.waitUntil(lambda: dialog.reader is None, timeout=30000)
+    return dialog.errors.isHidden()

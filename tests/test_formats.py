@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.qt_helpers import read_source
 from triage.base.errors import InputError, TriageError
 from triage.ingest.importer import ColumnMapping, import_candidates
 from triage.ingest.reader import read_table
@@ -172,7 +173,7 @@ def test_the_dialog_offers_a_workbooks_sheets(qtbot, tmp_path):
                                              ["b", "z", 0.25]])
     dialog = NewProjectDialog()
     qtbot.addWidget(dialog)
-    assert dialog.set_source(path)
+    assert read_source(qtbot, dialog, path)
     assert not dialog.sheet_combo.isHidden()
     assert [dialog.sheet_combo.itemText(i) for i in range(dialog.sheet_combo.count())] == [
         "pool", "notes"]
@@ -180,5 +181,6 @@ def test_the_dialog_offers_a_workbooks_sheets(qtbot, tmp_path):
     assert dialog.mapping().scores == (("score", "score"),) and dialog.mapping().sheet == "pool"
     dialog.sheet_combo.setCurrentIndex(1)
     dialog.sheet_combo.activated.emit(1)
+    qtbot.waitUntil(lambda: dialog.reader is None, timeout=30000)   # read in the background
     assert dialog.preview.horizontalHeaderItem(0).text() == "not"
     assert dialog.mapping().sheet == "notes"

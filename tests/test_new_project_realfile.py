@@ -72,6 +72,7 @@ def test_the_dialog_guesses_and_creates_the_project(qtbot, tmp_path):
     qtbot.addWidget(dialog)
     qtbot.keyClicks(dialog.source, str(tmp_path / "tweets.csv"))
     qtbot.keyClick(dialog.source, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: dialog.reader is None, timeout=30000)   # read in the background
     assert dialog.key_combo.currentText() == "tweet_id"
     assert dialog.text_combo.currentText() == "tweet"
     assert dialog.gold_combo.currentText() == "class"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from PySide6.QtCore import Qt, QThreadPool
+from PySide6.QtCore import Qt
 
 from tests.helpers import make_project
 from tests.test_view_analysis import BREAKDOWNS, label_two
@@ -222,7 +222,7 @@ def test_models_view_warns_about_a_followed_ranking_and_shows_the_bandit(qtbot, 
 
 
 def test_models_data_can_be_built_in_the_worker(qtbot, project):
-    from ui.workers import Worker
+    from ui.jobs import Worker
 
     inputs = models_inputs(project)  # read on this thread; compute in the pool
     worker = Worker(lambda progress: build_models_view_data(inputs, trials=50,
@@ -230,7 +230,7 @@ def test_models_data_can_be_built_in_the_worker(qtbot, project):
     seen = []
     worker.signals.progress.connect(lambda done, total: seen.append((done, total)))
     with qtbot.waitSignal(worker.signals.finished, timeout=10_000) as result:
-        QThreadPool.globalInstance().start(worker)
+        worker.start()
     assert result.args[0].metrics["m1"]["precision"] == pytest.approx(11 / 31)
     qtbot.waitUntil(lambda: (4, 4) in seen, timeout=10000)
 

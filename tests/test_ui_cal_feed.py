@@ -25,7 +25,7 @@ def test_the_cal_helper_fits_in_its_own_process_and_the_desk_stores_it(qtbot, tm
     try:
         feed.request(project.path)
         qtbot.waitUntil(lambda: bool(stored) and feed.worker is None, timeout=120_000)
-        helper = advice_process._servers["cal"][0]
+        helper = advice_process.HELPERS_RUNNING.process("cal")
         assert helper.pid != advice_process.os.getpid()
     finally:
         advice_process.stop_helper("cal")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from PySide6.QtCore import Qt, QThreadPool
+from PySide6.QtCore import Qt
 
 from tests.helpers import pool_rows, write_pool
+from tests.qt_helpers import read_source
 from triage.base.errors import TriageError
 from triage.ingest.importer import ColumnMapping
 from triage.store.settings import LabelOption, Settings
@@ -21,7 +22,7 @@ from triage.views.new_project import (
     settings_changes,
 )
 from ui.dialogs.new_project import NewProjectDialog
-from ui.workers import Worker
+from ui.jobs import Worker
 
 # -- Qt-free form logic ------------------------------------------------------------------
 
@@ -87,7 +88,7 @@ def test_worker_reports_progress_then_the_result(qtbot):
     worker = Worker(lambda progress: [progress(i, 3) for i in range(1, 4)] and "done")
     worker.signals.progress.connect(lambda d, t: seen.append((d, t)))
     with qtbot.waitSignal(worker.signals.finished, timeout=10000) as blocker:
-        QThreadPool.globalInstance().start(worker)
+        worker.start()
     assert blocker.args == ["done"]
     qtbot.waitUntil(lambda: len(seen) == 3, timeout=10000)
     assert seen == [(1, 3), (2, 3), (3, 3)]
@@ -99,11 +100,11 @@ def test_worker_turns_errors_into_messages(qtbot):
 
     worker = Worker(fail)
     with qtbot.waitSignal(worker.signals.failed, timeout=10000) as blocker:
-        QThreadPool.globalInstance().start(worker)
+        worker.start()
     assert blocker.args == ["data.csv:3: column m1: not a number"]
     crash = Worker(lambda _p: 1 / 0)
     with qtbot.waitSignal(crash.signals.failed, timeout=10000) as blocker:
-        QThreadPool.globalInstance().start(crash)
+        crash.start()
     assert blocker.args[0].startswith("unexpected error: ZeroDivisionError")
 
 
@@ -119,7 +120,7 @@ def test_worker_cancel_makes_progress_answer_false(qtbot):
 
     worker = Worker(work)
     with qtbot.waitSignal(worker.signals.cancelled, timeout=10000):
-        QThreadPool.globalInstance().start(worker)
+        worker.start()
     assert answers == [True, False] and worker.is_cancelled
 
 
@@ -129,7 +130,7 @@ def test_worker_cancel_makes_progress_answer_false(qtbot):
 def _dialog(qtbot, src, target) -> NewProjectDialog:
     dialog = NewProjectDialog()
     qtbot.addWidget(dialog)
-    assert dialog.set_source(src)
+    assert read_source(qtbot, dialog, src)
     dialog.target.clear()
     qtbot.keyClicks(dialog.target, str(target))
     return dialog

@@ -162,6 +162,6 @@ def test_lead_window_gallery_and_history_show_the_pictures(qtbot, path):
 def test_the_lead_helper_knows_the_gallery():
     """The Gallery tab asks the lead's helper process for ``gallery`` (see the slow test for
     the whole round trip)."""
-    from ui.advice_process import _task
+    from triage.views.tasks import GALLERY
 
-    assert _task("gallery") is gallery_at
+    assert GALLERY.resolve() is gallery_at and GALLERY.helper == "lead"

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from tests.helpers import label_top, make_project
+from triage.views import tasks
 from ui import advice_process
 
 
@@ -19,8 +20,8 @@ def test_advice_helper_runs_below_the_desk(tmp_path):
     expected = project.offline_curves()
     project.close()
     try:
-        curves = advice_process.helper_call("curves", tmp_path / "p.triage")
-        helper = advice_process._servers["advice"][0]
+        curves = advice_process.helper_call(tasks.CURVES, tmp_path / "p.triage")
+        helper = advice_process.HELPERS_RUNNING.process("advice")
         ours = os.getpriority(os.PRIO_PROCESS, 0)
         assert os.getpriority(os.PRIO_PROCESS, helper.pid) == min(19, ours + 10)
     finally:
@@ -39,11 +40,11 @@ def test_once_the_desk_has_settled_helpers_fork_from_a_server_that_has_their_imp
     path = tmp_path / "p.triage"
     advice_process.prepare_lead_helpers()
     try:
-        assert advice_process.helper_call("disagreements", path, helper="lead") == []
-        curves = advice_process.helper_call("curves", path)
+        assert advice_process.helper_call(tasks.DISAGREEMENTS, path) == []
+        curves = advice_process.helper_call(tasks.CURVES, path)
         kinds = {p.name: type(p).__name__ for p in multiprocessing.active_children()}
         assert kinds["triage-lead"] == kinds["triage-advice"] == "ForkServerProcess"
-        helper = advice_process._servers["advice"][0]   # forked, still below the desk
+        helper = advice_process.HELPERS_RUNNING.process("advice")   # forked, still below the desk
         ours = os.getpriority(os.PRIO_PROCESS, 0)
         assert os.getpriority(os.PRIO_PROCESS, helper.pid) == min(19, ours + 10)
     finally:

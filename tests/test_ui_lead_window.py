@@ -168,14 +168,14 @@ def test_the_models_tab_never_queues_behind_the_lead_helper(window, qtbot, monke
 
     from ui import advice_process
 
-    release, real = threading.Event(), advice_process.helper_call
+    release, real = threading.Event(), advice_process.HELPERS_RUNNING.call
 
-    def slow_lead(task, path, *args, helper="advice", **kwargs):
-        if helper == "lead":
+    def slow_lead(task, path, *args, **kwargs):
+        if task.helper == "lead":
             release.wait(60)   # the agreement and the disagreements take their time
-        return real(task, path, *args, helper=helper, **kwargs)
+        return real(task, path, *args, **kwargs)
 
-    monkeypatch.setattr(advice_process, "helper_call", slow_lead)
+    monkeypatch.setattr(advice_process.HELPERS_RUNNING, "call", slow_lead)
     try:
         window.show_lead_view()
         lead = window.lead_view

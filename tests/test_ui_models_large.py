@@ -81,7 +81,8 @@ def test_models_tab_shows_metrics_then_the_tests(qtbot, large):
         assert shown_after < 30, shown_after
         # The comparison ran in its own helper, beside the agreement's: no tab queues
         # behind the permutation tests; closing the window ends that helper only.
-        models_helper, lead_helper = (advice_process._servers[h][0] for h in ("models", "lead"))
+        models_helper, lead_helper = (
+            advice_process.HELPERS_RUNNING.process(h) for h in ("models", "lead"))
         assert models_helper.pid != lead_helper.pid
     finally:
         window.close()

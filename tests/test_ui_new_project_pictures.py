@@ -75,6 +75,7 @@ def test_a_picture_pool_from_the_dialog_to_the_desk(qtbot, tmp_path):
     dialog = window.new_project_dialog
     qtbot.keyClicks(dialog.source, str(pool))
     qtbot.keyClick(dialog.source, Qt.Key.Key_Return)      # the path typed, as a user does
+    qtbot.waitUntil(lambda: dialog.reader is None, timeout=30000)   # read in the background
     # Enter in the path reads the file; it does not create the project from unseen guesses.
     assert dialog.isVisible() and dialog.worker is None and window.project is None
     part = dialog.pictures

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from tests.helpers import make_project
+from triage.views import tasks
 from triage.views.lead_schedule import (
     ANALYSES,
     TABS,
@@ -26,12 +27,14 @@ def test_recompute_asks_for_every_analysis_and_the_tests_after_the_metrics():
                                "models-value", "models-pvalues"]
     assert schedule.stale == set()
     models, value, pvalues = requests[-3:]
-    assert (models.task, models.helper, models.stage, models.needs_curves) == (
-        "models", "models", "metrics", True)
+    assert (models.task, models.stage, models.needs_curves) == (tasks.MODELS, "metrics", True)
+    assert models.task.helper == "models"
     # The later steps reuse the first one's reading in the helper: no curves to pass.
-    assert (value.stage, value.helper, value.needs_curves) == ("value", "models", False)
-    assert (pvalues.stage, pvalues.helper, pvalues.needs_curves) == ("pvalues", "models", False)
-    assert requests[2].helper == "local"   # one row: computed in the window
+    assert (value.stage, value.task, value.needs_curves) == ("value", tasks.MODELS, False)
+    assert (pvalues.stage, pvalues.task, pvalues.needs_curves) == (
+        "pvalues", tasks.MODELS, False)
+    assert requests[2].task is None   # one row: computed in the window
+    assert requests[1].task is tasks.DISAGREEMENTS and requests[0].task is tasks.AGREEMENT
     assert schedule.status() == ("computing agreement, adjudication, models, models-value, "
                                  "models-pvalues…")
     assert schedule.pending() == set(TABS)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.qt_helpers import read_source
 from triage.base.errors import TriageError
 from triage.ingest.reader import read_table
 from triage.views.new_project import (
@@ -172,8 +173,8 @@ def test_the_dialog_reads_a_cp1252_semicolon_file_after_one_question(qtbot, tmp_
     qtbot.addWidget(dialog)
     asked: list[str] = []
     dialog.reading.ask = lambda question: asked.append(question) or True
-    assert dialog.set_source(WORLD / "semicolon_cp1252.csv")
-    assert dialog.set_source(WORLD / "semicolon_cp1252.csv")  # asked once per file
+    assert read_source(qtbot, dialog, WORLD / "semicolon_cp1252.csv")
+    assert read_source(qtbot, dialog, WORLD / "semicolon_cp1252.csv")  # asked once per file
     assert asked == ["line 2 is not UTF-8 (byte 0xe9 at character 25); the file reads as "
                      "cp1252 (Windows Western European): read it so?"]
     assert dialog.reading.caption.text().startswith(
@@ -199,7 +200,7 @@ def test_the_dialog_refuses_a_declined_encoding_and_names_another_sheet(qtbot):
     assert dialog.errors.toPlainText().endswith(
         "the file reads as cp1252 (Windows Western European): choose the encoding in the "
         "Encoding list, or save the file as UTF-8")
-    assert dialog.set_source(WORLD / "sheet2_title.xlsx")
+    assert read_source(qtbot, dialog, WORLD / "sheet2_title.xlsx")
     assert dialog.reading.caption.text() == (
         "sheet 'Readme' has no score column; sheet 'Data' has 60 rows that do: choose it in "
         "the Sheet list")

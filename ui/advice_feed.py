@@ -15,7 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from triage.views import tasks
 from ui.coalesced_feed import CoalescedFeed
+from ui.jobs import ADVICE, HELPERS
 
 
 class AdviceFeed(CoalescedFeed):
@@ -23,15 +25,13 @@ class AdviceFeed(CoalescedFeed):
 
     def __init__(self, on_state: Callable[[object], None],
                  on_error: Callable[[str], None] | None = None) -> None:
-        super().__init__(on_error)
+        super().__init__(on_error, ADVICE)
         self.on_state = on_state
         self.latest: Any = None             # the last AdviceState delivered
 
     def compute(self, path: Path) -> object:
         """The whole advice state, computed in the advice helper process."""
-        from ui.advice_process import compute_advice
-
-        return compute_advice(path)
+        return HELPERS.call(tasks.ADVICE, path)
 
     def deliver(self, result: object) -> None:
         """Keep the state as the latest and hand it to every surface."""

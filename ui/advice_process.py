@@ -5,10 +5,10 @@ An advice state takes seconds to compute, and much of that is Python code: on a 
 the desk's process it would hold the interpreter lock the desk needs to answer a key (every
 SQLite call the desk makes gives the lock up and must win it back). So the computation runs
 in one long-lived helper process (started on first use; a daemon, ended with the desk;
-once the desk has settled, helpers fork from a server that has imported what they need). :func:`compute_advice` sends it a project path and waits for the result; it is
-called from the advice feed's worker thread. :func:`helper_call` does the same for the
-offline curves and checkpoints, for the lead window's agreement and disagreements (a
-second helper, ``helper="lead"``, started when the lead window first opens) and for its
+once the desk has settled, helpers fork from a server that has imported what they need).
+:func:`helper_call` sends a helper a typed task (:mod:`triage.views.tasks`) and a project
+path and waits for the result, on a thread of :mod:`ui.jobs`: the advice, the offline
+curves and checkpoints, the lead window's agreement and disagreements (a second helper, ``helper="lead"``, started when the lead window first opens) and for its
 model comparison (a third, ``helper="models"``: on a million candidates it takes a second or
 two, its permutation tests much longer, and the other tabs should not queue behind them).
 Each helper serves its requests one at a time; they run side by side, so a lead window
@@ -31,35 +31,15 @@ import threading
 from pathlib import Path
 from typing import Any
 
-_locks = {"advice": threading.Lock(), "lead": threading.Lock(), "models": threading.Lock(),
-          "cal": threading.Lock()}
+from triage.views.tasks import HELPERS, Helper, Task
+
 # The advice helper works in the background; the lead window's helper computes what a
 # person is waiting for, and keeps the desk's priority.
 NICENESS = {"advice": 10, "cal": 10}
-_servers: dict[str, tuple[Any, Any]] = {}  # helper -> (process, connection) while it runs
-
-
-def _task(name: str):
-    if name == "cal":   # the cal ranking's fits (ui.cal_feed), in a helper of their own
-        from triage.project.cal_helper import train_cal_at
-
-        return train_cal_at
-    if name == "advice":
-        from triage.project.advice import advice_state_at
-
-        return advice_state_at
-    if name in ("agreement", "disagreements", "models", "gallery"):
-        from triage.views import analysis, gallery, models
-
-        return {"agreement": analysis.agreement_at, "disagreements": analysis.disagreements_at,
-                "models": models.models_view_at, "gallery": gallery.gallery_at}[name]
-    from triage.project import live_build
-
-    return {"curves": live_build.offline_curves_at, "checkpoint": live_build.checkpoint_at}[name]
 
 
 def serve(connection, niceness: int = 0) -> None:
-    """The helper's loop: (task, path, args, kwargs) in, ``("ok", result)`` or
+    """The helper's loop: (Task, path, args, kwargs) in, ``("ok", result)`` or
     ``("error", message)`` out; ``niceness``: how far below the desk it runs."""
     from triage.base.errors import TriageError
 
@@ -76,7 +56,7 @@ def serve(connection, niceness: int = 0) -> None:
         except EOFError:
             return
         try:
-            reply: tuple[str, Any] = ("ok", _task(task)(path, *args, **kwargs))
+            reply: tuple[str, Any] = ("ok", task.resolve()(path, *args, **kwargs))
         except TriageError as error:
             reply = ("error", str(error))
         except Exception as error:  # noqa: BLE001 - the desk reports it; the helper lives on
@@ -98,71 +78,93 @@ def serve(connection, niceness: int = 0) -> None:
 PRELOAD = ["ui.advice_process", "triage.project.advice", "triage.project.live_build",
            "triage.views.analysis", "triage.views.gallery", "triage.views.models"]
 FORKED = ("lead", "models")   # these start the server if it is not running yet
-_server: list[bool] = []      # [True] once this process has started the server
 
 
-def _start_method(helper: str):
-    if "forkserver" not in multiprocessing.get_all_start_methods() or (
-            helper not in FORKED and not _server):
-        return multiprocessing.get_context("spawn")
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(PRELOAD)
-    _server[:] = [True]
-    return context
+class HelperProcesses:
+    """The helper processes of one desk (``ui.jobs.HELPERS``): started on first use, one
+    request at a time each, ended with the desk (daemons) or by :meth:`stop`."""
+
+    def __init__(self) -> None:
+        self._locks = {helper: threading.Lock() for helper in HELPERS}
+        self._servers: dict[str, tuple[Any, Any]] = {}  # helper -> (process, connection)
+        self._forkserver = False   # this process has started the server helpers fork from
+
+    def process(self, helper: Helper) -> Any:
+        """The running process of ``helper`` (None if it is not running)."""
+        server = self._servers.get(helper)
+        return server[0] if server is not None else None
+
+    def _start_method(self, helper: str) -> Any:
+        if "forkserver" not in multiprocessing.get_all_start_methods() or (
+                helper not in FORKED and not self._forkserver):
+            return multiprocessing.get_context("spawn")
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        self._forkserver = True
+        return context
+
+    def prepare(self) -> None:
+        """Start the server the helpers fork from, if not yet (returns at once; the server
+        imports on its own, on a thread of the shared pool)."""
+        if "forkserver" not in multiprocessing.get_all_start_methods() or self._forkserver:
+            return
+        from multiprocessing import forkserver
+
+        from triage.base.jobs import start
+
+        self._start_method(FORKED[0])
+        start(forkserver.ensure_running, "triage-forkserver")
+
+    def _connection(self, helper: Helper) -> Any:
+        server = self._servers.get(helper)
+        if server is None or not server[0].is_alive():
+            context = self._start_method(helper)
+            ours, theirs = context.Pipe()
+            process = context.Process(target=serve, args=(theirs, NICENESS.get(helper, 0)),
+                                      daemon=True, name=f"triage-{helper}")
+            process.start()
+            theirs.close()
+            server = self._servers[helper] = (process, ours)
+        return server[1]
+
+    def call(self, task: Task, path: str | Path, *args: Any, **kwargs: Any) -> Any:
+        """Run ``task`` (:mod:`triage.views.tasks`) on ``path`` in its helper; wait for it."""
+        from triage.base.errors import TriageError
+
+        helper = task.helper
+        with self._locks[helper]:
+            connection = self._connection(helper)
+            try:
+                connection.send((task, str(path), args, kwargs))
+                status, value = connection.recv()
+            except (EOFError, OSError) as error:
+                self._servers.pop(helper, None)
+                raise TriageError(f"the {helper} helper stopped: {error}") from error
+        if status != "ok":
+            raise TriageError(value)
+        return value
+
+    def stop(self, helper: Helper = "advice") -> None:
+        """End a helper process (a daemon: the desk's exit ends it anyway); a request
+        waiting on it fails, which is how the lead window cancels a model comparison."""
+        server = self._servers.pop(helper, None)
+        if server is not None:
+            server[0].terminate()  # a request waiting on it fails with "the helper stopped"
+
+
+HELPERS_RUNNING = HelperProcesses()   # the process's one set (ui.jobs hands it out)
+
+
+def helper_call(task: Task, path: str | Path, *args: Any, **kwargs: Any) -> Any:
+    """Run ``task`` on ``path`` in its helper process and wait (HelperProcesses.call)."""
+    return HELPERS_RUNNING.call(task, path, *args, **kwargs)
+
+
+def stop_helper(helper: Helper = "advice") -> None:
+    """End ``helper``'s process (HelperProcesses.stop)."""
+    HELPERS_RUNNING.stop(helper)
 
 
 def prepare_lead_helpers() -> None:
-    """Start the server the helpers fork from, if not yet (returns at once; the server
-    imports on its own)."""
-    if "forkserver" not in multiprocessing.get_all_start_methods() or _server:
-        return
-    from multiprocessing import forkserver
-
-    _start_method(FORKED[0])
-    threading.Thread(target=forkserver.ensure_running, daemon=True,
-                     name="triage-forkserver").start()
-
-
-def _connection(helper: str):
-    server = _servers.get(helper)
-    if server is None or not server[0].is_alive():
-        context = _start_method(helper)
-        ours, theirs = context.Pipe()
-        process = context.Process(target=serve, args=(theirs, NICENESS.get(helper, 0)),
-                                  daemon=True, name=f"triage-{helper}")
-        process.start()
-        theirs.close()
-        server = _servers[helper] = (process, ours)
-    return server[1]
-
-
-def compute_advice(path: str | Path):
-    """The project's advice state, computed by the helper process (blocks this thread)."""
-    return helper_call("advice", path)
-
-
-def helper_call(task: str, path: str | Path, *args: Any, helper: str = "advice",
-                **kwargs: Any) -> Any:
-    """Run ``task`` (advice, curves, checkpoint; agreement, disagreements, models) on
-    ``path`` in the named helper (``advice`` or ``lead``); wait for it."""
-    from triage.base.errors import TriageError
-
-    with _locks[helper]:
-        connection = _connection(helper)
-        try:
-            connection.send((task, str(path), args, kwargs))
-            status, value = connection.recv()
-        except (EOFError, OSError) as error:
-            _servers.pop(helper, None)
-            raise TriageError(f"the {helper} helper stopped: {error}") from error
-    if status != "ok":
-        raise TriageError(value)
-    return value
-
-
-def stop_helper(helper: str = "advice") -> None:
-    """End a helper process (a daemon: the desk's exit ends it anyway); a request waiting
-    on it fails, which is how the lead window cancels a long model comparison."""
-    server = _servers.pop(helper, None)
-    if server is not None:
-        server[0].terminate()  # a request waiting on it fails with "the helper stopped"
+    """Start the server the lead's helpers fork from (HelperProcesses.prepare)."""
+    HELPERS_RUNNING.prepare()

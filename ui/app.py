@@ -26,7 +26,6 @@ if TYPE_CHECKING:  # Qt is imported in run_gui, after the project has begun to o
 
 SETTLE_SECONDS = 0.8  # screenshot: time for the coalesced panel redraws to land
 ADVICE_WAIT_S = 60.0  # screenshot: the longest wait for the advice and the panels' data
-GIL_SWITCH_S = 0.0001  # see run_gui
 
 
 def _project_arg(text: str) -> Path | str:
@@ -165,13 +164,12 @@ def run_gui(argv: Sequence[str]) -> int:
             return 2
         if window is None:
             return 0
-        # Panels draw and statistics run on worker threads. With Python's default 5 ms
-        # switch interval, every SQLite call the desk makes (which lets go of the GIL) could
-        # wait up to 5 ms to get it back from a busy worker; a key press makes two dozen
-        # such calls. At 0.5 ms a chart drawn during a key still added ~10 ms to the next
-        # picture (bench/picture_probe.py); at 0.1 ms it adds ~2. (Set only now: while the
-        # project opened beside Qt's loading, the default spared both threads handovers.)
-        sys.setswitchinterval(GIL_SWITCH_S)
+        # Set only now: while the project opened beside Qt's loading, the default
+        # switch interval spared both threads handovers (see ui.jobs.quick_handover).
+        from ui.jobs import quick_handover, wait_for_images
+
+        quick_handover()
+        app.aboutToQuit.connect(wait_for_images)   # no QImage made while Qt goes away
         holder["window"] = window
         window.show()
         settle_garbage_collector()

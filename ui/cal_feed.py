@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from triage.views import tasks
+from ui import jobs
 from ui.coalesced_feed import CoalescedFeed
 
 if TYPE_CHECKING:
@@ -25,14 +27,12 @@ class CalFeed(CoalescedFeed):
     """Keeps the cal ranking fit on the labels without ever blocking the desk."""
 
     def __init__(self, on_snapshot: Callable[[CalSnapshot], None]) -> None:
-        super().__init__()
+        super().__init__(lane=jobs.CAL)
         self.on_snapshot = on_snapshot
 
     def compute(self, path: Path) -> object:
         """Fit if due, in the ``cal`` helper process: the snapshot, or None."""
-        from ui.advice_process import helper_call
-
-        return helper_call("cal", path, helper="cal")
+        return jobs.HELPERS.call(tasks.CAL, path)
 
     def deliver(self, result: object) -> None:
         """Store a new snapshot (None: no fit was due)."""

@@ -2,8 +2,8 @@
 
 The base of :class:`~ui.advice_feed.AdviceFeed` and :class:`~ui.cal_feed.CalFeed`: a request
 while a computation runs is remembered, and exactly one more runs after it (never one per
-request). Each feed has its own one-thread pool: it mostly waits for a helper process and
-must not keep the panels' reads waiting for a slot in the global pool. A result that
+request). Each feed runs in its helper's lane of :mod:`ui.jobs` (one at a time: it mostly
+waits for its helper process, and the panels' reads never wait behind it). A result that
 arrives after :meth:`CoalescedFeed.clear` is dropped.
 """
 
@@ -12,22 +12,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QThreadPool
-
-from ui.workers import Worker
+from ui.jobs import GENERAL, Lane, Worker
 
 
 class CoalescedFeed:
     """Runs :meth:`compute` for the newest project path, one at a time, without blocking."""
 
-    def __init__(self, on_error: Callable[[str], None] | None = None) -> None:
+    def __init__(self, on_error: Callable[[str], None] | None = None,
+                 lane: Lane = GENERAL) -> None:
         self.on_error = on_error
         self.worker: Worker | None = None
         self.path: Path | None = None
         self.pending = False
         self.runs = 0               # computations started (tests check the coalescing)
-        self.pool = QThreadPool()
-        self.pool.setMaxThreadCount(1)
+        self.lane = lane
 
     def compute(self, path: Path) -> object:
         """The result for the project at ``path`` (runs in the worker thread)."""
@@ -57,7 +55,7 @@ class CoalescedFeed:
         worker.signals.failed.connect(self._failed)
         worker.signals.cancelled.connect(self._next)
         self.worker = worker
-        self.pool.start(worker)
+        worker.start(self.lane)
 
     def _arrived(self, result: object) -> None:
         self.worker = None

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemView, QSplitter, QTableView, QVBoxLayout, QWidget
 
 from triage.base.errors import TriageError
@@ -33,7 +33,7 @@ from triage.project.datamgr_actions import export_selection, record_of, relabel,
 from triage.views.data_manager import columns, page, record_view
 from ui.data_filters import FilterBar
 from ui.data_record import RecordPane
-from ui.workers import Worker
+from ui.jobs import DATA_INDEX, DATA_QUERIES, Worker
 
 DEBOUNCE_MS = 120
 
@@ -79,9 +79,6 @@ class DataManager(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.filters)
         layout.addWidget(split, 1)
-        self._queries, self._indexer = QThreadPool(self), QThreadPool(self)
-        self._queries.setMaxThreadCount(1)
-        self._indexer.setMaxThreadCount(1)
         self._db: Any = None                       # the queries' own connection
         self._db_path: Any = None
         self._project_path: Any = None
@@ -166,7 +163,7 @@ class DataManager(QWidget):
         worker.signals.finished.connect(self._answered)
         worker.signals.failed.connect(self._failed)
         self._keep(worker)
-        self._queries.start(worker)
+        worker.start(DATA_QUERIES)
 
     def _answered(self, result: tuple[int, Catalog, Any]) -> None:
         number, catalog, ids = result
@@ -192,7 +189,7 @@ class DataManager(QWidget):
         """Read the key order now, in line behind the queries, so a sort by key is quick."""
         worker = Worker(lambda _p: key_positions(self._db, catalog))
         self._keep(worker)
-        self._queries.start(worker)
+        worker.start(DATA_QUERIES)
 
     def busy(self) -> bool:
         """Is a question waiting or running (the table not yet the answer to the controls)?"""
@@ -233,7 +230,7 @@ class DataManager(QWidget):
         worker.signals.failed.connect(
             lambda message: self._indexed(False, message) if mine() else None)
         self._keep(worker)
-        self._indexer.start(worker)
+        worker.start(DATA_INDEX)
 
     def _indexed(self, built: bool, message: str = "") -> None:
         self.index_state = "ready" if built else "none"   # none: words found by a scan

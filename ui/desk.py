@@ -2,28 +2,20 @@
 
 Every decision is committed to the project file before the next candidate appears. If the
 file is busy (another program holds the write lock past SQLite's busy timeout) the desk
-keeps the decision in memory, says so in the status line and retries on a timer.
+keeps the decision in memory, says so in the status line and retries on a timer; the
+rules of that flow, and its sentences, are :class:`triage.views.desk_flow.DeskFlow`'s.
 """
 
 from __future__ import annotations
 
 import contextlib
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QKeyEvent
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
-from triage.base.errors import (
-    AlreadyRecorded,
-    BusyError,
-    LogLost,
-    ServerUnavailable,
-    TriageError,
-    WriteFailed,
-)
+from triage.base.errors import AlreadyRecorded, BusyError, TriageError, WriteFailed
 from triage.project import Candidate, Project, Session
 from triage.project.checkup import start_session_backup
 from triage.project.history import Decision, change_decision
@@ -36,8 +28,15 @@ from triage.views.desk import (
     log_recovered_text,
     position_text,
     score_text,
-    spent_seconds,
     status_text,
+)
+from triage.views.desk_flow import (
+    NOTE_FIRST,
+    NOTE_SAVED,
+    NOTHING_TO_UNDO,
+    UNDONE,
+    DeskFlow,
+    Step,
 )
 from triage.views.text import feedback_excerpt, unexpected_fault
 from ui.candidate_text import CandidateText, scrolling, tinted_label
@@ -46,14 +45,11 @@ from ui.desk_notes import NoteRow
 from ui.desk_pictures import DeskPictures
 from ui.palette import META, SCORE, SECONDARY
 
-RETRY_MS = 500
-FAULT_RETRY_MS = 3000   # a full or read-only disk is fixed by a person: retry less often
 BASE_POINT_SIZE = 26.0
 ZOOM_STEP = 1.15
 
 SCROLL_KEYS = {Qt.Key.Key_Down: 0.15, Qt.Key.Key_Up: -0.15, Qt.Key.Key_PageDown: 0.9,
                Qt.Key.Key_PageUp: -0.9}
-Step = Callable[[], "Step | None"]
 
 
 class Desk(QWidget):
@@ -71,15 +67,9 @@ class Desk(QWidget):
         self.current: Candidate | None = None
         self.show_score = False
         self.zoom_steps = 0
-        self.retry_ms = RETRY_MS
-        self.fault_retry_ms = FAULT_RETRY_MS
-        self.busy = False
-        self.offline = False       # busy because the team server is not answering
+        self.flow = DeskFlow()     # the pending decision, its retries, its timing
         self._keys: dict[str, KeyAction] = {}
-        self._shown_at = time.monotonic()
-        self._pending: Step | None = None
         self._decided: dict[int, str] = {}   # label id -> its candidate, for the note line
-        self._recovered = ""   # what to say once a lost write-ahead log was recovered
         self.load_error: str | None = None   # why the next candidate could not be shown
         self._build()
         self._clock = QTimer(self)
@@ -131,7 +121,7 @@ class Desk(QWidget):
             self._show(None)
             self.text.setText(f"This desk cannot record labels: {error}")
             return
-        self.stats = SessionStats(self.session.annotator, time.monotonic())
+        self.stats = SessionStats(self.session.annotator, self.flow.clock())
         self.settings_changed()
         if Path(project.location).is_file():
             start_session_backup(project.location)  # FILE.backup, at most once a day
@@ -145,7 +135,7 @@ class Desk(QWidget):
                 self.project.end_session(self.session)
         self.session = None
         self.project = None
-        self._pending = None
+        self.flow.clear()
         self._decided.clear()
         self.note_row.close_row()
         self.message.setText("")   # not the last project's last decision
@@ -226,13 +216,41 @@ class Desk(QWidget):
             self.score.setText(score_text(item.score, item.model))
             self.score.setVisible(self.show_score)
         self.pictures.show(item)
-        self._shown_at = time.monotonic()
+        self.flow.shown()
         self._emit_status()
+
+    @property
+    def busy(self) -> bool:
+        """A decision is kept pending: the file is busy or the server away."""
+        return self.flow.busy
+
+    @property
+    def offline(self) -> bool:
+        """Busy because the team server is not answering."""
+        return self.flow.offline
+
+    @property
+    def retry_ms(self) -> int:
+        """How soon a decision kept pending on a busy file is tried again."""
+        return round(1000 * self.flow.retry_s)
+
+    @retry_ms.setter
+    def retry_ms(self, ms: int) -> None:
+        self.flow.retry_s = ms / 1000
+
+    @property
+    def fault_retry_ms(self) -> int:
+        """How soon one kept pending on a full or read-only disk is tried again."""
+        return round(1000 * self.flow.fault_retry_s)
+
+    @fault_retry_ms.setter
+    def fault_retry_ms(self, ms: int) -> None:
+        self.flow.fault_retry_s = ms / 1000
 
     def status_text(self) -> str:
         if self.stats is None:
             return "no project open"
-        return status_text(self.stats, time.monotonic(), busy=self.busy, offline=self.offline)
+        return status_text(self.stats, self.flow.clock(), busy=self.busy, offline=self.offline)
 
     def _emit_status(self) -> None:
         self.statusChanged.emit(self.status_text())
@@ -266,91 +284,58 @@ class Desk(QWidget):
     def _act(self, action: KeyAction) -> None:
         if self.project is None or self.session is None:
             return
-        if self._pending is not None:
-            self.message.setText("Still saving the last decision…")
+        refused = self.flow.refuse()
+        if refused is not None:
+            self.message.setText(refused)
             return
         if action.kind == "note":
             label_id = self.stats.last_label_id if self.stats else None
             if label_id is None:
-                self.message.setText("Label something first: a note goes with your last label.")
+                self.message.setText(NOTE_FIRST)
             else:
                 self.note_row.open_for(label_id, self._decided.get(label_id, ""))
             return
         if action.kind == "undo":
-            self._pending = self._commit_undo
+            self.flow.begin(self._commit_undo)
         else:
             if self.current is None:
                 if self.load_error is not None:
-                    self._pending = self._after_commit  # try loading again; nothing to label
+                    self.flow.begin(self._after_commit)  # load again; nothing to label
                     self._attempt()
                 return
-            seconds = spent_seconds(self._shown_at, time.monotonic())
+            seconds = self.flow.spent()
             candidate_id = self.current.candidate_id
             value = action.value if action.kind == "label" else None
             kind = self.current.kind  # triage, overlap, audit or re-test: the queue decides
-            self._pending = lambda: self._commit_label(candidate_id, value, seconds, kind)
+            self.flow.begin(lambda: self._commit_label(candidate_id, value, seconds, kind))
         self._attempt()
 
     def _save_note(self, label_id: int, note: str) -> None:
         """Write a note from the note row as a pending step (kept and retried like a label)."""
         project = self.project
-        if project is None or self._pending is not None:
+        if project is None:
             return
 
         def step() -> None:
             project.add_note(label_id, note)
-            self.message.setText("Note saved.")
+            self.message.setText(NOTE_SAVED)
 
-        self._pending = step
-        self._attempt()
+        if self.flow.begin(step):
+            self._attempt()
 
     def _attempt(self) -> None:
-        """Run the pending steps; on a busy file keep them and try again later."""
-        while self._pending is not None:
-            step = self._pending
-            try:
-                self._pending = step()
-            except BusyError as error:
-                self.offline = isinstance(error, ServerUnavailable)
-                if self.offline:
-                    # Say plainly why; the label stays on screen and is sent on a retry.
-                    self.message.setText(str(error))
-                self._set_busy(True)
-                QTimer.singleShot(self.retry_ms, self._attempt)
-                return
-            except LogLost:  # written into a log deleted under us: write it again
-                self._pending = self._reopened(step)
-            except WriteFailed as error:
-                # A full or read-only disk: the decision stays pending and is written on a
-                # retry, as for a busy file; the sentence says what to fix.
-                self.message.setText(f"{feedback_excerpt(str(error), 240)} Your last "
-                                     "decision is kept and will be saved.")
-                self._set_busy(True)
-                QTimer.singleShot(self.fault_retry_ms, self._attempt)
-                return
-            except TriageError as error:
-                self._pending = None
-                self._set_busy(False)
-                self.message.setText(feedback_excerpt(str(error), 240))
-                return
-            except BaseException:
-                self._pending = None
-                self._set_busy(False)
-                raise
-        self._set_busy(False)
-        self.message.setText(self._recovered or self.message.text())  # a recovery: say so
-        self._recovered = ""
-
-    def _reopened(self, step: Step) -> Step:
-        assert self.project is not None  # a step ran: a session is open
-        reopen: Callable[[], object] = self.project.reopen
-        self._recovered = log_recovered_text(self.project.location)
-        return lambda: (reopen(), step)[1]
-
-    def _set_busy(self, busy: bool) -> None:
-        if busy != self.busy:
-            self.busy = busy
+        """Run the pending steps (DeskFlow); on a busy file try again later."""
+        project = self.project
+        before = self.flow.busy
+        outcome = self.flow.attempt(
+            reopen=lambda: project.reopen() if project is not None else None,
+            recovered=log_recovered_text(project.location) if project is not None else "")
+        if outcome.message is not None:
+            self.message.setText(outcome.message)
+        if outcome.busy != before:
             self._emit_status()
+        if outcome.retry_s is not None:
+            QTimer.singleShot(round(1000 * outcome.retry_s), self._attempt)
 
     def _commit_label(self, candidate_id: int, value: str | None, seconds: float,
                       kind: str) -> Step:
@@ -373,15 +358,15 @@ class Desk(QWidget):
         assert self.project and self.session and self.stats  # set while a session runs
         candidate_id = self.project.undo(self.session)
         if candidate_id is None:
-            self.message.setText("Nothing to undo.")
+            self.message.setText(NOTHING_TO_UNDO)
             return None
         self.stats.undo()
-        self.message.setText("Undone: the candidate is back.")
+        self.message.setText(UNDONE)
         return self._after_commit
 
     def change_from_history(self, decision: Decision, value: str | None) -> None:
         """Record a new label for an earlier decision (undo takes it back like any other)."""
-        if self.project is None or self.session is None or self._pending is not None:
+        if self.project is None or self.session is None:
             return
 
         def step() -> None:
@@ -392,8 +377,8 @@ class Desk(QWidget):
                                  f"{value or 'skipped'}")
             self.changed.emit()
 
-        self._pending = step
-        self._attempt()
+        if self.flow.begin(step):
+            self._attempt()
 
     def _after_commit(self) -> None:
         self.show_next()

@@ -10,20 +10,21 @@ here.
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
+from triage.base.jobs import start
+
 
 class EarlyOpen:
-    """``EarlyOpen(path)`` opens ``path`` on a thread; ``take()`` waits and returns it."""
+    """``EarlyOpen(path)`` opens ``path`` on a thread of the shared pool (:mod:`triage.base.jobs`);
+    ``take()`` waits and returns it."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._project: Any = None
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="triage-open", daemon=True)
-        self._thread.start()
+        self._opened = start(self._run, "triage-open")
 
     def _run(self) -> None:
         from triage.base.errors import TriageError
@@ -45,7 +46,7 @@ class EarlyOpen:
 
     def take(self) -> Any:
         """The opened project (raises what opening it raised)."""
-        self._thread.join()
+        self._opened.result()
         if self._error is not None:
             raise self._error
         project, self._project = self._project, None
@@ -53,7 +54,7 @@ class EarlyOpen:
 
     def discard(self) -> None:
         """Close the project unused (the user cancelled)."""
-        self._thread.join()
+        self._opened.result()
         if self._project is not None:
             self._project.close()
             self._project = None

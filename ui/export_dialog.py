@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -26,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui.file_dialogs import save_file, with_extension
-from ui.workers import Worker, progress_dialog
+from ui.jobs import Worker, progress_dialog
 
 # (name, extension, tool): every format `triage export` writes (tool: its --to).
 FORMATS = (("CSV (spreadsheets)", ".csv", ""), ("JSON lines", ".jsonl", ""),
@@ -135,5 +134,5 @@ def run_export(parent: QWidget, project_path: Path, out: Path, labeled_only: boo
     worker.signals.finished.connect(finished)
     worker.signals.failed.connect(failed)
     worker.signals.cancelled.connect(dialog.reset)
-    QThreadPool.globalInstance().start(worker)
+    worker.start()
     return worker

@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QMessageBox, QPushButton, QWidget
 
 from ui.file_dialogs import ask_path, start_folder
-from ui.workers import Worker, progress_dialog
+from ui.jobs import Worker, progress_dialog
 
 
 def ask_report_path(parent: QWidget, project_path: Path) -> Path | None:
@@ -52,5 +51,5 @@ def write_report_in_background(parent: QWidget, project_path: Path, out: Path,
     worker.signals.failed.connect(failed)
     worker.signals.cancelled.connect(lambda: ended("report cancelled; nothing was written"))
     button.setEnabled(False)
-    QThreadPool.globalInstance().start(worker)
+    worker.start()
     return worker

@@ -2,10 +2,10 @@
 
 The window opens at once; a tab whose figures are not ready says "computing…". Every analysis
 starts when the window opens and on "Recompute": agreement, disagreements and the model comparison
-are computed in the lead's helper process (:mod:`ui.advice_process`, its own connection and
+are computed in the lead's helper process (:mod:`ui.jobs`, its own connection and
 interpreter, so neither the desk nor this window waits), the guidelines (one row) here. The chart
-views load matplotlib (about a second): it is imported on a worker thread first and the two chart
-views are built when it is there. The model comparison comes in three steps.
+views load matplotlib (about a second): it is imported in a lane of :mod:`ui.jobs` first and
+the two chart views are built when it is there. The model comparison comes in three steps.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
@@ -35,13 +35,13 @@ from ui.analysis.adjudication_view import AdjudicationView
 from ui.analysis.gallery_view import GalleryView
 from ui.analysis.guidelines_view import GuidelinesView
 from ui.data_manager import lead_data_tab
+from ui.jobs import GENERAL, HELPER_LANES, HELPERS, Lane, Worker
 from ui.lead_report import ask_report_path, write_report_in_background
 from ui.lead_tabs import ADVICE_COLUMNS, LEAD_KEYS, AdviceTab, Rulings, computing_placeholder
 from ui.lead_view import LeadView
 from ui.palette import FOCUS_STYLE, no_tab_traps
 from ui.prefs import Prefs
 from ui.window_state import keep_on_screen, restore_geometry, size_window
-from ui.workers import Worker
 
 __all__ = ["ADVICE_COLUMNS", "ANALYSES", "LEAD_KEYS", "AdviceTab", "LeadWindow", "Rulings"]
 
@@ -69,9 +69,8 @@ class LeadWindow(QWidget):
         self.state = None                          # the AdviceState every tab shows
         self.rulings = Rulings(project_of)
         self.workers: dict[str, Worker] = {}
-        self._pools = {h: QThreadPool(self) for h in ("lead", "models")}  # one thread each,
-        for pool in self._pools.values():   # so that the Models tab never waits for the lead's
-            pool.setMaxThreadCount(1)       # helper, and each helper's requests keep their order
+        self._disagreements: list = []             # the Adjudication tab's, as last read
+        self._rereads = 0                          # disagreements read again after rulings
         self.schedule = LeadSchedule()             # what is stale, computing, shown
         self.overview = LeadView(self)
         self.advice = AdviceTab(self)
@@ -135,7 +134,7 @@ class LeadWindow(QWidget):
         worker.signals.finished.connect(lambda _r: self._build_chart_views())
         worker.signals.failed.connect(lambda message: self.say(f"charts: {message}"))
         self.workers["charts"] = worker
-        QThreadPool.globalInstance().start(worker)
+        worker.start(GENERAL)
 
     def _build_chart_views(self) -> None:
         """Put the chart views in place of their placeholders, one per event-loop turn."""
@@ -203,8 +202,6 @@ class LeadWindow(QWidget):
             size_window(self, QSize(1200, 800))
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
-        from ui.advice_process import stop_helper
-
         if self.isVisible() and not self.guidelines.confirm_leave():
             event.ignore()   # Cancel, or the save failed: the draft stays on screen
             return
@@ -213,7 +210,7 @@ class LeadWindow(QWidget):
         self.rulings.end()
         # A model comparison still running is of no use now: end its helper (the next
         # opening starts another); what it was computing counts as stale.
-        stop_helper("models")
+        HELPERS.stop("models")
         self.schedule.closed()
         super().closeEvent(event)
 
@@ -282,11 +279,9 @@ class LeadWindow(QWidget):
         project = self._project_of()
         if project is None:   # the callers ask the schedule only with one open
             return
-        from ui.advice_process import helper_call
-
         path = project.path
         for request in requests:
-            if request.helper == "local":
+            if request.task is None:
                 try:
                     self._draw_all(self.schedule.arrive(request.step, guidelines_tab(project)))
                 except TriageError as error:
@@ -294,16 +289,17 @@ class LeadWindow(QWidget):
                 continue
             args = (self._curves_of(),) if request.needs_curves else ()
             extra = {"stage": request.stage} if request.stage else {}
-            work = partial(helper_call, request.task, path, *args, helper=request.helper, **extra)
-            self._start(request.step, path, work, request.helper)
+            work = partial(HELPERS.call, request.task, path, *args, **extra)
+            self._start(request.step, path, work, HELPER_LANES[request.task.helper])
 
-    def _start(self, name: str, path: Path, work: Callable[[], Any], helper: str) -> None:
+    def _start(self, name: str, path: Path, work: Callable[[], Any], lane: Lane) -> None:
+        """Run ``work`` in ``lane``: one per helper, so the Models tab never waits."""
         worker = Worker(lambda _progress: work())
         worker.signals.finished.connect(lambda result: self._arrive(name, path, result))
         worker.signals.failed.connect(lambda message: self._arrive(name, path, None, message))
         self.workers[name] = worker   # keep it alive until it reports
         self._say_computing()
-        self._pools[helper].start(worker)
+        worker.start(lane)
 
     def say(self, news: str) -> None:
         """Show news (a report written, an error) in the status line; it stays there, beside
@@ -334,7 +330,10 @@ class LeadWindow(QWidget):
             elif name == "adjudication":
                 project = self._project_of()
                 labels = project.settings.labels if project is not None else ()
-                self.adjudication.show_items(result, labels)
+                self._rereads = max(0, self._rereads - 1)
+                if not self._rereads:   # else a read after a later ruling is still coming
+                    self._disagreements = list(result)
+                    self.adjudication.show_items(result, labels)
             elif name == "guidelines":
                 self.guidelines.show_guidelines(*result)
             elif name == "models":
@@ -345,26 +344,32 @@ class LeadWindow(QWidget):
     # -- the lead's actions ----------------------------------------------------------------
     def _rule(self, candidate_id: int, value: str) -> None:
         """Record a ruling under the curator's name (asked for once, then remembered)."""
-        from triage.project.adjudication import adjudicate, disagreements
+        from triage.project.adjudication import adjudicate
 
         project = self._project_of()
         name = self.adjudication.curator_name()
         self.prefs.set_curator(name)
         adjudicate(project, self.rulings.session(name), candidate_id, value)
-        self.adjudication.show_items(disagreements(project), project.settings.labels)
-        self.schedule.ruled()
+        self._disagreements_again(project, drop=candidate_id)
         self._request_advice()
 
     def _undo_rule(self) -> int | None:
-        from triage.project.adjudication import disagreements, undo_ruling
+        from triage.project.adjudication import undo_ruling
 
         project = self._project_of()
         candidate = undo_ruling(project, self.rulings.session(self.adjudication.curator_name()))
         if candidate is not None:
-            self.adjudication.show_items(disagreements(project), project.settings.labels)
-            self.schedule.ruled()
+            self._disagreements_again(project)
             self._request_advice()
         return candidate
+
+    def _disagreements_again(self, project: Any, drop: int | None = None) -> None:
+        """After a ruling or its undo: ``drop`` leaves now, the rest are read in the helper."""
+        self._disagreements = [d for d in self._disagreements if d.candidate_id != drop]
+        self.adjudication.show_items(self._disagreements, project.settings.labels)
+        self._rereads += 1   # a read that began before a later ruling is not drawn
+        self.schedule.ruled()
+        self._run(self.schedule.start("adjudication"))
 
     def _save_guidelines(self, text: str, words: tuple[str, ...]) -> str:
         project = self._project_of()

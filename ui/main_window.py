@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # loaded with the panels, after the first candidate is on scr
     from ui.dialogs.settings import SettingsDialog
     from ui.export_dialog import ExportDialog
     from ui.help_dialog import HelpDialog
-    from ui.workers import Worker
+    from ui.jobs import Worker
 
 
 class MainWindow(QMainWindow):
@@ -265,11 +265,9 @@ class MainWindow(QMainWindow):
             self.open_interactive(path)
 
     def new_project(self) -> None:
-        from PySide6.QtCore import QThreadPool
-
         from ui.dialogs.new_project import NewProjectDialog
 
-        dialog = NewProjectDialog(self, thread_pool=QThreadPool.globalInstance())
+        dialog = NewProjectDialog(self)
         dialog.accepted.connect(lambda: self.open_interactive(dialog.project_path))
         self.new_project_dialog = dialog
         dialog.open()

@@ -16,37 +16,31 @@ after each refresh (the lead window draws the same snapshot).
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QSplitter
 
+from triage.views import redraw, tasks
+from triage.views.redraw import RedrawPolicy
+from ui.jobs import HELPERS, PANELS, Worker
 from ui.palette import no_tab_traps
 from ui.prefs import Prefs
 from ui.window_state import restore_splitter
-from ui.workers import Worker
 
 if TYPE_CHECKING:  # loaded with the panels, after the first candidate is on screen
     from triage.project import Project
     from triage.project.live_build import BuiltLive
     from triage.views.panels import PanelInfo
 
-# A chart redraw costs tens of milliseconds of Python on the chart thread, and every
-# SQLite call of a key press then waits its turn for the interpreter lock: a redraw that
-# overlaps a key press delays the next candidate. So while labels keep coming, one panel
-# (each in turn) redraws just after a label's next candidate is shown (the annotator is
-# reading it: the quietest time ahead; three in a row overran a quick annotator's next key),
-# at most every MIN_GAP_S; all of them redraw once the annotator pauses, and at least every
-# MAX_DEFER_S. (Waiting for a pause alone lined redraws up with a steady annotator's keys.)
+# When the panels redraw while labels keep coming is triage.views.redraw.RedrawPolicy's
+# (Qt-free); here are its timers.
 AFTER_LABEL_MS = 10      # (each panel then waits its own REDRAW_MS: the paint comes first)
 HOLD_RENDERS_MS = 60     # renders already queued wait as long (ui.panels._base)
-MIN_GAP_S = 0.3
-PAUSE_MS = 600
-MAX_DEFER_S = 5.0
-PREPARE_HELPERS_MS = 2000  # after the curves arrive (ui.advice_process.prepare_lead_helpers)
-CHECKPOINT_EVERY = 200  # label events between checkpoints taken while the annotator pauses
+MIN_GAP_S = redraw.MIN_GAP_S                # (read when a controller is made)
+PAUSE_MS = round(1000 * redraw.PAUSE_S)
+PREPARE_HELPERS_MS = 2000  # after the curves arrive (ui.jobs.HELPERS.prepare)
 
 
 class PanelController(QObject):
@@ -61,18 +55,12 @@ class PanelController(QObject):
         self.panels: tuple = ()
         self.info: PanelInfo | None = None
         self.refreshes = 0
-        self._checkpointed_at: int | None = None  # label events at the last checkpoint
         self._background: set = set()  # workers for the panels, kept until they report
         self._live_building: Any = None  # the project whose live state a worker builds
         self._checkpointing = False
-        self._panel_pool = QThreadPool()  # its own threads: two of them wait on the helper
-        self._panel_pool.setMaxThreadCount(3)
+        self.policy = RedrawPolicy(min_gap_s=MIN_GAP_S, pause_s=PAUSE_MS / 1000)
         self._pause_timer = self._timer(PAUSE_MS, self.refresh_panels)
         self._soon_timer = self._timer(AFTER_LABEL_MS, self._refresh_soon)
-        self._refreshed_at = float("-inf")   # monotonic time of the last refresh, any
-        self._all_at = float("-inf")         # ... of the last refresh of every panel
-        self._changed_at = float("-inf")     # ... and of the last change asked for
-        self._turn = 0                       # the panel whose turn it is in a burst
 
     def _timer(self, ms: int, then: Callable[[], None]) -> QTimer:
         timer = QTimer(self)
@@ -93,7 +81,7 @@ class PanelController(QObject):
     def closed(self) -> None:
         """The project closed: what arrives for it is dropped."""
         self.info = None
-        self._checkpointed_at = None
+        self.policy.closed()
 
     def curves(self) -> dict | None:
         """The offline curves, once read (the lead window's model comparison uses them)."""
@@ -178,10 +166,8 @@ class PanelController(QObject):
     def _read_curves(self, project: Project) -> None:
         if project is not self.project:
             return
-        from ui.advice_process import helper_call
-
         path = project.path
-        self._start_read(lambda _p: helper_call("curves", path),
+        self._start_read(lambda _p: HELPERS.call(tasks.CURVES, path),
                          lambda curves: self._curves_arrived(project, curves))
 
     def _start_read(self, work, done, *, progress=None, failed=None) -> Worker:
@@ -196,7 +182,7 @@ class PanelController(QObject):
         worker.signals.finished.connect(lambda _r: self._background.discard(worker))
         worker.signals.failed.connect(lambda _m: self._background.discard(worker))
         self._background.add(worker)  # kept alive until it reports
-        self._panel_pool.start(worker)
+        worker.start(PANELS)   # its own lane: two of its reads wait on the helper
         return worker
 
     def live_pending(self) -> bool:
@@ -217,9 +203,7 @@ class PanelController(QObject):
         if project is not self.project or self.info is None:
             return
         # The desk has settled: a good moment to get the lead window's helpers ready.
-        from ui.advice_process import prepare_lead_helpers
-
-        QTimer.singleShot(PREPARE_HELPERS_MS, prepare_lead_helpers)
+        QTimer.singleShot(PREPARE_HELPERS_MS, HELPERS.prepare)
         self.info = dataclasses.replace(self.info, offline_curves=curves)
         self.refresh_panels()
 
@@ -250,29 +234,26 @@ class PanelController(QObject):
             from ui.panels import hold_renders
 
             hold_renders(HOLD_RENDERS_MS)
-        self._changed_at = now = time.monotonic()
         self._pause_timer.start()
-        if now - self._refreshed_at >= MIN_GAP_S and not self._soon_timer.isActive():
+        if self.policy.changed() and not self._soon_timer.isActive():
             self._soon_timer.start()
 
     def _refresh_soon(self) -> None:
         """One panel, in turn, gets the current snapshot (every panel, now and then)."""
-        if time.monotonic() - self._all_at >= MAX_DEFER_S or len(self.panels) < 2:
+        if self.policy.all_due(len(self.panels)):
             self.refresh_panels()
             return
         if self.project is None or self.info is None or not self.project.models \
                 or self.live_pending():
             return
-        self._refreshed_at = time.monotonic()
-        self._turn = (self._turn + 1) % len(self.panels)
-        self.panels[self._turn].show_state(self.project.snapshot(), self.info)
+        turn = self.policy.next_turn(len(self.panels))
+        self.panels[turn].show_state(self.project.snapshot(), self.info)
 
     def refresh_panels(self) -> None:
         """Hand the current snapshot to the panels (each schedules its own redraw)."""
         self._pause_timer.stop()  # a refresh asked for after the labels is this one
         self._soon_timer.stop()
-        self._refreshed_at = self._all_at = now = time.monotonic()
-        paused = now - self._changed_at >= PAUSE_MS / 1000
+        paused = self.policy.all_refreshed()
         if self.project is None or self.info is None or not self.project.models:
             return
         if self.live_pending():
@@ -282,18 +263,12 @@ class PanelController(QObject):
         for panel in self.panels:
             panel.show_state(snapshot, self.info)
         self.refreshed.emit(snapshot)
-        if self._checkpointed_at is None:
-            self._checkpointed_at = snapshot.events  # counted from the opening
-        elif (snapshot.events - self._checkpointed_at >= CHECKPOINT_EVERY and paused
-              and not self._checkpointing):
-            # The annotator has paused: a good moment to fold the log into the file, on a
-            # worker with its own connection (it waits for the disk).
-            from ui.advice_process import helper_call
-
-            self._checkpointed_at = snapshot.events
+        if not self._checkpointing and self.policy.checkpoint_due(snapshot.events, paused):
+            # The annotator has paused: a good moment to fold the log into the file, in the
+            # helper with its own connection (it waits for the disk).
             path = self.project.path
             self._checkpointing = True
-            self._start_read(lambda _p: helper_call("checkpoint", path), self._checkpointed,
+            self._start_read(lambda _p: HELPERS.call(tasks.CHECKPOINT, path), self._checkpointed,
                              failed=self._checkpointed)
 
     def _checkpointed(self, _result=None) -> None:

@@ -1,11 +1,10 @@
 """Decoding pictures off the GUI thread, ahead of the desk, into a cache bounded in bytes.
 
-A :class:`PictureLoader` decodes each picture once on one of two worker threads (``QImage``
-is safe to make off the GUI thread; ``QPixmap`` is not) and hands the image, or the reason
-it cannot be shown, back by a queued signal. Jobs reach the workers through a Python
-queue, which costs the GUI thread microseconds (the probe caught it waiting inside
-``QThreadPool.start`` for over 60 ms under load). The desk asks for the current picture
-and the next few, so the label key → next picture costs no decoding.
+A :class:`PictureLoader` decodes each picture once in the pictures' lane of :mod:`ui.jobs`
+(two at a time; ``QImage`` is safe to make off the GUI thread, ``QPixmap`` is not) and
+hands the image, or the reason it cannot be shown, back by a queued signal. The desk asks
+for the current picture and the next few, so the label key → next picture costs no
+decoding.
 
 Given a target (:meth:`PictureLoader.set_target`: the pane's size in *device* pixels), a
 picture is decoded straight to the size that fits it (``QImageReader.setScaledSize``: the
@@ -27,8 +26,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import queue
-import threading
 import urllib.request
 from collections import OrderedDict
 from pathlib import Path
@@ -38,6 +35,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QImage, QImageIOHandler, QImageReader
 
 from triage.base.pictures import MAX_BYTES, PictureRef, check_file, sniff
+from ui.jobs import PICTURES
 
 ALLOCATION_MB = 256          # Qt refuses to allocate more for one decoded picture (MB)
 CACHE_BYTES = 160 << 20      # decoded pictures kept (the oldest go first): ~48 pane-sized
@@ -175,46 +173,6 @@ class _Decode:
             self.signals.done.emit(self.key, result, self.fit)
 
 
-class _Workers:
-    """Threads that run :class:`_Decode` jobs from a queue."""
-
-    def __init__(self, count: int) -> None:
-        self.jobs: queue.SimpleQueue[_Decode | None] = queue.SimpleQueue()
-        self.idle = threading.Condition()
-        self.running = 0
-        self.threads = [threading.Thread(target=self._work, daemon=True,
-                                         name="picture-decoder") for _ in range(count)]
-        for thread in self.threads:
-            thread.start()
-
-    def start(self, job: _Decode) -> None:
-        with self.idle:
-            self.running += 1
-        self.jobs.put(job)
-
-    def _work(self) -> None:
-        while (job := self.jobs.get()) is not None:
-            try:
-                job.run()
-            finally:
-                with self.idle:
-                    self.running -= 1
-                    self.idle.notify_all()
-
-    def wait(self, msecs: int) -> bool:
-        """Until every job handed over is done (or ``msecs`` passed); True if done."""
-        with self.idle:
-            return self.idle.wait_for(lambda: self.running == 0, msecs / 1000)
-
-    def stop(self, join: bool = False) -> None:
-        """End the threads once the jobs handed over are done; ``join``: wait for that
-        (a second at most each: the application quits)."""
-        for _thread in self.threads:
-            self.jobs.put(None)
-        for thread in self.threads if join else ():
-            thread.join(1.0)
-
-
 class PictureLoader(QObject):
     """Decodes pictures ahead on two worker threads; keeps the newest within ``limit`` bytes.
 
@@ -233,11 +191,9 @@ class PictureLoader(QObject):
         self.fitted = fitted
         self.target: QSize | None = None       # device pixels to fit; None: whole pictures
         self.dpr = 1.0                         # the pane's device pixels per logical one
-        self._workers = workers = _Workers(2)
         app = QCoreApplication.instance()
         if app is not None:  # no decoder may be left running while Qt goes away
-            app.aboutToQuit.connect(lambda: workers.stop(join=True))
-        self.destroyed.connect(lambda: workers.stop())
+            app.aboutToQuit.connect(lambda: PICTURES.wait(1.0))
         self._signals = _Signals(self)
         self._signals.done.connect(self._done)
         self._cache: OrderedDict[str, QImage | str] = OrderedDict()
@@ -276,7 +232,7 @@ class PictureLoader(QObject):
         if found is not None and (not isinstance(found, QImage) or self._made_for.get(key) == fit):
             return
         self._pending.add(key)
-        self._workers.start(_Decode(ref, self.cache_dir, self._signals, key, fit, self.dpr))
+        PICTURES.submit(_Decode(ref, self.cache_dir, self._signals, key, fit, self.dpr).run)
 
     def set_target(self, size: QSize, dpr: float = 1.0) -> bool:
         """Fit pictures into ``size`` device pixels (``dpr`` per logical pixel) from now;
@@ -323,7 +279,7 @@ class PictureLoader(QObject):
 
     def wait(self, msecs: int = 5000) -> None:
         """Let running decodes finish (closing the desk, tests)."""
-        self._workers.wait(msecs)
+        PICTURES.wait(msecs / 1000)
 
 
 def _size(item: QImage | str) -> int:

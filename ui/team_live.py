@@ -1,8 +1,8 @@
 """Live updates for a project on a team server: the listener thread and its hand-off.
 
-A :class:`~triage.project.team.TeamProject` offers a LISTEN loop that pulls every change
-into the local replica on its own thread. Here that loop runs on a Python daemon thread
-and its news reach the GUI thread as a queued Qt signal, where the window does what it does
+A project on a server (its ``server``, :class:`~triage.project.types.ServerSide`; a project
+file has none) offers a LISTEN loop that pulls every change into the local replica on its
+own thread. Its news reach the GUI thread as a queued Qt signal, where the window does what it does
 when its periodic look finds another desk's label in the file: the project follows the
 replica (its data_version changed) and the panels, drawer and advice are refreshed.
 """
@@ -10,10 +10,14 @@ replica (its data_version changed) and the panels, drawer and advice are refresh
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from triage.project.team import TeamProject
+from triage.project.types import ServerSide
+
+if TYPE_CHECKING:
+    from triage.project import Project
 
 
 class TeamLive(QObject):
@@ -21,10 +25,10 @@ class TeamLive(QObject):
 
     changed = Signal()
 
-    def __init__(self, project: TeamProject, parent: QObject | None = None) -> None:
+    def __init__(self, server: ServerSide, parent: QObject | None = None) -> None:
         super().__init__(parent)
         # Emitting from the listener's thread is safe: the connection is queued to ours.
-        self._listener = project.listener(lambda _tables: self.changed.emit())
+        self._listener = server.listener(lambda _tables: self.changed.emit())
 
     def start(self) -> None:
         """Start listening (returns at once)."""
@@ -35,29 +39,36 @@ class TeamLive(QObject):
         self._listener.stop()
 
 
-def start_team_live(parent: QObject, project: object,
+def _server(project: Project | None) -> ServerSide | None:
+    """What ``project`` offers on a server (None: a project file, or none open)."""
+    return project.server if project is not None else None
+
+
+def start_team_live(parent: QObject, project: Project | None,
                     on_change: Callable[[], None]) -> TeamLive | None:
     """Start live updates when ``project`` is on a server; None for a project file."""
-    if not isinstance(project, TeamProject):
+    server = _server(project)
+    if server is None:
         return None
-    live = TeamLive(project, parent)
+    live = TeamLive(server, parent)
     live.changed.connect(on_change)
     live.start()
     return live
 
 
-def server_problems(project: object) -> str | None:
+def server_problems(project: Project | None) -> str | None:
     """"N rows from the server could not be used: …" when the replica set rows aside."""
-    return project.server_problems if isinstance(project, TeamProject) else None
+    server = _server(project)
+    return server.server_problems if server is not None else None
 
 
-def team_annotator(project: object, name: str) -> str:
+def team_annotator(project: Project | None, name: str) -> str:
     """On a server the annotator is the login role, whatever name was typed."""
-    if isinstance(project, TeamProject) and project.link.role:
-        return project.link.role
-    return name
+    server = _server(project)
+    return server.role if server is not None and server.role else name
 
 
-def project_title(project: object, fallback: str) -> str:
+def project_title(project: Project | None, fallback: str) -> str:
     """What the window title names: the server address, else the file name."""
-    return project.address if isinstance(project, TeamProject) else fallback
+    server = _server(project)
+    return server.address if server is not None else fallback

@@ -1,6 +1,6 @@
 """Thumbnails for the lead window, decoded off the GUI thread; and a small picture widget.
 
-A :class:`ThumbnailLoader` makes each thumbnail once on its own ``QThreadPool`` with
+A :class:`ThumbnailLoader` makes each thumbnail once in the thumbnails' lane (:mod:`ui.jobs`) with
 :func:`triage.views.thumbnails.thumbnail` (Pillow: the header checked first, the sniffed
 format's decoder only, a pixel limit, EXIF orientation; URLs only from the desk's fetch
 cache, never fetched here), turns it into a ``QImage`` there (never a ``QPixmap`` off the
@@ -17,13 +17,14 @@ import contextlib
 from collections import OrderedDict
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QRect, QRunnable, QSize, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from triage.base.pictures import PictureRef
 from triage.views.gallery import PictureOf
 from triage.views.thumbnails import thumbnail
+from ui.jobs import THUMBNAILS
 from ui.palette import SECONDARY
 
 CACHE_BYTES = 48 << 20   # 48 MB of thumbnails: about 700 at 128 pixels, 100 at 320
@@ -38,9 +39,8 @@ class _Signals(QObject):
     done = Signal(str, object)   # (ref_key, QImage or reason)
 
 
-class _Make(QRunnable):
+class _Make:
     def __init__(self, ref: PictureRef, cache: Path, side: int, signals: _Signals) -> None:
-        super().__init__()
         self.ref, self.cache, self.side, self.signals = ref, cache, side, signals
 
     def run(self) -> None:  # a worker thread: never touch widgets here
@@ -68,8 +68,6 @@ class ThumbnailLoader(QObject):
     def __init__(self, parent: QObject | None = None, limit: int = CACHE_BYTES) -> None:
         super().__init__(parent)
         self.limit = limit
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(2)
         self._signals = _Signals(self)
         self._signals.done.connect(self._done)
         self._cache: OrderedDict[str, QImage | str] = OrderedDict()
@@ -88,7 +86,7 @@ class ThumbnailLoader(QObject):
         key = ref_key(ref, side)
         if key not in self._cache and key not in self._pending:
             self._pending.add(key)
-            self.pool.start(_Make(ref, cache, side, self._signals))
+            THUMBNAILS.submit(_Make(ref, cache, side, self._signals).run)
         return key
 
     def forget(self) -> None:
@@ -98,7 +96,7 @@ class ThumbnailLoader(QObject):
 
     def wait(self, msecs: int = 5000) -> None:
         """Let running work finish (closing, tests)."""
-        self.pool.waitForDone(msecs)
+        THUMBNAILS.wait(msecs / 1000)
 
     def _done(self, key: str, result: QImage | str) -> None:
         self._pending.discard(key)

@@ -235,9 +235,9 @@ def _plain(value: Any) -> str | None:
 def _lines(batches: Iterable[list[Any]]) -> Iterator[Any]:
     """Each batch's rows as lines, built two batches at a time on two threads (Arrow's
     kernels release the GIL), in order."""
-    from concurrent.futures import ThreadPoolExecutor
+    from triage.base.jobs import lane
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    with lane("export-lines", 2) as pool:
         pending: list[Any] = []
         for cells in batches:
             if cells and len(cells[0]):

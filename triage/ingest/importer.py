@@ -28,7 +28,6 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +37,7 @@ import sqlite_utils
 
 from triage.base import arrow
 from triage.base.errors import InputError, Problem, TriageError
+from triage.base.jobs import lane
 from triage.base.progress import Progress as Progress
 from triage.ingest import carefulstream, fastread, imagecols, metajson
 from triage.ingest import import_parts as parts
@@ -288,7 +288,7 @@ def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
     # Rank the models on a second thread while SQLite writes the candidates: sorting and
     # hashing in numpy release the GIL, and so does the bulk insert.
     sources = provenance.sources(db)
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    with lane("import-rank", 1) as pool:
         unique = pool.submit(fastread.all_unique, keys) if mapping.key else None
         digest = pool.submit(parts.file_digest, path)
         rankings = {model: pool.submit(rank_scores, table.numbers(column), keys, seed, model)

@@ -25,6 +25,7 @@ from typing import Any
 import sqlite_utils
 
 from triage.base.errors import TriageError
+from triage.base.jobs import lane, start
 from triage.ingest import fastread, stream
 from triage.ingest.ranking import rank_sorted
 from triage.ingest.reader import format_of
@@ -67,8 +68,7 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
         else:
             stream.settle(digested, lambda: _sha256(path))
 
-    counter = threading.Thread(target=count, name="triage-import-count", daemon=True)
-    counter.start()
+    counter = start(count, "triage-import-count")
 
     def read() -> None:
         import pyarrow as pa
@@ -95,8 +95,7 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
         stream.settle(checked, lambda: _check(path, shape, models, seed, kept, early,
                                                  digested))
 
-    thread = threading.Thread(target=read, name="triage-import-read", daemon=True)
-    thread.start()
+    thread = start(read, "triage-import-read")
     tied: dict[str, int] = {}
 
     def new_models() -> Iterator[NewModel]:
@@ -119,8 +118,8 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
     finally:
         abandoned.set()
         pipe.stop()
-        thread.join()
-        counter.join()
+        thread.exception()   # waits for it (what it raised went to the futures)
+        counter.exception()
     return kept.rows, tied
 
 
@@ -160,10 +159,8 @@ def _parallel_rankings(path: Path, models: Sequence[tuple[str, str]], seed: int,
     """Every model's ranking, while SQLite is still writing the candidates (the file fitted
     in memory), beside the check that the keys are unique (NotClean if not): numpy's sorts
     and hashing release the GIL, so the three share the cores."""
-    from concurrent.futures import ThreadPoolExecutor
-
     keys = kept.key_array()
-    with ThreadPoolExecutor(max_workers=3) as pool:
+    with lane("import-rank", 3) as pool:
         unique = pool.submit(fastread.all_unique, keys) if keyed else None
         futures = [pool.submit(_ranking, path, model, column, kept.numbers(column), keys, seed)
                    for model, column in models]

@@ -26,7 +26,7 @@ from triage import store
 from triage.base.errors import TriageError
 from triage.project.final import FinalLabel
 from triage.project.state import ProjectState
-from triage.project.types import Candidate, Progress, ProjectStatus, Session, busy_guard
+from triage.project.types import Candidate, Progress, ProjectStatus, ServerSide, Session, busy_guard
 from triage.serving.bandit import BanditBelief
 from triage.serving.calqueue import learning
 from triage.serving.dispatcher import Dispatcher, Pick
@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 
 class Project:
     """An open project. Use :func:`open_project` or :func:`create_project`."""
+
+    server: ServerSide | None = None   # a project on a team server: what it offers there
 
     def __init__(self, path: Path, database: sqlite_utils.Database, backup: Path | None = None,
                  writer: ProjectWriter | None = None):

@@ -12,7 +12,6 @@ batch); nothing holds more than a few batches at once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from triage.base import arrow
+from triage.base.jobs import lane
 from triage.project.adjudication import rulings_by
 from triage.project.final import FinalLabel, final_labels
 from triage.stats.common import decile_of_rank
@@ -84,7 +84,7 @@ class ExportPlan:
 def _ahead(items: Iterator[Any]) -> Iterator[Any]:
     """``items``, the next one made on another thread while the caller works on this one."""
     done = object()
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    with lane("export-ahead", 1) as pool:
         coming = pool.submit(next, items, done)
         while (item := coming.result()) is not done:
             coming = pool.submit(next, items, done)

@@ -14,12 +14,12 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from triage import store
+from triage.base.jobs import lane
 from triage.base.pictures import PictureRef, check_file, resolve
 from triage.store import candidates
 
@@ -100,7 +100,7 @@ def check_pictures(db: Any, source: PictureSource, *, workers: int | None = None
     result = PictureCheck()
     workers = workers or min(32, 4 * (os.cpu_count() or 1))
     column = source.column if source.caption else None
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with lane("picture-check", workers) as pool:
         for cells in candidates.picture_cells(db, column, ids=ids):
             refs = [None if c is None or not c.strip() else resolve(c, source.folder)
                     for _, c in cells]

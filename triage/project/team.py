@@ -77,6 +77,7 @@ class TeamProject(Project):
                  url: ServerUrl):
         self.link = link
         self.url = url
+        self.server = self   # the live listener, role, address and problems: below
         super().__init__(path, database, writer=TeamWriter(link))
         # What a write's or a lease check's pull brought is followed at once, so the next
         # choice is made on it (as after a lost race on one file).

@@ -6,7 +6,7 @@ import functools
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from triage.base.errors import BusyError
 from triage.base.progress import Progress as Progress
@@ -93,3 +93,22 @@ def busy_guard(
             raise
 
     return wrapper
+
+
+class ServerSide(Protocol):
+    """What a project on a team server offers beside a file's (``Project.server``)."""
+
+    @property
+    def address(self) -> str:
+        """The server address (shown instead of the replica's file name)."""
+
+    @property
+    def role(self) -> str | None:
+        """The login role this project is worked on as."""
+
+    @property
+    def server_problems(self) -> str | None:
+        """"N rows from the server could not be used: …" when a pull set rows aside."""
+
+    def listener(self, on_change: Callable[[set[str]], None]) -> Any:
+        """A live listener (not started) that pulls each change, then calls ``on_change``."""

@@ -24,6 +24,7 @@ from typing import Any
 
 from triage.project.core import Project
 from triage.project.guidelines import Guidelines, current_guidelines, save_guidelines
+from triage.views.tasks import AGREEMENT, DISAGREEMENTS, MODELS, Task
 
 # The advice is not among them: it arrives as the one AdviceState.
 ANALYSES = ("agreement", "adjudication", "guidelines", "models")
@@ -36,22 +37,21 @@ LATE_VIEWS = ("agreement", "models")    # built after the window opens (see view
 
 @dataclass(frozen=True)
 class Request:
-    """One thing to compute: ``task`` in the ``helper`` process (``local``: here, one row)."""
+    """One thing to compute: ``task`` in its helper process (None: here, one row)."""
 
     step: str
-    task: str
-    helper: str
+    task: Task | None
     stage: str | None = None      # the model comparison's step: metrics | value | pvalues
     needs_curves: bool = False    # pass the desk's offline curves along
 
 
 REQUESTS = {
-    "guidelines": (Request("guidelines", "guidelines", "local"),),
-    "adjudication": (Request("adjudication", "disagreements", "lead"),),
-    "agreement": (Request("agreement", "agreement", "lead"),),
-    "models": (Request("models", "models", "models", "metrics", True),
-               Request("models-value", "models", "models", "value"),
-               Request("models-pvalues", "models", "models", "pvalues")),
+    "guidelines": (Request("guidelines", None),),
+    "adjudication": (Request("adjudication", DISAGREEMENTS),),
+    "agreement": (Request("agreement", AGREEMENT),),
+    "models": (Request("models", MODELS, "metrics", True),
+               Request("models-value", MODELS, "value"),
+               Request("models-pvalues", MODELS, "pvalues")),
 }
 
 
@@ -82,7 +82,7 @@ class LeadSchedule:
         requests = list(REQUESTS[name])
         if name == "models":
             self.filled -= set(LATER)   # the value tables and tests come again, after the metrics
-        self.running |= {r.step for r in requests if r.helper != "local"}
+        self.running |= {r.step for r in requests if r.task is not None}
         return requests
 
     def ruled(self) -> None:

@@ -264,6 +264,14 @@ def describe_guess(guess: dict) -> str:
     return ", ".join(parts)
 
 
+def suggestion_text(guess: dict, found: Profile) -> str:
+    """The dialog's line under the mapping: what was guessed, from how many rows."""
+    where = (f"all {found.rows:,} rows" if found.whole else
+             f"the first {found.rows:,} rows (the whole file could not be read)")
+    return (f"Suggested from the names and the values of {where}: {describe_guess(guess)}. "
+            "Change any of them.")
+
+
 def guess_scheme(values: list[str]) -> tuple[str, str]:
     """Scheme text and positive label from a gold column's values (first seen = positive).
 

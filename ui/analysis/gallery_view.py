@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QThreadPool
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -30,18 +30,19 @@ from PySide6.QtWidgets import (
 
 from triage.views.gallery import Gallery, GalleryItem, GallerySection, PictureOf
 from ui.analysis._text import plain_label
+from ui.jobs import LEAD, Worker
 from ui.palette import CAPTION, SECONDARY
 from ui.thumbnails import SmallPicture, ThumbnailLoader, ref_key
-from ui.workers import Worker
 
 SIDE = 112     # thumbnail pixels a side
 ITEM = Qt.ItemDataRole.UserRole
 
 
 def _default_compute(path: Path) -> Gallery:
-    from ui.advice_process import helper_call
+    from triage.views.tasks import GALLERY
+    from ui.jobs import HELPERS
 
-    return helper_call("gallery", path, helper="lead")
+    return HELPERS.call(GALLERY, path)
 
 
 def placeholder_icon(text: str, side: int = SIDE) -> QPixmap:
@@ -162,7 +163,7 @@ class GalleryView(QWidget):
         worker = self.worker = Worker(lambda _progress: self._compute(path))
         worker.signals.finished.connect(lambda result: self._arrive(path, result))
         worker.signals.failed.connect(lambda message: self._arrive(path, None, message))
-        QThreadPool.globalInstance().start(worker)
+        worker.start(LEAD)
 
     def _arrive(self, path: Path, result: Gallery | None, error: str = "") -> None:
         self.worker = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, QThreadPool
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -31,28 +30,33 @@ from triage.base.errors import TriageError
 from triage.views.new_project import (
     ColumnMapping,
     Dialect,
+    FileLook,
     Profile,
     Settings,
     build_project,
     check_positives,
-    describe_guess,
     guess_mapping,
     guess_positive,
     guess_scheme,
-    is_spreadsheet,
     look_at,
     parse_positives,
     remove_project,
-    sheet_names,
+    suggestion_text,
     target_for,
 )
 from ui.dialogs.money_form import money_form, read_money_form
 from ui.dialogs.new_project_pictures import PicturePart
-from ui.dialogs.new_project_reading import ReadingPart
+from ui.dialogs.new_project_reading import (
+    ReadingPart,
+    fill_preview,
+    read_key,
+    set_checks,
+    sheet_for,
+)
 from ui.file_dialogs import PathField, open_file, save_file, start_folder
+from ui.jobs import Worker
 from ui.palette import CAPTION, ERROR
 from ui.window_state import scrolling_dialog
-from ui.workers import Worker
 
 NO_KEY = "(row number)"
 NO_GOLD = "(none)"
@@ -62,14 +66,14 @@ PREVIEW_ROWS = 20        # shown in the table
 class NewProjectDialog(QDialog):
     """A project from a CSV/TSV/JSONL, Parquet or spreadsheet file; sets ``project_path``."""
 
-    def __init__(self, parent: QWidget | None = None, *,
-                 thread_pool: QThreadPool | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("New project from a file")
-        self.pool = thread_pool or QThreadPool.globalInstance()
         self.project_path: Path | None = None
         self.result_info = None
         self.worker: Worker | None = None
+        self.reader: Worker | None = None    # the file being read for its preview
+        self._read_key: tuple | None = None  # what was read last: path, dialect, size, time
         self._target: Path | None = None
         self._suggested_target = ""          # the target we filled in, not the user
         self.counts: list[tuple[str, int]] = []   # gold values and their rows
@@ -126,17 +130,6 @@ class NewProjectDialog(QDialog):
         src_row.addWidget(self.sheet_combo)
         src_row.addWidget(browse)
         return src_row
-
-    def _sheet_for(self, path: Path) -> str | None:
-        """The chosen sheet of a workbook (its sheets listed once), None for other files."""
-        if not is_spreadsheet(path):
-            self.sheet_combo.clear()
-            return None
-        names = sheet_names(path)
-        if [self.sheet_combo.itemText(i) for i in range(self.sheet_combo.count())] != names:
-            self.sheet_combo.clear()
-            self.sheet_combo.addItems(names)
-        return self.sheet_combo.currentText() or None
 
     def _mapping_box(self) -> QGroupBox:
         mapping = QGroupBox("Columns", self)
@@ -205,32 +198,46 @@ class NewProjectDialog(QDialog):
             self.target.setText(str(path))
 
     def set_source(self, path: str | Path) -> bool:
-        """Preview the file, guess its mapping from all of it; False (error shown) if unreadable."""
+        """Read the file in the background (the bar busy meanwhile); preview and mapping fill
+        in when read. False (error shown) if the user declined its encoding."""
         path = Path(path)
         self.source.setText(str(path))
         try:
-            self._dialect = self.reading.resolve(path, self._sheet_for(path))
-            look = look_at(path, self._dialect, PREVIEW_ROWS)  # Arrow: 1M rows well under 1 s
-            header, rows, self._profile = look.header, look.rows, look.found
-            self.reading.note(look.elsewhere)
+            dialect = self.reading.resolve(path, sheet_for(self.sheet_combo, path))
+            key = read_key(path, dialect)
         except (TriageError, OSError) as error:
             self.show_error(str(error))
             return False
+        if key == self._read_key:
+            return True   # read (or being read) as it is: focus leaving the field, say
+        self._dialect, self._read_key = dialect, key
+        self.reader = reader = Worker(lambda _p: look_at(path, dialect, PREVIEW_ROWS))
+        reader.signals.finished.connect(lambda look: self._looked(reader, path, look))
+        reader.signals.failed.connect(lambda message: self._looked(reader, path, None, message))
+        self._busy(True)   # the mapping is not there yet: nothing to create
+        reader.start()
+        return True
+
+    def _looked(self, reader: Worker, path: Path, look: FileLook | None, error: str = "") -> None:
+        """The file was read (or not): fill the preview and the mapping, here."""
+        if reader is not self.reader:
+            return   # another file (or sheet) was chosen meanwhile: that read counts
+        self.reader = None
+        self._busy(False)
+        if look is None:
+            self._read_key = None   # Enter reads it again
+            self.show_error(error)
+            return
+        header, rows, self._profile = look.header, look.rows, look.found
+        self.reading.note(look.elsewhere)
         for widget in (self.sheet_label, self.sheet_combo):
-            widget.setVisible(self._dialect.sheet is not None)
+            widget.setVisible(self._dialect is not None and self._dialect.sheet is not None)
         self.errors.setVisible(False)
-        self.preview.clear()
-        self.preview.setColumnCount(len(header))
-        self.preview.setRowCount(min(len(rows), PREVIEW_ROWS))
-        self.preview.setHorizontalHeaderLabels(header)
-        for r, row in enumerate(rows[:PREVIEW_ROWS]):
-            for c, value in enumerate(row[: len(header)]):
-                self.preview.setItem(r, c, QTableWidgetItem(value))  # plain text item
+        fill_preview(self.preview, header, rows, PREVIEW_ROWS)
         self._header = header
         guess = self._fill_mapping(header, self._profile)
         self.pictures.fill(header, rows, guess, path.resolve().parent, self.text_combo)
         self._suggest_target(path)
-        return True
 
     def _fill_mapping(self, header: list[str], found: Profile) -> dict:
         """Offer every column in each role, the guess selected, named as a suggestion and
@@ -253,10 +260,7 @@ class NewProjectDialog(QDialog):
         self.gold_combo.addItems([NO_GOLD, *header])
         self.gold_combo.setCurrentText(guess["gold"] or NO_GOLD)
         self._gold_chosen()
-        where = (f"all {found.rows:,} rows" if found.whole else
-                 f"the first {found.rows:,} rows (the whole file could not be read)")
-        self.suggestion.setText(f"Suggested from the names and the values of {where}: "
-                                f"{describe_guess(guess)}. Change any of them.")
+        self.suggestion.setText(suggestion_text(guess, found))
         return guess
 
     def _gold_chosen(self, _index: int = 0) -> None:
@@ -267,7 +271,7 @@ class NewProjectDialog(QDialog):
         column = self._profile.column(gold) if self._profile and gold != NO_GOLD else None
         if column is not None:
             self.counts = sorted(column.counts, key=lambda kv: -kv[1])  # the whole file
-            self._untick(gold)  # the gold label grades the models: it is not one
+            set_checks(self.score_list, lambda c: False if c == gold else None)  # not a model
         for value, n in self.counts:
             self.positive_combo.addItem(f"{value}  ({n:,} rows)", value)
         self.positive_combo.setEnabled(bool(self.counts))
@@ -278,12 +282,6 @@ class NewProjectDialog(QDialog):
         positive = guess_positive(self.counts)
         self.positive_combo.setCurrentIndex(max(0, self.positive_combo.findData(positive)))
         self._positive_chosen()
-
-    def _untick(self, name: str) -> None:
-        for i in range(self.score_list.count()):
-            item = self.score_list.item(i)
-            if item.text() == name:
-                item.setCheckState(Qt.CheckState.Unchecked)
 
     def _positive_chosen(self, _index: int = 0) -> None:
         value = self.positive_combo.currentData()
@@ -299,10 +297,7 @@ class NewProjectDialog(QDialog):
 
     def set_scores(self, columns: list[str]) -> None:
         """Check exactly these score columns (tests and scripted use)."""
-        for i in range(self.score_list.count()):
-            item = self.score_list.item(i)
-            item.setCheckState(Qt.CheckState.Checked if item.text() in columns
-                               else Qt.CheckState.Unchecked)
+        set_checks(self.score_list, lambda name: name in columns)
 
     def mapping(self) -> ColumnMapping:
         scores = [self.score_list.item(i).text() for i in range(self.score_list.count())
@@ -345,16 +340,14 @@ class NewProjectDialog(QDialog):
             return
         self._target, self._cancel_requested = target, False
         self.errors.setVisible(False)
-        self.progress.setRange(0, 0)
-        self.progress.setVisible(True)
-        self.create_button.setEnabled(False)
+        self._busy(True)
         self.worker = Worker(lambda progress: build_project(target, settings, source, mapping,
                                                            progress))
         self.worker.signals.progress.connect(self._on_progress)
         self.worker.signals.finished.connect(self._on_finished)
         self.worker.signals.failed.connect(self._on_failed)
         self.worker.signals.cancelled.connect(self._on_cancelled)
-        self.pool.start(self.worker)
+        self.worker.start()
 
     @property
     def running(self) -> bool:
@@ -366,12 +359,17 @@ class NewProjectDialog(QDialog):
             self.progress.setRange(0, total // scale)
             self.progress.setValue(min(done, total) // scale)
 
+    def _busy(self, busy: bool) -> None:
+        """Reading the file or importing it: the bar moves; no second import meanwhile."""
+        self.progress.setRange(0, 0)
+        self.progress.setVisible(busy)
+        self.create_button.setEnabled(not busy)
+
     def _done(self, discard: bool = False) -> None:
         if discard and self._target is not None:
             remove_project(self._target)  # nothing half-made left behind
         self.worker = None
-        self.progress.setVisible(False)
-        self.create_button.setEnabled(True)
+        self._busy(False)
 
     def _on_finished(self, result) -> None:
         if self._cancel_requested:  # finished just as the user cancelled: honour the cancel

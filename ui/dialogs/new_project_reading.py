@@ -10,7 +10,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMessageBox, QSpinBox, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QMessageBox,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QWidget,
+)
 
 from triage.base.errors import TriageError
 from triage.views.new_project import (
@@ -19,8 +29,10 @@ from triage.views.new_project import (
     ENCODING_CHOICES,
     Dialect,
     dialect_from_form,
+    is_spreadsheet,
     read_as,
     reading_text,
+    sheet_names,
 )
 from ui.palette import CAPTION
 
@@ -91,3 +103,43 @@ class ReadingPart(QWidget):
         """Add a sentence (another sheet holds the data) below the guesses."""
         if text:
             self.caption.setText(" ".join(filter(None, [self.caption.text(), text])))
+
+
+def fill_preview(table: QTableWidget, header: list[str], rows: list[list[str]],
+                 limit: int) -> None:
+    """Show ``header`` and the first ``limit`` of ``rows`` as plain text in ``table``."""
+    table.clear()
+    table.setColumnCount(len(header))
+    table.setRowCount(min(len(rows), limit))
+    table.setHorizontalHeaderLabels(header)
+    for r, row in enumerate(rows[:limit]):
+        for c, value in enumerate(row[: len(header)]):
+            table.setItem(r, c, QTableWidgetItem(value))  # plain text item
+
+
+def set_checks(items: QListWidget, checked: Callable[[str], bool | None]) -> None:
+    """Tick or untick each item by ``checked(its text)`` (None: leave it as it is)."""
+    for i in range(items.count()):
+        item = items.item(i)
+        state = checked(item.text())
+        if state is not None:
+            item.setCheckState(Qt.CheckState.Checked if state else Qt.CheckState.Unchecked)
+
+
+def sheet_for(combo: QComboBox, path: Path) -> str | None:
+    """The chosen sheet of a workbook (its sheets listed once), None for other files."""
+    if not is_spreadsheet(path):
+        combo.clear()
+        return None
+    names = sheet_names(path)
+    if [combo.itemText(i) for i in range(combo.count())] != names:
+        combo.clear()
+        combo.addItems(names)
+    return combo.currentText() or None
+
+
+def read_key(path: Path, dialect: Dialect) -> tuple[str, Dialect, int, int]:
+    """What makes a read of ``path`` differ from the last: the file, its size and time, and
+    the dialect (sheet, encoding, delimiter …) it is read as."""
+    stat = path.stat()
+    return (str(path.resolve()), dialect, stat.st_size, stat.st_mtime_ns)

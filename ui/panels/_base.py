@@ -6,8 +6,8 @@ and ``_draw(data)`` (update the kept artists), and build their artists in ``_bui
 
 Drawing a chart costs tens to hundreds of milliseconds (and importing matplotlib about a
 second), so none of it happens on the GUI thread: ``show_state`` only remembers the state,
-and a :class:`RenderJob` on the one chart thread (:func:`render_pool`) builds the Figure on
-first use, prepares the view data, updates the artists, lays them out and renders them with
+and a :class:`RenderJob` on the one chart thread (the ``CHARTS`` lane of :mod:`ui.jobs`)
+builds the Figure on first use, prepares the view data, updates the artists, lays them out and renders them with
 the Agg backend into an RGBA buffer; the widget only paints the finished ``QImage``. A
 Figure is touched by one thread at a time (``_figure_lock``); a redraw asked for while one
 runs is remembered, and exactly one more runs after it.
@@ -21,13 +21,14 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QPointF, QRectF, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QImage, QPainter
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from triage.views.formatting import format_count
 from triage.views.palette import LIGHT
 from triage.views.panels import LiveSnapshot, PanelInfo
+from ui.jobs import CHARTS
 from ui.panels.chart_text import DPI, MIN_FIG_PT, chart_text_problems, readable
 from ui.save_chart import save_chart_dialog
 
@@ -38,16 +39,6 @@ if TYPE_CHECKING:
 
 REDRAW_MS = 50
 
-_POOL: QThreadPool | None = None
-
-
-def render_pool() -> QThreadPool:
-    """The one thread every chart is drawn on (matplotlib shares caches between figures)."""
-    global _POOL
-    if _POOL is None:
-        _POOL = QThreadPool()
-        _POOL.setMaxThreadCount(1)
-    return _POOL
 
 
 # While the desk answers a key, a chart render on the chart thread takes turns with it for
@@ -88,14 +79,12 @@ class _RenderSignals(QObject):
     done = Signal(object, object)  # (QImage or None, the render's key)
 
 
-class RenderJob(QRunnable):
+class RenderJob:
     """Draws one panel's figure into a QImage on the chart thread and hands it back."""
 
     def __init__(self, panel: ChartPanel, size: tuple[int, int, float]) -> None:
-        super().__init__()
         self.panel, self.size = panel, size
         self.signals = _RenderSignals()
-        self.setAutoDelete(False)  # the panel keeps it until it reports
 
     def run(self) -> None:
         _RENDERS_OPEN.wait(_LONGEST_HOLD_S)
@@ -308,7 +297,7 @@ class ChartPanel(QWidget):
         job = RenderJob(self, self._target_size())
         job.signals.done.connect(self._job_done)
         self._job = job
-        render_pool().start(job)
+        CHARTS.submit(job.run)   # the one chart lane: matplotlib shares caches
 
     def _job_done(self, image: QImage | None, key: tuple | None) -> None:
         self._job = None

@@ -20,14 +20,19 @@ A hostile ``NOTIFY`` therefore costs a refresh, and a flood at most one refresh 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 import psycopg
 from psycopg import sql
+
+from triage.base.jobs import start
 
 log = logging.getLogger(__name__)
 
@@ -51,20 +56,19 @@ class Listener:
         self.channel = channel
         self.on_change = on_change
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._running: Future | None = None
         self.connected = threading.Event()
 
     def start(self) -> None:
-        """Start listening on a daemon thread."""
-        self._thread = threading.Thread(target=self.run, name=f"listen-{self.channel}",
-                                        daemon=True)
-        self._thread.start()
+        """Start listening on a thread of the shared pool (triage.base.jobs)."""
+        self._running = start(self.run, f"listen-{self.channel}")
 
     def stop(self, timeout: float = 2.0) -> None:
         """Stop listening and wait (briefly) for the thread to end."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        if self._running is not None:
+            with contextlib.suppress(FutureTimeout):
+                self._running.exception(timeout)
 
     def run(self) -> None:
         """The loop: connect, LISTEN, wait; reconnect after a lost connection."""

@@ -204,13 +204,12 @@ def _samples_section(project: Project, advice: dict[str, Any]) -> dict[str, Any]
 
 
 def _gallery_items(section: Any, cache: Any, images: bool) -> list[dict[str, Any]]:
-    from concurrent.futures import ThreadPoolExecutor
-
+    from triage.base.jobs import lane
     from triage.views.thumbnails import report_thumbnail
 
     thumbs: list[Any] = [None] * len(section.items)
     if images:   # decoding releases the GIL: a few threads make the pictures side by side
-        with ThreadPoolExecutor(max_workers=4) as pool:
+        with lane("report-thumbnails", 4) as pool:
             thumbs = [t.as_dict() for t in pool.map(
                 lambda item: report_thumbnail(item.ref, cache), section.items)]
     return [{"key": item.key, "rank": item.rank, "caption": item.caption,
