@@ -16,18 +16,18 @@ from typing import Any
 from triage.stats.agreement.report import MIN_PAIRABLE_ITEMS
 from triage.stats.stopping.types import recall_informative
 from triage.views.formatting import format_money
+from triage.views.rule_words import rule_sentence, worded
 
 DECISION_ROLE = {"continue": "go", "stop": "stop", "pause": "pause"}
 DECISION_BADGE = {"continue": "▶ CONTINUE", "stop": "■ STOP", "pause": "❚❚ PAUSE"}
 
 
 def advice_json(state: Any) -> Mapping[str, Any] | None:
-    """The advice mapping from an AdviceState, its JSON, or a plain advice dict."""
+    """The advice mapping, worded (rule_words), from an AdviceState, its JSON or a dict."""
     if state is None:
         return None
-    if hasattr(state, "to_json"):
-        return state.to_json()
-    return state
+    data = state.to_json() if hasattr(state, "to_json") else state
+    return worded(data) if data and "reasons" in data else data
 
 
 def _finite(x: Any) -> float | None:
@@ -320,10 +320,10 @@ def advice_lines(state: Any) -> AdviceLines:
 
 
 def rule_detail(rule: Mapping[str, Any], data: Mapping[str, Any]) -> str:
-    """A rule's sentence: reliability worded here from its numbers, the others as given."""
+    """A rule's sentence: reliability as :func:`reliability_text`, the others by rule_words."""
     if rule.get("rule") == "reliability":
         return reliability_text(data).split(": ", 1)[1]
-    return str(rule.get("detail", ""))
+    return rule_sentence(rule, data)
 
 
 def summary_lines(lines: AdviceLines) -> list[str]:

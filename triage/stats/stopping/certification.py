@@ -42,23 +42,17 @@ def certification_rule(inp: AdviceInputs, st: State, rem: Remainder
     if inp.cert_found is None or inp.cert_remaining is None:
         info["sample"] = None
         plan = info["plan"]
-        text = plan["text"] if rem.method != "exact" else "Nothing left to certify."
-        return RuleResult("certification", "continue", text, {"plan_items": plan["items"]}), info
+        code = "plan" if rem.method != "exact" else "nothing_left"
+        return RuleResult("certification", "continue", code, {"plan_items": plan["items"]}), info
     p = float(sample_pvalue(inp.cert_found, inp.cert_remaining, inp.cert_n, inp.cert_k, t))
     certified = p < 1 - conf
     sample = {"found_before": inp.cert_found, "remaining": inp.cert_remaining,
               "labelled": inp.cert_n, "positives": inp.cert_k, "p_value": p,
-              "certified": certified}
+              "certified": certified, "target": t, "confidence": conf}
     info["sample"] = sample
-    what = (f"{inp.cert_n:,} of {inp.cert_remaining:,} unlabelled items sampled at random, "
-            f"{inp.cert_k} positive{'s' if inp.cert_k != 1 else ''}; p = {p:.3f}")
     if certified:
-        return RuleResult("certification", "stop",
-                          f"Certified: recall is at least {t:.0%} with {conf:.0%} confidence "
-                          f"({what}).", sample), info
-    return RuleResult("certification", "continue",
-                      f"Certification sample under way: {what}, needs p < {1 - conf:.2f}.",
-                      sample), info
+        return RuleResult("certification", "stop", "certified", sample), info
+    return RuleResult("certification", "continue", "under_way", sample), info
 
 
 def _plan(inp: AdviceInputs, st: State, rem: Remainder) -> dict[str, Any]:

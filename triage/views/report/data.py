@@ -40,8 +40,9 @@ STEPS = 6
 def report_advice(project: Project) -> dict[str, Any]:
     """The stopping advice exactly as ``triage advise --json`` prints it (one call site)."""
     from triage.project.advice import advice_state
+    from triage.views.rule_words import worded
 
-    return advice_state(project).to_json()
+    return worded(advice_state(project).to_json())
 
 
 def _tick(progress: Progress | None, done: int) -> None:
