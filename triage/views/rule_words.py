@@ -236,8 +236,22 @@ def headline_text(data: Mapping[str, Any]) -> str:
     return f"{decision} — {what} about {cpp} per positive against a value of {format_money(value, cur)}"
 
 
+def validity_text(data: Mapping[str, Any]) -> str:
+    """One sentence naming the rules the advice rests on for the ranking followed."""
+    reasons = data.get("reasons") or []
+    valid = [str(r.get("rule")).replace("_", " ") for r in reasons if r.get("validity") == "valid"]
+    heuristic = [str(r.get("rule")).replace("_", " ") for r in reasons
+                 if r.get("validity") == "heuristic"]
+    if data.get("ranking", "frozen") == "frozen":
+        return (f"Following a frozen ranking: {', '.join(valid)} hold"
+                + (f"; {', '.join(heuristic)} is a heuristic." if heuristic else "."))
+    return ("Following a ranking that learns from the labels (cal): the advice rests on "
+            f"{', '.join(valid)}; {', '.join(heuristic)} assume a fixed order and are "
+            "heuristics here.")
+
+
 def worded(data: Mapping[str, Any]) -> dict[str, Any]:
-    """The advice JSON with its words: each rule's ``detail`` and the ``headline``.
+    """The advice JSON with its words: each rule's ``detail``, the ``headline``, ``validity``.
 
     A mapping whose rules carry no reason code (already worded, or made by hand) is
     returned as it is."""
@@ -246,4 +260,5 @@ def worded(data: Mapping[str, Any]) -> dict[str, Any]:
         return out
     out["reasons"] = [dict(r, detail=rule_sentence(r, data)) for r in data.get("reasons") or []]
     out["headline"] = headline_text(data)
+    out["validity"] = validity_text(data)
     return out

@@ -36,7 +36,7 @@ from triage.stats.stopping.types import (
     Estimate,
     RuleResult,
 )
-from triage.stats.stopping.validity import marked, validity_note
+from triage.stats.stopping.validity import marked
 
 DECIDING = ("reliability", "pool", "budget", "certification", "recall", "marginal_value")
 
@@ -75,7 +75,7 @@ def advise(inputs: AdviceInputs) -> Advice:
                   certification=cert_info, counts=counts,
                   known=known_facts(inputs, st, est_recall).to_json(),
                   currency=inputs.currency, plan=narrowing_plan(inputs, st),
-                  validity=validity_note(reasons, inputs.ranking))
+                  ranking=inputs.ranking)
 
 
 def _remainder_json(rem: Remainder, why: str) -> dict[str, Any]:
@@ -118,5 +118,5 @@ def advice_to_json(advice: Advice) -> dict[str, Any]:
         "known": advice.known,
         "currency": advice.currency,
         "plan": advice.plan,
-        "validity": advice.validity,
+        "ranking": advice.ranking,
     })

@@ -187,4 +187,4 @@ class Advice:
     known: dict[str, Any] = field(default_factory=dict)       # one-sided facts (known.Known)
     currency: str = "USD"
     plan: dict[str, Any] = field(default_factory=dict)        # plan.narrowing_plan
-    validity: str = ""                 # one sentence: the rules valid for the ranking followed
+    ranking: str = "frozen"            # the ranking followed: frozen or adaptive (validity)
