@@ -70,7 +70,7 @@ def apply_app_palette() -> None:
     from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
     app = QGuiApplication.instance()
-    if app is None:
+    if not isinstance(app, QGuiApplication):
         return
     palette = app.palette()
     for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
