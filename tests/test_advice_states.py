@@ -317,7 +317,7 @@ def test_certification_sample_is_served_blind_and_stops_when_rejected(tmp_path):
     p = build(tmp_path, gold, budget=100.0)
     label_down(p, 150)
     before = advice_state(p)
-    plan = before.advice["certification"]["plan"]
+    plan = worded(before.to_json())["certification"]["plan"]
     assert plan["items"] is not None and plan["cost"] == pytest.approx(plan["items"] * 0.04)
     assert "Certifying 80% recall at 95% confidence now needs about" in plan["text"]
     row = start_certification(p, planned=plan["items"])

@@ -164,7 +164,8 @@ def _certification(code: str, n: Numbers, cur: str, data: Mapping[str, Any]) -> 
     if code == "nothing_left":
         return "Nothing left to certify."
     if code == "plan":
-        return str(((data.get("certification") or {}).get("plan") or {}).get("text") or "")
+        plan = (data.get("certification") or {}).get("plan") or {}
+        return plan_words(plan, cur) if "code" in plan else str(plan.get("text") or "")
     pos = _i(n.get("positives"))
     what = (f"{_i(n.get('labelled')):,} of {_i(n.get('remaining')):,} unlabelled items sampled "
             f"at random, {pos} positive{'s' if pos != 1 else ''}; p = {_f(n.get('p_value')):.3f}")
@@ -236,6 +237,76 @@ def headline_text(data: Mapping[str, Any]) -> str:
     return f"{decision} — {what} about {cpp} per positive against a value of {format_money(value, cur)}"
 
 
+def plan_words(plan: Numbers, cur: str) -> str:
+    """What a one-off certification sample would take now, in words."""
+    code, t, conf = plan.get("code"), _pct(plan.get("target")), _pct(plan.get("confidence"))
+    unl = _i(plan.get("unlabelled"))
+    if code == "nothing_left":
+        return "Nothing is left unlabelled: recall is known exactly, no certificate is needed."
+    if code == "too_early":
+        return (f"Certifying {t} recall at {conf} confidence takes a random sample of the "
+                f"{unl:,} unlabelled items; its size cannot be told while the recall interval "
+                "spans 50 points or more.")
+    if code == "impossible":
+        return (f"Certifying {t} recall now is not possible: the estimated recall is below "
+                "the target: a sample would only confirm that; label further down the "
+                "ranking first.")
+    text = (f"Certifying {t} recall at {conf} confidence now needs about "
+            f"{_i(plan.get('items')):,} more labels ({format_money(_f(plan.get('cost'), 0.0), cur)}), "
+            f"a random sample of the {unl:,} unlabelled items, if the sample finds positives "
+            f"at the estimated rate of the remainder ({_f(plan.get('rate'), 0.0):.2%})")
+    if plan.get("affordable") is False:
+        text += f"; more than the {format_money(_f(plan.get('left'), 0.0), cur)} left"
+    return text + "."
+
+
+def urns_words(urns: Numbers) -> str:
+    """The ranked-urn test, in words."""
+    code = urns.get("code")
+    if code == "no_ranked_labels":
+        return "No ranked labels to test yet."
+    if code == "nothing_left":
+        return "Nothing is left unlabelled."
+    return (f"Ranked urns (no extra labels; valid only if the ranking beats random order below "
+            f"rank {_i(urns.get('depth')):,}): p = {_f(urns.get('p_value')):.3f} — "
+            + ("recall target met under that assumption." if code == "met" else "not met."))
+
+
+def audit_rate_words(check: Numbers, cur: str) -> str:
+    """Whether the audit rate in force can certify the target before the end (or "")."""
+    code, t = check.get("code"), _pct(check.get("target"))
+    rate, need = _pct(check.get("rate")), _i(check.get("needed"))
+    projected = _f(check.get("projected_audit_positives"), 0.0)
+    if code == "can":
+        return (f"At the audit rate {rate} the audit should gather about {projected:.0f} "
+                f"positives by the end; QBCB needs about {need} to certify {t}.")
+    if code != "cannot":
+        return ""
+    needed = _f(check.get("rate_needed"), 1.0)
+    alt = f"an audit rate of {needed:.0%} would" if needed < 1 else "no audit rate would"
+    items = check.get("plan_items")
+    one_off = ("a one-off certification sample" if items is None else
+               f"a one-off certification sample of about {int(items):,} labels "
+               f"({format_money(_f(check.get('plan_cost'), 0.0), cur)}) would")
+    end = "the budget ends" if check.get("ends") == "budget" else "the pool ends"
+    return (f"The audit rate in force ({rate}) can never certify {t} recall before {end}: "
+            f"it would gather about {projected:.1f} audit positives, QBCB needs about {need}; "
+            f"{alt}, or {one_off}.")
+
+
+def certification_words(cert: Mapping[str, Any] | None, cur: str) -> dict[str, Any] | None:
+    """The certification part of the advice JSON with the text of its plan, urns, audit rate."""
+    if not cert:
+        return None if cert is None else dict(cert)
+    out = dict(cert)
+    for key, words in (("plan", lambda x: plan_words(x, cur)), ("ranked_urns", urns_words),
+                       ("audit_rate", lambda x: audit_rate_words(x, cur))):
+        part = cert.get(key)
+        if isinstance(part, Mapping) and "code" in part:
+            out[key] = dict(part, text=words(part))
+    return out
+
+
 def validity_text(data: Mapping[str, Any]) -> str:
     """One sentence naming the rules the advice rests on for the ranking followed."""
     reasons = data.get("reasons") or []
@@ -261,4 +332,6 @@ def worded(data: Mapping[str, Any]) -> dict[str, Any]:
     out["reasons"] = [dict(r, detail=rule_sentence(r, data)) for r in data.get("reasons") or []]
     out["headline"] = headline_text(data)
     out["validity"] = validity_text(data)
+    out["certification"] = certification_words(data.get("certification"),
+                                               str(data.get("currency") or "USD"))
     return out
