@@ -121,3 +121,15 @@ def test_every_rule_result_is_a_code_with_numbers_worded_by_the_views():
         for reason in words["reasons"]:
             assert reason["detail"] == rule_sentence(reason, data)
             assert len(reason["detail"].split()) >= 3 and "None" not in reason["detail"]
+
+
+def test_the_certification_words_need_no_worded_copy_first():
+    from triage.views.advice import audit_rate_text, certification_text
+
+    texts = []
+    for inputs in _situations():
+        data = advice_to_json(advise(inputs))     # as AdviceState.to_json() hands it on
+        assert certification_text(data) == certification_text(worded(data))
+        assert audit_rate_text(data) == audit_rate_text(worded(data))
+        texts.append(certification_text(data))
+    assert any(t.startswith("Certifying 80% recall") for t in texts), texts

@@ -16,7 +16,7 @@ from typing import Any
 from triage.stats.agreement.report import MIN_PAIRABLE_ITEMS
 from triage.stats.stopping.types import recall_informative
 from triage.views.formatting import format_money
-from triage.views.rule_words import rule_sentence, worded
+from triage.views.rule_words import certification_words, rule_sentence, worded
 
 DECISION_ROLE = {"continue": "go", "stop": "stop", "pause": "pause"}
 DECISION_BADGE = {"continue": "▶ CONTINUE", "stop": "■ STOP", "pause": "❚❚ PAUSE"}
@@ -220,7 +220,8 @@ def certification_plan_items(state: Any) -> int | None:
 
 def certification_text(data: Mapping[str, Any]) -> str:
     """What certifying costs now, or how the running/last certification sample stands."""
-    cert = data.get("certification") or {}
+    cert = certification_words(data.get("certification"), str(data.get("currency") or "USD"))
+    cert = cert or {}
     sample = cert.get("sample")
     record = data.get("certification_record") or {}
     if sample:
@@ -235,7 +236,8 @@ def certification_text(data: Mapping[str, Any]) -> str:
 
 def audit_rate_text(data: Mapping[str, Any]) -> str:
     """Whether the audit rate in force can ever certify the target (empty when unknown)."""
-    return str(((data.get("certification") or {}).get("audit_rate") or {}).get("text") or "")
+    cert = certification_words(data.get("certification"), str(data.get("currency") or "USD"))
+    return str(((cert or {}).get("audit_rate") or {}).get("text") or "")
 
 
 MIN_OVERLAP_ITEMS = MIN_PAIRABLE_ITEMS   # agreement on fewer overlap items is too few to judge
