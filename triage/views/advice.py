@@ -13,8 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from triage.stats.agreement.report import MIN_PAIRABLE_ITEMS
 from triage.stats.stopping.types import recall_informative
+from triage.views.agreement_words import (  # noqa: F401  (shown by the agreement views)
+    MIN_OVERLAP_ITEMS,
+    READINGS,
+    agreement_reading,
+    agreement_reading_text,
+)
 from triage.views.formatting import format_money
 from triage.views.rule_words import certification_words, rule_sentence, worded
 
@@ -238,30 +243,6 @@ def audit_rate_text(data: Mapping[str, Any]) -> str:
     """Whether the audit rate in force can ever certify the target (empty when unknown)."""
     cert = certification_words(data.get("certification"), str(data.get("currency") or "USD"))
     return str(((cert or {}).get("audit_rate") or {}).get("text") or "")
-
-
-MIN_OVERLAP_ITEMS = MIN_PAIRABLE_ITEMS   # agreement on fewer overlap items is too few to judge
-READINGS = {
-    "reliable": "reliable — α ≥ 0.800: the labels can be relied on",
-    "tentative": "tentative — 0.667 ≤ α < 0.800: draw tentative conclusions only",
-    "unreliable": "unreliable — α < 0.667: fix the guidelines before labeling more",
-}
-
-
-def agreement_reading(reading: str, items: Any) -> str:
-    """The reading a surface shows: ``too few`` under 30 overlap items, else Krippendorff's."""
-    n = int(items or 0)
-    if reading in READINGS and n < MIN_OVERLAP_ITEMS:
-        return "too few"
-    return reading
-
-
-def agreement_reading_text(reading: str, items: Any) -> str:
-    """"too few to judge (n = 4)", or the band's words ("reliable — α ≥ 0.800: …")."""
-    shown = agreement_reading(reading, items)
-    if shown == "too few":
-        return f"too few to judge (n = {int(items or 0):,})"
-    return READINGS.get(shown, shown)
 
 
 def reliability_text(data: Mapping[str, Any]) -> str:
