@@ -305,7 +305,9 @@ def test_advice_marks_each_rule_valid_or_heuristic_for_the_ranking_followed(tmp_
     validity = {r["rule"]: r["validity"] for r in frozen["reasons"]}
     assert validity["recall"] == "valid" and validity["knee"] == "heuristic"
     project.update_settings(active_model="cal")
-    learned = advice_state(project).to_json()
+    from triage.views.rule_words import worded
+
+    learned = worded(advice_state(project).to_json())
     validity = {r["rule"]: r["validity"] for r in learned["reasons"]}
     assert validity["recall"] == "heuristic" and validity["certification"] == "valid"
     assert validity["budget"] == "valid" and validity["marginal_value"] == "heuristic"

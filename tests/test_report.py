@@ -223,3 +223,21 @@ def test_the_spend_chart_before_any_label_says_so_without_a_warning():
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert texts == ["nothing spent yet: no labels"]
     assert fig.axes[0].get_legend() is None
+
+
+def test_html_and_pdf_from_one_computation(demo, tmp_path, capsys):
+    from pypdf import PdfReader
+
+    html, pdf = tmp_path / "r.html", tmp_path / "r.pdf"
+    capsys.readouterr()
+    assert cli(["report", str(demo), "-o", str(html), "-o", str(pdf), "--bootstrap", "0"]) == 0
+    assert capsys.readouterr().out.strip() == (
+        f"wrote the report of {demo} to {html} and {pdf}")
+    page = re.sub(r"\s+", " ", html.read_text(encoding="utf-8"))
+    text = re.sub(r"\s+", " ", " ".join(p.extract_text() for p in PdfReader(pdf).pages))
+    advice = _json(capsys, "advise", str(demo), "--json")
+    # Both files carry the advice as advise words it, down to the certification rule.
+    cert = next(r for r in advice["reasons"] if r["rule"] == "certification")["detail"]
+    for rendered in (page, text):
+        assert advice["headline"].split(" — ")[1][:40] in rendered
+    assert cert[:40] in page and cert[:30] in text

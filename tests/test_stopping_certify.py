@@ -18,6 +18,7 @@ from triage.stats.stopping.certify import (
     sample_pvalue,
 )
 from triage.stats.stopping.quant import quant
+from triage.views.rule_words import audit_rate_words
 
 
 def test_sample_pvalue_hand_example():
@@ -100,8 +101,9 @@ def test_audit_rate_that_can_never_certify_is_named():
                             audit_positive=gold[audit - 1], depth=depth, price=0.04,
                             audit_rate=0.02, raw_scores=np.linspace(3, -3, n)))
     check = a.certification["audit_rate"]
-    assert check["can_certify"] is False
-    assert check["text"].startswith("The audit rate in force (2%) can never certify 80% recall")
-    assert "one-off certification sample of about" in check["text"]
+    assert check["can_certify"] is False and check["code"] == "cannot"
+    text = audit_rate_words(check, "USD")
+    assert text.startswith("The audit rate in force (2%) can never certify 80% recall")
+    assert "one-off certification sample of about" in text
     # QBCB needs at least 14 audit positives for 80% at 95%; more when recall is not ~1.
     assert check["needed"] >= 14 and check["projected_audit_positives"] < check["needed"]

@@ -11,6 +11,7 @@ from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 from triage.base.errors import TriageError
+from triage.base.jsonutil import jsonable
 from triage.stats.stopping import AdviceInputs, advice_to_json, advise
 from triage.stats.stopping.bounds import (
     clopper_pearson_lower,
@@ -23,10 +24,22 @@ from triage.stats.stopping.bounds import (
 from triage.stats.stopping.knee import knee_at
 from triage.stats.stopping.rules import budget_rule, reliability_rule
 from triage.stats.stopping.state import build_state
+from triage.views.rule_words import rule_sentence, worded
 
 
 def reason(advice, rule):
     return next(r for r in advice.reasons if r.rule == rule)
+
+
+def headline(advice):
+    """The headline every surface shows (the library returns no words)."""
+    return worded(advice_to_json(advice))["headline"]
+
+
+def sentence(result, currency="USD"):
+    """A rule result's sentence as every surface shows it."""
+    return rule_sentence({"rule": result.rule, "code": result.code,
+                          "numbers": jsonable(result.numbers)}, {"currency": currency})
 
 
 # --- Budget -----------------------------------------------------------------------------
@@ -76,7 +89,7 @@ def test_situation3_decile_three_is_worth_it():
     assert a.next_batch.cost_per_positive == pytest.approx(1.0455)
     assert reason(a, "marginal_value").verdict == "continue"
     assert a.decision == "continue"
-    assert a.headline == ("continue — the next decile costs about $1.05 per positive "
+    assert headline(a) == ("continue — the next decile costs about $1.05 per positive "
                           "against a value of $1.50")
 
 
@@ -87,7 +100,7 @@ def test_situation3_decile_four_is_not():
     m = reason(a, "marginal_value")
     assert m.verdict == "stop" and m.numbers["calibration_consistent"] is True
     assert a.decision == "stop"
-    assert a.headline.startswith("stop — the next decile costs about $2.09 per positive")
+    assert headline(a).startswith("stop — the next decile costs about $2.09 per positive")
     # Model-based recall: 402 found, 12 expected left -> 402/414.
     assert reason(a, "recall").numbers["model_recall"] == pytest.approx(402 / 414)
 
@@ -127,7 +140,7 @@ def test_marginal_without_labels_or_value():
     assert math.isnan(a.next_batch.expected_positives)
     b = advise(AdviceInputs(pool=100, ranks=np.arange(1, 11), positive=[True] * 5 + [False] * 5,
                             batch=5))
-    assert "No value per positive" in reason(b, "marginal_value").detail
+    assert "No value per positive" in sentence(reason(b, "marginal_value"))
 
 
 def test_jeffreys_matches_statsmodels():
@@ -190,7 +203,7 @@ def test_recall_rule_stops_at_qbcb_j():
     assert r.verdict == "stop" and a.decision == "stop"
     assert r.numbers["qbcb_lower"] == pytest.approx(0.05 ** (1 / 20))  # CP lower at k = r
     b = reason(advise(_recall_inputs(19, 20)), "recall")
-    assert b.verdict == "continue" and "1 more of them must be found" in b.detail
+    assert b.verdict == "continue" and "1 more of them must be found" in sentence(b)
     est = advise(_recall_inputs(19, 20)).estimated_recall
     assert 0 <= est.lower <= est.point <= est.upper <= 1
 
@@ -237,20 +250,20 @@ def test_knee_alone_never_stops():
 
 @pytest.mark.parametrize(("alpha", "n", "verdict", "text"), [
     (0.5, 40, "pause", "revise the guidelines"),
-    (0.5, 10, "continue", "only 10 overlap items"),
+    (0.5, 10, "continue", "too few to judge (n = 10)"),
     (0.7, 40, "continue", "tentative"),
     (None, None, "continue", "not been measured"),
 ])
 def test_reliability_rule(alpha, n, verdict, text):
     r = reliability_rule(AdviceInputs(pool=10, ranks=[], positive=[], alpha=alpha, overlap_items=n))
-    assert r.verdict == verdict and text in r.detail
+    assert r.verdict == verdict and text in sentence(r)
 
 
 def test_pause_wins_over_stop():
     a = advise(AdviceInputs(pool=100, ranks=[1, 2], positive=[True, False], spend=10.0,
                             budget=10.0, alpha=0.3, overlap_items=50))
     assert reason(a, "budget").verdict == "stop"
-    assert a.decision == "pause" and a.headline.startswith("pause — α = 0.300")
+    assert a.decision == "pause" and headline(a).startswith("pause — α = 0.300")
 
 
 def test_advice_json_shape():
@@ -262,7 +275,8 @@ def test_advice_json_shape():
     assert set(js["estimated_recall"]) == {"point", "lower", "upper", "method"}
     assert set(js["next_batch"]) == {"items", "expected_positives", "cost", "cost_per_positive"}
     assert js["next_batch"]["cost"] == pytest.approx(8.364)
-    assert all({"verdict", "detail", "numbers"} <= set(r) for r in js["reasons"])
+    assert all({"verdict", "code", "numbers"} <= set(r) for r in js["reasons"])
+    assert "headline" not in js and not any("detail" in r for r in js["reasons"])
 
 
 # --- Calibration, totals, input checks ----------------------------------------------------
@@ -325,7 +339,7 @@ def test_bad_inputs_are_refused(bad):
 def test_whole_pool_annotated_stops():
     a = advise(AdviceInputs(pool=50, ranks=np.arange(1, 51), positive=np.arange(50) < 10))
     assert a.decision == "stop"
-    assert a.headline == "stop — the pool is exhausted: every candidate has been handled"
+    assert headline(a) == "stop — the pool is exhausted: every candidate has been handled"
     assert a.estimated_recall.point == 1 and a.remaining["method"] == "exact"
     assert a.next_batch.items == 0
 
@@ -372,4 +386,4 @@ def test_recall_stop_headline_says_next_batch_still_pays():
                             price=0.04, value_per_positive=1.50, batch=N3 / 10, depth=418))
     assert int(lab[audit - 1].sum()) == 20
     assert a.decision == "stop" and reason(a, "recall").verdict == "stop"
-    assert a.headline.endswith("the next batch would still pay ($1.05 per positive against $1.50)")
+    assert headline(a).endswith("the next batch would still pay ($1.05 per positive against $1.50)")

@@ -40,7 +40,9 @@ def test_banner_shows_the_advice_headline(window, qtbot):
     qtbot.waitUntil(lambda: window.advice_feed.latest is not None, timeout=15000)
     state = window.advice_feed.latest
     assert state.decision in ("continue", "stop", "pause")
-    assert window.advice_banner.text.text() == state.headline
+    from triage.views.advice import advice_lines
+
+    assert window.advice_banner.text.text() == advice_lines(state).headline
     assert window.advice_banner.stamp.text() == f"computed at {state.labels_at:,} labels"
 
 

@@ -137,8 +137,9 @@ def test_banner_keeps_the_headline_and_colours_by_decision(project):
     from triage.project.advice import project_advice
     from triage.stats.stopping import advice_to_json
     from triage.views.advice import rule_detail
+    from triage.views.rule_words import worded
 
-    advice = advice_to_json(project_advice(project))
+    advice = worded(advice_to_json(project_advice(project)))
     b = banner_data(advice)
     assert b.text == advice["headline"] and b.decision == advice["decision"]
     assert b.role == {"continue": "go", "stop": "stop", "pause": "pause"}[advice["decision"]]

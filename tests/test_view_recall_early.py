@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 
-from triage.stats.stopping.advice import advice_to_text
 from triage.stats.stopping.types import recall_informative
 from triage.views.advice import RecallBand, advice_lines, recall_band, summary_lines
 from triage.views.analysis import banner_data
@@ -69,15 +68,14 @@ def test_a_narrow_interval_gives_the_point():
     assert band.label.startswith("estimate: positives in the pool ≈ 31 (28–36)")
 
 
-def test_the_library_text_leaves_recall_to_the_views():
+def test_the_library_leaves_every_word_to_the_views():
+    from triage.stats.stopping.advice import advice_to_json
     from triage.stats.stopping.types import Advice, Estimate, NextBatch
 
     advice = Advice("continue", [], Estimate(0.71, 0.023, 1.0, "x"),
-                    Estimate(35.0, 25.0, 1094.0, "x"), NextBatch(10, 1.0, 0.4, 0.4),
-                    "continue — go on")
-    text = advice_to_text(advice)
-    assert text == "continue — go on"
-    assert "recall ≈" not in text and "positives in the pool" not in text
+                    Estimate(35.0, 25.0, 1094.0, "x"), NextBatch(10, 1.0, 0.4, 0.4), None)
+    data = advice_to_json(advice)
+    assert "headline" not in data and data["deciding"] is None
 
 
 def test_band_defaults_keep_old_callers_working():

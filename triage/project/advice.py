@@ -50,11 +50,6 @@ class AdviceState:
         """continue | stop | pause."""
         return str(self.advice.get("decision", "none"))
 
-    @property
-    def headline(self) -> str:
-        """The one-line advice."""
-        return str(self.advice.get("headline", ""))
-
     def to_json(self) -> dict[str, Any]:
         """``triage advise --json``: the advice keys plus what it was computed at."""
         return {**self.advice, "labels_at": self.labels_at,
@@ -159,7 +154,7 @@ def _reliability(advice_json: dict[str, Any], reading: str) -> dict[str, Any]:
     return {"alpha": alpha, "overlap_items": nums.get("overlap_items"),
             "reading": reading if alpha is not None else "undefined",
             "verdict": rule["verdict"] if rule else "continue",
-            "text": rule["detail"] if rule else ""}
+            "code": rule["code"] if rule else ""}
 
 
 def advice_state(project: Project) -> AdviceState:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from triage import store
+from triage.project.summary import gold_positive_flags
 from triage.store import candidates
 
 if TYPE_CHECKING:
@@ -40,6 +41,8 @@ def project_positives(project: Project, positive_values: list[str] | None = None
     # Candidate ids are 1..N: flags are set by id, never by a Python loop over the pool.
     flags = np.zeros(project.pool + 1, dtype=bool)
     if project.has_gold():
+        if wanted == set(project.settings.positive_labels):
+            return gold_positive_flags(project)[1:project.pool + 1].copy(), "gold"
         flags[candidates.ids_with_gold(project.db, sorted(wanted))] = True
         return flags[1:], "gold"
     finals = project.final_labels()

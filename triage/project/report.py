@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from triage import __version__, store
 from triage.store import provenance
 
@@ -16,24 +18,38 @@ if TYPE_CHECKING:
     from triage.project.core import Project
 
 
-def spend_timeline(project: Project) -> dict[str, list[Any]]:
+# A spend chart is under 1,300 pixels wide: more points than this draw the same line.
+TIMELINE_POINTS = 1000
+
+
+def _rows(project: Project) -> list[store.LabelRow]:
+    """The active label events, oldest first (read once per report, not once per section)."""
+    from triage.project.advice import current_rows
+
+    return current_rows(project)
+
+
+def spend_timeline(project: Project, points: int = TIMELINE_POINTS) -> dict[str, list[Any]]:
     """Cumulative spend after each label event (skips included), with its time.
 
-    Priced as the live state prices them, so the last point is the snapshot's spend.
+    Priced as the live state prices them, so the last point is the snapshot's spend. Past
+    ``points`` events it keeps every n-th event and the last one (``events`` numbers them).
     """
     s = project.settings
-    rates = store.hourly_rates(project.db, s.default_hourly_rate)
-    times: list[str] = []
-    spend: list[float] = []
-    total = 0.0
-    for row in store.active_labels(project.db):
-        if s.price_model == "per_item":
-            total += s.price_per_item
-        else:
-            total += row.seconds * rates.get(row.annotator, s.default_hourly_rate) / 3600.0
-        times.append(row.created_at)
-        spend.append(total)
-    return {"times": times, "spend": spend, "events": list(range(1, len(times) + 1))}
+    rows = _rows(project)
+    if s.price_model == "per_item":
+        costs = np.full(len(rows), float(s.price_per_item))
+    else:
+        rates = store.hourly_rates(project.db, s.default_hourly_rate)
+        costs = np.array([r.seconds * rates.get(r.annotator, s.default_hourly_rate) / 3600.0
+                          for r in rows], dtype=float)
+    spend = np.cumsum(costs)
+    keep = np.arange(len(rows))
+    if len(rows) > points:
+        keep = np.unique(np.append(np.linspace(0, len(rows) - 1, points).round().astype(int),
+                                   len(rows) - 1))
+    return {"times": [rows[i].created_at for i in keep], "spend": spend[keep].tolist(),
+            "events": (keep + 1).tolist()}
 
 
 def project_provenance(project: Project) -> dict[str, Any]:
@@ -95,8 +111,24 @@ def audit_items(project: Project) -> list[dict[str, Any]]:
 
 def label_notes(project: Project, limit: int = 200) -> list[dict[str, Any]]:
     """Notes annotators left on labels (latest first, at most ``limit``)."""
-    noted = [r for r in store.active_labels(project.db) if r.note][::-1][:limit]
+    noted = [r for r in _rows(project) if r.note][::-1][:limit]
     rows = store.candidate_rows(project.db, sorted({r.candidate_id for r in noted}))
     return [{"key": rows[r.candidate_id][0], "text": rows[r.candidate_id][1],
              "annotator": r.annotator, "label": r.value, "note": r.note,
              "created_at": r.created_at} for r in noted]
+
+
+def labels_have_guideline_versions(project: Project) -> bool:
+    """Was any annotator's current label recorded under a guideline version?
+
+    The same question as ``project_ratings(project).guideline_versions`` asks, without
+    building the ratings (the report's agreement section builds them once)."""
+    from triage.project.agreement import RATING_KINDS
+    from triage.store.curation import label_guideline_versions
+
+    latest: dict[tuple[int, str], int] = {}
+    for row in _rows(project):
+        if row.value is not None and row.kind in RATING_KINDS:
+            latest[(row.candidate_id, row.annotator)] = row.id
+    versions = label_guideline_versions(project.db)
+    return any(versions.get(i) is not None for i in latest.values())

@@ -7,6 +7,7 @@ here. They never import the facade, so the facade may import them.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -38,14 +39,27 @@ def has_gold(project: HasState) -> bool:
     return candidates.has_gold(project.state.db)
 
 
+# Gold labels never change once imported: the flags are kept per open database, pool size
+# and set of positive labels (a report asks for them three times; each read scans the pool).
+_GOLD: weakref.WeakKeyDictionary[Any, tuple[tuple, np.ndarray]] = weakref.WeakKeyDictionary()
+
+
 def gold_positive_flags(project: HasState) -> np.ndarray:
     """Bool per candidate id (index 0 unused): does its gold label count as a positive?
 
-    One narrow query (the ids of the positive rows), never a Python loop over the pool."""
+    One narrow query (the ids of the positive rows), never a Python loop over the pool.
+    The array is shared and read-only."""
     state = project.state
-    ids = candidates.ids_with_gold(state.db, sorted(state.settings.positive_labels))
+    labels = sorted(state.settings.positive_labels)
+    key = (state.pool, tuple(labels))
+    kept = _GOLD.get(state.db)
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    ids = candidates.ids_with_gold(state.db, labels)
     flags = np.zeros(max(state.pool, int(ids.max()) if ids.size else 0) + 1, dtype=bool)
     flags[ids] = True
+    flags.setflags(write=False)
+    _GOLD[state.db] = (key, flags)
     return flags
 
 

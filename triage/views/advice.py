@@ -13,21 +13,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from triage.stats.agreement.report import MIN_PAIRABLE_ITEMS
 from triage.stats.stopping.types import recall_informative
+from triage.views.agreement_words import (  # noqa: F401  (shown by the agreement views)
+    MIN_OVERLAP_ITEMS,
+    READINGS,
+    agreement_reading,
+    agreement_reading_text,
+)
 from triage.views.formatting import format_money
+from triage.views.rule_words import certification_words, rule_sentence, worded
 
 DECISION_ROLE = {"continue": "go", "stop": "stop", "pause": "pause"}
 DECISION_BADGE = {"continue": "▶ CONTINUE", "stop": "■ STOP", "pause": "❚❚ PAUSE"}
 
 
 def advice_json(state: Any) -> Mapping[str, Any] | None:
-    """The advice mapping from an AdviceState, its JSON, or a plain advice dict."""
+    """The advice mapping, worded (rule_words), from an AdviceState, its JSON or a dict."""
     if state is None:
         return None
-    if hasattr(state, "to_json"):
-        return state.to_json()
-    return state
+    data = state.to_json() if hasattr(state, "to_json") else state
+    return worded(data) if data and "reasons" in data else data
 
 
 def _finite(x: Any) -> float | None:
@@ -220,7 +225,8 @@ def certification_plan_items(state: Any) -> int | None:
 
 def certification_text(data: Mapping[str, Any]) -> str:
     """What certifying costs now, or how the running/last certification sample stands."""
-    cert = data.get("certification") or {}
+    cert = certification_words(data.get("certification"), str(data.get("currency") or "USD"))
+    cert = cert or {}
     sample = cert.get("sample")
     record = data.get("certification_record") or {}
     if sample:
@@ -235,31 +241,8 @@ def certification_text(data: Mapping[str, Any]) -> str:
 
 def audit_rate_text(data: Mapping[str, Any]) -> str:
     """Whether the audit rate in force can ever certify the target (empty when unknown)."""
-    return str(((data.get("certification") or {}).get("audit_rate") or {}).get("text") or "")
-
-
-MIN_OVERLAP_ITEMS = MIN_PAIRABLE_ITEMS   # agreement on fewer overlap items is too few to judge
-READINGS = {
-    "reliable": "reliable — α ≥ 0.800: the labels can be relied on",
-    "tentative": "tentative — 0.667 ≤ α < 0.800: draw tentative conclusions only",
-    "unreliable": "unreliable — α < 0.667: fix the guidelines before labeling more",
-}
-
-
-def agreement_reading(reading: str, items: Any) -> str:
-    """The reading a surface shows: ``too few`` under 30 overlap items, else Krippendorff's."""
-    n = int(items or 0)
-    if reading in READINGS and n < MIN_OVERLAP_ITEMS:
-        return "too few"
-    return reading
-
-
-def agreement_reading_text(reading: str, items: Any) -> str:
-    """"too few to judge (n = 4)", or the band's words ("reliable — α ≥ 0.800: …")."""
-    shown = agreement_reading(reading, items)
-    if shown == "too few":
-        return f"too few to judge (n = {int(items or 0):,})"
-    return READINGS.get(shown, shown)
+    cert = certification_words(data.get("certification"), str(data.get("currency") or "USD"))
+    return str(((cert or {}).get("audit_rate") or {}).get("text") or "")
 
 
 def reliability_text(data: Mapping[str, Any]) -> str:
@@ -320,10 +303,10 @@ def advice_lines(state: Any) -> AdviceLines:
 
 
 def rule_detail(rule: Mapping[str, Any], data: Mapping[str, Any]) -> str:
-    """A rule's sentence: reliability worded here from its numbers, the others as given."""
+    """A rule's sentence: reliability as :func:`reliability_text`, the others by rule_words."""
     if rule.get("rule") == "reliability":
         return reliability_text(data).split(": ", 1)[1]
-    return str(rule.get("detail", ""))
+    return rule_sentence(rule, data)
 
 
 def summary_lines(lines: AdviceLines) -> list[str]:

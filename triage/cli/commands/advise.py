@@ -56,4 +56,6 @@ def run(args: argparse.Namespace) -> int:
         elif args.cancel_certification:
             cancel_certification(project)
         data = advice_state(project).to_json()
-    return emit(args, data, render)
+    from triage.views.rule_words import worded
+
+    return emit(args, worded(data), render)

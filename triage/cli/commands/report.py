@@ -24,8 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add ``triage report`` to the command line."""
     p = sub.add_parser("report", help="the lead's report as self-contained HTML or PDF")
     p.add_argument("project", type=project_location)
-    p.add_argument("-o", "--out", type=Path, metavar="OUT.html|OUT.pdf",
-                   help="write the report here (format from the extension; atomic)")
+    p.add_argument("-o", "--out", type=Path, metavar="OUT.html|OUT.pdf", action="append",
+                   help="write the report here (format from the extension; atomic); give it "
+                        "twice for HTML and PDF from one computation")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                    help="bootstrap resamples for agreement intervals (1000, as agree)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of model "
@@ -65,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.finish()
     if args.out is not None and not args.json:
-        print(f"wrote the report of {args.project} to {args.out}")
+        names = " and ".join(str(o) for o in args.out)
+        print(f"wrote the report of {args.project} to {names}")
         return 0
     from triage.views.report.data import without_thumbnails
 

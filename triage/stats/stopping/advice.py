@@ -13,18 +13,15 @@ Combination policy (documented in docs/numbers/stopping.md):
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from triage.base.jsonutil import jsonable
-from triage.base.money import format_money
 from triage.stats.stopping.certification import certification_rule
 from triage.stats.stopping.estimates import headline_estimate, remainder_estimates
 from triage.stats.stopping.known import known_facts
 from triage.stats.stopping.plan import narrowing_plan
 from triage.stats.stopping.remainder import Remainder
 from triage.stats.stopping.rules import (
-    MIN_EXPECTED,
     budget_rule,
     knee_rule,
     marginal_rule,
@@ -37,10 +34,9 @@ from triage.stats.stopping.types import (
     Advice,
     AdviceInputs,
     Estimate,
-    NextBatch,
     RuleResult,
 )
-from triage.stats.stopping.validity import marked, validity_note
+from triage.stats.stopping.validity import marked
 
 DECIDING = ("reliability", "pool", "budget", "certification", "recall", "marginal_value")
 
@@ -49,13 +45,8 @@ def pool_rule(inp: AdviceInputs, st: State) -> RuleResult:
     """Stop when nothing is left to serve; otherwise say how much is left."""
     nums = {"pool": inp.pool, "labelled": inp.pool - st.unlabelled, "unlabelled": st.unlabelled,
             "exhausted": st.exhausted}
-    if st.exhausted:
-        why = "The pool is exhausted: every candidate has been handled."
-        if st.unlabelled:
-            why += f" ({st.unlabelled:,} skipped candidates were never labelled.)"
-        return RuleResult("pool", "stop", why, nums)
-    return RuleResult("pool", "continue",
-                      f"{st.unlabelled:,} of {inp.pool:,} candidates are still unlabelled.", nums)
+    return RuleResult("pool", "stop" if st.exhausted else "continue",
+                      "exhausted" if st.exhausted else "unlabelled", nums)
 
 
 def advise(inputs: AdviceInputs) -> Advice:
@@ -73,18 +64,18 @@ def advise(inputs: AdviceInputs) -> Advice:
     reasons = marked([reliability, pool, budget, certification, recall, marginal, knee,
                       *quant_rules(inputs, st)], inputs.ranking)
     decision, deciding = _combine(reasons)
-    headline = _headline(decision, deciding, marginal, next_batch, inputs, st.decile)
     counts = {"pool": inputs.pool, "labelled": inputs.pool - st.unlabelled,
               "unlabelled": st.unlabelled, "found": st.found, "depth": st.depth,
               "exhausted": st.exhausted, "audit_items": int(inputs.audit_ranks.size),
-              "audit_below_depth": st.audit_below_n}
-    return Advice(decision, reasons, est_recall, est_total, next_batch, headline,
+              "audit_below_depth": st.audit_below_n, "decile": st.decile}
+    return Advice(decision, reasons, est_recall, est_total, next_batch,
+                  None if deciding is None else deciding.rule,
                   remaining=_remainder_json(rem, why),
                   estimates={k: _remainder_json(v, "") for k, v in estimates.items()},
                   certification=cert_info, counts=counts,
                   known=known_facts(inputs, st, est_recall).to_json(),
                   currency=inputs.currency, plan=narrowing_plan(inputs, st),
-                  validity=validity_note(reasons, inputs.ranking))
+                  ranking=inputs.ranking)
 
 
 def _remainder_json(rem: Remainder, why: str) -> dict[str, Any]:
@@ -104,34 +95,6 @@ def _combine(reasons: list[RuleResult]) -> tuple[str, RuleResult | None]:
     return "continue", None
 
 
-def _slice_name(items: float, decile: float) -> str:
-    """The slice as the subject of a sentence, with its verb: "the next decile costs"."""
-    if abs(items - decile) < 1e-9:
-        return "the next decile costs"
-    whole = max(1, round(items))   # a decile of 2,478.3 items is "the next 248", not 247.83
-    return f"the next {whole:,} item{'' if whole == 1 else 's'} cost{'s' if whole == 1 else ''}"
-
-
-def _headline(decision: str, deciding: RuleResult | None, marginal: RuleResult,
-              nb: NextBatch, inp: AdviceInputs, decile: float) -> str:
-    if deciding is not None and deciding.rule != "marginal_value":
-        head = f"{decision} — {deciding.detail[0].lower()}{deciding.detail[1:].rstrip('.')}"
-        if (deciding.rule in ("recall", "certification") and marginal.verdict == "continue"
-                and inp.value_per_positive and nb.expected_positives >= MIN_EXPECTED):
-            head += (f"; the next batch would still pay "
-                     f"({format_money(nb.cost_per_positive, inp.currency)} per positive "
-                     f"against {format_money(inp.value_per_positive, inp.currency)})")
-        return head
-    what = _slice_name(nb.items, decile)
-    if math.isnan(nb.expected_positives) or nb.expected_positives < MIN_EXPECTED:
-        return f"{decision} — {marginal.detail[0].lower()}{marginal.detail[1:].rstrip('.')}"
-    cpp = format_money(nb.cost_per_positive, inp.currency)
-    if inp.value_per_positive is None:
-        return f"{decision} — {what} about {cpp} per positive (no value per positive set)"
-    return (f"{decision} — {what} about {cpp} per positive against a value of "
-            f"{format_money(inp.value_per_positive, inp.currency)}")
-
-
 def advice_to_json(advice: Advice) -> dict[str, Any]:
     """Stable JSON shape of an :class:`Advice`; NaN/inf become None, numpy values plain."""
     def est(e: Estimate) -> dict[str, Any]:
@@ -139,8 +102,8 @@ def advice_to_json(advice: Advice) -> dict[str, Any]:
 
     return jsonable({
         "decision": advice.decision,
-        "headline": advice.headline,
-        "reasons": [{"rule": r.rule, "verdict": r.verdict, "detail": r.detail,
+        "deciding": advice.deciding,
+        "reasons": [{"rule": r.rule, "verdict": r.verdict, "code": r.code,
                      "numbers": r.numbers, "validity": r.validity} for r in advice.reasons],
         "estimated_recall": est(advice.estimated_recall),
         "estimated_total_positives": est(advice.estimated_total_positives),
@@ -155,16 +118,5 @@ def advice_to_json(advice: Advice) -> dict[str, Any]:
         "known": advice.known,
         "currency": advice.currency,
         "plan": advice.plan,
-        "validity": advice.validity,
+        "ranking": advice.ranking,
     })
-
-
-def advice_to_text(advice: Advice) -> str:
-    """The headline, then one line per rule (``triage.views.advice`` words the estimates)."""
-    lines = [advice.headline]
-    for r in advice.reasons:
-        lines.append(f"  {r.verdict:<8} {r.rule:<15} {r.detail}")
-    if advice.validity and any(r.validity == "heuristic" and r.rule != "knee"
-                               for r in advice.reasons):
-        lines.append(f"  {advice.validity}")
-    return "\n".join(lines)

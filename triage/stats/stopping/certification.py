@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from triage.base.money import format_money
 from triage.stats.stopping.certify import (
     audit_positives_needed,
     plan_sample,
@@ -42,23 +41,17 @@ def certification_rule(inp: AdviceInputs, st: State, rem: Remainder
     if inp.cert_found is None or inp.cert_remaining is None:
         info["sample"] = None
         plan = info["plan"]
-        text = plan["text"] if rem.method != "exact" else "Nothing left to certify."
-        return RuleResult("certification", "continue", text, {"plan_items": plan["items"]}), info
+        code = "plan" if rem.method != "exact" else "nothing_left"
+        return RuleResult("certification", "continue", code, {"plan_items": plan["items"]}), info
     p = float(sample_pvalue(inp.cert_found, inp.cert_remaining, inp.cert_n, inp.cert_k, t))
     certified = p < 1 - conf
     sample = {"found_before": inp.cert_found, "remaining": inp.cert_remaining,
               "labelled": inp.cert_n, "positives": inp.cert_k, "p_value": p,
-              "certified": certified}
+              "certified": certified, "target": t, "confidence": conf}
     info["sample"] = sample
-    what = (f"{inp.cert_n:,} of {inp.cert_remaining:,} unlabelled items sampled at random, "
-            f"{inp.cert_k} positive{'s' if inp.cert_k != 1 else ''}; p = {p:.3f}")
     if certified:
-        return RuleResult("certification", "stop",
-                          f"Certified: recall is at least {t:.0%} with {conf:.0%} confidence "
-                          f"({what}).", sample), info
-    return RuleResult("certification", "continue",
-                      f"Certification sample under way: {what}, needs p < {1 - conf:.2f}.",
-                      sample), info
+        return RuleResult("certification", "stop", "certified", sample), info
+    return RuleResult("certification", "continue", "under_way", sample), info
 
 
 def _plan(inp: AdviceInputs, st: State, rem: Remainder) -> dict[str, Any]:
@@ -69,23 +62,17 @@ def _plan(inp: AdviceInputs, st: State, rem: Remainder) -> dict[str, Any]:
     cost = None if plan.items is None else plan.items * inp.price
     affordable = None if cost is None or left is None else cost <= left + 1e-9
     if st.unlabelled == 0:
-        text = "Nothing is left unlabelled: recall is known exactly, no certificate is needed."
+        code = "nothing_left"
     elif not recall_informative(rem.recall_lower, rem.recall_upper):
-        # Sized on an estimate of what is left that the interval does not support yet.
-        text = (f"Certifying {t:.0%} recall at {conf:.0%} confidence takes a random sample of "
-                f"the {st.unlabelled:,} unlabelled items; its size cannot be told while the "
-                "recall interval spans 50 points or more.")
+        code = "too_early"   # sized on an estimate the interval does not support yet
     elif plan.items is None:
-        text = f"Certifying {t:.0%} recall now is not possible: {plan.reason}."
+        code = "impossible"
     else:
-        text = (f"Certifying {t:.0%} recall at {conf:.0%} confidence now needs about "
-                f"{plan.items:,} more labels ({format_money(cost or 0.0, inp.currency)}), a random sample of the "
-                f"{st.unlabelled:,} unlabelled items, {plan.reason}")
-        if affordable is False:
-            text += f"; more than the {format_money(left or 0.0, inp.currency)} left"
-        text += "."
+        code = "needs"
     return {"items": plan.items, "cost": cost, "affordable": affordable,
-            "expected_positives": plan.expected_positives, "text": text}
+            "expected_positives": plan.expected_positives, "code": code,
+            "reason": plan.reason, "rate": plan.rate, "left": left, "target": t,
+            "confidence": conf, "unlabelled": st.unlabelled}
 
 
 def _urns(inp: AdviceInputs, st: State) -> dict[str, Any]:
@@ -94,14 +81,11 @@ def _urns(inp: AdviceInputs, st: State) -> dict[str, Any]:
     seq = top[top >= 0].astype(np.int64)
     if seq.size == 0 or st.unlabelled == 0:
         return {"p_value": None, "certified": None,
-                "text": "No ranked labels to test yet." if seq.size == 0 else
-                "Nothing is left unlabelled."}
+                "code": "no_ranked_labels" if seq.size == 0 else "nothing_left"}
     p = ranked_urn_pvalue(seq, st.unlabelled, inp.target_recall)
     ok = p < 1 - inp.confidence
-    text = (f"Ranked urns (no extra labels; valid only if the ranking beats random order below "
-            f"rank {st.depth:,}): p = {p:.3f} — "
-            + ("recall target met under that assumption." if ok else "not met."))
-    return {"p_value": p, "certified": bool(ok), "text": text}
+    return {"p_value": p, "certified": bool(ok), "code": "met" if ok else "not_met",
+            "depth": st.depth}
 
 
 def _audit_rate_check(inp: AdviceInputs, st: State, rem: Remainder,
@@ -110,7 +94,7 @@ def _audit_rate_check(inp: AdviceInputs, st: State, rem: Remainder,
     rate = inp.audit_rate
     t, conf = inp.target_recall, inp.confidence
     if rate is None or st.unlabelled == 0:
-        return {"can_certify": None, "text": ""}
+        return {"can_certify": None, "code": "unknown"}
     items_left = st.unlabelled if inp.budget is None else min(
         st.unlabelled, max(int((inp.budget - inp.spend) / inp.price), 0))
     total_pos = st.found + (rem.positives if not math.isnan(rem.positives) else 0.0)
@@ -120,24 +104,17 @@ def _audit_rate_check(inp: AdviceInputs, st: State, rem: Remainder,
     have = st.audit_r
     projected = have + rate * items_left * prevalence
     out: dict[str, Any] = {"rate": rate, "audit_positives": have,
-                           "projected_audit_positives": projected, "needed": need}
+                           "projected_audit_positives": projected, "needed": need,
+                           "target": t, "ends": "budget" if inp.budget is not None else "pool",
+                           "plan_items": plan.get("items"), "plan_cost": plan.get("cost")}
     if need is None or prevalence <= 0:
-        out.update(can_certify=None, text="")
+        out.update(can_certify=None, code="unknown")
         return out
     if projected >= need:
-        out.update(can_certify=True, text=(
-            f"At the audit rate {rate:.0%} the audit should gather about {projected:.0f} "
-            f"positives by the end; QBCB needs about {need} to certify {t:.0%}."))
+        out.update(can_certify=True, code="can")
         return out
     rate_needed = (need - have) / max(items_left * prevalence, 1e-12)
-    end = "the budget ends" if inp.budget is not None else "the pool ends"
-    alt = (f"an audit rate of {rate_needed:.0%} would" if rate_needed < 1 else
-           "no audit rate would")
-    one_off = ("a one-off certification sample" if plan.get("items") is None else
-               f"a one-off certification sample of about {plan['items']:,} labels "
-               f"({format_money(plan['cost'] or 0.0, inp.currency)}) would")
-    out.update(can_certify=False, rate_needed=min(rate_needed, 1.0), text=(
-        f"The audit rate in force ({rate:.0%}) can never certify {t:.0%} recall before {end}: "
-        f"it would gather about {projected:.1f} audit positives, QBCB needs about {need}; "
-        f"{alt}, or {one_off}."))
+    out.update(can_certify=False, code="cannot", rate_needed=min(rate_needed, 1.0))
     return out
+
+

@@ -73,11 +73,12 @@ def ranked_urn_pvalue(labels_in_order: np.ndarray, unscreened: int, target: floa
 @dataclass(frozen=True)
 class SamplePlan:
     """How many random labels of the remainder a certification needs, if recall is as
-    estimated; ``items`` is None when it cannot succeed (see ``reason``)."""
+    estimated; ``items`` is None when it cannot succeed (``reason``: ``below_target``)."""
 
     items: int | None
     expected_positives: float
-    reason: str
+    reason: str          # nothing_left | below_target | at_estimated_rate
+    rate: float = 0.0    # the estimated rate of positives in the remainder
 
 
 def plan_sample(found: int, remaining: int, expected_remaining: float, target: float,
@@ -91,15 +92,12 @@ def plan_sample(found: int, remaining: int, expected_remaining: float, target: f
     """
     alpha = 1 - confidence
     if remaining <= 0:
-        return SamplePlan(0, 0.0, "nothing is left unlabelled: recall is known exactly")
+        return SamplePlan(0, 0.0, "nothing_left")
     rate = min(max(expected_remaining, 0.0) / remaining, 1.0)
     items = _first_rejecting(found, remaining, rate, target, alpha)
     if items is None:
-        return SamplePlan(None, expected_remaining,
-                          "the estimated recall is below the target: a sample would only "
-                          "confirm that; label further down the ranking first")
-    return SamplePlan(items, items * rate, f"if the sample finds positives at the estimated "
-                      f"rate of the remainder ({rate:.2%})")
+        return SamplePlan(None, expected_remaining, "below_target", rate)
+    return SamplePlan(items, items * rate, "at_estimated_rate", rate)
 
 
 # Planning: blocks of sizes are split FAN ways until SCAN or fewer, which are tested one by

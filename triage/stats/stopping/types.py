@@ -138,11 +138,14 @@ class AdviceInputs:
 
 @dataclass(frozen=True)
 class RuleResult:
-    """One rule's opinion: a verdict, one plain sentence, and the numbers behind it."""
+    """One rule's opinion: a verdict, a reason code and the numbers behind it.
+
+    No words: ``triage.views.rule_words`` turns (rule, code, numbers) into the one sentence
+    every surface shows."""
 
     rule: str
     verdict: str
-    detail: str
+    code: str
     numbers: dict[str, Any]
     validity: str = ""   # "valid" or "heuristic" for the ranking followed (stopping.validity)
 
@@ -176,7 +179,7 @@ class Advice:
     estimated_recall: Estimate
     estimated_total_positives: Estimate
     next_batch: NextBatch
-    headline: str
+    deciding: str | None    # the rule that decided (None: the marginal value, by default)
     remaining: dict[str, Any] = field(default_factory=dict)   # the headline estimate of what is left
     estimates: dict[str, Any] = field(default_factory=dict)   # every estimate, by method
     certification: dict[str, Any] = field(default_factory=dict)
@@ -184,4 +187,4 @@ class Advice:
     known: dict[str, Any] = field(default_factory=dict)       # one-sided facts (known.Known)
     currency: str = "USD"
     plan: dict[str, Any] = field(default_factory=dict)        # plan.narrowing_plan
-    validity: str = ""                 # one sentence: the rules valid for the ranking followed
+    ranking: str = "frozen"            # the ranking followed: frozen or adaptive (validity)

@@ -36,17 +36,5 @@ def marked(reasons: list[RuleResult], ranking: str) -> list[RuleResult]:
     return [replace(r, validity=rule_validity(r.rule, ranking)) for r in reasons]
 
 
-def validity_note(reasons: list[RuleResult], ranking: str) -> str:
-    """One sentence naming the rules the advice rests on for the ranking followed."""
-    valid = [r.rule.replace("_", " ") for r in reasons if r.validity == VALID]
-    heuristic = [r.rule.replace("_", " ") for r in reasons if r.validity == HEURISTIC]
-    if ranking == FROZEN:
-        return (f"Following a frozen ranking: {', '.join(valid)} hold"
-                + (f"; {', '.join(heuristic)} is a heuristic." if heuristic else "."))
-    return ("Following a ranking that learns from the labels (cal): the advice rests on "
-            f"{', '.join(valid)}; {', '.join(heuristic)} assume a fixed order and are "
-            "heuristics here.")
-
-
 __all__ = ["ADAPTIVE", "FROZEN", "HEURISTIC", "VALID", "marked", "rule_validity",
-           "validity_note"]
+]

@@ -25,8 +25,17 @@ COLORS = ("#1f5fa8", "#c2571a", "#2e8540", "#8a3ea8", "#7a6a00", "#a8323e")
 RC: Any = {"svg.fonttype": "path", "svg.hashsalt": "triage-report", "font.size": 9}
 
 
+# Fixed margins in inches (room for money tick labels and the axis titles): a layout
+# engine would measure every text twice per format, about half of a chart's drawing time.
+MARGINS_IN = {"left": 0.95, "right": 0.15, "bottom": 0.62, "top": 0.12}
+
+
 def _figure(size: tuple[float, float] = WIDE) -> tuple[Figure, Any]:
-    fig = Figure(figsize=size, layout="constrained")
+    fig = Figure(figsize=size)
+    w, h = size
+    m = MARGINS_IN
+    fig.subplots_adjust(left=m["left"] / w, right=1 - m["right"] / w, bottom=m["bottom"] / h,
+                        top=1 - m["top"] / h)
     ax = fig.add_subplot()
     ax.spines[["top", "right"]].set_visible(False)
     ax.grid(True, color="#dddddd", linewidth=0.6)

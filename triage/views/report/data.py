@@ -40,8 +40,9 @@ STEPS = 6
 def report_advice(project: Project) -> dict[str, Any]:
     """The stopping advice exactly as ``triage advise --json`` prints it (one call site)."""
     from triage.project.advice import advice_state
+    from triage.views.rule_words import worded
 
-    return advice_state(project).to_json()
+    return worded(advice_state(project).to_json())
 
 
 def _tick(progress: Progress | None, done: int) -> None:
@@ -139,9 +140,10 @@ def _yield_section(snap: LiveSnapshot, info: PanelInfo) -> dict[str, Any]:
 
 
 def _agreement_section(project: Project, bootstrap: int, seed: int) -> dict[str, Any]:
-    from triage.project.agreement import agreement_for_project, project_ratings
+    from triage.project.agreement import agreement_for_project
+    from triage.project.report import labels_have_guideline_versions
 
-    versions = {v for v in project_ratings(project).guideline_versions if v != "none"}
+    versions = labels_have_guideline_versions(project)
     # With guideline versions this is ``agree PROJECT --by guideline_version --json``.
     breakdowns = AGREEMENT_BREAKDOWNS + (("guideline_version",) if versions else ())
     report = agreement_for_project(project, seed=seed, bootstrap=bootstrap,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,25 +39,28 @@ def render_report(data: dict[str, Any], fmt: str) -> bytes:
     return render_pdf(data)
 
 
-def write_report(project_path: str | Path, out: str | Path, *, bootstrap: int = 1000,
-                 seed: int = 0, progress: Progress | None = None,
+def write_report(project_path: str | Path, out: str | Path | Sequence[str | Path], *,
+                 bootstrap: int = 1000, seed: int = 0, progress: Progress | None = None,
                  images: bool = True) -> dict[str, Any]:
     """Build the report of the project at ``project_path`` and write it to ``out``.
 
-    Opens its own connection, so it can run on a worker thread while the desk goes on.
-    ``progress(done, total)`` may return False to cancel; ``out`` is then left untouched.
-    ``images=False`` leaves the pictures' thumbnails out. Returns the report's data.
+    ``out`` may be several files (``report.html`` and ``report.pdf``): the data is built
+    once and rendered into each. Opens its own connection, so it can run on a worker thread
+    while the desk goes on. ``progress(done, total)`` may return False to cancel; nothing
+    is then written. ``images=False`` leaves the pictures' thumbnails out. Returns the
+    report's data.
     """
     from triage.project.files import open_project
     from triage.views.report.data import STEPS, build_report_data
 
-    out = Path(out)
-    fmt = report_format(out)
+    outs = [Path(out)] if isinstance(out, (str, Path)) else [Path(o) for o in out]
+    formats = [report_format(o) for o in outs]
     with open_project(project_path) as project:
         data = build_report_data(project, bootstrap=bootstrap, seed=seed, progress=progress,
                                  images=images)
-    payload = render_report(data, fmt)
+    payloads = [render_report(data, fmt) for fmt in formats]
     if progress is not None and progress(STEPS, STEPS) is False:
         raise TriageError("the report was cancelled; nothing was written")
-    _write_atomically(out, payload)
+    for target, payload in zip(outs, payloads, strict=True):
+        _write_atomically(target, payload)
     return data

@@ -19,6 +19,7 @@ from fpdf import FPDF
 
 from triage.views.report import html as _html
 from triage.views.report.charts import report_charts, to_png
+from triage.views.report.pdf_table import fast_table
 
 money = _html.format_money
 share = _html.format_share
@@ -100,20 +101,8 @@ def _table(pdf: ReportPDF, rows: list[list[Any]], widths: tuple[int, ...] | None
            size: float = 7.5, headings: bool = True) -> None:
     if len(rows) < 1 + headings:
         return
-    pdf.set_font("DejaVu", "", size)
-    with pdf.table(col_widths=widths, line_height=size * 0.5, padding=0.8, text_align="LEFT",
-                   headings_style=_headings(), first_row_as_headings=headings) as table:
-        for row in rows:
-            cells = table.row()
-            for value in row:
-                cells.cell("" if value is None else str(value))
+    fast_table(pdf, rows, widths, size, headings)
     pdf.ln(2)
-
-
-def _headings() -> Any:
-    from fpdf.fonts import FontFace
-
-    return FontFace(emphasis="BOLD", fill_color=(230, 235, 241))
 
 
 def _kv(pdf: ReportPDF, pairs: list[tuple[str, str]]) -> None:
