@@ -119,3 +119,29 @@ def test_the_pool_grows_to_its_limit_and_queues_the_rest():
     gate.set()
     assert all(f.result(10) for f in futures)
     assert start(lambda: "done", "one-off").result(10) == "done"
+
+
+def test_the_interpreters_exit_waits_for_a_running_job(tmp_path):
+    """A daemon thread still in a call at exit would be cut off mid-call (in a C++ call:
+    the process aborts); exit lets the running job end and starts no queued one."""
+    import subprocess
+    import sys
+
+    done, never = tmp_path / "done", tmp_path / "never"
+    script = (
+        "import time, pathlib\n"
+        "from triage.base.jobs import Lane\n"
+        "lane = Lane('exit', 1)\n"
+        "started = __import__('threading').Event()\n"
+        "def slow():\n"
+        "    started.set(); time.sleep(0.5)\n"
+        f"    pathlib.Path({str(done)!r}).write_text('ok')\n"
+        "lane.submit(slow)\n"
+        f"lane.submit(lambda: pathlib.Path({str(never)!r}).write_text('ran'))\n"
+        "started.wait()\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=60, cwd=Path(__file__).resolve().parents[1])
+    assert result.returncode == 0, result.stderr
+    assert done.read_text() == "ok"
+    assert not never.exists()
+

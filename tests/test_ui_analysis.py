@@ -15,6 +15,7 @@ from triage.project.agreement import agreement_for_project
 from triage.stats.stopping import advice_to_json
 from triage.views.analysis import session_labels
 from triage.views.models import build_models_view_data, models_inputs
+from triage.views.rule_words import worded
 from ui.analysis import AdjudicationView, AdviceBanner, AgreementView, ModelsView
 
 
@@ -240,7 +241,7 @@ def test_advice_banner_shows_the_headline_and_colours_by_decision(qtbot, project
     banner = AdviceBanner()
     qtbot.addWidget(banner)
     banner.show_advice(advice)
-    assert banner.text.text() == advice["headline"]
+    assert banner.text.text() == worded(advice)["headline"]
     assert banner.text.textFormat() == Qt.TextFormat.PlainText
     roles = {"continue": "go", "stop": "stop", "pause": "pause"}
     assert banner.colour_role() == roles[advice["decision"]]

@@ -79,8 +79,8 @@ def test_tab_reaches_the_label_skip_undo_and_note_buttons(window, qtbot):
 
 def test_the_next_batch_is_a_whole_number_of_items():
     """Finding 11: "the next 248 items", never "the next 247.83 items"."""
-    from triage.stats.stopping.advice import _slice_name
     from triage.views.advice import next_batch_text
+    from triage.views.rule_words import _slice_name
 
     assert _slice_name(247.83, 2478.3) == "the next 248 items cost"
     assert _slice_name(1.2, 50.0) == "the next 1 item costs"

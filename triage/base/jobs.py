@@ -12,6 +12,7 @@ for its jobs). Qt-free: the GUI's bridge to Qt signals is ``ui.jobs``.
 
 from __future__ import annotations
 
+import atexit
 import queue
 import threading
 from collections import deque
@@ -20,6 +21,13 @@ from concurrent.futures import Future
 from typing import Any
 
 _Item = tuple[Future, Callable[..., Any], tuple, dict, "Lane | None"]
+
+# How long the interpreter's exit waits for jobs still running. A daemon thread that is
+# inside a C++ call (Qt, matplotlib's Agg, Arrow: they let go of the interpreter lock) when
+# the interpreter finalizes is ended by pthread_exit as it comes back for the lock; the
+# forced unwind through C++ frames calls std::terminate and the process aborts ("terminate
+# called without an active exception"). So exit first lets running jobs end.
+EXIT_WAIT_S = 10.0
 
 
 class Pool:
@@ -30,6 +38,9 @@ class Pool:
         self._queue: queue.SimpleQueue[_Item] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._threads = self._idle = self._queued = 0
+        self._running = 0
+        self._closed = False
+        self._quiet = threading.Condition(self._lock)
 
     @property
     def threads(self) -> int:
@@ -59,9 +70,14 @@ class Pool:
             with self._lock:
                 self._idle += 1
             future, fn, args, kwargs, lane = self._queue.get()
+            loop = lane is not None and lane.loop
             with self._lock:
                 self._idle -= 1
                 self._queued -= 1
+                if self._closed and not loop:
+                    future.cancel()   # the interpreter is exiting: start nothing new
+                counted = not loop and not future.cancelled()
+                self._running += counted
             try:
                 if future.set_running_or_notify_cancel():
                     try:
@@ -71,8 +87,18 @@ class Pool:
                     else:
                         future.set_result(result)
             finally:
+                with self._lock:
+                    self._running -= counted
+                    self._quiet.notify_all()
                 if lane is not None:
                     lane.left()
+
+    def close(self, timeout: float = EXIT_WAIT_S) -> bool:
+        """Start no new job and wait until the running ones end (``timeout`` seconds at
+        most; long-lived loops excepted); True if none runs."""
+        with self._lock:
+            self._closed = True
+            return self._quiet.wait_for(lambda: self._running == 0, timeout)
 
 
 _SHARED: list[Pool] = []
@@ -84,14 +110,16 @@ def shared_pool() -> Pool:
     with _SHARED_LOCK:
         if not _SHARED:
             _SHARED.append(Pool())
+            atexit.register(_SHARED[0].close)
         return _SHARED[0]
 
 
 class Lane:
     """At most ``width`` of its jobs run at once on ``pool`` (the shared one by default)."""
 
-    def __init__(self, name: str, width: int = 1, pool: Pool | None = None) -> None:
-        self.name, self.width = name, width
+    def __init__(self, name: str, width: int = 1, pool: Pool | None = None,
+                 loop: bool = False) -> None:
+        self.name, self.width, self.loop = name, width, loop
         self._pool = pool
         self._waiting: deque[_Item] = deque()
         self._running = 0
@@ -166,9 +194,10 @@ def lane(name: str, width: int = 1) -> Lane:
     return Lane(name, width)
 
 
-def start(fn: Callable[[], Any], name: str) -> Future:
+def start(fn: Callable[[], Any], name: str, loop: bool = False) -> Future:
     """Run ``fn`` on the shared pool now, in a lane of its own; its future.
 
-    For a long-lived loop, or a one-off job someone may wait for with ``result()``.
+    For a one-off job someone may wait for with ``result()``, or (``loop``) a long-lived
+    loop, which the interpreter's exit does not wait for.
     """
-    return Lane(name).submit(fn)
+    return Lane(name, loop=loop).submit(fn)

@@ -1,11 +1,10 @@
 """The open project: sessions, the queue, labels, undo and the live figures.
 
-This is the documented Python API (example in :mod:`triage`). Every label is committed
-durably (WAL + synchronous=FULL) before ``record_label`` returns, so whatever the caller
-shows next, the label is already safe. What the project knows (ranking, labels followed,
-dispatcher, live state) is its :class:`~triage.project.state.ProjectState`; every write
-goes through its :class:`~triage.store.writer.ProjectWriter`. Read-only summaries live in
-:mod:`triage.project.summary`, imports in :mod:`triage.project.pool`.
+The documented Python API (example in :mod:`triage`). A label is committed durably (WAL
++ synchronous=FULL) before ``record_label`` returns, whatever the caller shows next. What
+the project knows (ranking, labels followed, dispatcher, live state) is its :class:`~triage.project.state.ProjectState`; writes go
+through its :class:`~triage.store.writer.ProjectWriter`; summaries and imports live in
+:mod:`triage.project.summary` and :mod:`triage.project.pool`.
 """
 
 from __future__ import annotations

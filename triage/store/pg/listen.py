@@ -61,7 +61,7 @@ class Listener:
 
     def start(self) -> None:
         """Start listening on a thread of the shared pool (triage.base.jobs)."""
-        self._running = start(self.run, f"listen-{self.channel}")
+        self._running = start(self.run, f"listen-{self.channel}", loop=True)
 
     def stop(self, timeout: float = 2.0) -> None:
         """Stop listening and wait (briefly) for the thread to end."""
