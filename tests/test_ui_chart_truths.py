@@ -1,0 +1,95 @@
+"""The charts draw only what the numbers say and keep their text readable: a lone audit label
+draws no 100 % bar, the lead view's gain chart keeps its height under a long legend, the
+spend panel's names never run into its figures (matplotlib's renderer extents)."""
+
+from __future__ import annotations
+
+import pytest
+
+from triage.stats.live import LabelEvent, LiveState
+from triage.views.panels import PanelInfo, yield_data
+from ui.panels import GainPanel, SpendPanel, YieldPanel
+
+
+def _labels(pool: int, top: int, audit_rank: int | None = None, **settings) -> LiveState:
+    """``top`` labels down the ranking (every other one positive) and one positive audit
+    label at ``audit_rank``."""
+    state = LiveState(pool, **settings)
+    for i in range(1, top + 1):
+        state.apply(LabelEvent(i, i, "ada", i % 2 == 1, False, 10.0, "triage"))
+    if audit_rank is not None:
+        state.apply(LabelEvent(top + 1, audit_rank, "ada", True, False, 10.0, "audit"))
+    return state
+
+
+def test_a_single_audit_label_draws_no_yield_bar_but_says_n(qtbot):
+    snap = _labels(1500, 20, audit_rank=1200, price_per_item=0.04).snapshot()
+    data = yield_data(snap, PanelInfo(pool=1500))
+    assert data.annotated[7] == 1 and data.yields[7] == 1.0   # the number is still there
+    assert data.drawn[7] is False and data.bar_labels[7] == "n=1"
+    assert data.drawn[0] is True and data.bar_labels[0] == "$0.08"   # 20 labels, 10 positive
+    panel = YieldPanel()
+    qtbot.addWidget(panel)
+    panel.resize(420, 260)
+    panel.show_state(snap, PanelInfo(pool=1500))
+    panel.flush()
+    assert panel.yield_bars[7].get_height() == 0.0
+    assert panel.cost_texts[7].get_text() == "n=1"
+    assert panel.yield_bars[0].get_height() == pytest.approx(0.5)
+
+
+def test_a_whole_small_decile_is_its_true_yield_and_is_drawn():
+    data = yield_data(_labels(20, 4).snapshot(), PanelInfo(pool=20))
+    assert data.drawn[:3] == [True, True, False] and data.yields[:2] == [0.5, 0.5]
+
+
+def _gain_with_models(qtbot, models: int, size: tuple[int, int]) -> GainPanel:
+    """The lead view's gain chart with ``models`` offline curves and an estimate band."""
+    import numpy as np
+
+    from triage.views.panels import RecallBand
+
+    pool = 1500
+    state = _labels(pool, 300, price_per_item=0.04)
+    curves = {f"model number {k} with a long name": np.minimum(
+        np.arange(1, pool + 1) * (0.1 + 0.05 * k), 236).astype(float) for k in range(models)}
+    info = PanelInfo(pool=pool, offline_curves=curves)
+    panel = GainPanel(large=True)
+    qtbot.addWidget(panel)
+    panel.resize(*size)
+    panel.show_state(state.snapshot(), info)
+    panel.show_estimate(RecallBand(total=None, lower=197.0, upper=672.0, recall=None,
+                                   recall_lower=0.29, method="early",
+                                   text="between 197 and 672 positives; too early to "
+                                        "estimate recall: between 29% and 100%"))
+    panel.flush()
+    return panel
+
+
+@pytest.mark.parametrize("models", [3, 6])
+def test_the_lead_gain_chart_keeps_its_plot_under_a_long_legend(qtbot, models):
+    panel = _gain_with_models(qtbot, models, (900, 420))
+    fig = panel.figure
+    renderer = fig.canvas.get_renderer()
+    plot_px = panel.ax.get_window_extent(renderer).height
+    assert plot_px >= 0.45 * fig.bbox.height, f"plot {plot_px:.0f} px of {fig.bbox.height:.0f}"
+    legend = fig.legends[0].get_window_extent(renderer)
+    assert legend.height <= 0.32 * fig.bbox.height
+    assert legend.y0 >= fig.bbox.y0 - 1 and legend.x0 >= fig.bbox.x0 - 1
+    assert legend.x1 <= fig.bbox.x1 + 1
+    assert panel.text_problems() == []
+
+
+def test_the_spend_panels_names_never_run_into_its_figures(qtbot):
+    state = LiveState(1500, price_per_item=0.04, budget=20.0)
+    for i, who in enumerate(["ada"] * 10 + ["bartholomew"] * 4 + ["curator"] * 2, start=1):
+        state.apply(LabelEvent(i, i, who, i % 3 == 0, False, 10.0, "triage"))
+    panel = SpendPanel()
+    qtbot.addWidget(panel)
+    panel.resize(360, 230)
+    info = PanelInfo(pool=1500)
+    panel.show_state(_labels(1500, 2, price_per_item=0.04, budget=20.0).snapshot(), info)
+    panel.flush()        # laid out for a short name first, then the longer ones arrive
+    panel.show_state(state.snapshot(), info)
+    panel.flush()
+    assert panel.text_problems() == []
