@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from triage import __version__, store
+from triage.stats.live import RULING
 from triage.store import provenance
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def spend_timeline(project: Project) -> dict[str, list[Any]]:
     total = 0.0
     for row in store.active_labels(project.db):
         if s.price_model == "per_item":
-            total += s.price_per_item
+            total += 0.0 if row.kind == RULING else s.price_per_item
         else:
             total += row.seconds * rates.get(row.annotator, s.default_hourly_rate) / 3600.0
         times.append(row.created_at)
