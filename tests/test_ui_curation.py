@@ -114,7 +114,7 @@ def test_new_project_dialog_on_the_demo_csv(qtbot, tmp_path):
     items = [dialog.positive_combo.itemText(i) for i in range(dialog.positive_combo.count())]
     assert items == ["literal  (1,264 rows)", "idiom  (236 rows)"]
     assert dialog.positive_combo.currentData() == "idiom"   # the finds are the rare class
-    assert dialog.fields["positives"].text() == "idiom"
+    assert dialog.fields.positives.text() == "idiom"
     assert dialog.target.text() == str(DEMO.with_suffix(".triage"))
     assert "Suggested" in dialog.suggestion.text()
     # Another source: the suggested target follows it.
@@ -135,9 +135,9 @@ def test_a_positive_value_with_no_rows_is_refused_inline(qtbot, tmp_path):
     qtbot.addWidget(dialog)
     assert dialog.set_source(DEMO)
     dialog.target.setText(str(tmp_path / "x.triage"))
-    dialog.fields["scheme"].setText("idiom:i,literal:l,maybe:m")
-    dialog.fields["positives"].clear()
-    qtbot.keyClicks(dialog.fields["positives"], "maybe")
+    dialog.fields.scheme.setText("idiom:i,literal:l,maybe:m")
+    dialog.fields.positives.clear()
+    qtbot.keyClicks(dialog.fields.positives, "maybe")
     qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
     assert not dialog.errors.isHidden()
     assert "'maybe' matches no row of the gold column" in dialog.errors.toPlainText()

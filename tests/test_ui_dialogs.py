@@ -148,9 +148,9 @@ def test_a_good_file_creates_the_project(qtbot, tmp_path):
     assert dialog.preview.horizontalHeaderItem(1).text() == "text"
     assert dialog.preview.item(0, 0).text() == "c0000"
     assert dialog.key_combo.currentText() == "key" and dialog.gold_combo.currentText() == "gold"
-    assert dialog.fields["scheme"].text() == "idiom:i,literal:l"
-    dialog.fields["budget"].clear()
-    qtbot.keyClicks(dialog.fields["budget"], "5")
+    assert dialog.fields.scheme.text() == "idiom:i,literal:l"
+    dialog.fields.budget.clear()
+    qtbot.keyClicks(dialog.fields.budget, "5")
     with qtbot.waitSignal(dialog.accepted, timeout=10000):
         qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
     assert dialog.project_path == target
@@ -181,11 +181,11 @@ def test_form_errors_are_shown_before_anything_runs(qtbot, tmp_path):
     src = write_pool(tmp_path / "pool.csv", pool_rows(20))
     target = tmp_path / "p.triage"
     dialog = _dialog(qtbot, src, target)
-    dialog.fields["price"].setText("free")
+    dialog.fields.price.setText("free")
     qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
     assert "price per item must be a number" in dialog.errors.toPlainText()
     assert not dialog.running and not target.exists()
-    dialog.fields["price"].setText("0.04")
+    dialog.fields.price.setText("0.04")
     dialog.set_scores([])
     qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
     assert "at least one score column" in dialog.errors.toPlainText()

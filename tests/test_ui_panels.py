@@ -181,11 +181,11 @@ def test_settings_change_moves_the_spend_figures(qtbot, project):
     assert panel.panel_data()["spent"] == pytest.approx(0.24)
     dialog = SettingsDialog(project.settings, [m.name for m in project.models])
     qtbot.addWidget(dialog)
-    price = dialog.fields["price"]
+    price = dialog.fields.price
     price.selectAll()
     qtbot.keyClicks(price, "0.10")
-    dialog.fields["budget"].selectAll()
-    qtbot.keyClicks(dialog.fields["budget"], "2")
+    dialog.fields.budget.selectAll()
+    qtbot.keyClicks(dialog.fields.budget, "2")
     assert dialog.changes() == {"price_per_item": 0.10, "budget": 2.0}
     project.update_settings(**dialog.changes())
     panel.show_state(project.snapshot(), _info(project))
@@ -200,11 +200,11 @@ def test_settings_dialog_refuses_a_bad_price_and_keeps_unchanged_fields_out(qtbo
     assert dialog.changes() == {}
     dialog.model_combo.setCurrentText("m2")
     assert dialog.changes() == {"active_model": "m2"}
-    dialog.fields["price"].setText("cheap")
+    dialog.fields.price.setText("cheap")
     dialog.accept()
     assert dialog.result() == 0 and "price per item must be a number" in dialog.error.text()
-    dialog.fields["price"].setText("0.04")
-    dialog.fields["positives"].setText("maybe")
+    dialog.fields.price.setText("0.04")
+    dialog.fields.positives.setText("maybe")
     dialog.accept()
     assert "not in the label scheme" in dialog.error.text()
 

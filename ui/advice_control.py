@@ -21,6 +21,7 @@ from ui.cal_feed import CalFeed
 
 if TYPE_CHECKING:
     from triage.project import Project
+    from triage.project.cal import CalSnapshot
 
 ADVICE_POLL_MS = 5000  # how often to look for changes made by other programs
 # After labels, the advice is recomputed when the annotator pauses: a computation takes
@@ -78,7 +79,7 @@ class AdviceController(QObject):
             if project.trains_cal():
                 self.cal.request(project.path)
 
-    def _cal_arrived(self, snapshot: object) -> None:
+    def _cal_arrived(self, snapshot: CalSnapshot) -> None:
         """A fit came back from the helper: store it; the desk serves it next."""
         project = self._project_of()
         if project is None:

@@ -81,7 +81,7 @@ def choose_project(args: argparse.Namespace, prefs: Prefs) -> Path | str:
     return ensure_demo(data_dir())
 
 
-def simulate_labels(path: Path, n: int) -> int:
+def simulate_labels(path: str | Path, n: int) -> int:
     """Top the project up to ``n`` label events with gold labels (idempotent on reruns)."""
     from triage.project import open_project
     from triage.project.demo import simulate
@@ -144,16 +144,18 @@ def run_gui(argv: Sequence[str]) -> int:
     """Entry point of the desk (``triage`` with no subcommand)."""
     args = build_parser().parse_args(list(argv))
     early = open_early(args)  # on a thread, while Qt loads
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QWidget
 
     from ui.errors import ErrorHook
     from ui.prefs import Prefs, log_path
 
-    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "triage"])
+    running = QApplication.instance()
+    app = (running if isinstance(running, QApplication)
+           else QApplication([sys.argv[0] if sys.argv else "triage"]))
     app.setApplicationName("Triage")
     desktop_identity(app)
     prefs = Prefs()
-    holder: dict[str, object] = {}
+    holder: dict[str, QWidget] = {}
     hook = ErrorHook(log_path(), parent=lambda: holder.get("window")).install()
     try:
         try:

@@ -13,14 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from ui.coalesced_feed import CoalescedFeed
+
+if TYPE_CHECKING:
+    from triage.project.cal import CalSnapshot
 
 
 class CalFeed(CoalescedFeed):
     """Keeps the cal ranking fit on the labels without ever blocking the desk."""
 
-    def __init__(self, on_snapshot: Callable[[object], None]) -> None:
+    def __init__(self, on_snapshot: Callable[[CalSnapshot], None]) -> None:
         super().__init__()
         self.on_snapshot = on_snapshot
 
@@ -33,4 +37,4 @@ class CalFeed(CoalescedFeed):
     def deliver(self, result: object) -> None:
         """Store a new snapshot (None: no fit was due)."""
         if result is not None:
-            self.on_snapshot(result)
+            self.on_snapshot(cast("CalSnapshot", result))  # what the cal helper returns

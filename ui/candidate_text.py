@@ -73,10 +73,10 @@ class KeywordHighlighter(QSyntaxHighlighter):
     def __init__(self, document) -> None:
         super().__init__(document)
         self.words: tuple[str, ...] = ()
-        self.format = QTextCharFormat()
-        self.format.setBackground(QColor(HIGHLIGHT_BG))
-        self.format.setForeground(QColor(HIGHLIGHT_FG))
-        self.format.setFontWeight(QFont.Weight.Bold)
+        self.mark = QTextCharFormat()   # not `format`: that is QSyntaxHighlighter's method
+        self.mark.setBackground(QColor(HIGHLIGHT_BG))
+        self.mark.setForeground(QColor(HIGHLIGHT_FG))
+        self.mark.setFontWeight(QFont.Weight.Bold)
 
     def set_words(self, words: Iterable[str]) -> None:
         """Highlight these words from now on (an empty list turns highlighting off)."""
@@ -87,7 +87,7 @@ class KeywordHighlighter(QSyntaxHighlighter):
 
     def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt override
         for start, length in highlight_spans(text, self.words):
-            self.setFormat(start, length, self.format)
+            self.setFormat(start, length, self.mark)
 
 
 class CandidateText(QPlainTextEdit):

@@ -31,16 +31,15 @@ from triage.views.desk import (
     KeyAction,
     SessionStats,
     action_for,
+    desk_meta,
     key_map,
     log_recovered_text,
-    meta_text,
     position_text,
-    public_meta,
     score_text,
     spent_seconds,
     status_text,
 )
-from triage.views.text import HIDDEN_NOTE, bounded_meta, feedback_excerpt, unexpected_fault
+from triage.views.text import feedback_excerpt, unexpected_fault
 from ui.candidate_text import CandidateText, scrolling, tinted_label
 from ui.desk_buttons import DeskButtons
 from ui.desk_notes import NoteRow
@@ -183,7 +182,7 @@ class Desk(QWidget):
     def show_next(self) -> None:
         """Show the next candidate; if it cannot be loaded, the error takes its place (a
         labelled candidate never stays on screen: a key must not label it again)."""
-        if self.project is None:
+        if self.project is None or self.session is None:
             return
         self.load_error = None
         try:
@@ -221,11 +220,8 @@ class Desk(QWidget):
             self.score.setVisible(False)
         else:
             self.text.setText(item.text)
-            shown = public_meta(item.meta or {}, self.project and self.project.settings.public_fields)
-            meta = bounded_meta(meta_text(shown)) if shown else ""
-            if self.text.has_hidden:
-                meta = "\n".join(filter(None, (HIDDEN_NOTE, meta)))
-            self.meta.setText(meta)
+            fields = self.project.settings.public_fields if self.project else None
+            self.meta.setText(desk_meta(item.meta, fields, self.text.has_hidden))
             self.position.setText(position_text(item.rank, item.pool, item.decile))
             self.score.setText(score_text(item.score, item.model))
             self.score.setVisible(self.show_score)
@@ -249,7 +245,7 @@ class Desk(QWidget):
     def handle_key(self, event: QKeyEvent) -> bool:
         """Act on a key press (also forwarded by the main window); True when handled."""
         mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
-        scroll = SCROLL_KEYS.get(event.key())
+        scroll = SCROLL_KEYS.get(Qt.Key(event.key()))
         if scroll is not None and not mods:
             self.text.scroll_by(scroll)  # a long text reads on without the mouse
             return True
@@ -346,8 +342,10 @@ class Desk(QWidget):
         self._recovered = ""
 
     def _reopened(self, step: Step) -> Step:
+        assert self.project is not None  # a step ran: a session is open
+        reopen: Callable[[], object] = self.project.reopen
         self._recovered = log_recovered_text(self.project.location)
-        return lambda: (self.project.reopen(), step)[1]
+        return lambda: (reopen(), step)[1]
 
     def _set_busy(self, busy: bool) -> None:
         if busy != self.busy:
@@ -356,6 +354,7 @@ class Desk(QWidget):
 
     def _commit_label(self, candidate_id: int, value: str | None, seconds: float,
                       kind: str) -> Step:
+        assert self.project and self.session and self.stats  # set while a session runs
         try:
             label_id = self.project.record_label(self.session, candidate_id, value,
                                                  seconds=seconds, kind=kind)
@@ -371,6 +370,7 @@ class Desk(QWidget):
         return self._after_commit
 
     def _commit_undo(self) -> Step | None:
+        assert self.project and self.session and self.stats  # set while a session runs
         candidate_id = self.project.undo(self.session)
         if candidate_id is None:
             self.message.setText("Nothing to undo.")
@@ -385,12 +385,12 @@ class Desk(QWidget):
             return
 
         def step() -> None:
+            assert self.project and self.session and self.stats  # checked above, still open
             label_id = change_decision(self.project, self.session, decision, value)
             self.stats.correct(label_id, value is None, decision.label_id)
             self.message.setText(f"changed {decision.key}: {decision.value or 'skipped'} → "
                                  f"{value or 'skipped'}")
             self.changed.emit()
-            return None
 
         self._pending = step
         self._attempt()

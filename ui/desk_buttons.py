@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton
 from triage.views.desk import KeyAction, button_caption
 
 
-def desk_button(caption: str, slot: Callable[[], None]) -> QPushButton:
+def desk_button(caption: str, slot: Callable[..., None]) -> QPushButton:
     """A desk button: Tab reaches it (keyboard users), a click never takes the focus."""
     button = QPushButton(caption)
     # A click that took the focus would keep the next key press from the desk.
@@ -41,8 +41,9 @@ class DeskButtons:
         """One button per label option (``triage.store.settings`` label options)."""
         while self.label_row.count():
             item = self.label_row.takeAt(0)
-            if item.widget():
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
         self.labels = {}
         for option in options:
             button = desk_button(button_caption(option),

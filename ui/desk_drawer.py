@@ -8,10 +8,10 @@ its candidate, and a label key (or button) changes it: a new event, undoable lik
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QTextDocument
+from PySide6.QtGui import QKeyEvent, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -29,6 +29,7 @@ from triage.project.history import Decision
 from triage.views.reading import HISTORY_TIME_HEADING, guidelines_caption, history_rows
 from ui.candidate_text import CandidateText, plain_label
 from ui.palette import SECONDARY
+from ui.tables import table_rows
 from ui.thumbnails import SmallPicture
 
 HISTORY_COLUMNS = (HISTORY_TIME_HEADING, "Key", "Label", "Candidate", "Note")
@@ -102,7 +103,9 @@ class HistoryPane(QWidget):
         self.detail.setAccessibleName("Text of the selected decision")
         self.detail.setMinimumHeight(50)
         self.button_row = QHBoxLayout()
-        self.button_row.addWidget(plain_label("historyHint", wrap=False))
+        self._hint = plain_label("historyHint", wrap=False)
+        self._hint.setText("Change to:")
+        self.button_row.addWidget(self._hint)
         self.buttons: dict[str, QPushButton] = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -116,8 +119,6 @@ class HistoryPane(QWidget):
         lists.addWidget(self.picture)
         layout.addLayout(lists, 1)
         layout.addLayout(self.button_row)
-        self._hint = self.button_row.itemAt(0).widget()
-        self._hint.setText("Change to:")
 
     def set_labels(self, options: Sequence) -> None:
         """One button per label of the scheme (``LabelOption``s); keys work in the table."""
@@ -169,8 +170,7 @@ class HistoryPane(QWidget):
 
     def rows_shown(self) -> list[list[str]]:
         """The table as shown (tests)."""
-        return [[self.table.item(r, c).text() for c in range(self.table.columnCount())]
-                for r in range(self.table.rowCount())]
+        return table_rows(self.table)
 
     def _selected(self) -> None:
         decision = self.selected()
@@ -187,15 +187,15 @@ class HistoryPane(QWidget):
             button.setEnabled(decision is not None and decision.value != value)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
-        if (watched is self.table and event.type() == QEvent.Type.KeyPress
-                and event.key() == Qt.Key.Key_Escape):
-            self.leave.emit()
-            return True
-        if (watched is self.table and event.type() == QEvent.Type.KeyPress
-                and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
-                and event.text() in self._keys):
-            self.change(self._keys[event.text()])
-            return True
+        if watched is self.table and event.type() == QEvent.Type.KeyPress:
+            key = cast(QKeyEvent, event)  # a KeyPress event is a QKeyEvent
+            if key.key() == Qt.Key.Key_Escape:
+                self.leave.emit()
+                return True
+            if (not key.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+                    and key.text() in self._keys):
+                self.change(self._keys[key.text()])
+                return True
         return super().eventFilter(watched, event)
 
 

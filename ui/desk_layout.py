@@ -46,6 +46,7 @@ class DeskColumn(QWidget):
     def needed_height(self, width: int | None = None) -> int:
         """The least height the banner and the desk need at ``width`` (now: its own)."""
         layout = self.layout()
+        assert layout is not None  # made in __init__
         width = self.width() if width is None else width
         need = layout.totalMinimumSize().height()
         if layout.hasHeightForWidth():
@@ -185,6 +186,8 @@ class CompactLayout(QObject):
             return
         for i in range(self.panel_split.count() - 1, -1, -1):
             panel = self.panel_split.widget(i)
+            if panel is None:
+                continue
             title = str(getattr(panel, "title", "Chart"))
             self.tabs.insertTab(0, panel, TAB_NAMES.get(title, title))
             self.tabs.setTabToolTip(0, title)

@@ -12,6 +12,8 @@ import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
+from types import TracebackType
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
@@ -27,7 +29,8 @@ class ErrorHook:
         self.parent = parent
         self.dialog: QMessageBox | None = None
         self.count = 0
-        self._previous = None
+        self._previous: Callable[[type[BaseException], BaseException, TracebackType | None],
+                                 Any] | None = None
 
     def install(self) -> ErrorHook:
         self._previous = sys.excepthook
@@ -48,7 +51,7 @@ class ErrorHook:
         try:
             self._show(exc_type, exc)
         except Exception:  # noqa: BLE001 - the hook must never raise itself
-            sys.__stderr__.write(text)
+            _to_stderr(text)
 
     def _write(self, text: str) -> None:
         try:
@@ -57,7 +60,7 @@ class ErrorHook:
             with self.log_file.open("a", encoding="utf-8") as log:
                 log.write(f"--- {stamp}\n{text}\n")
         except OSError:
-            sys.__stderr__.write(text)
+            _to_stderr(text)
 
     def _show(self, exc_type, exc) -> None:
         if QApplication.instance() is None:
@@ -77,3 +80,9 @@ class ErrorHook:
         box.setTextFormat(Qt.TextFormat.PlainText)
         box.show()
         self.dialog = box
+
+
+def _to_stderr(text: str) -> None:
+    """Write to the process's own standard error, if it has one (a desktop launch may not)."""
+    if sys.__stderr__ is not None:
+        sys.__stderr__.write(text)

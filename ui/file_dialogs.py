@@ -59,7 +59,7 @@ def with_extension(path: str | Path, allowed: tuple[str, ...], default: str) -> 
 class NameOnlyIcons(QFileIconProvider):
     """Icons and type names from a file's name and kind, never from its content."""
 
-    def icon(self, what: object) -> QIcon:  # noqa: D102 - Qt override
+    def icon(self, what: QFileInfo | QAbstractFileIconProvider.IconType) -> QIcon:  # noqa: D102 - Qt override
         if isinstance(what, QFileInfo):
             kind = (QAbstractFileIconProvider.IconType.Folder if what.isDir()
                     else QAbstractFileIconProvider.IconType.File)

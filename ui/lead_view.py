@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from triage.views.formatting import format_decimal, pool_caption
 from triage.views.panels import LiveSnapshot, PanelInfo, format_money
 from ui.panels import ComparisonPanel, GainPanel, SpendPanel, YieldPanel
+from ui.tables import table_rows
 
 TWO_COLUMNS_WIDTH = 1100  # logical pixels
 COLUMNS = ("Annotator", "Labels", "Skips", "Positives", "Seconds / label", "Sessions", "Spend")
@@ -94,8 +95,8 @@ class LeadView(QWidget):
         self.columns = columns
         for widget in (self.gain, self.yield_panel, self.spend, self.comparison, self.no_gold):
             self.grid.removeWidget(widget)
-        for i, widget in enumerate((self.gain, self.yield_panel, self.spend, self.comparison)):
-            self.grid.addWidget(widget, i // columns, i % columns)
+        for i, panel in enumerate((self.gain, self.yield_panel, self.spend, self.comparison)):
+            self.grid.addWidget(panel, i // columns, i % columns)
         self.grid.addWidget(self.no_gold, 3 // columns, 3 % columns,
                             Qt.AlignmentFlag.AlignCenter)
 
@@ -116,8 +117,7 @@ class LeadView(QWidget):
 
     def table_rows(self) -> list[list[str]]:
         """The table as shown (for tests)."""
-        return [[self.table.item(r, c).text() for c in range(self.table.columnCount())]
-                for r in range(self.table.rowCount())]
+        return table_rows(self.table)
 
     def _fill_table(self, rows: list[dict], currency: str) -> None:
         self.table.setRowCount(len(rows))

@@ -13,20 +13,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from functools import partial
 from importlib import import_module
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLabel,
-    QPushButton,
-    QTabWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
 from triage.base.errors import TriageError
 from triage.views.advice import recall_band
@@ -172,7 +166,8 @@ class LeadWindow(QWidget):
             no_tab_traps(self)
             # The chart views widen the window's minimum: a narrow window restored at the
             # screen's edge would now reach past it.
-            self.layout().activate()
+            if (layout := self.layout()) is not None:
+                layout.activate()
             keep_on_screen(self)
 
         agreement()
@@ -298,8 +293,8 @@ class LeadWindow(QWidget):
                 continue
             args = (self._curves_of(),) if request.needs_curves else ()
             extra = {"stage": request.stage} if request.stage else {}
-            self._start(request.step, path, lambda r=request, a=args, k=extra: helper_call(
-                r.task, path, *a, helper=r.helper, **k), request.helper)
+            work = partial(helper_call, request.task, path, *args, helper=request.helper, **extra)
+            self._start(request.step, path, work, request.helper)
 
     def _start(self, name: str, path: Path, work: Callable[[], Any], helper: str) -> None:
         worker = Worker(lambda _progress: work())

@@ -14,12 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import (
-    QLabel,
-    QMainWindow,
-    QMessageBox,
-    QWidget,
-)
+from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QWidget
 
 from triage.base.errors import TriageError
 from triage.project import Project, open_project
@@ -36,17 +31,16 @@ from ui.palette import FOCUS_STYLE, apply_app_palette
 from ui.panel_control import PanelController
 from ui.prefs import Prefs
 from ui.reading_actions import ReadingController
-from ui.team_live import (
-    TeamLive,
-    project_title,
-    server_problems,
-    start_team_live,
-    team_annotator,
-)
+from ui.team_live import TeamLive, project_title, server_problems, start_team_live, team_annotator
 from ui.window_state import restore_geometry, restore_splitter, size_window
 
 if TYPE_CHECKING:  # loaded with the panels, after the first candidate is on screen
     from triage.views.panels import PanelInfo
+    from ui.dialogs.new_project import NewProjectDialog
+    from ui.dialogs.settings import SettingsDialog
+    from ui.export_dialog import ExportDialog
+    from ui.help_dialog import HelpDialog
+    from ui.workers import Worker
 
 
 class MainWindow(QMainWindow):
@@ -58,9 +52,12 @@ class MainWindow(QMainWindow):
         self.project: Project | None = None
         self.lead_view: Any = None
         self._team_live: TeamLive | None = None
-        self.settings_dialog = self.new_project_dialog = self.help_dialog = None
+        self.settings_dialog: SettingsDialog | None = None
+        self.new_project_dialog: NewProjectDialog | None = None
+        self.help_dialog: HelpDialog | None = None
         self.last_export: Path | None = None   # the file the last export wrote
-        self.export_worker = self.export_options = None
+        self.export_worker: Worker | None = None
+        self.export_options: ExportDialog | None = None
         self.setWindowTitle("Triage")
         self.desk = Desk()
         self.advice_banner = AdviceBanner()
@@ -244,8 +241,10 @@ class MainWindow(QMainWindow):
         self.server_note.hide()
 
     # -- user actions ----------------------------------------------------------------
-    def open_interactive(self, path: str | Path) -> bool:
-        """Open a project the user picked, asking who is annotating."""
+    def open_interactive(self, path: str | Path | None) -> bool:
+        """Open a project the user picked (None: none was), asking who is annotating."""
+        if path is None:
+            return False
         default = self.prefs.last_annotator(path) or (
             self.desk.stats.annotator if self.desk.stats else "")
         name = ask_annotator(self, Path(path).name, default)

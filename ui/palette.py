@@ -73,7 +73,7 @@ def apply_app_palette() -> None:
     from ui.tooltips import wrap_all_tooltips
 
     app = QGuiApplication.instance()
-    if app is None:
+    if not isinstance(app, QGuiApplication):
         return
     palette = app.palette()
     for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):

@@ -30,6 +30,7 @@ from ui.workers import Worker
 
 if TYPE_CHECKING:  # loaded with the panels, after the first candidate is on screen
     from triage.project import Project
+    from triage.project.live_build import BuiltLive
     from triage.views.panels import PanelInfo
 
 # A chart redraw costs tens of milliseconds of Python on the chart thread, and every
@@ -164,7 +165,7 @@ class PanelController(QObject):
                          progress=lambda *_: self._load_panels_then_curves(project),
                          failed=failed)
 
-    def _load_panels_then_curves(self, project) -> None:
+    def _load_panels_then_curves(self, project: Project) -> None:
         """The later turns of :meth:`_load_panel_info`: the panels, then the curves."""
         if project is not self.project:
             return
@@ -174,7 +175,7 @@ class PanelController(QObject):
             self.refresh_panels()
         QTimer.singleShot(0, lambda: self._read_curves(project))
 
-    def _read_curves(self, project) -> None:
+    def _read_curves(self, project: Project) -> None:
         if project is not self.project:
             return
         from ui.advice_process import helper_call
@@ -202,7 +203,7 @@ class PanelController(QObject):
         """Is the open project's live state still being built off the GUI thread?"""
         return self._live_building is not None and self._live_building is self.project
 
-    def _live_arrived(self, project, built) -> None:
+    def _live_arrived(self, project: Project, built: BuiltLive | None) -> None:
         if project is not self.project:
             return
         self._live_building = None
@@ -225,10 +226,12 @@ class PanelController(QObject):
     def _panel_info(self, offline_curves: dict) -> PanelInfo:
         from triage.views.panels import PanelInfo
 
-        settings = self.project.settings
-        model = self.project.active_model()
+        project = self.project
+        assert project is not None  # panels are shown for an open project only
+        settings = project.settings
+        model = project.active_model()
         return PanelInfo(
-            pool=self.project.pool, currency=settings.currency, budget=settings.budget,
+            pool=project.pool, currency=settings.currency, budget=settings.budget,
             value_per_positive=settings.value_per_positive,
             price_per_item=settings.price_per_item, offline_curves=offline_curves,
             active_model=model.name if model else None,

@@ -85,9 +85,13 @@ class _FitWhenShown(QObject):
 
     active = True
 
+    def _keep(self, window: QWidget) -> None:
+        if self.active:
+            keep_on_screen(window)
+
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
         if event.type() == QEvent.Type.Show and isinstance(watched, QWidget):
-            QTimer.singleShot(0, lambda: self.active and keep_on_screen(watched))
+            QTimer.singleShot(0, lambda: self._keep(watched))
         return False
 
 

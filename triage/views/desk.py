@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from triage.store.settings import LabelOption, Settings
+from triage.views.text import HIDDEN_NOTE, bounded_meta
 
 # An annotator who walks away leaves the candidate on screen; counting the whole break as
 # time spent on one label would distort per-hour spend and seconds-per-label.
@@ -204,6 +205,14 @@ def public_meta(meta: dict[str, Any], public_fields: Sequence[str] | None) -> di
         chosen = set(public_fields)
         return {k: v for k, v in meta.items() if k in chosen}
     return {k: v for k, v in meta.items() if not looks_like_a_number(v)}
+
+
+def desk_meta(meta: dict[str, Any] | None, public_fields: Sequence[str] | None,
+              hidden: bool) -> str:
+    """The metadata lines under a candidate: public fields, bounded; a note on hidden text."""
+    shown = public_meta(meta or {}, public_fields)
+    text = bounded_meta(meta_text(shown)) if shown else ""
+    return "\n".join(filter(None, (HIDDEN_NOTE, text))) if hidden else text
 
 
 def score_text(score: float, model: str) -> str:

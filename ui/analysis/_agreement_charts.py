@@ -123,7 +123,7 @@ def _trend(ax, s: Series) -> None:
             ax.annotate(f"n={n}", (xi, v), xytext=(0, 5), textcoords="offset points",
                         ha="center", fontsize=FS - 2, color=GREY)
         else:
-            _undefined_mark(ax, xi)
+            _undefined_mark(ax, float(xi))
     _bands(ax)
     _ylim(ax, s.values)
     step = max(1, len(x) // 12)
@@ -146,7 +146,7 @@ def _deciles(ax, s: Series) -> None:
             ax.annotate(f"n={n}", (xi, max(v, 0.0)), xytext=(0, 2), textcoords="offset points",
                         ha="center", fontsize=FS - 2, color=GREY)
         else:
-            _undefined_mark(ax, xi)
+            _undefined_mark(ax, float(xi))
     _bands(ax)
     _ylim(ax, s.values)
     ax.axhline(0.0, color="#444444", linewidth=0.6)

@@ -79,11 +79,11 @@ class ChartCanvas(ChartPanel):
     def _build(self) -> None:
         # Constrained layout as the Figure's own engine, run on every draw: the charts are
         # rebuilt from scratch each time, and a colour bar is placed for that engine.
-        self.figure.set_layout_engine("constrained")
+        self.fig.set_layout_engine("constrained")
 
     def _layout(self, force: bool = False) -> None:
         """Nothing to do: the Figure lays itself out when drawn (see _build)."""
 
     def _draw(self, payload) -> None:
         draw, data = payload
-        draw(self.figure, data)
+        draw(self.fig, data)

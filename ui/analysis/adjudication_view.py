@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -223,16 +224,16 @@ class AdjudicationView(QWidget):
             self.buttons[value] = button
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
-        if (watched is self.table and event.type() == QEvent.Type.KeyPress
-                and event.key() == Qt.Key.Key_Z
-                and event.modifiers() == Qt.KeyboardModifier.ControlModifier):
-            self.undo()
-            return True
-        if (watched is self.table and event.type() == QEvent.Type.KeyPress
-                and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
-                and event.text() in self._keys):
-            self.rule(self._keys[event.text()])
-            return True
+        if watched is self.table and event.type() == QEvent.Type.KeyPress:
+            key = cast(QKeyEvent, event)  # a KeyPress event is a QKeyEvent
+            if (key.key() == Qt.Key.Key_Z
+                    and key.modifiers() == Qt.KeyboardModifier.ControlModifier):
+                self.undo()
+                return True
+            if (not key.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+                    and key.text() in self._keys):
+                self.rule(self._keys[key.text()])
+                return True
         return super().eventFilter(watched, event)
 
     def _update_buttons(self) -> None:

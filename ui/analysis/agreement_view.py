@@ -24,6 +24,7 @@ from triage.views.formatting import format_count, format_decimal, format_share
 from ui.analysis._agreement_charts import draw_agreement
 from ui.analysis._common import ChartCanvas, plain_label, role_style
 from ui.palette import CAPTION
+from ui.tables import table_rows
 
 READING_ROLE = {"reliable": "go", "tentative": "pause", "unreliable": "stop"}
 VERSION_COLUMNS = ("Guidelines", "Items (2+ raters)", "Krippendorff's α", "Agreement")
@@ -118,8 +119,7 @@ class AgreementView(QWidget):
 
     def version_rows(self) -> list[list[str]]:
         """The guideline-version table as shown (tests)."""
-        return [[self.versions.item(r, c).text() for c in range(self.versions.columnCount())]
-                for r in range(self.versions.rowCount())]
+        return table_rows(self.versions)
 
     def panel_data(self) -> dict:
         """Exactly what is drawn, as plain values (for tests)."""
@@ -146,8 +146,8 @@ class AgreementView(QWidget):
         for pair, reason in d.kappa_reasons.items():
             groups.setdefault(f"Cohen's κ undefined: {reason}", []).append(pair.replace("|", " & "))
         for name, s in (("session", d.sessions), ("decile", d.deciles)):
-            for label, value, reason in zip(s.labels, s.values, s.reasons):
+            for label, value, why in zip(s.labels, s.values, s.reasons):
                 if math.isnan(value):
-                    groups.setdefault(f"α undefined: {reason or 'no reason given'}", []).append(
+                    groups.setdefault(f"α undefined: {why or 'no reason given'}", []).append(
                         f"{name} {label}")
         return [f"{', '.join(where)} — {why}" for why, where in groups.items()]

@@ -37,6 +37,7 @@ from ui.analysis._models_charts import (
     draw_value,
 )
 from ui.palette import CAPTION
+from ui.tables import cell_text
 from ui.window_state import FitScroll
 
 METRIC_NAMES = {
@@ -240,7 +241,7 @@ class ModelsView(QWidget):
         d = self.data
         if d is None or d.unavailable:
             return {}
-        return {m: {key: self.metrics_table.item(r, c).text()
+        return {m: {key: cell_text(self.metrics_table, r, c)
                     for r, key in enumerate(d.metric_names)}
                 for c, m in enumerate(d.models)}
 

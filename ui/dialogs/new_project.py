@@ -271,10 +271,10 @@ class NewProjectDialog(QDialog):
         for value, n in self.counts:
             self.positive_combo.addItem(f"{value}  ({n:,} rows)", value)
         self.positive_combo.setEnabled(bool(self.counts))
-        if not self.counts:
+        if column is None or not self.counts:
             return
         scheme, _first = guess_scheme([value for value, _n in column.counts])
-        self.fields["scheme"].setText(scheme)
+        self.fields.scheme.setText(scheme)
         positive = guess_positive(self.counts)
         self.positive_combo.setCurrentIndex(max(0, self.positive_combo.findData(positive)))
         self._positive_chosen()
@@ -288,7 +288,7 @@ class NewProjectDialog(QDialog):
     def _positive_chosen(self, _index: int = 0) -> None:
         value = self.positive_combo.currentData()
         if value is not None:
-            self.fields["positives"].setText(str(value))
+            self.fields.positives.setText(str(value))
 
     def _suggest_target(self, source: Path) -> None:
         """The project follows the source's name, unless the user typed a path of their own."""
@@ -339,7 +339,7 @@ class NewProjectDialog(QDialog):
                 raise TriageError(f"{target} already exists; choose another name")
             settings = Settings().with_changes(**read_money_form(self.fields))
             if mapping.gold:
-                check_positives(parse_positives(self.fields["positives"].text()), self.counts)
+                check_positives(parse_positives(self.fields.positives.text()), self.counts)
         except TriageError as error:
             self.show_error(str(error))
             return
@@ -366,7 +366,9 @@ class NewProjectDialog(QDialog):
             self.progress.setRange(0, total // scale)
             self.progress.setValue(min(done, total) // scale)
 
-    def _done(self) -> None:
+    def _done(self, discard: bool = False) -> None:
+        if discard and self._target is not None:
+            remove_project(self._target)  # nothing half-made left behind
         self.worker = None
         self.progress.setVisible(False)
         self.create_button.setEnabled(True)
@@ -380,13 +382,11 @@ class NewProjectDialog(QDialog):
         super().accept()
 
     def _on_failed(self, message: str) -> None:
-        self._done()
-        remove_project(self._target)  # build_project already did; make sure
+        self._done(discard=True)  # build_project already removed it; make sure
         self.show_error(message)
 
     def _on_cancelled(self) -> None:
-        self._done()
-        remove_project(self._target)
+        self._done(discard=True)
         self.show_error("Import cancelled; no project was created.")
         if self._closing:
             super().reject()

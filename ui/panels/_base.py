@@ -19,6 +19,7 @@ import contextlib
 import gc
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QPointF, QRectF, QRunnable, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QImage, QPainter
@@ -28,6 +29,11 @@ from triage.views.formatting import format_count
 from triage.views.panels import LiveSnapshot, PanelInfo
 from ui.panels.chart_text import DPI, MIN_FIG_PT, chart_text_problems, readable
 from ui.save_chart import save_chart_dialog
+
+if TYPE_CHECKING:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 # Okabe–Ito: distinguishable with the common colour-vision deficiencies.
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW = (
@@ -120,10 +126,11 @@ class ChartPanel(QWidget):
         # DPI dots per logical inch, the screen 96), so text stays readable at any scale.
         self.fs = 10.0 if large else 8.7
         self.figsize = (7.0, 4.4) if large else (3.6, 2.3)
-        self.figure = None  # built on the chart thread on first use (see _ensure_figure)
+        self.figure: Figure | None = None  # built on the chart thread on first use (see fig)
         self._figure_lock = threading.RLock()  # held while anyone touches the figure
         self._state_lock = threading.Lock()    # guards the state below (never held long)
-        self._engine = None
+        self._engine: ConstrainedLayoutEngine | None = None
+        self._canvas: FigureCanvasAgg | None = None
         # Constrained layout costs about as much as drawing; run it only when the size or
         # the width of the axis labels changes, not on every redraw.
         self._layout_key: tuple | None = None
@@ -179,9 +186,9 @@ class ChartPanel(QWidget):
             raise ValueError(f"save a chart as .png or .svg, not {path.suffix or 'no extension'}")
         self.flush()
         with self._figure_lock:
-            self._ensure_figure()
+            figure = self.fig
             self._layout(force=True)
-            self.figure.savefig(path, format=fmt, dpi=150 if fmt == "png" else 100,
+            figure.savefig(path, format=fmt, dpi=150 if fmt == "png" else 100,
                                 facecolor="white")
         return path
 
@@ -202,15 +209,21 @@ class ChartPanel(QWidget):
         return self._job is not None
 
     # -- drawing (any thread, under the figure lock) -------------------------------------
-    def _ensure_figure(self) -> None:
-        if self.figure is not None:
-            return
+    @property
+    def fig(self) -> Figure:
+        """The figure, built on first use (drawing code only, under the figure lock)."""
+        if self.figure is None:
+            self._build_figure()
+        assert self.figure is not None
+        return self.figure
+
+    def _build_figure(self) -> None:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
         from matplotlib.layout_engine import ConstrainedLayoutEngine
 
         figure = Figure(figsize=self.figsize, dpi=DPI)
-        FigureCanvasAgg(figure)
+        self._canvas = FigureCanvasAgg(figure)
         self._engine = ConstrainedLayoutEngine(w_pad=0.02, h_pad=0.02, hspace=0.04,
                                                wspace=0.04)
         self.figure = figure
@@ -236,8 +249,7 @@ class ChartPanel(QWidget):
             data, state = self._current()
             if data is None:
                 return None, None
-            self._ensure_figure()
-            figure = self.figure
+            figure = self.fig
             if figure.dpi != DPI * ratio:
                 figure.set_dpi(DPI * ratio)
             w_in, h_in = width / DPI, height / DPI
@@ -250,9 +262,11 @@ class ChartPanel(QWidget):
                 readable(figure)
             self._layout()
             self._after_layout()
-            figure.canvas.draw()
+            canvas = self._canvas
+            assert canvas is not None  # made with the figure
+            canvas.draw()
             self._drawn_state = state
-            buffer = figure.canvas.buffer_rgba()
+            buffer = canvas.buffer_rgba()
             rows, cols = buffer.shape[:2]
             image = QImage(bytes(buffer), cols, rows, cols * 4,
                            QImage.Format.Format_RGBA8888).copy()
@@ -263,11 +277,13 @@ class ChartPanel(QWidget):
 
     def _layout(self, force: bool = False) -> None:
         """Re-run the layout when the canvas size or the axis-label widths changed."""
-        w, h = self.figure.get_size_inches()
-        key = (round(w, 3), round(h, 3), self.figure.dpi, *(
-            len(format_count(v)) for ax in self.figure.axes for v in (*ax.get_xlim(), *ax.get_ylim())))
+        figure = self.fig
+        w, h = figure.get_size_inches()
+        key = (round(w, 3), round(h, 3), figure.dpi, *(
+            len(format_count(v)) for ax in figure.axes for v in (*ax.get_xlim(), *ax.get_ylim())))
         if force or key != self._layout_key:
-            self._engine.execute(self.figure)
+            assert self._engine is not None  # made with the figure
+            self._engine.execute(figure)
             self._layout_key = key
 
     # -- scheduling (GUI thread) ---------------------------------------------------------

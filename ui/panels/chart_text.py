@@ -6,6 +6,11 @@ the screenshots)."""
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.text import Text
+    from matplotlib.transforms import Bbox
 
 DPI = 100  # figure dots per logical inch; the device pixel ratio multiplies it
 SCREEN_DPI = 96.0  # a logical inch on screen, in Qt's points
@@ -96,7 +101,7 @@ def chart_text_problems(figure, name: str, renderer=None) -> list[str]:
     renderer = renderer or figure.canvas.get_renderer()
     box = figure.bbox
     found = []
-    placed = []
+    placed: list[tuple[Text, Bbox]] = []
     for text in _texts(figure):
         label = f"{name}: {text.get_text()!r}"
         ext = text.get_window_extent(renderer)

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from triage.views.formatting import budget_buys, comparison_label, format_count
 from triage.views.palette import model_colour
 from triage.views.panels import ComparisonData, comparison_data
 from ui.panels._base import GREY, ChartPanel
+
+if TYPE_CHECKING:
+    from matplotlib.lines import Line2D
 
 
 class ComparisonPanel(ChartPanel):
@@ -16,9 +21,9 @@ class ComparisonPanel(ChartPanel):
     def _build(self) -> None:
         from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-        ax = self.ax = self.figure.add_subplot()
+        ax = self.ax = self.fig.add_subplot()
         self._style(ax)
-        self.lines: dict[str, object] = {}
+        self.lines: dict[str, Line2D] = {}
         (self.diagonal,) = ax.plot([], [], color=GREY, linestyle="--", linewidth=1.0,
                                    label="random order")
         self.budget_line = ax.axvline(0, color="#222222", linewidth=1.0, linestyle="-.")

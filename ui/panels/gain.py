@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from triage.views.formatting import count_tick, format_count, gain_title
 from triage.views.palette import model_colour
@@ -31,8 +32,15 @@ def legend_lines(labels: list[str], ncols: int, width_pt: float, size: float) ->
                key=len, default=[])
 
 
+if TYPE_CHECKING:
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Rectangle
+
+
 def _fitting_locator():
     """MaxNLocator whose tick count fits the axis's height (built lazily: matplotlib)."""
+    from matplotlib.axis import Axis
+    from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
     class _Fitting(MaxNLocator):
@@ -43,10 +51,10 @@ def _fitting_locator():
             self._most, self._label_pt = nbins, label_pt
 
         def tick_values(self, vmin, vmax):
-            axis = self.axis
-            if axis is not None and axis.axes is not None:
-                fig = axis.axes.figure
-                height_pt = axis.axes.get_position().height * fig.get_figheight() * 72
+            axes = self.axis.axes if isinstance(self.axis, Axis) else None
+            fig = axes.figure if axes is not None else None
+            if axes is not None and isinstance(fig, Figure):
+                height_pt = axes.get_position().height * fig.get_figheight() * 72
                 # A label and a gap of the same height per tick: never two labels touching.
                 fit = int(height_pt / (2 * self._label_pt))
                 self.set_params(nbins=max(1, min(self._most, fit)))
@@ -72,7 +80,7 @@ class GainPanel(ChartPanel):
         from matplotlib.collections import LineCollection
         from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-        ax = self.ax = self.figure.add_subplot()
+        ax = self.ax = self.fig.add_subplot()
         self._style(ax)
         ax.grid(True, axis="x", color="#F2F2F2", linewidth=0.5)
         self._pool = 1
@@ -84,8 +92,8 @@ class GainPanel(ChartPanel):
                                    zorder=2)
         (self.live,) = ax.plot([], [], color=BLUE, linewidth=2.2 if self.large else 1.6,
                                zorder=4, label="labels so far (live)")
-        self.offline: dict[str, object] = {}
-        self.band_span = None
+        self.offline: dict[str, Line2D] = {}
+        self.band_span: Rectangle | None = None
         (self.band_line,) = ax.plot([], [], color="#CC79A7", linewidth=1.0, linestyle="-.",
                                     zorder=2)
         self.empty_text = ax.text(0.5, 0.55, "", transform=ax.transAxes, ha="center",
@@ -113,7 +121,7 @@ class GainPanel(ChartPanel):
         """Never over the curves: below the chart when large, else in a light box at the
         lower right (where the curves are flattest)."""
         entries = len([h for h in ax.get_legend_handles_labels()[1]])
-        height_pt = ax.get_window_extent().height * 72 / self.figure.dpi
+        height_pt = ax.get_window_extent().height * 72 / self.fig.dpi
         if not self.large and entries > 2:   # the desk: short names, side by side
             self._short_legend(ax, entries, height_pt)
             return
@@ -132,8 +140,8 @@ class GainPanel(ChartPanel):
         so the plot keeps its height: full labels in one or two columns if they fit, else
         short ones (the model's name) in two or three columns."""
         self._layout_key = None  # the layout makes room for the legend below the axes
-        width_pt = self.figure.get_figwidth() * 72 - 40
-        room_pt = LEGEND_SHARE * self.figure.get_figheight() * 72
+        width_pt = self.fig.get_figwidth() * 72 - 40
+        room_pt = LEGEND_SHARE * self.fig.get_figheight() * 72
         size = max(MIN_FIG_PT, self.fs - 1)
         handles, full = ax.get_legend_handles_labels()
         short = [self._short_names().get(id(h), t) for h, t in zip(handles, full)]
@@ -141,14 +149,14 @@ class GainPanel(ChartPanel):
             for ncols in choices:
                 lines = legend_lines(labels, ncols, width_pt, size)
                 if lines and len(lines) * size * 1.35 <= room_pt:
-                    self.figure.legend(handles, _wrapped(labels, ncols, width_pt, size),
-                                       loc="outside lower center", ncols=ncols,
-                                       fontsize=size, frameon=False, handlelength=1.6,
-                                       columnspacing=1.2, labelspacing=0.25)
+                    self.fig.legend(handles, _wrapped(labels, ncols, width_pt, size),
+                                    loc="outside lower center", ncols=ncols,
+                                    fontsize=size, frameon=False, handlelength=1.6,
+                                    columnspacing=1.2, labelspacing=0.25)
                     return
         # Nothing fits: the short names in as many columns as there are entries (one row).
-        self.figure.legend(handles, short, loc="outside lower center", ncols=max(1, len(short)),
-                           fontsize=size, frameon=False, handlelength=1.2, columnspacing=0.8)
+        self.fig.legend(handles, short, loc="outside lower center", ncols=max(1, len(short)),
+                        fontsize=size, frameon=False, handlelength=1.2, columnspacing=0.8)
 
     def _short_names(self) -> dict[int, str]:
         """One or two words per legend entry: the full sentences are in the lead view's
@@ -248,17 +256,17 @@ class GainPanel(ChartPanel):
         self.empty_text.set_text(
             "Nothing annotated yet.\nThe curve grows with every label." if data.empty else "")
         title = self.title if data.empty else f"{self.title}: {data.summary}"
-        width_pt = self.figure.get_figwidth() * 72 - 20
+        width_pt = self.fig.get_figwidth() * 72 - 20
         self.title_text.set_text(wrap_to(title, width_pt, self.fs + 1) if self.large
                                  else self.title)
         if not self.large:   # the axis title never longer than the axes are high
-            height_pt = ax.get_position().height * self.figure.get_figheight() * 72
+            height_pt = ax.get_position().height * self.fig.get_figheight() * 72
             ax.set_ylabel(fitting(("positives found (items)", "positives found",
                                    "positives"), height_pt, self.fs), fontsize=self.fs)
         legend = ax.get_legend()
         if legend is not None:
             legend.remove()
-        for old in list(self.figure.legends):
+        for old in list(self.fig.legends):
             old.remove()
         if not data.empty or data.offline:
             self._legend(ax)

@@ -18,8 +18,8 @@ class SpendPanel(ChartPanel):
     def _build(self) -> None:
         from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-        grid = self.figure.add_gridspec(2, 2, height_ratios=[1, 2.6], width_ratios=[1.25, 1])
-        bar = self.bar_ax = self.figure.add_subplot(grid[0, :])
+        grid = self.fig.add_gridspec(2, 2, height_ratios=[1, 2.6], width_ratios=[1.25, 1])
+        bar = self.bar_ax = self.fig.add_subplot(grid[0, :])
         self._style(bar)
         bar.grid(False)
         bar.set_yticks([])
@@ -41,7 +41,7 @@ class SpendPanel(ChartPanel):
         self.bar_axis_title = bar.set_xlabel("spent, projected and budget (USD)",
                                              fontsize=self.fs - 0.5, labelpad=1)
 
-        text = self.text_ax = self.figure.add_subplot(grid[1, 0])
+        text = self.text_ax = self.fig.add_subplot(grid[1, 0])
         text.set_axis_off()
         step = 1.0 / (LINES + 0.6)
         self.captions = [text.text(0.0, 1 - (i + 0.8) * step, "", fontsize=self.fs,
@@ -52,7 +52,7 @@ class SpendPanel(ChartPanel):
         self.warning = text.text(0.0, 0.0, "", fontsize=self.fs - 1.5, color=VERMILLION,
                                  va="bottom", wrap=True)
 
-        people = self.people_ax = self.figure.add_subplot(grid[1, 1])
+        people = self.people_ax = self.fig.add_subplot(grid[1, 1])
         self._style(people)
         people.grid(True, axis="x", color=LIGHT, linewidth=0.6)
         people.grid(False, axis="y")
@@ -78,7 +78,7 @@ class SpendPanel(ChartPanel):
         """How many figure lines fit the panel's height at a readable size (a short panel
         on a scaled-up screen shows the first ones, never smaller or overlapping text);
         places them evenly."""
-        height_pt = self.text_ax.get_window_extent().height * 72 / self.figure.dpi
+        height_pt = self.text_ax.get_window_extent().height * 72 / self.fig.dpi
         size = max(self.fs, MIN_FIG_PT)
         # Each line needs 1.25 × its size; the lines are spaced over (shown + 0.6) steps.
         shown = max(1, min(LINES, int(height_pt / (size * 1.25) - 0.6)

@@ -18,7 +18,7 @@ class YieldPanel(ChartPanel):
         from matplotlib.patches import Patch
         from matplotlib.ticker import PercentFormatter
 
-        ax = self.ax = self.figure.add_subplot()
+        ax = self.ax = self.fig.add_subplot()
         self._style(ax)
         xs = list(range(1, 11))
         # The shading stops below the legend band (bars never pass 100%).
@@ -70,7 +70,7 @@ class YieldPanel(ChartPanel):
             # legend above the bars or the title.
             inside = label and text.get_rotation() == 90 and (y or 0.0) > 0.5
             text.set_y((y or 0.0) - 0.02 if inside else (y or 0.0) + 0.02)
-            text.set_va("top" if inside else "bottom")
+            text.set_verticalalignment("top" if inside else "bottom")
             text.set_color("white" if inside else "#222222")
         labels = [str(d) if n else "–" for d, n in zip(data.deciles, data.items)]
         self.ax.set_xticks(data.deciles, labels)
