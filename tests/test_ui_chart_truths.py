@@ -93,3 +93,35 @@ def test_the_spend_panels_names_never_run_into_its_figures(qtbot):
     panel.show_state(state.snapshot(), info)
     panel.flush()
     assert panel.text_problems() == []
+
+
+@pytest.mark.slow
+def test_the_agreement_bands_are_named_beside_the_plot_never_over_a_point(qtbot, tmp_path):
+    """"reliable" and "tentative" sit right of the plot: inside it, "reliable" ran into the
+    "n=43" of a session whose α was between the two lines."""
+    from matplotlib.text import Annotation
+
+    from tests.helpers import make_project
+    from tests.test_view_analysis import BREAKDOWNS, label_two
+    from triage.project.agreement import agreement_for_project
+    from triage.views.analysis import session_labels
+    from ui.analysis import AgreementView
+
+    project = make_project(tmp_path, n=60, budget=1.0)
+    label_two(project)
+    report = agreement_for_project(project, bootstrap=50, breakdowns=BREAKDOWNS).to_json()
+    view = AgreementView()
+    qtbot.addWidget(view)
+    view.resize(1000, 560)
+    view.show_report(report, session_labels(project))
+    view.show()
+    view.flush()
+    project.close()
+    fig = view.chart.figure
+    renderer = fig.canvas.get_renderer()
+    bands = [(t, ax) for ax in fig.axes for t in ax.texts
+             if isinstance(t, Annotation) and t.get_text() in ("reliable", "tentative")]
+    assert len(bands) == 4   # two charts, two bands each
+    for text, ax in bands:
+        assert text.get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
+    assert view.chart.text_problems() == []
