@@ -125,3 +125,53 @@ def test_the_agreement_bands_are_named_beside_the_plot_never_over_a_point(qtbot,
     for text, ax in bands:
         assert text.get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
     assert view.chart.text_problems() == []
+
+
+SHARP_PROBE = """
+import json, sys
+import numpy as np
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from triage.stats.live import LabelEvent, LiveState
+from triage.views.panels import PanelInfo
+from ui.panels import GainPanel
+state = LiveState(1500, price_per_item=0.04)
+for i in range(1, 200):
+    state.apply(LabelEvent(i, i, "ada", i % 3 == 0, False, 10.0, "triage"))
+panel = GainPanel()
+panel.resize(301, 203)
+panel.show()
+app.processEvents()
+panel.show_state(state.snapshot(), PanelInfo(pool=1500))
+panel.flush()
+shot = panel.grab().toImage().convertToFormat(panel.grab().toImage().Format.Format_RGBA8888)
+buffer = np.asarray(panel.figure.canvas.buffer_rgba())
+h, w = min(shot.height(), buffer.shape[0]), min(shot.width(), buffer.shape[1])
+raw = np.frombuffer(shot.constBits(), np.uint8, shot.sizeInBytes()).reshape(
+    shot.height(), shot.bytesPerLine())[:, : shot.width() * 4].reshape(shot.height(), shot.width(), 4)
+same = float(np.mean(np.all(raw[:h, :w, :3] == buffer[:h, :w, :3], axis=2)))
+print(json.dumps({"ratio": panel.devicePixelRatioF(), "shot": [shot.width(), shot.height()],
+                  "buffer": [buffer.shape[1], buffer.shape[0]], "same": same}))
+"""
+
+
+@pytest.mark.parametrize("scale", ["1.25", "1.5"])
+def test_charts_are_drawn_pixel_for_pixel_at_a_fractional_scale(tmp_path, scale):
+    """At 125 % the chart's image has the screen's device pixels: what the widget shows is
+    the figure's own pixels, never a resampled (blurred) copy."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "QT_SCALE_FACTOR": scale,
+           "TRIAGE_CONFIG_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", SHARP_PROBE], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["ratio"] == float(scale)
+    assert abs(seen["shot"][0] - seen["buffer"][0]) <= 1 and abs(seen["shot"][1] - seen["buffer"][1]) <= 1
+    assert seen["same"] > 0.99, seen
