@@ -26,7 +26,9 @@ pushed to the local server and opened by URL as an annotator role (a replica in 
 temporary ``TRIAGE_CACHE_DIR``). Timed per iteration: ``record_label`` (the durable
 commit: SQLite's fsync, or the server's synchronous commit plus the pull into the replica)
 then ``next_candidate`` (on the server: the lease). p50/p95/p99 over ``--labels``
-iterations after 20 warm-up ones.
+iterations after 20 warm-up ones, and the server's own time per step: the milliseconds
+spent in the functions the desk calls (``track_functions``), which a loaded machine
+stretches less than the round trips.
 
 Each function here is one benchmark; ``main`` dispatches on the first
 argument, so other benchmarks of the team store sit beside this one.
@@ -178,8 +180,11 @@ def latency(rows: int, labels: int) -> dict[str, Any]:
             # A script labels faster than the server's pace for a person (5 a second).
             server.psql("INSERT INTO triage_latency.project VALUES ('server_label_rate', "
                         "'100000') ON CONFLICT (key) DO UPDATE SET value = excluded.value;")
+            server.psql("ALTER SYSTEM SET track_functions = 'all'; SELECT pg_reload_conf();")
+            server.psql("SELECT pg_stat_reset();")
             with open_project(url.replace("postgres@", "bench@")) as project:
                 server_ms = _label_and_next(project, "bench", labels)
+            functions_ms = _server_function_ms(server)   # the desk's backends have ended
         finally:
             server.cleanup()
     out: dict[str, Any] = {"case": "label-and-next", "rows": rows, "labels": labels,
@@ -188,7 +193,29 @@ def latency(rows: int, labels: int) -> dict[str, Any]:
         out[name] = {f"p{q}_ms": float(statistics.quantiles(ms, n=100)[q - 1])
                      for q in (50, 95, 99)}
     out["p50_ratio"] = out["server"]["p50_ms"] / out["file"]["p50_ms"]
+    # Only the desk's calls count: one step is a label, its pull and the next lease.
+    out["server_function_ms_per_step"] = functions_ms / (labels + 20)
     return out
+
+
+# The functions a desk calls itself (they call the others); their total is the server's
+# own work per step, which the machine's load stretches less than the round trips.
+DESK_CALLS = ("add_label", "claim", "label_feed", "session_feed", "active_kinds", "live_leases")
+
+
+def _server_function_ms(server: Any) -> float:
+    """Milliseconds the server spent in the functions a desk calls (``track_functions``)."""
+    names = ", ".join(f"'{name}'" for name in DESK_CALLS)
+    seen = -1.0
+    for _ in range(20):   # an ending backend reports its counts as it exits
+        out = server.psql("SELECT 'total=' || coalesce(sum(total_time), 0) FROM "
+                          f"pg_stat_user_functions WHERE funcname IN ({names});")
+        total = float(out.split("total=")[1].split()[0])
+        if total == seen and total > 0:
+            break
+        seen = total
+        time.sleep(0.5)
+    return seen
 
 
 def _print_latency(result: dict[str, Any]) -> None:
@@ -199,6 +226,8 @@ def _print_latency(result: dict[str, Any]) -> None:
     for name, label in (("file", "SQLite project file"), ("server", "local PostgreSQL")):
         r = result[name]
         print(f"| {label} | {r['p50_ms']:.1f} ms | {r['p95_ms']:.1f} ms | {r['p99_ms']:.1f} ms |")
+    print(f"server's own time in the desk's functions: "
+          f"{result['server_function_ms_per_step']:.2f} ms per step")
     print(json.dumps(result))
 
 

@@ -137,6 +137,11 @@ def shoot(out: Path, scale: str) -> list[Path]:
     for i in range(lead.tabs.count()):
         lead.tabs.setCurrentIndex(i)
         _wait_for(app, lambda: not lead.status.text().startswith("computing"))
+        if lead.tabs.widget(i) is lead.data:   # a word found, one record open
+            _wait_for(app, lambda: lead.data.index_state == "ready" and not lead.data.busy())
+            lead.data.filters.search.setText("bucket")
+            _wait_for(app, lambda: not lead.data.busy())
+            lead.data.table.selectRow(0)
         _settle(app, 0.5)
         window.refresh_panels()
         _flush(lead)

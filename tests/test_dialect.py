@@ -55,3 +55,23 @@ def test_a_plain_file_is_not_parsed_to_be_guessed(tmp_path, monkeypatch):
     path = write(tmp_path, "big.csv", ("key,text,s\n" + rows).encode())
     monkeypatch.setattr(dialect, "_widths", lambda *a: (_ for _ in ()).throw(AssertionError))
     assert sniff(path, "csv").dialect == Dialect()
+
+
+def test_a_byte_not_utf8_past_the_sample_is_named_when_guessing_columns(tmp_path):
+    # The sniff reads the first MiB; the whole-file profile behind the guesses meets the
+    # latin-1 byte and says where it is and which option reads it (not "give --text").
+    import pytest
+
+    from triage.base.errors import InputError
+    from triage.ingest.dialect import SAMPLE_BYTES
+    from triage.ingest.profile import profile
+
+    rows = [f"k{i},words of ticket {i} here,0.{i % 1000:03d}" for i in range(
+        SAMPLE_BYTES // 30 + 10)]
+    data = ("id,text,score\n" + "\n".join(rows) + "\nkx,caf\xe9 au lait,0.5\n").encode("latin-1")
+    path = write(tmp_path, "late.csv", data)
+    assert sniff(path, "csv").dialect == Dialect()  # the sample is plain UTF-8
+    with pytest.raises(InputError) as caught:
+        profile(path)
+    assert f"late.csv:{len(rows) + 2}: not UTF-8 (byte 0xe9 at character 7)" in str(caught.value)
+    assert "give --encoding cp1252" in str(caught.value)

@@ -236,3 +236,46 @@ def test_triage_new_loads_neither_pandas_nor_numpy_ma(tmp_path):
             (500, "overlap", "overlap")
     finally:
         db.close()
+
+
+@pytest.mark.parametrize("other_reader", [False, True])
+def test_the_bulk_child_writes_without_the_log_when_alone_and_the_file_returns_to_it(
+        tmp_path, monkeypatch, other_reader):
+    # Alone with the file, the import leaves the write-ahead log for a rollback journal
+    # (the rows are written once, into the file); with another connection open it keeps
+    # the log. Either way the rows are all there and the file is on the log afterwards.
+    import sqlite3
+
+    from triage.store import bulkrun, poolwrite
+
+    monkeypatch.setattr(poolwrite, "SMALL_ROWS", 0)  # the child, whatever the size
+    source = write(tmp_path / "pool.csv", [(f"k{i}", f"t {i}", i / 7, 0.5, "", "")
+                                           for i in range(50)])
+    db_path = tmp_path / "p.triage"
+    db = create_database(db_path)
+    other = sqlite3.connect(db_path) if other_reader else None
+    if other is not None:
+        other.execute("SELECT count(*) FROM candidates").fetchone()
+    modes: list[str] = []
+    original = bulkrun.write
+
+    def spy(path, *args, **kwargs):
+        probe = sqlite3.connect(path)
+        modes.append(probe.execute("PRAGMA journal_mode").fetchone()[0])
+        probe.close()
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(bulkrun, "write", spy)
+    try:
+        import_candidates(db, source, MAPPING)
+        assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.conn.execute("SELECT count(*) FROM candidates").fetchone()[0] == 50
+    finally:
+        db.close()
+        if other is not None:
+            other.close()
+    assert modes == (["wal"] if other_reader else ["delete"])
+    check = sqlite3.connect(db_path)
+    assert check.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert check.execute("SELECT count(*) FROM candidates").fetchone()[0] == 50
+    check.close()

@@ -29,10 +29,10 @@ def test_new_project_file_has_marker_wal_and_schema(tmp_path):
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     names = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations")]
     assert names == ["0001_initial", "0002_certification", "0003_guidelines", "0004_label_source",
-                     "0005_cal_snapshots", "0006_content_hashes"]
+                     "0005_cal_snapshots", "0006_content_hashes", "0007_text_search"]
     conn.close()
     with open_project(tmp_path / "a.triage") as again:
-        assert schema_version(again.db) == 6
+        assert schema_version(again.db) == 7
         assert again.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
         assert again.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
 

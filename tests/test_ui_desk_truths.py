@@ -67,7 +67,7 @@ def test_the_f1_sheet_starts_every_description_at_one_column(window, qtbot):  # 
             cursor.setPosition(block.position() + line.index("\t") + 1)
             starts.add(sheet.cursorRect(cursor).x())
     assert len(starts) == 1, starts
-    assert "Ctrl+1 … Ctrl+7\tgo to a tab" in text
+    assert "Ctrl+1 … Ctrl+8\tgo to a tab" in text
     window.help_dialog.close()
 
 

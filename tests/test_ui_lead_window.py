@@ -63,7 +63,8 @@ def test_lead_window_tabs_compute_off_the_gui_thread(window, qtbot):
 
     # Every tab is there at once; each fills when its helper or worker reports.
     assert [lead.tabs.tabText(i) for i in range(lead.tabs.count())] == [
-        "Overview", "Advice", "Agreement", "Adjudication", "Guidelines", "Models", "Gallery"]
+        "Overview", "Advice", "Agreement", "Adjudication", "Guidelines", "Models", "Gallery",
+        "Data"]
     qtbot.waitUntil(lambda: not lead.pending_tabs(), timeout=60000)
     assert lead.agreement is not None and lead.models is not None
     assert lead.tabs.indexOf(lead.agreement) == 2 and lead.tabs.indexOf(lead.models) == 5

@@ -96,7 +96,12 @@ INTERNAL = {
     "triage.store.schema:m0004_label_source": "schema migration",
     "triage.store.schema:m0005_cal_snapshots": "schema migration",
     "triage.store.schema:m0006_content_hashes": "schema migration",
+    "triage.store.schema:m0007_text_search": "schema migration",
+    "triage.store.search:build_index": "a derived full-text index of the local file (or "
+                                       "replica), built on first search; never on a server",
     "triage.store.candidates:ensure_key_index": "a derived index, built on first look-up",
+    "triage.store.bulkrun:rollback_journal": "the file's journal mode around a pool import "
+                                             "(no data)",
     "triage.store.pg.pull:_apply": "the replica following its server (link's connection)",
     "triage.store.pg.pull:insert_sql": "the replica following its server (link's connection)",
     "triage.store.pg.pull:store_labels": "the replica following its server (link's connection)",
@@ -105,6 +110,7 @@ INTERNAL = {
     "triage.store.pg.quarantine:set_mark": "the replica's pull position",
     "triage.store.pg.quarantine:store": "the replica setting aside a row it cannot use",
     "triage.store.pg.feeds:feed_statements": "`triage server init`",
+    "triage.store.pg.plpgsql:cached_plans": "`triage server init` (the functions it creates)",
     "triage.store.pg.schema:retired_statements": "`triage server init` (upgrade)",
     "triage.store.pg.ingest:store_plan": "`triage new URL`: the overlap plan drawn with the pool",
     "triage.store.pg.copy:push_tables": "`triage push`: a file published to a new server project",

@@ -24,7 +24,7 @@ from ui.analysis.advice_banner import AdviceBanner
 ADVICE_COLUMNS = ("Rule", "Verdict", "Why")
 # The lead window's keys, for the F1 sheet (bound in LeadWindow._keys and the views).
 LEAD_KEYS = (("Esc or Ctrl+W", "close the lead window (asks about unsaved guidelines)"),
-             ("Ctrl+1 … Ctrl+7", "go to a tab"),
+             ("Ctrl+1 … Ctrl+8", "go to a tab"),
              ("F5", "recompute"), ("a label's key", "rule on the selected disagreement"),
              ("Ctrl+Z", "undo your last ruling (in the adjudication table)"),
              ("Tab / Shift+Tab", "move between fields and tables"))

@@ -1,12 +1,11 @@
-"""The lead's window: the live overview plus advice, agreement, adjudication and models.
+"""The lead's window: the live overview plus advice, agreement, adjudication, models, data.
 
-The window opens at once with every tab; a tab whose figures are not ready says
-"computing…". Every analysis starts when the window opens and on "Recompute": the
-agreement, the disagreements and the model comparison are read and computed in the lead's
-helper process (:mod:`ui.advice_process`, its own connection and interpreter, so neither
-the desk nor this window waits), the guidelines (one row) here. The chart views load
-matplotlib, which takes a second: it is imported on a worker thread first and the two
-chart views are built when it is there. The model comparison comes in three steps.
+The window opens at once; a tab whose figures are not ready says "computing…". Every analysis
+starts when the window opens and on "Recompute": agreement, disagreements and the model comparison
+are computed in the lead's helper process (:mod:`ui.advice_process`, its own connection and
+interpreter, so neither the desk nor this window waits), the guidelines (one row) here. The chart
+views load matplotlib (about a second): it is imported on a worker thread first and the two chart
+views are built when it is there. The model comparison comes in three steps.
 """
 
 from __future__ import annotations
@@ -35,6 +34,7 @@ from triage.views.lead_schedule import (
 from ui.analysis.adjudication_view import AdjudicationView
 from ui.analysis.gallery_view import GalleryView
 from ui.analysis.guidelines_view import GuidelinesView
+from ui.data_manager import lead_data_tab
 from ui.lead_report import ask_report_path, write_report_in_background
 from ui.lead_tabs import ADVICE_COLUMNS, LEAD_KEYS, AdviceTab, Rulings, computing_placeholder
 from ui.lead_view import LeadView
@@ -82,6 +82,7 @@ class LeadWindow(QWidget):
             lambda: self.prefs.set_curator(self.adjudication.curator_name()))
         self.guidelines = GuidelinesView(self, on_save=self._save_guidelines)
         self.gallery = GalleryView(self, project_of=project_of)
+        self.data = lead_data_tab(self, project_of, self.adjudication.curator_name, self.rulings)
         self.agreement: Any = None                 # the chart views: see _load_chart_views
         self.models: Any = None
         self._placeholders = {"agreement": computing_placeholder("agreement", self),
@@ -90,9 +91,9 @@ class LeadWindow(QWidget):
         self.tabs.tabBar().setAccessibleName("Lead window sections")
         for title, widget in (("Overview", self.overview), ("Advice", self.advice),
                               ("Agreement", self._placeholders["agreement"]),
-                              ("Adjudication", self.adjudication),
-                              ("Guidelines", self.guidelines),
-                              ("Models", self._placeholders["models"]), ("Gallery", self.gallery)):
+                              ("Adjudication", self.adjudication), ("Guidelines", self.guidelines),
+                              ("Models", self._placeholders["models"]), ("Gallery", self.gallery),
+                              ("Data", self.data)):
             self.tabs.addTab(widget, title)
         self._build_bar(certify)
         no_tab_traps(self)
@@ -182,7 +183,7 @@ class LeadWindow(QWidget):
         super().keyPressEvent(event)
 
     def _keys(self) -> None:
-        """Esc and Ctrl+W close; Ctrl+1…7 pick a tab; F5 recomputes (see LEAD_KEYS)."""
+        """Esc and Ctrl+W close; Ctrl+1…8 pick a tab; F5 recomputes (see LEAD_KEYS)."""
         for keys, what, slot in (("Ctrl+W", "close the lead window", self.close),
                                  ("F5", "recompute", self.refresh_analysis)):
             shortcut = QShortcut(QKeySequence(keys), self)

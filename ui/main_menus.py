@@ -63,6 +63,7 @@ class MainMenus:
         self.drawer_action = self._action(view, "Guidelines and history", slots.toggle_drawer,
                                           "Ctrl+G", checkable=True)
         self._action(view, "History", slots.focus_history, "Ctrl+H")
+        self._action(view, "Find…", self._find, QKeySequence.StandardKey.Find)
         view.addSeparator()
         self.show_score_action = self._action(view, "Show score", slots.toggle_score,
                                               checkable=True)
@@ -79,6 +80,12 @@ class MainMenus:
 
         make = ensure_picture_demo if kind == "pictures" else ensure_demo
         self._slots.open_recent(str(make(data_dir())))
+
+    def _find(self) -> None:
+        """The annotator's data manager: find any candidate, see and change one's decision."""
+        from ui.data_manager import open_find
+
+        open_find(self._window)
 
     def _action(self, menu: QMenu, text: str, slot: Slot,
                 shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,

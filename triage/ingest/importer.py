@@ -42,7 +42,7 @@ from triage.base.progress import Progress as Progress
 from triage.ingest import carefulstream, fastread, imagecols, metajson
 from triage.ingest import import_parts as parts
 from triage.ingest.dialect import Dialect, fast
-from triage.ingest.preview import preview as preview
+from triage.ingest.profile import preview as preview
 from triage.ingest.progress import Ticker as _Ticker
 from triage.ingest.ranking import rank_scores as rank_scores
 from triage.ingest.reader import Table, read_table

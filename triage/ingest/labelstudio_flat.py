@@ -10,18 +10,17 @@ skipped annotations out; the summary says so.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 from typing import Any
 
-from triage.base.errors import Problem, TriageError
+from triage.base.errors import InputError, Problem, TriageError
 from triage.ingest import exchange_values as values
 from triage.ingest.exchange import Exchange, ExchangeLabel, ReadOptions, fail
 from triage.ingest.exchange_pictures import Pictures
 from triage.ingest.exchange_values import BadValue
 from triage.ingest.labelstudio_config import LabelConfig
+from triage.ingest.parsing import parse_delimited
 
 ROW_FIELDS = ("id", "annotator", "annotation_id", "created_at", "updated_at", "lead_time")
 
@@ -29,10 +28,12 @@ ROW_FIELDS = ("id", "annotator", "annotation_id", "created_at", "updated_at", "l
 def read_csv(path: Path, raw: str, options: ReadOptions, config: LabelConfig | None
              ) -> Exchange:
     """Read Label Studio's CSV export (JSON text in a cell is decoded)."""
-    try:
-        rows = list(csv.DictReader(io.StringIO(raw)))
-    except csv.Error as error:
+    try:  # the careful reader's parse (strict quoting, lines counted)
+        records = [r for r in parse_delimited(path, raw, ",", 0, None)[0] if r]
+    except InputError as error:
         raise TriageError(f"{path}: not a Label Studio CSV export ({error})") from error
+    header = records[0] if records else []
+    rows = [dict(zip(header, r)) for r in records[1:]]
     if not rows or "annotation_id" not in rows[0]:
         raise TriageError(f"{path}: not a Label Studio export: a CSV export has the columns "
                           "id, annotator, annotation_id, … (and JSON exports start with '[')")

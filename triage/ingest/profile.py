@@ -1,6 +1,8 @@
-"""What each column of a candidate file holds, over the whole file: for guessing the mapping.
+"""What a candidate file holds, for the new-project dialog and for guessing the mapping.
 
-The new-project dialog and ``triage new`` without ``--text``/``--score`` guess which column
+:func:`preview` gives its first rows as text (the first MiB of a text file, unvalidated),
+:func:`profile` summarises every column over the whole file. The dialog and ``triage
+new`` without ``--text``/``--score`` guess which column
 is the key, the text, the gold label and the scores from names *and* values. Values from
 the first rows mislead (a sample of 8,542 of 24,783 rows; a column that looks unique in
 the first MiB), so the whole file is read with Arrow's readers and type inference (a
@@ -8,19 +10,23 @@ million rows in well under a second) and summarised per column: its type, whethe
 values are unique, the range of its numbers, the mean length of its text, the share of
 its values that name a picture file (``.jpg``, ``.png``...), and for a column with few
 distinct values how many rows hold each. A file Arrow cannot read whole
-(a malformed row) is summarised from its first MiB instead, and says so.
+(a malformed row) is summarised from its first MiB instead (its preview), and says so.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from triage.base.errors import InputError, Problem
 from triage.ingest.dialect import PLAIN, Dialect
 from triage.ingest.parsing import check_header
-from triage.ingest.preview import preview
-from triage.ingest.reader import format_of
+from triage.ingest.reader import decode, format_of
+
+PREVIEW_BYTES = 1 << 20
 
 FEW_VALUES = 50  # a column with at most this many distinct values gets its counts
 # A value that names a picture: a path or address ending in a picture extension (a URL's
@@ -72,6 +78,8 @@ def _whole_table(path: Path, sheet: str | None, dialect: Dialect) -> Any:
         table = pacsv.read_csv(str(path), read_options=read, convert_options=convert,
                                parse_options=csv_options(dialect.delimiter_for(kind)))
         check_header(path, table.column_names, dialect.header_row or 1)
+        if encoding == "utf8" and any(pa.types.is_binary(t) for t in table.schema.types):
+            decode(path, path.read_bytes(), dialect.encoding)  # the line that is not UTF-8
         return _typed(table)
     if kind == "jsonl":
         import pyarrow.json as pajson
@@ -205,3 +213,72 @@ def _picture_share(values: Any) -> float:
         return 0.0
     named = pc.sum(pc.match_substring_regex(values, PICTURE_NAME)).as_py() or 0
     return float(named) / present
+
+def preview(path: str | Path, rows: int = 20, sheet: str | None = None,
+            dialect: Dialect | None = None) -> tuple[list[str], list[list[str]]]:
+    """Header and the first ``rows`` rows as text, for the new-project dialog.
+
+    Reads at most the first MiB of a text file, so it is instant on any file; the first
+    rows of a Parquet file, a spreadsheet's ``sheet`` (None: the first) as its program
+    shows it. Rows are not validated.
+    """
+    path = Path(path)
+    kind = format_of(path)
+    dialect = dialect or PLAIN
+    sheet = sheet or dialect.sheet
+    if kind == "parquet":
+        return _parquet_head(path, rows)
+    if kind in ("xlsx", "ods"):
+        from triage.ingest.columnar import read_sheet
+
+        names, cells, _lines = read_sheet(path, sheet, dialect.header_row)
+        return names, [list(r) for r in zip(*(cells[n][:rows] for n in names))]
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(PREVIEW_BYTES)
+            more = bool(handle.read(1))
+    except OSError as error:
+        raise InputError([Problem(str(path), None, None, f"cannot be read ({error})")]) from error
+    if more and b"\n" in data:
+        data = data[: data.rindex(b"\n") + 1]  # never cut a character or a line in half
+    text = decode(path, data, dialect.encoding)
+    if kind == "jsonl":
+        objects: list[dict[str, object]] = []
+        for line in text.split("\n"):
+            if line.strip() and len(objects) < rows:
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(obj, dict):
+                    objects.append(obj)
+        header = list(dict.fromkeys(k for obj in objects for k in obj))
+        return header, [[_cell(obj.get(k)) for k in header] for obj in objects]
+    import csv
+    import io
+
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=dialect.delimiter_for(kind))
+    start = dialect.header_row or 1
+    wanted = (r for r in reader if r and reader.line_num >= start)
+    records = [r for r in itertools.islice(wanted, rows + 1)]
+    if not records:
+        return [], []
+    return [h.strip() for h in records[0]], records[1:]
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _parquet_head(path: Path, rows: int) -> tuple[list[str], list[list[str]]]:
+    from triage.ingest.columnar import as_text, parquet_file
+
+    handle = parquet_file(path)
+    names = handle.schema_arrow.names
+    batch = next(handle.iter_batches(batch_size=max(rows, 1)), None)
+    if batch is None:
+        return names, []
+    columns = [as_text(c).fill_null("").to_pylist() for c in batch.columns]
+    return names, [list(r) for r in zip(*columns)]

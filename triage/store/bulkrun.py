@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -195,6 +196,38 @@ def write(path: str, rows: Any, models: Callable[[], Iterable[Any]], *,
     """
     writer = _spares.pop(path, None) or _Writer(path)
     writer.run(rows, models, info, chunk, advance, plan, Extra(on_batch, after_rows, per_model))
+
+
+@contextlib.contextmanager
+def rollback_journal(conn: sqlite3.Connection) -> Iterator[bool]:
+    """The file in rollback-journal mode while the block writes a pool, when it can be.
+
+    With the write-ahead log every new page is written twice: into the log, then by the
+    checkpoint into the file. A rollback journal keeps only the old content of the pages
+    a transaction changes, and pages appended to the file have none, so the candidates
+    are written once (as the ``sqlite3`` shell's ``.import`` does), still all or nothing.
+    Leaving the log needs every other connection to the file closed; when one is open (a
+    desk elsewhere) this gives up at once (no wait) and the block writes through the log.
+    ``conn`` must hold no transaction; it is back on the log after the block. Yields
+    whether the mode was changed.
+    """
+    changed = False
+    if not conn.in_transaction:
+        wait = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        conn.execute("PRAGMA busy_timeout=0")
+        try:
+            mode = conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0]
+            changed = str(mode).lower() == "delete"
+        except sqlite3.OperationalError:  # another connection has the file open
+            changed = False
+        finally:
+            conn.execute(f"PRAGMA busy_timeout={int(wait)}")
+    try:
+        yield changed
+    finally:
+        if changed:  # back to the log every other connection expects
+            with contextlib.suppress(sqlite3.OperationalError):
+                conn.execute("PRAGMA journal_mode=WAL").fetchone()
 
 
 def has_spare(path: str) -> bool:

@@ -191,8 +191,9 @@ def _write_child(db: sqlite_utils.Database, path: str, rows: Any, models: Models
                                  model.name, *model.blobs())
         return statements
 
-    bulkrun.write(path, rows, models, info=info, chunk=chunk, advance=advance, plan=plan,
-                  on_batch=hashes.add, after_rows=after_rows, per_model=per_model)
+    with bulkrun.rollback_journal(db.conn):  # the rows written once, not log then file
+        bulkrun.write(path, rows, models, info=info, chunk=chunk, advance=advance, plan=plan,
+                      on_batch=hashes.add, after_rows=after_rows, per_model=per_model)
 
 
 def _store_plan(run: Callable[..., Any], plan: Plan | None, model: NewModel) -> None:

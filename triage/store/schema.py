@@ -261,3 +261,28 @@ def m0006_content_hashes(db: sqlite_utils.Database) -> None:
         );
         """
     )
+
+
+@MIGRATIONS(name="0007_text_search")
+def m0007_text_search(db: sqlite_utils.Database) -> None:
+    """A full-text index over the candidates' text, for the data manager's search.
+
+    Local bookkeeping like step 0006 (the leading ``_`` keeps it off a team server; a
+    replica builds its own): an FTS5 table whose content is ``candidates.text`` (external
+    content, keyed by candidate id), empty until first used, and how far it reaches
+    (``indexed_to``: the highest candidate id in it, ``rows``: how many). It is built off
+    the GUI thread by :func:`triage.store.search.build_index` and grown with the pool.
+    """
+    db.executescript(
+        """
+        CREATE VIRTUAL TABLE _text_search USING fts5(
+            text, content='candidates', content_rowid='id',
+            tokenize='unicode61 remove_diacritics 2'
+        );
+        CREATE TABLE _text_search_state (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            indexed_to INTEGER NOT NULL,
+            rows INTEGER NOT NULL
+        );
+        """
+    )

@@ -101,6 +101,10 @@ def translate(error: Exception, url: ServerUrl) -> TriageError:
         # The server answered and refused us: a role or database problem.
         return TriageError(f"the server at {url.host} refused the connection: "
                            f"{_reason(error)}")
+    if isinstance(error, errors.LockNotAvailable):
+        return TriageError(f"{url.display}: another connection holds a lock on the project's "
+                           f"tables ({first}); nothing was changed: try again, or end that "
+                           "connection (pg_stat_activity names it)")
     if isinstance(error, errors.UndefinedTable | errors.InvalidSchemaName):
         return TriageError(f"{url.display}: there is no project {url.project!r} on this server "
                            "(create it with `triage new URL FILE …` or `triage push`)")

@@ -12,13 +12,15 @@ may not read:
   what serving needs (``audit`` and ``certify`` kept, everything else ``triage``), and
   the lead's adjudications left out.
 - ``active_kinds(candidate) → (annotator, kind)``: the same reduction, for a claim's check.
-- ``session_feed(after_seq)``: sessions (host and version blank on others' sessions).
+- ``session_feed(after_seq)``: sessions; on others' sessions host and version blank and
+  the start and end rounded down to the hour, like their labels' times (not their pace).
 - ``ranking_feed()``: every model's ranking; the scores only for the lead (an annotator's
   client rebuilds a stand-in that keeps the order).
 - ``cal_feed(after_id)``: cal snapshots after ``after_id``; the scores only for the lead
   (as for rankings, an annotator's client keeps the order with stand-in scores).
 - ``certification_feed()``: certification samples; found, p-value and sample counts only
   for the lead.
+- ``model_feed()``: the models; the file their scores came from only for the lead.
 - ``live_leases()``: leases not expired by the server's clock (candidate, session).
 - ``candidate_feed(after)``: candidates with an id above ``after``; for an annotator the
   extra columns (``meta``) only as far as the lead made them public (the project fact
@@ -102,6 +104,11 @@ CREATE OR REPLACE FUNCTION {s}.project_feed()
   WHERE p.key NOT LIKE 'server\_%' AND (is_lead() OR p.key NOT IN ('source_file', 'sources'))
   ORDER BY p.key $fn$;
 
+CREATE OR REPLACE FUNCTION {s}.model_feed()
+  RETURNS TABLE({model_out}) LANGUAGE sql STABLE {head}
+  WITH who AS MATERIALIZED (SELECT is_lead() AS lead)
+  SELECT {model_select} FROM models m CROSS JOIN who ORDER BY m.id $fn$;
+
 CREATE OR REPLACE FUNCTION {s}.live_leases()
   RETURNS TABLE(candidate_id bigint, session_id bigint) LANGUAGE sql STABLE {head}
   SELECT c.candidate_id, c.session_id FROM claims c
@@ -118,6 +125,17 @@ def _cast(column: str, expression: str, table_name: str) -> str:
     return f"({expression})::{kind}"
 
 
+def _session_column(column: str) -> str:
+    """One column of ``session_feed``: others' host and version blank, their times coarse."""
+    own = "who.lead OR t.annotator_id = who.me"
+    if column in ("host", "app_version"):
+        return f"CASE WHEN {own} THEN t.{column} END"
+    if column in ("started_at", "ended_at"):
+        return (f"CASE WHEN {own} OR t.{column} IS NULL THEN t.{column} "
+                f"ELSE left(t.{column}, 13) || ':00:00+00:00' END")
+    return f"t.{column}"
+
+
 def feed_statements(url: ServerUrl) -> list[str]:
     """CREATE OR REPLACE statements for the feeds above."""
     from triage.store.pg.functions import render
@@ -125,16 +143,19 @@ def feed_statements(url: ServerUrl) -> list[str]:
     label_select = ", ".join(
         f"CASE WHEN x.masked THEN {_cast(c, _MASKED[c], 'labels')} ELSE l.{c} END"
         if c in _MASKED else f"l.{c}" for c in table("labels").names)
-    session_select = ", ".join(
-        f"CASE WHEN who.lead OR t.annotator_id = who.me THEN t.{c} END"
-        if c in ("host", "app_version") else f"t.{c}" for c in table("sessions").names)
+    session_select = ", ".join(_session_column(c) for c in table("sessions").names)
     cert_select = ", ".join(
         f"CASE WHEN who.lead THEN c.{c} ELSE {_cast(c, _CERT_MASKED[c], 'certifications')} END"
         if c in _CERT_MASKED else f"c.{c}" for c in table("certifications").names)
     cal_select = ", ".join(
         f"CASE WHEN is_lead() THEN c.{c} END" if c == "scores" else f"c.{c}"
         for c in table("cal_snapshots").names)
+    model_select = ", ".join(
+        f"CASE WHEN who.lead THEN m.{c} END" if c == "source_file" else f"m.{c}"
+        for c in table("models").names)
     text = (_FEEDS.replace("{label_out}", _outputs("labels"))
+            .replace("{model_out}", _outputs("models"))
+            .replace("{model_select}", model_select)
             .replace("{cal_out}", _outputs("cal_snapshots"))
             .replace("{cal_select}", cal_select)
             .replace("{label_select}", label_select)

@@ -38,6 +38,7 @@ from __future__ import annotations
 import zlib
 
 from triage.store.pg import judge
+from triage.store.pg.plpgsql import cached_plans
 from triage.store.pg.url import ServerUrl
 from triage.store.schema import LABEL_KINDS
 
@@ -349,7 +350,8 @@ def render(template: str, url: ServerUrl) -> list[str]:
     text = template
     for name, value in values.items():
         text = text.replace(name, value)
-    return [part.strip().rstrip(";") for part in text.split("\n\n") if part.strip()]
+    return [cached_plans(part.strip().rstrip(";")) for part in text.split("\n\n")
+            if part.strip()]
 
 
 def function_statements(url: ServerUrl) -> list[str]:

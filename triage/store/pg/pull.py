@@ -178,9 +178,10 @@ def _fetch(conn: psycopg.Connection[Any], url: ServerUrl, after: int,
 
     out: dict[str, Any] = {}
     out["project"] = rows(f"SELECT {table('project').column_list} FROM {s}.project_feed()")
-    for name in ("settings", "annotators", "models", "guidelines"):
+    for name in ("settings", "annotators", "guidelines"):
         t = table(name)
         out[name] = rows(f"SELECT {t.column_list} FROM {s}.{name} ORDER BY {t.key}")
+    out["models"] = rows(f"SELECT {table('models').column_list} FROM {s}.model_feed()")
     out["cal_snapshots"] = _rankings_blank(rows(
         f"SELECT {table('cal_snapshots').column_list} FROM {s}.cal_feed(%s)", [after_cal]))
     out["certifications"] = rows(f"SELECT {table('certifications').column_list} "

@@ -38,6 +38,7 @@ SERVER_SCHEMA_KEY = "server_schema"
 OWN_ROW_TABLES = ("labels", "sessions")
 # Tables the server keeps but a pull never copies to a client (leases live on the server).
 SERVER_ONLY = ("claims",)
+DDL_WAIT_S = 4.0   # the longest a project's (re)creation waits for a lock another holds
 # Unique indexes of the file the server goes without. Keys are checked unique by every
 # import before a row is written, and nothing on the server looks a candidate up by key;
 # the index would add a second to publishing a million candidates.
@@ -93,8 +94,8 @@ def role_statements(url: ServerUrl) -> list[str]:
 
 # What an annotator may SELECT directly (blind labelling: no gold, rankings, leases,
 # certifications; labels and sessions only their own rows).
-ANNOTATOR_READS = ("settings", "models", "annotators", "plan", "guidelines", "labels",
-                   "sessions")
+ANNOTATOR_READS = ("settings", "annotators", "plan", "guidelines", "labels", "sessions")
+MODEL_COLUMNS = ("id", "name", "source_column", "imported_at", "tied_items")  # no path
 CANDIDATE_COLUMNS = ("id", "key", "text")   # meta (other columns) through candidate_feed
 # Signatures of earlier versions' functions, dropped so no old door stays open.
 _RETIRED = ("claim(bigint, bigint, double precision, double precision)",
@@ -126,6 +127,7 @@ def permission_statements(url: ServerUrl) -> list[str]:
         f"GRANT SELECT ON {', '.join(f'{s}.{t}' for t in ANNOTATOR_READS)} TO {ann}",
         f"REVOKE SELECT (meta, gold) ON {s}.candidates FROM {ann}",
         f"GRANT SELECT ({', '.join(CANDIDATE_COLUMNS)}) ON {s}.candidates TO {ann}",
+        f"GRANT SELECT ({', '.join(MODEL_COLUMNS)}) ON {s}.models TO {ann}",
         f"REVOKE ALL ON ALL FUNCTIONS IN SCHEMA {s} FROM PUBLIC",
         f"GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA {s} TO {lead}, {ann}",
         *(f"REVOKE EXECUTE ON FUNCTION {s}.{f} FROM {lead}, {ann}"
@@ -162,10 +164,15 @@ def project_statements(url: ServerUrl) -> list[str]:
 
 def ensure_project(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
     """Create (or bring up to date) ``url``'s project on the server, in the open transaction."""
+    # The schema's ALTER TABLEs wait for every open transaction that read a table, and
+    # every desk's next statement would queue behind them: they wait a few seconds at
+    # most, then the lead is told to try again (an annotator can hold a transaction open).
+    conn.execute(f"SET LOCAL lock_timeout = '{int(DDL_WAIT_S)}s'")
     # Two sessions creating the same schema or role at once would collide on the catalog.
     conn.execute("SELECT pg_advisory_xact_lock(%s)", [functions.lock_key(url.project)])
-    for statement in project_statements(url):
-        conn.execute(statement.encode())
+    with conn.pipeline():   # a hundred statements in one round trip, not a hundred
+        for statement in project_statements(url):
+            conn.execute(statement.encode())
     store_audit_order(conn, url)   # a project published before the server kept it
 
 
