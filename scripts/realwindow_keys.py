@@ -211,8 +211,9 @@ def opened(app, open_it, name: str, window, *, blocking: bool = False) -> tuple[
 
 
 def dialogs(app, window) -> dict:
-    """Every dialog the desk opens (its menus: File, Project, Help), opened as a user
-    would, measured, then closed."""
+    """Every dialog the desk opens (its menus: File, View ▸ Find, Project, Help), opened as
+    a user would, measured, then closed."""
+    from ui.data_manager import open_find
     from ui.help_dialog import HelpDialog  # noqa: F401 - imported early: one cost
 
     found = {}
@@ -223,6 +224,7 @@ def dialogs(app, window) -> dict:
         "Export": (window.export_dialog, False),
         "Switch annotator": (window.switch_annotator, True),
         "Help": (window.show_help, False),
+        "Find": (lambda: open_find(window), False),
     }
     for name, (open_it, blocking) in openers.items():
         found[name], dialog = opened(app, open_it, name, window, blocking=blocking)

@@ -28,10 +28,10 @@ PROBE = ROOT / "scripts" / "realwindow_keys.py"
 
 pytestmark = pytest.mark.slow
 LEAD_TABS = {"Overview", "Advice", "Agreement", "Adjudication", "Guidelines", "Models",
-             "Gallery"}
+             "Gallery", "Data"}
 LEAD_DIALOGS = {"Export report dialog", "Save chart dialog"}
 DESK_DIALOGS = {"New project", "New project after an error", "Open project", "Settings",
-                "Export", "Switch annotator", "Help"}
+                "Export", "Switch annotator", "Help", "Find"}
 
 
 def _display(screen: str):

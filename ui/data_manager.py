@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemView, QSplitter, QTableView, QVBoxLayout, QWidget
 
 from triage.base.errors import TriageError
@@ -33,6 +33,7 @@ from triage.project.datamgr_actions import export_selection, record_of, relabel,
 from triage.views.data_manager import columns, page, record_view
 from ui.data_filters import FilterBar
 from ui.data_record import RecordPane
+from ui.window_state import size_window
 from ui.workers import Worker
 
 DEBOUNCE_MS = 120
@@ -369,7 +370,7 @@ class FindWindow(QWidget):
         self.manager.changed.connect(desk_window.reading.refresh_drawer)
         layout = QVBoxLayout(self)
         layout.addWidget(self.manager)
-        self.resize(980, 560)
+        size_window(self, QSize(980, 560))   # less on a small or scaled-up screen
 
 
 def open_find(desk_window: Any) -> FindWindow:
