@@ -118,9 +118,9 @@ def run_one(name: str, texts: list[str], gold: np.ndarray, seed: int, kind: str 
     config = CalConfig(seed=seed)
     frozen = ranking(imported, np.random.default_rng([seed, 3]))
     t0 = time.perf_counter()
-    cal = cal_order(feats, [imported], g, config)
+    cal = cal_order(feats, [imported], g, config, target=TARGET)
     t_cal = time.perf_counter() - t0
-    band, arms = bandit_cal_order(feats, {"imported": imported}, g, config)
+    band, arms = bandit_cal_order(feats, {"imported": imported}, g, config, target=TARGET)
     out = {"data": name, "imported": kind, "seed": seed, "pool": int(g.size), "positives": int(g.sum()),
            "frozen": labels_to_target(frozen, g, TARGET),
            "cal": labels_to_target(cal, g, TARGET),

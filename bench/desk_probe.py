@@ -28,7 +28,7 @@ The parent compiles the sources to bytecode first, as an installed copy has them
 the child loads Qt only when ``main`` does, so import order is the application's own.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python bench/desk_probe.py PROJECT [--rate 30]
-        [--seconds 10] [--lead] [--trace-stalls 30] [--profile out.prof]
+        [--seconds 10] [--lead] [--trace-stalls 30] [--profile out.prof] [--train]
 """
 
 from __future__ import annotations
@@ -339,23 +339,30 @@ def compile_sources() -> None:
 
 def run_probe(project: str, *, rate: float = 30.0, seconds: float = 10.0,
               warmup: float = 3.0, lead: bool = False, lead_wait: float = 30.0,
-              trace_stalls: float = 0.0) -> dict:
-    """Start the probe child on ``project`` and return its figures."""
+              trace_stalls: float = 0.0, train: bool = False) -> dict:
+    """Start the probe child on ``project`` and return its figures (``train``: see --train)."""
     compile_sources()
+    trainer = subprocess.Popen([sys.executable, str(ROOT / "bench/bench_cal_trainer.py"), project],
+                               stdout=subprocess.PIPE, text=True) if train else None
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     extra = ["--lead", "--lead-wait", str(lead_wait)] if lead else []
     if trace_stalls:
         extra += ["--trace-stalls", str(trace_stalls)]
-    out = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--child", project, "--rate", str(rate),
-         "--seconds", str(seconds), "--warmup", str(warmup), *extra],
-        capture_output=True, text=True, env=env, cwd=ROOT,
-        timeout=180 + seconds + warmup + lead_wait)
+    try:
+        out = subprocess.run(
+            [sys.executable, str(Path(__file__).resolve()), "--child", project, "--rate", str(rate),
+             "--seconds", str(seconds), "--warmup", str(warmup), *extra],
+            capture_output=True, text=True, env=env, cwd=ROOT,
+            timeout=180 + seconds + warmup + lead_wait)
+    finally:
+        if trainer is not None:
+            trainer.terminate()
+            fits = trainer.communicate()[0].count("fit:")
     if trace_stalls:
         print(out.stderr, file=sys.stderr)
     for line in out.stdout.splitlines():
         if line.startswith("PROBE "):
-            return json.loads(line[6:])
+            return {**json.loads(line[6:]), **({"fits": fits} if trainer else {})}
     raise RuntimeError(f"probe failed:\n{out.stdout}\n{out.stderr}")
 
 
@@ -376,12 +383,14 @@ def main() -> int:
                         help="seconds to wait for the lead window to finish computing")
     parser.add_argument("--trace-stalls", type=float, default=0.0, metavar="MS",
                         help="print the GUI thread's stack when the loop is busy > MS ms")
+    parser.add_argument("--train", action="store_true",
+                        help="a cal trainer fits the project over and over meanwhile")
     args = parser.parse_args()
     if args.child or args.profile:
         return child(args)
     print(json.dumps(run_probe(args.project, rate=args.rate, seconds=args.seconds,
                                warmup=args.warmup, lead=args.lead, lead_wait=args.lead_wait,
-                               trace_stalls=args.trace_stalls), indent=2))
+                               trace_stalls=args.trace_stalls, train=args.train), indent=2))
     return 0
 
 

@@ -57,7 +57,7 @@ def test_a_failure_after_the_commit_moves_on_and_never_labels_twice(window, qtbo
 def test_a_full_disk_keeps_the_label_and_saves_it_when_space_returns(window, qtbot, tmp_path,
                                                                      monkeypatch):
     desk = window.desk
-    real = store.insert_label
+    real = records.insert_label
     full = {"on": True}
 
     def insert(*args, **kwargs):

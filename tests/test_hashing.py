@@ -27,3 +27,12 @@ def test_slices_and_lengths_across_block_boundaries():
     assert pandas_hash(array, "0123456789abcdef").tolist() == expected.tolist()
     assert pandas_hash(array.slice(5, 20), "0123456789abcdef").tolist() == \
         expected[5:25].tolist()
+
+
+def test_the_hash_is_pinned_without_pandas():
+    """Our own stable hash: stored projects' tie order rests on these exact numbers, whatever
+    a later pandas does (SipHash-2-4 of the UTF-8 bytes, then splitmix64's finaliser)."""
+    keys = ["", "a", "cand-0000001", "ünïcödé", "x" * 17]
+    assert pandas_hash(strings(keys), "0123456789abcdef").tolist() == [
+        17823166148561711690, 5941279374467348348, 980558944424442337, 10917632043565723206,
+        10994074196917375699]

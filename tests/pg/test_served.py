@@ -1,7 +1,7 @@
 """The team server judges what counts from its own state, and nobody can stall the team.
 
-A hostile annotator (``sana``, her own login role at a SQL prompt) tries what issue 33
-found: certification labels on sample items she was never served, out of order and twice;
+A hostile annotator (``sana``, her own login role at a SQL prompt) tries what a review of
+the server found: certification labels on sample items she was never served, out of order and twice;
 a bill inflated through ``seconds``; labels on candidates another desk holds, outside the
 plan, on others' decisions; locks and transactions held to stall the other desks;
 every connection the server gives her; floods of labels and notes. Honest desks still

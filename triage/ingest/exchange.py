@@ -33,8 +33,9 @@ from triage.ingest.reader import Table
 from triage.store import candidates as store_candidates
 from triage.store import exchange as store_exchange
 from triage.store import provenance
-from triage.store.records import ensure_annotator, now_iso
+from triage.store.records import now_iso
 from triage.store.schema import LABEL_KINDS
+from triage.store.writer import FileWriter
 
 FILE_ORDER_MODEL = "file_order"
 
@@ -267,8 +268,9 @@ def write_labels(db: sqlite_utils.Database, ex: Exchange, origin: str) -> int:
     sessions: dict[tuple[str, str], int] = {}
     seen: set[int] = set(store_exchange.labelled_candidates(db))
     rows = []
+    writer = FileWriter(db)   # the file the project's writer handed out for this import
     for lab, when in sorted(zip(labels, times), key=lambda t: t[1]):
-        annotator_id = ensure_annotator(db, lab.annotator)
+        annotator_id = writer.ensure_annotator(lab.annotator)
         group = (lab.annotator, lab.session)
         if group not in sessions:
             sessions[group] = store_exchange.insert_session(

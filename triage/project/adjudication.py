@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from triage import store
 from triage.base.errors import TriageError
-from triage.project.final import FinalLabel, FinalStatus, final_labels
+from triage.project.final import FinalLabel, FinalStatus
 
 if TYPE_CHECKING:
     from triage.project.core import Project
@@ -45,7 +45,7 @@ def _is_disagreement(final: FinalLabel) -> bool:
 
 def disagreements(project: Project) -> list[Disagreement]:
     """Candidates whose annotators' current labels differ and that await a ruling, by rank."""
-    finals = final_labels(store.active_labels(project.db))
+    finals = project.final_labels()
     pending = [f for f in finals.values() if _is_disagreement(f)]
     rows = store.candidate_rows(project.db, [f.candidate_id for f in pending])
     out = []
@@ -77,12 +77,12 @@ def adjudicate(project: Project, session: Session, candidate_id: int, value: str
     Only a candidate somebody has labeled can be ruled on; a later ruling replaces an
     earlier one.
     """
-    before = final_labels(store.active_labels(project.db)).get(candidate_id)
+    before = project.final_labels().get(candidate_id)
     if before is None or not before.votes:
         raise TriageError(f"candidate {candidate_id} has no labels yet; there is nothing to "
                           "adjudicate")
     project.record_label(session, candidate_id, value, kind="adjudication", note=note)
-    return final_labels(store.active_labels(project.db))[candidate_id]
+    return project.final_labels()[candidate_id]
 
 
 def undo_ruling(project: Project, session: Session) -> int | None:

@@ -88,6 +88,19 @@ def due(db: sqlite_utils.Database, settings: Settings, config: CalConfig) -> boo
     return len(learn) >= start
 
 
+def up_to_date(db: sqlite_utils.Database, settings: Settings) -> bool:
+    """Whether the newest snapshot was fit on exactly the labels there are now.
+
+    A fit on the same labels would store the same ranking again, so ``triage learn``
+    says the ranking is up to date instead.
+    """
+    latest = calsnap.latest_snapshot(db)
+    if latest is None:
+        return False
+    learn, _handled, last = training_set(db, settings)
+    return len(learn) == latest.labels_used and last == latest.last_label_id
+
+
 def train_snapshot(db: sqlite_utils.Database, settings: Settings,
                    config: CalConfig | None = None, upto: int | None = None
                    ) -> CalSnapshot | None:
@@ -147,4 +160,4 @@ def verify_snapshots(db: sqlite_utils.Database, settings: Settings) -> list[dict
 
 
 __all__ = ["ARM", "cal_status", "SCORES_ONLY", "TEXT_AND_SCORES", "due", "features_for", "has_text",
-           "train_snapshot", "training_set", "verify_snapshots"]
+           "train_snapshot", "training_set", "up_to_date", "verify_snapshots"]

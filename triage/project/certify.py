@@ -21,7 +21,7 @@ from triage.store import certification as cert_store
 
 def labelled_state(state: ProjectState) -> tuple[np.ndarray, int]:
     """(candidate ids without a label, positives found so far) — skips count as unlabelled."""
-    finals = final_labels(store.active_labels(state.db))
+    finals = state.final_labels()
     found = sum(1 for f in finals.values() if is_positive(f, state.settings))
     labelled = {cid for cid, f in finals.items() if not f.skipped}
     order = store.rank_order(state.db, state.require_model().id)

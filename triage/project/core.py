@@ -24,6 +24,7 @@ import triage.project.pool as pool
 import triage.project.summary as summary
 from triage import store
 from triage.base.errors import TriageError
+from triage.project.final import FinalLabel
 from triage.project.state import ProjectState
 from triage.project.types import Candidate, Progress, ProjectStatus, Session, busy_guard
 from triage.serving.bandit import BanditBelief
@@ -61,10 +62,7 @@ class Project:
     # -- lifecycle -------------------------------------------------------------------
 
     def checkpoint(self) -> None:
-        """Copy the write-ahead log into the project file now, without waiting for anyone.
-
-        Call it when the annotator pauses; otherwise SQLite does it inside some commit.
-        """
+        """Copy the write-ahead log into the project file now (call when the annotator pauses)."""
         connection.checkpoint(self.db)
 
     def set_busy_timeout(self, seconds: float) -> None:
@@ -138,6 +136,10 @@ class Project:
     def rank_of(self, candidate_id: int) -> int:
         """1-based rank of a candidate under the active model."""
         return self.state.rank_of(candidate_id)
+
+    def final_labels(self) -> dict[int, FinalLabel]:
+        """Every labelled candidate's final label, as of now (followed, not re-read)."""
+        return dict(self.state.final_labels())
 
     @property
     def dispatcher(self) -> Dispatcher:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from triage import store
-from triage.project.final import final_labels
 from triage.store import candidates
 
 if TYPE_CHECKING:
@@ -43,7 +42,7 @@ def project_positives(project: Project, positive_values: list[str] | None = None
     if project.has_gold():
         flags[candidates.ids_with_gold(project.db, sorted(wanted))] = True
         return flags[1:], "gold"
-    finals = final_labels(store.active_labels(project.db))
+    finals = project.final_labels()
     positive = [cid for cid, final in finals.items() if final.value in wanted]
     flags[np.asarray(positive, dtype=np.int64)] = True
     return flags[1:], "labels so far (unlabeled candidates count as negative)"

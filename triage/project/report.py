@@ -81,11 +81,11 @@ def audit_items(project: Project) -> list[dict[str, Any]]:
 
     The same items as :meth:`Project.audit_sample`, with key, text and final label.
     """
-    from triage.project.final import final_labels, is_positive
+    from triage.project.final import is_positive
 
     project.refresh()
     ids = project.dispatcher.audit_sample().tolist()
-    finals = final_labels(store.active_labels(project.db))
+    finals = project.final_labels()
     kept = [cid for cid in ids if cid in finals and not finals[cid].skipped]
     rows = store.candidate_rows(project.db, kept)
     out = [{"rank": project.rank_of(cid), "key": rows[cid][0], "text": rows[cid][1],

@@ -14,6 +14,7 @@ so they never import the facade and the facade and its helpers form no import ci
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -22,7 +23,7 @@ import sqlite_utils
 
 from triage import store
 from triage.base.errors import TriageError
-from triage.project.final import final_labels
+from triage.project.final import FinalLabel, final_labels
 from triage.project.live_replay import found_live, label_events, replaced_by, replay
 from triage.serving.compose import build_dispatcher
 from triage.serving.dispatcher import Dispatcher
@@ -63,6 +64,7 @@ class ProjectState:
         self._dispatcher: Dispatcher | None = None
         self._live: LiveState | None = None
         self._live_events: dict[int, LabelEvent] = {}
+        self._finals: dict[int, FinalLabel] | None = None
         self._seen_version: int | None = None
         self._wrote = True
 
@@ -144,6 +146,10 @@ class ProjectState:
             return
         self._seen_version, self._wrote = version, False
         change = self.tracker.sync(self.db)
+        if self._finals is not None:   # only the candidates whose events changed
+            for cid in {r.candidate_id for r in (*change.added, *change.removed)}:
+                self._finals.pop(cid, None)
+                self._finals.update(final_labels(self.tracker.events_of(cid)))
         dispatcher = self._dispatcher
         if dispatcher is not None:
             dispatcher.follow(change)
@@ -161,6 +167,25 @@ class ProjectState:
                     self._live = None
                 else:
                     self._live.revert(event)
+
+    def final_labels(self) -> Mapping[int, FinalLabel]:
+        """Every labelled candidate's final label, kept and followed with the labels.
+
+        Computed once from the followed events, then only for the candidates an event
+        changed; read it before the next write (it follows the labels)."""
+        if self.active_model() is None:
+            return {}   # nothing imported: no candidates, so no labels
+        self.sync()
+        if self._finals is None:
+            self._finals = final_labels(list(self.tracker.rows.values()))
+        return self._finals
+
+    def events(self) -> list[store.LabelRow]:
+        """Every label event not undone, oldest first (followed, not read afresh)."""
+        if self.active_model() is None:
+            return []
+        self.sync()
+        return sorted(self.tracker.rows.values(), key=lambda r: r.id)
 
     # -- the live numbers --------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from typing import cast
 import sqlite_utils
 
 from triage import __version__
-from triage.store.records import new_uid
+from triage.store.records import SOURCED_LABEL_INSERT, new_uid
 
 
 def insert_session(db: sqlite_utils.Database, annotator_id: int, started_at: str,
@@ -31,10 +31,7 @@ def insert_sourced_labels(
         rows: Iterable[tuple[int, int, int, str | None, str, str, float, str | None, str | None]]
 ) -> None:
     """Append (candidate, annotator, session, value, kind, created_at, seconds, note, source_id)."""
-    db.conn.executemany(
-        "INSERT INTO labels(uid, candidate_id, annotator_id, session_id, value, kind, "
-        "created_at, seconds, note, source_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        ((new_uid(), *row) for row in rows))
+    db.conn.executemany(SOURCED_LABEL_INSERT, ((new_uid(), *row) for row in rows))
 
 
 def set_picture_folder(db: sqlite_utils.Database, folder: str) -> None:

@@ -224,12 +224,8 @@ def insert_label(
     with db.atomic():
         db.conn.execute("DELETE FROM claims WHERE candidate_id = ? AND session_id = ?",
                         [candidate_id, session_id])
-        cur = db.conn.execute(
-            "INSERT INTO labels(uid, candidate_id, annotator_id, session_id, value, kind, "
-            "created_at, seconds, note, served_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [new_uid(), candidate_id, annotator_id, session_id, value, kind,
-             now_iso(), seconds, note, served_by],
-        )
+        cur = db.conn.execute(LABEL_INSERT, [new_uid(), candidate_id, annotator_id, session_id,
+                                             value, kind, now_iso(), seconds, note, served_by])
     return _new_row_id(cur)
 
 
@@ -278,6 +274,13 @@ def set_note(db: sqlite_utils.Database, label_id: int, note: str) -> None:
     with db.atomic():
         db.conn.execute("UPDATE labels SET note = ? WHERE id = ?", [note, label_id])
 
+
+# The INSERT of a label event, its columns written once: a desk's label ends with what
+# served it, an imported one with the other tool's id of the event.
+_LABEL_INSERT = ("INSERT INTO labels(uid, candidate_id, annotator_id, session_id, value, kind, "
+                 "created_at, seconds, note, {}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+LABEL_INSERT = _LABEL_INSERT.format("served_by")
+SOURCED_LABEL_INSERT = _LABEL_INSERT.format("source_id")
 
 _LABEL_SELECT = (
     "SELECT l.id, l.candidate_id, a.name, l.session_id, l.value, l.kind, l.created_at, "

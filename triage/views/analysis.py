@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from triage import store
 from triage.base.errors import TriageError
 from triage.base.progress import Progress as Progress
+from triage.project.reads import label_events
 from triage.views.advice import (
     advice_lines,
     agreement_reading,
@@ -210,7 +210,7 @@ def agreement_job(project: Project, *, level: str = "nominal", seed: int = 0, bo
 def session_labels(project: Project) -> dict[str, str]:
     """Session id -> "ada · 3" (annotator and their n-th session) for the trend's axis."""
     seen: dict[int, str] = {}
-    for row in store.active_labels(project.db):
+    for row in label_events(project):
         seen.setdefault(row.session_id, row.annotator)
     count: dict[str, int] = {}
     out = {}

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from triage import store
 from triage.base.pictures import PictureRef
-from triage.project.final import final_labels, is_positive
+from triage.project.final import is_positive
 from triage.project.pictures import PictureSource, picture_source
+from triage.project.reads import candidate_rows
 from triage.views.text import feedback_excerpt
 from triage.views.thumbnails import url_cache_folder
 
@@ -90,7 +90,7 @@ def _votes(votes: dict[str, str]) -> str:
 
 def positive_ids(project: Project) -> tuple[list[int], dict[int, Any]]:
     """The positives found so far (``is_positive``), best-ranked first, with the finals."""
-    finals = final_labels(store.active_labels(project.db))
+    finals = project.final_labels()
     ids = [cid for cid, f in finals.items() if is_positive(f, project.settings)]
     ids.sort(key=project.rank_of)
     return ids, finals
@@ -98,7 +98,7 @@ def positive_ids(project: Project) -> tuple[list[int], dict[int, Any]]:
 
 def _positive_items(project: Project, source: PictureSource, ids: list[int],
                     finals: dict[int, Any]) -> tuple[GalleryItem, ...]:
-    rows = store.candidate_rows(project.db, ids)
+    rows = candidate_rows(project, ids)
     out = []
     for cid in ids:
         key, text, meta, _gold = rows[cid]
@@ -115,7 +115,7 @@ def _positive_items(project: Project, source: PictureSource, ids: list[int],
 
 def _disagreement_items(project: Project, source: PictureSource,
                         pending: list[Disagreement]) -> tuple[GalleryItem, ...]:
-    rows = store.candidate_rows(project.db, [d.candidate_id for d in pending])
+    rows = candidate_rows(project, [d.candidate_id for d in pending])
     out = []
     for d in pending:
         _key, text, meta, _gold = rows[d.candidate_id]
@@ -197,7 +197,7 @@ def pictures_of(project: Project, ids: list[int]) -> dict[int, PictureOf] | None
     cache = url_cache_folder(project.location)
     return {cid: PictureOf(source.ref(text, meta),
                            feedback_excerpt(source.caption_of(text), CAPTION_CHARS), cache)
-            for cid, (_key, text, meta, _gold) in store.candidate_rows(project.db, ids).items()}
+            for cid, (_key, text, meta, _gold) in candidate_rows(project, ids).items()}
 
 
 def picture_of(project: Project, candidate_id: int) -> PictureOf | None:

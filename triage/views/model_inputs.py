@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from triage import store
 from triage.base.errors import TriageError
-from triage.project.final import final_labels
+from triage.project.reads import model_ranking
 
 if TYPE_CHECKING:
     from triage.project.core import Project
@@ -67,7 +66,7 @@ def _flags(ids: np.ndarray, chosen: list[int]) -> np.ndarray:
 def _rankings(project: Project) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Each model's stored ranking, read once: the candidate ids (ascending), each model's
     scores in that order, and each model's candidate ids best first."""
-    rankings = {m.name: store.ranking(project.db, m.id) for m in project.models}
+    rankings = {m.name: model_ranking(project, m) for m in project.models}
     size = int(max((r[0].max() for r in rankings.values() if r[0].size), default=0)) + 1
     # The ids in ascending order, by marking rather than sorting (a ranking holds each
     # candidate once): a pass over the pool instead of a sort of it.
@@ -150,7 +149,7 @@ def models_inputs(project: Project,
     if not project.models:
         raise TriageError("the project has no model scores to compare")
     ids, scores, rank_ids = _rankings(project)
-    finals = final_labels(store.active_labels(project.db))
+    finals = project.final_labels()
     # "Labeled" for the evaluation set means a final label; "unlabeled" for the acceptance
     # advice means nobody has labeled it at all (a tie has been looked at already). Flags
     # are set from the (few) final labels, never by a Python loop over the pool.

@@ -10,11 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-MODEL_PALETTE = ("#E69F00", "#009E73", "#D55E00", "#56B4E9", "#000000", "#7A6A00")
-ESTIMATE_COLOUR = "#CC79A7"   # the band of estimated positives in the pool
-# The live panels' colours (ui/panels/_base.py): the report draws its yield bars in them.
-LIVE_BLUE = "#0072B2"         # the yield bars and the live curve
+# The one chart palette (the desk's panels, the lead window's charts, the report):
+# Okabe–Ito, told apart with the common colour-vision deficiencies, and one grey.
+BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW = (
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
+GREY = "#666666"    # secondary lines and text: 5.7:1 on white, readable (WCAG AA)
+LIGHT = "#E6E6E6"   # rules, grids and empty bars
+MODEL_PALETTE = (ORANGE, GREEN, VERMILLION, SKY, "#000000", "#7A6A00")
+ESTIMATE_COLOUR = PURPLE      # the band of estimated positives in the pool
+LIVE_BLUE = BLUE              # the yield bars and the live curve
 CURRENT_DECILE = "#FFF6D5"    # the decile being worked in, shaded behind its bar
+HIGHLIGHT = CURRENT_DECILE
 
 
 def model_colour(name: str, models: Sequence[str]) -> str:

@@ -175,9 +175,9 @@ def draw_curves(fig, d: ModelsViewData) -> None:
         style_axes(ax)
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.02)
-    roc.plot([0, 1], [0, 1], color="#999999", linewidth=0.8, linestyle="--", label="chance")
+    roc.plot([0, 1], [0, 1], color=GREY, linewidth=0.8, linestyle="--", label="chance")
     base = d.positives / d.n if d.n else 0.0
-    pr.axhline(base, color="#999999", linewidth=0.8, linestyle="--",
+    pr.axhline(base, color=GREY, linewidth=0.8, linestyle="--",
                label=f"chance ({format_share(base, 0)} positive)")
     for m in d.models:
         curves = d.curves.get(m, {})

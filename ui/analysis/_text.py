@@ -6,12 +6,18 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
+from triage.views.palette import (  # noqa: F401 - the chart colours, re-exported
+    BLUE,
+    GREEN,
+    GREY,
+    LIGHT,
+    ORANGE,
+    PURPLE,
+    SKY,
+    VERMILLION,
+    YELLOW,
+)
 from ui.palette import ROLE_TEXT
-
-# Okabe–Ito: distinguishable with the common colour-vision deficiencies.
-BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW = (
-    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
-GREY, LIGHT = "#777777", "#E6E6E6"
 
 # Background, border and text colour of a state ("role"); the word and symbol that go with
 # each state are always shown too, so colour is never the only cue.

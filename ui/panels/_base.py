@@ -26,6 +26,7 @@ from PySide6.QtGui import QAction, QColor, QImage, QPainter
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from triage.views.formatting import format_count
+from triage.views.palette import LIGHT
 from triage.views.panels import LiveSnapshot, PanelInfo
 from ui.panels.chart_text import DPI, MIN_FIG_PT, chart_text_problems, readable
 from ui.save_chart import save_chart_dialog
@@ -35,10 +36,6 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from matplotlib.layout_engine import ConstrainedLayoutEngine
 
-# Okabe–Ito: distinguishable with the common colour-vision deficiencies.
-BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW = (
-    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
-GREY, LIGHT, HIGHLIGHT = "#666666", "#E6E6E6", "#FFF6D5"
 REDRAW_MS = 50
 
 _POOL: QThreadPool | None = None

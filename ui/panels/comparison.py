@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from triage.views.formatting import budget_buys, comparison_label, format_count
-from triage.views.palette import model_colour
+from triage.views.palette import GREY, model_colour
 from triage.views.panels import ComparisonData, comparison_data
-from ui.panels._base import GREY, ChartPanel
+from ui.panels._base import ChartPanel
 
 if TYPE_CHECKING:
     from matplotlib.lines import Line2D

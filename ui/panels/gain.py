@@ -6,9 +6,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from triage.views.formatting import count_tick, format_count, gain_title
-from triage.views.palette import model_colour
+from triage.views.palette import BLUE, ESTIMATE_COLOUR, GREY, HIGHLIGHT, model_colour
 from triage.views.panels import GainData, RecallBand, gain_data, offline_label
-from ui.panels._base import BLUE, GREY, HIGHLIGHT, ChartPanel
+from ui.panels._base import ChartPanel
 from ui.panels.chart_text import MIN_FIG_PT, fitting, wrap_to
 
 LEGEND_SHARE = 0.3   # the most of the figure's height the lead view's legend may take
@@ -94,7 +94,7 @@ class GainPanel(ChartPanel):
                                zorder=4, label="labels so far (live)")
         self.offline: dict[str, Line2D] = {}
         self.band_span: Rectangle | None = None
-        (self.band_line,) = ax.plot([], [], color="#CC79A7", linewidth=1.0, linestyle="-.",
+        (self.band_line,) = ax.plot([], [], color=ESTIMATE_COLOUR, linewidth=1.0, linestyle="-.",
                                     zorder=2)
         self.empty_text = ax.text(0.5, 0.55, "", transform=ax.transAxes, ha="center",
                                   va="center", fontsize=self.fs + 0.5, color=GREY, zorder=6,
@@ -237,7 +237,7 @@ class GainPanel(ChartPanel):
         if band is not None:
             # Clipped to the axes: a wide early band must not run past the top of the plot.
             self._band_drawn = (min(band.lower, data.ylim), min(band.upper, data.ylim))
-            self.band_span = ax.axhspan(*self._band_drawn, color="#CC79A7", alpha=0.12,
+            self.band_span = ax.axhspan(*self._band_drawn, color=ESTIMATE_COLOUR, alpha=0.12,
                                         linewidth=0, zorder=1, label=band.label)
             # A point estimate only when the interval says something (see views.advice).
             point = [band.total, band.total] if band.informative and band.total else []

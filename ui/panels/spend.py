@@ -3,8 +3,9 @@ to finish the current decile, and spend per annotator."""
 
 from __future__ import annotations
 
+from triage.views.palette import BLUE, GREY, LIGHT, SKY, VERMILLION
 from triage.views.panels import SpendData, format_money, spend_data
-from ui.panels._base import BLUE, GREY, LIGHT, SKY, VERMILLION, ChartPanel
+from ui.panels._base import ChartPanel
 from ui.panels.chart_text import MIN_FIG_PT
 
 LINES = 6  # caption/figure rows kept as artists

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from triage.views.palette import BLUE, GREY, HIGHLIGHT, ORANGE
 from triage.views.panels import YieldData, yield_data
-from ui.panels._base import BLUE, GREY, HIGHLIGHT, ORANGE, ChartPanel
+from ui.panels._base import ChartPanel
 
 WIDTH = 0.38
 YTOP = 1.32

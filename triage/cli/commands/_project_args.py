@@ -79,8 +79,9 @@ def add_settings_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--active-model", metavar="NAME", help="the model whose ranking the queue "
                    "follows; cal: the ranking learned from the labels")
     g.add_argument("--learn", choices=["yes", "no"],
-                   help="learn the cal ranking from the labels (a bandit arm; needs "
-                   "scikit-learn: pip install 'triage[learn]')")
+                   help="learn the cal ranking from the labels: the queue becomes a bandit "
+                   "over the imported models and cal unless --active-model cal follows it "
+                   "alone (needs scikit-learn: pip install 'triage[learn]')")
     g.add_argument("--target-recall", type=float)
     g.add_argument("--confidence", type=float)
     g.add_argument("--overlap-rate", type=float)
@@ -109,6 +110,10 @@ def settings_changes(args: argparse.Namespace) -> dict[str, Any]:
         changes["positive_labels"] = tuple(args.positive)
     if getattr(args, "learn", None):
         changes["learn"] = args.learn == "yes"
+        if changes["learn"] and getattr(args, "active_model", None) != "cal":
+            # Learning that nothing serves would be labels spent for nothing: cal joins
+            # the bandit (a project already in the pets mode keeps it; see config).
+            changes["queue_mode"] = "bandit"
     for arg, field in _SETTING_NAMES.items():
         value = getattr(args, arg, None)
         if value is not None:

@@ -36,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
         changes["public_fields"] = (None if text == "default" else
                                     tuple(f.strip() for f in text.split(",") if f.strip()))
     with open_project(args.project) as project:
+        if changes.get("queue_mode") == "bandit" and project.settings.queue_mode == "pets":
+            del changes["queue_mode"]   # --learn yes: pets is a bandit already
         settings = project.update_settings(**changes) if changes else project.settings
     data = asdict(settings)
     return emit(args, data, lambda d: "\n".join(f"{k}: {json.dumps(v)}" for k, v in d.items()))

@@ -45,12 +45,16 @@ def render(data: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run ``triage learn`` with the parsed arguments; returns the exit code."""
     from triage.project import open_project
-    from triage.project.cal import verify_snapshots
+    from triage.project.cal import up_to_date, verify_snapshots
 
     with open_project(args.project) as project:
         if args.verify:
             data: dict[str, Any] = {"verified": verify_snapshots(project.state.db,
                                                                  project.settings)}
+            return emit(args, data, render)
+        if up_to_date(project.state.db, project.settings):
+            data = {"stored": None, "why": "up to date: no labels came in since the newest "
+                    "snapshot, so nothing was stored"}
             return emit(args, data, render)
         snap = project.train_cal(force=not args.if_due)
         stored = None

@@ -35,7 +35,8 @@ class CalConfig:
     every: int = 50            # labels between two refits (growing: max(every, 10 % of labels))
     growing: bool = True
     alpha: float = 1e-5
-    epochs: int = 10
+    epochs: int = 10           # passes over the labels at least ...
+    updates: int = 200_000     # ... and more while few: about this many example updates
     keep: int = 5000           # ranked unlabeled candidates a snapshot keeps (the served head)
 
 
@@ -97,6 +98,16 @@ def warm_scores(scores: list[np.ndarray]) -> np.ndarray:
     return cols.mean(axis=1).astype(np.float64) if cols.shape[1] else np.zeros(cols.shape[0])
 
 
+def epochs_for(labels: int, config: CalConfig = DEFAULT) -> int:
+    """Passes over ``labels`` labels: ``epochs``, or more to make ``updates`` updates.
+
+    Ten passes over a few hundred labels leave stochastic gradient descent far from its
+    optimum (the ranking then jumps from fit to fit); a fixed budget of updates converges
+    it while labels are few and costs no more than ten passes once they are many.
+    """
+    return max(config.epochs, -(-config.updates // max(labels, 1)))
+
+
 def fit_scores(features: Any, labeled: np.ndarray, positive: np.ndarray, seed: int,
                config: CalConfig = DEFAULT) -> np.ndarray | None:
     """Fit on the labeled rows; decision scores for every row (None: one class only)."""
@@ -106,10 +117,19 @@ def fit_scores(features: Any, labeled: np.ndarray, positive: np.ndarray, seed: i
     require_sklearn()
     from sklearn.linear_model import SGDClassifier
 
+    epochs = epochs_for(y.size, config)
     clf = SGDClassifier(loss="log_loss", class_weight="balanced", alpha=config.alpha,
-                        max_iter=config.epochs, tol=None, random_state=seed)
-    clf.fit(features[np.asarray(labeled, dtype=np.int64)], y)
-    return np.asarray(clf.decision_function(features), dtype=np.float64)
+                        max_iter=epochs, tol=None, random_state=seed)
+    x = features[np.asarray(labeled, dtype=np.int64)]
+    # While passes are many, only the columns the labels use: each pass costs the width of
+    # the matrix (2^18 hashed columns) besides its rows, and a weight no label touches
+    # stays zero anyway. Over ten passes of many labels the slicing would cost more.
+    used = (np.flatnonzero(np.bincount(x.indices, minlength=x.shape[1]))
+            if epochs > config.epochs else np.arange(x.shape[1]))
+    clf.fit(x[:, used] if epochs > config.epochs else x, y)
+    weights = np.zeros(x.shape[1])
+    weights[used] = clf.coef_[0]
+    return np.asarray(features @ weights + clf.intercept_[0], dtype=np.float64)
 
 
 def head(scores: np.ndarray, exclude: np.ndarray, keep: int, seed: int) -> np.ndarray:
@@ -146,5 +166,5 @@ def trainable(kinds: list[str]) -> np.ndarray:
     return np.array([k not in ("audit", "certify") for k in kinds], dtype=bool)
 
 
-__all__ = ["DEFAULT", "CalConfig", "LEARN_HINT", "build_features", "fit_scores", "head", "next_refit",
+__all__ = ["DEFAULT", "CalConfig", "LEARN_HINT", "build_features", "epochs_for", "fit_scores", "head", "next_refit",
            "require_sklearn", "score_columns", "text_features", "trainable", "warm_scores"]

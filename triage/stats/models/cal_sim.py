@@ -49,13 +49,19 @@ class _CalArm:
         return int(self.order[self.ptr]) if self.ptr < self.order.size else None
 
 
+def _need(gold: np.ndarray, target: float | None) -> int | None:
+    """Positives that make ``target`` recall (None: no target)."""
+    return None if target is None else int(np.ceil(target * int(gold.sum()) - 1e-9))
+
+
 def cal_order(features: Any, scores: list[np.ndarray], gold: np.ndarray,
               config: CalConfig = DEFAULT, audit: np.ndarray | None = None,
-              stop_at: int | None = None) -> np.ndarray:
+              stop_at: int | None = None, target: float | None = None) -> np.ndarray:
     """Row indices in the order CAL has them labeled (the whole pool).
 
-    ``stop_at``: after this many labels the last ranking is followed without refits
-    (a backtest that only needs the labels to a target saves the later fits).
+    ``stop_at``: after this many labels the last ranking is followed without refits.
+    ``target``: no refits once that recall is reached (the labels to it are exact; a
+    backtest that only needs them saves the later fits).
     """
     gold = np.asarray(gold, dtype=bool)
     n = gold.size
@@ -63,20 +69,26 @@ def cal_order(features: Any, scores: list[np.ndarray], gold: np.ndarray,
     arm = _CalArm(features, warm_scores(scores), config)
     done = np.zeros(n, dtype=bool)
     order: list[int] = []
+    need, found = _need(gold, target), 0
     while len(order) < n:
-        if stop_at is None or len(order) < stop_at:
+        if (stop_at is None or len(order) < stop_at) and (need is None or found < need):
             arm.maybe_refit(order, gold, train)
         item = arm.next(done)
         assert item is not None  # rows remain
         done[item] = True
         order.append(item)
+        found += int(gold[item])
     return np.asarray(order, dtype=np.int64)
 
 
 def bandit_cal_order(features: Any, scores: dict[str, np.ndarray], gold: np.ndarray,
                      config: CalConfig = DEFAULT, discount: float = 0.99,
-                     stop_at: int | None = None) -> tuple[np.ndarray, list[str]]:
-    """(row order, arm per label) of Thompson sampling over the imported models and cal."""
+                     stop_at: int | None = None, target: float | None = None
+                     ) -> tuple[np.ndarray, list[str]]:
+    """(row order, arm per label) of Thompson sampling over the imported models and cal.
+
+    ``stop_at`` and ``target`` as for :func:`cal_order`.
+    """
     gold = np.asarray(gold, dtype=bool)
     n = gold.size
     rng = np.random.default_rng([config.seed, 0xBA4])
@@ -89,8 +101,9 @@ def bandit_cal_order(features: Any, scores: dict[str, np.ndarray], gold: np.ndar
     train = np.ones(n, dtype=bool)
     order: list[int] = []
     arms: list[str] = []
+    need, found = _need(gold, target), 0
     while len(order) < n:
-        if stop_at is None or len(order) < stop_at:
+        if (stop_at is None or len(order) < stop_at) and (need is None or found < need):
             arm.maybe_refit(order, gold, train)
         heads: dict[str, int] = {}
         for name, r in fixed.items():
@@ -107,6 +120,7 @@ def bandit_cal_order(features: Any, scores: dict[str, np.ndarray], gold: np.ndar
         order.append(item)
         arms.append(chosen)
         alloc.update(chosen, bool(gold[item]))
+        found += int(gold[item])
     return np.asarray(order, dtype=np.int64), arms
 
 

@@ -18,7 +18,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 
-from triage.views.palette import CURRENT_DECILE, ESTIMATE_COLOUR, LIVE_BLUE, model_colour
+from triage.views.palette import CURRENT_DECILE, ESTIMATE_COLOUR, GREY, LIVE_BLUE, model_colour
 
 WIDE = (7.2, 3.1)
 COLORS = ("#1f5fa8", "#c2571a", "#2e8540", "#8a3ea8", "#7a6a00", "#a8323e")
@@ -79,7 +79,7 @@ def gain_chart(gain: dict[str, Any]) -> Figure:
     ax.step(gain["annotated"], gain["positives"], where="post", color=COLORS[0], linewidth=2,
             label="found (live)")
     if gain["baseline_x"]:
-        ax.plot(gain["baseline_x"], gain["baseline"], color="#888888", linestyle=":",
+        ax.plot(gain["baseline_x"], gain["baseline"], color=GREY, linestyle=":",
                 label="random order")
     for model, ys in gain["offline"].items():
         ax.plot(gain["offline_x"][model], ys, linestyle="--", linewidth=1,
@@ -136,7 +136,7 @@ def models_gain_chart(report: dict[str, Any]) -> Figure:
         if reach is not None and report["pool"]:
             ax.axvline(10 * reach / report["pool"], color=model_colour(model, names),
                        linestyle=":", linewidth=1)
-    ax.plot([0, 10], [0, 1], color="#888888", linestyle=":", label="random order")
+    ax.plot([0, 10], [0, 1], color=GREY, linestyle=":", label="random order")
     ax.set_xlabel("deciles annotated (dotted verticals: what the budget buys)")
     ax.set_ylabel("cumulative gain")
     ax.set_xlim(0, 10)
@@ -152,7 +152,7 @@ def value_chart(view: dict[str, Any]) -> Figure:
         vals = [math.nan if y is None else y for y in ys]
         ax.plot(view["value_ks"], vals, color=model_colour(model, view.get("models", [])),
                 label=model)
-    ax.axhline(0, color="#888888", linewidth=0.8)
+    ax.axhline(0, color=GREY, linewidth=0.8)
     ax.set_xlabel("k: cost of an error relative to a correct prediction")
     ax.set_ylabel("value V per item")
     ax.legend(loc="upper right", frameon=False, fontsize=8)
@@ -162,7 +162,7 @@ def value_chart(view: dict[str, Any]) -> Figure:
 def calibration_chart(view: dict[str, Any]) -> Figure:
     """Reliability diagram: accuracy against confidence, before and after calibration."""
     fig, ax = _figure((7.2, 3.4))
-    ax.plot([0, 1], [0, 1], color="#888888", linestyle=":", label="perfect")
+    ax.plot([0, 1], [0, 1], color=GREY, linestyle=":", label="perfect")
     for model, rel in view.get("reliability", {}).items():
         color = model_colour(model, view.get("models", []))
         for when, style in (("before", "--"), ("after", "-")):
