@@ -44,11 +44,12 @@ def _global(widget):
     return QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
 
 
-def whole(widget, window) -> str | None:
-    """Why ``widget`` is not whole and visible on the screen (None: it is)."""
+def whole(widget, window, slack: int = 0) -> str | None:
+    """Why ``widget`` is not whole and visible on the screen (None: it is); ``slack``: the
+    pixels its height may lack (a fractional scale rounds Qt's own icon buttons)."""
     if not widget.isVisible():
         return "hidden"
-    if widget.height() < widget.minimumSizeHint().height():
+    if widget.height() + slack < widget.minimumSizeHint().height():
         return f"squeezed to {widget.height()} px of {widget.minimumSizeHint().height()}"
     seen = widget.visibleRegion().boundingRect()
     if seen.size() != widget.size():
@@ -132,7 +133,8 @@ def dialog_report(dialog, name: str = "") -> dict:
         dialog.screen().grabWindow(0).save(str(Path(shots) / f"{name.replace(' ', '-')}.png"))
     problems = [p for p in [window_fit(dialog)] if p]
     for button in _buttons_of(dialog):
-        why = whole(button, dialog)
+        # A file dialog's icon buttons (back, up, new folder) are Qt's, 1 px short at 125 %.
+        why = whole(button, dialog, slack=0 if button.text() else 1)
         if why is not None:
             problems.append(f"button {button.text()!r}: {why}")
     return {"frame": _rect(dialog.frameGeometry()),
@@ -149,8 +151,11 @@ def _step(window, name: str, shots: Path | None) -> dict:
     if shots is not None:
         shots.mkdir(parents=True, exist_ok=True)
         window.screen().grabWindow(0).save(str(shots / f"desk-{name}.png"))
+    from PySide6.QtWidgets import QApplication
+
     return {"keys": key_report(window), "window": window_fit(window),
-            "geometry": _rect(window.geometry())}
+            "geometry": _rect(window.geometry()),
+            "charts": lead_charts(QApplication.instance(), window)}
 
 
 def desk_steps(app, window, args: argparse.Namespace) -> dict:
@@ -172,29 +177,60 @@ def desk_steps(app, window, args: argparse.Namespace) -> dict:
     return steps
 
 
+def opened(app, open_it, name: str, window, *, blocking: bool = False) -> tuple[dict, object]:
+    """Call ``open_it`` as a user's click would, measure the window it opens (its report and
+    the window). A blocking dialog (``exec``: file dialogs, the annotator's name) is
+    measured from a timer while it runs, then cancelled."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QDialog
+
+    before = set(app.topLevelWidgets())
+    seen: dict = {}
+
+    def look() -> None:
+        _settle(app, 0.6)
+        new = [w for w in app.topLevelWidgets() if w not in before and w.isVisible()
+               and w is not window and type(w).__name__ not in ("QMenu", "QTipLabel")]
+        dialog = QApplication.activeModalWidget() if blocking else None
+        dialog = dialog or (new[0] if new else None) or next(
+            (w for w in app.topLevelWidgets() if w.isVisible() and w is not window
+             and w.isModal()), None)
+        if dialog is None:
+            seen["report"] = {"problems": ["did not open"]}
+            return
+        seen["report"], seen["dialog"] = dialog_report(dialog, name), dialog
+        if blocking and isinstance(dialog, QDialog):
+            dialog.reject()
+
+    QTimer.singleShot(100, look) if blocking else None
+    open_it()
+    if not blocking:
+        look()
+    _wait(app, lambda: "report" in seen, 20.0)
+    return seen.get("report", {"problems": ["not measured"]}), seen.get("dialog")
+
+
 def dialogs(app, window) -> dict:
-    """Every dialog of the desk, opened as a user would, measured, then closed."""
+    """Every dialog the desk opens (its menus: File, View ▸ Find, Project, Help), opened as
+    a user would, measured, then closed."""
+    from ui.data_manager import open_find
     from ui.help_dialog import HelpDialog  # noqa: F401 - imported early: one cost
 
     found = {}
     openers = {
-        "New project": window.new_project,
-        "Settings": window.open_settings,
-        "Export": window.export_dialog,
-        "Help": window.show_help,
+        "New project": (window.new_project, False),
+        "Open project": (window.open_dialog, True),
+        "Settings": (window.open_settings, False),
+        "Export": (window.export_dialog, False),
+        "Switch annotator": (window.switch_annotator, True),
+        "Help": (window.show_help, False),
+        "Find": (lambda: open_find(window), False),
     }
-    for name, open_it in openers.items():
-        before = set(app.topLevelWidgets())
-        open_it()
-        _settle(app, 0.6)
-        new = [w for w in app.topLevelWidgets() if w not in before and w.isVisible()]
-        new = new or [w for w in app.topLevelWidgets()
-                      if w.isVisible() and w is not window and w.isModal()]
-        if not new:
-            found[name] = {"problems": ["did not open"]}
+    for name, (open_it, blocking) in openers.items():
+        found[name], dialog = opened(app, open_it, name, window, blocking=blocking)
+        if dialog is None or blocking:
+            _settle(app, 0.3)
             continue
-        dialog = new[0]
-        found[name] = dialog_report(dialog, name)
         if name == "New project":
             found["New project after an error"] = new_project_error(app, dialog)
         dialog.close()
@@ -228,13 +264,48 @@ def lead_tabs(app, window, wanted: set[str] | None, maximize: bool) -> dict:
         lead.tabs.setCurrentIndex(i)
         _settle(app, 0.8)
         report = dialog_report(lead, f"lead-{name}")
-        report["outer_scroll"] = outer_scroll(lead)
         page = lead.tabs.currentWidget()
+        report["outer_scroll"] = outer_scroll(lead)
+        report["charts"] = lead_charts(app, lead)
+        inner = lead.models.tabs if name == "Models" and lead.models is not None else None
+        for j in range(inner.count() if inner is not None else 0):   # Gain, Metrics, …
+            if inner.isTabEnabled(j):
+                inner.setCurrentIndex(j)
+                _settle(app, 0.5)
+                report["charts"] += [f"{inner.tabText(j)}: {p}" for p in lead_charts(app, lead)]
         report["page_min"] = [page.minimumSizeHint().width(), page.minimumSizeHint().height()]
         report["page"] = [page.width(), page.height()]
         found[name] = report
+    if not wanted:   # the lead window's own dialogs: Export report…, a chart's Save chart…
+        found["Export report dialog"], _ = opened(app, lead.export_report_dialog,
+                                                  "lead-export-report", lead, blocking=True)
+        lead.tabs.setCurrentIndex(0)
+        _settle(app, 0.5)
+        chart = next(c for c in _charts(lead) if c.isVisible())
+        found["Save chart dialog"], _ = opened(app, chart.save_dialog, "lead-save-chart",
+                                               lead, blocking=True)
+        for extra in ("Export report dialog", "Save chart dialog"):
+            found[extra].update(outer_scroll=False, charts=[])
     lead.close()
     return found
+
+
+def _charts(widget) -> list:
+    """The chart panels under ``widget`` (anything with text_problems and a draw state)."""
+    from PySide6.QtWidgets import QWidget
+
+    return [w for w in widget.findChildren(QWidget)
+            if callable(getattr(w, "text_problems", None)) and hasattr(w, "drawing")]
+
+
+def lead_charts(app, lead) -> list[str]:
+    """The text problems of the charts the tab shows, once they are drawn at their size:
+    a label clipped at the figure's edge, texts over each other, text under 9 pt."""
+    shown = [c for c in _charts(lead) if c.isVisible()]
+    _wait(app, lambda: not any(c.drawing() for c in shown), 30.0)
+    _settle(app, 0.3)
+    _wait(app, lambda: not any(c.drawing() for c in shown), 30.0)
+    return [p for c in shown for p in c.text_problems()]
 
 
 def outer_scroll(lead) -> bool:

@@ -77,11 +77,15 @@ def _settle(app, seconds: float) -> None:
         time.sleep(0.01)
 
 
-def _wait_for(app, done, timeout: float = 60.0) -> None:
+def _wait_for(app, done, timeout: float = 60.0, what: str = "") -> None:
+    """Process events until ``done()``; a picture of an unfinished state is never written
+    silently: waiting for ``what`` longer than ``timeout`` stops the run."""
     end = time.monotonic() + timeout
     while not done() and time.monotonic() < end:
         app.processEvents()
         time.sleep(0.02)
+    if what and not done():
+        raise SystemExit(f"screenshots: still waiting for {what} after {timeout:.0f} s")
 
 
 def _flush(widget) -> None:
@@ -114,8 +118,10 @@ def shoot(out: Path, scale: str) -> list[Path]:
     _settle(app, 0.2)
     window.compact.tabs.setCurrentIndex(0)   # stacked (150 %): the gain chart, not the notes
     # The advice, the live state and the offline curves (the gold lines) all in.
+    # A loaded machine takes minutes for the advice: a desk saying "No advice" is no picture.
     _wait_for(app, lambda: window.advice_feed.latest is not None and window.info is not None
-              and not window.live_pending() and not window.live_panels.busy())
+              and not window.live_pending() and not window.live_panels.busy(), 600.0,
+              "the advice, the live state and the gold curves")
     _settle(app, 0.4)
     window.refresh_panels()
     _wait_for(app, lambda: not any(c.drawing() for c in _charts(window)), 20.0)

@@ -94,7 +94,10 @@ def test_overlap_latest_label_decides_and_undo_restores():
     assert state.snapshot().positives_found == 0
     state.apply(ev(3, 4, "lead", positive=True, kind="adjudication"))
     snap = state.snapshot()
-    assert snap.positives_found == 1 and snap.annotated == 1 and snap.spend == 3.0
+    # The ruling decides, but a ruling is no paid annotation: two labels paid, the curator
+    # who only ruled is not in the spend per annotator.
+    assert snap.positives_found == 1 and snap.annotated == 1 and snap.spend == 2.0
+    assert snap.events == 3 and set(snap.spend_by_annotator) == {"ann", "bob"}
     state.revert(ev(3, 4, "lead", positive=True, kind="adjudication"))
     assert state.snapshot().positives_found == 0
     state.revert(ev(1, 4, "ann", positive=True))  # an older label: bob's remains
@@ -273,3 +276,17 @@ def test_latest_means_highest_event_id_not_apply_order():
     state.apply(ev(5, 2, "ann", positive=True))
     state.apply(ev(3, 2, "bob", positive=False, kind="overlap"))  # older event, fed late
     assert state.snapshot().positives_found == 1
+
+
+def test_a_ruling_is_paid_per_hour_only_at_the_curators_own_rate():
+    unpaid = LiveState(10, price_model="per_hour", hourly_rates={"ann": 36.0})
+    unpaid.apply(ev(1, 4, "ann", positive=True, seconds=100.0))
+    unpaid.apply(ev(2, 4, "lee", positive=False, kind="adjudication", seconds=100.0))
+    snap = unpaid.snapshot()
+    assert snap.spend == pytest.approx(1.0) and snap.unpriced_annotators == ()
+    assert set(snap.spend_by_annotator) == {"ann"}
+    paid = LiveState(10, price_model="per_hour", hourly_rates={"ann": 36.0, "lee": 72.0})
+    paid.apply(ev(1, 4, "ann", positive=True, seconds=100.0))
+    paid.apply(ev(2, 4, "lee", positive=False, kind="adjudication", seconds=100.0))
+    assert paid.snapshot().spend == pytest.approx(3.0)
+    assert paid.snapshot().spend_by_annotator["lee"] == pytest.approx(2.0)

@@ -27,6 +27,11 @@ ROOT = Path(__file__).resolve().parent.parent
 PROBE = ROOT / "scripts" / "realwindow_keys.py"
 
 pytestmark = pytest.mark.slow
+LEAD_TABS = {"Overview", "Advice", "Agreement", "Adjudication", "Guidelines", "Models",
+             "Gallery", "Data"}
+LEAD_DIALOGS = {"Export report dialog", "Save chart dialog"}
+DESK_DIALOGS = {"New project", "New project after an error", "Open project", "Settings",
+                "Export", "Switch annotator", "Help", "Find"}
 
 
 def _display(screen: str):
@@ -81,12 +86,14 @@ def run(display: str, demo: Path, config: Path, scale: float, *args: str) -> dic
 
 
 def key_problems(report: dict) -> list[str]:
-    """Every key button not whole, visible and clear, and a window off the screen."""
+    """Every key button not whole, visible and clear, a window off the screen, and the
+    desk's charts' text problems (a label clipped at the figure's edge, overlaps)."""
     found = []
     for step, seen in report["desk"].items():
         found += [f"{step}: {key}: {why}" for key, why in seen["keys"].items() if why]
         if seen["window"]:
             found.append(f"{step}: window {seen['window']}")
+        found += [f"{step}: chart {p}" for p in seen.get("charts", [])]
     return found
 
 
@@ -99,6 +106,7 @@ def fit_problems(report: dict) -> list[str]:
         found += [f"lead {name}: {p}" for p in seen["problems"]]
         if seen["outer_scroll"]:
             found.append(f"lead {name}: needs the scroll bar round the tabs")
+        found += [f"lead {name}: chart {p}" for p in seen.get("charts", [])]
     return found
 
 
@@ -129,8 +137,29 @@ def test_keys_at_150_restored_from_100_maximized(laptop, demo, tmp_path):
 def test_dialogs_and_lead_tabs_fit_a_scaled_laptop(laptop, demo, tmp_path, scale):
     report = run(laptop, demo, tmp_path, scale, "--dialogs", "--tabs", "all")
     assert key_problems(report) == []
+    problems = fit_problems(report)
+    assert problems == [], "\n".join(problems)
+    assert set(report["lead"]) == LEAD_TABS | LEAD_DIALOGS
+    assert set(report["dialogs"]) == DESK_DIALOGS
+
+
+def test_dialogs_and_lead_tabs_fit_at_100_maximized_then_900x600(laptop, demo, tmp_path):
+    """Maximized at 100 %, the desk resized to 900×600: every dialog and lead tab fits,
+    buttons whole, charts' text inside their figures."""
+    report = run(laptop, demo, tmp_path, 1.0, "--maximize", "--resize", "900x600",
+                 "--dialogs", "--tabs", "all")
+    assert key_problems(report) == []
     assert fit_problems(report) == []
-    assert len(report["lead"]) == 7 and "New project after an error" in report["dialogs"]
+    assert set(report["dialogs"]) == DESK_DIALOGS
+
+
+def test_dialogs_and_lead_tabs_fit_at_150_restored_from_100_maximized(laptop, demo, tmp_path):
+    """State saved at 100 % maximized, then everything opened at 150 %."""
+    run(laptop, demo, tmp_path, 1.0, "--maximize")
+    report = run(laptop, demo, tmp_path, 1.5, "--dialogs", "--tabs", "all")
+    assert key_problems(report) == []
+    assert fit_problems(report) == []
+    assert set(report["lead"]) == LEAD_TABS | LEAD_DIALOGS
 
 
 def test_dialogs_and_lead_tabs_fit_1024x600(netbook, demo, tmp_path):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemView, QSplitter, QTableView, QVBoxLayout, QWidget
 
 from triage.base.errors import TriageError
@@ -34,6 +34,7 @@ from triage.views.data_manager import columns, page, record_view
 from ui.data_filters import FilterBar
 from ui.data_record import RecordPane
 from ui.jobs import DATA_INDEX, DATA_QUERIES, Worker
+from ui.window_state import size_window
 
 DEBOUNCE_MS = 120
 
@@ -366,7 +367,7 @@ class FindWindow(QWidget):
         self.manager.changed.connect(desk_window.reading.refresh_drawer)
         layout = QVBoxLayout(self)
         layout.addWidget(self.manager)
-        self.resize(980, 560)
+        size_window(self, QSize(980, 560))   # less on a small or scaled-up screen
 
 
 def open_find(desk_window: Any) -> FindWindow:

@@ -66,8 +66,11 @@ def contrast_ratio(foreground: str, background: str) -> float:
 
 
 def apply_app_palette() -> None:
-    """Selections dark enough for white text (the default light blue gives 3.7:1)."""
+    """Selections dark enough for white text (the default light blue gives 3.7:1); every
+    tooltip wraps (ui.tooltips)."""
     from PySide6.QtGui import QColor, QGuiApplication, QPalette
+
+    from ui.tooltips import wrap_all_tooltips
 
     app = QGuiApplication.instance()
     if not isinstance(app, QGuiApplication):
@@ -77,6 +80,7 @@ def apply_app_palette() -> None:
         palette.setColor(group, QPalette.ColorRole.Highlight, QColor(SELECTION_BG))
         palette.setColor(group, QPalette.ColorRole.HighlightedText, QColor("#FFFFFF"))
     app.setPalette(palette)
+    wrap_all_tooltips()
 
 
 def no_tab_traps(root) -> None:

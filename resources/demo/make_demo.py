@@ -546,7 +546,7 @@ def simulate_scores(rng: np.random.Generator, gold: np.ndarray) -> dict[str, np.
 
     m1: corpus-frequency-like integer counts (weak, many ties).
     m2: association-measure-like positive float (medium).
-    m3: classifier probability in [0, 1] (strong, overconfident: miscalibrated).
+    m3: classifier probability in [0, 1] (strong, leans towards idiom: see docs/guide/lead.md).
     """
     n = gold.size
     g = gold.astype(float)
@@ -554,7 +554,7 @@ def simulate_scores(rng: np.random.Generator, gold: np.ndarray) -> dict[str, np.
     raw = rng.normal(0.5 + 1.2 * g, 1.0, n)
     m2 = np.log1p(np.exp(2.0 * raw))  # softplus keeps the measure positive, like a G-score
     latent = rng.normal(-1.3 + 2.7 * g, 1.0, n)
-    m3 = 1.0 / (1.0 + np.exp(-2.2 * latent + 0.4))  # too steep: overconfident probabilities
+    m3 = 1.0 / (1.0 + np.exp(-2.2 * latent + 0.4))  # shifted: leans towards idiom
     return {"m1_frequency": m1, "m2_association": m2, "m3_classifier": m3}
 
 

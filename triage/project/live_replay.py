@@ -28,7 +28,7 @@ import numpy as np
 from triage import store
 from triage.project.final import FinalLabel, credited, final_labels, is_positive
 from triage.stats.common import DECILES, decile_of_rank
-from triage.stats.live import KINDS, LabelEvent, LiveState, PriceSettings, rebuild
+from triage.stats.live import KINDS, RULING, LabelEvent, LiveState, PriceSettings, rebuild
 from triage.store.settings import Settings
 
 _OWN_DECISIONS = frozenset({"adjudication", "retest"})
@@ -156,7 +156,7 @@ def _fill(state: LiveState, events: list[LabelEvent], rank: np.ndarray,  # long:
 
 def _tally(events: list[LabelEvent], skipped: np.ndarray, positive: np.ndarray,
            seconds: np.ndarray) -> dict[str, list[int]]:
-    """annotator -> [events, labels, skips, positives, microseconds], first seen first."""
+    """annotator -> [events, labels, skips, positives, µs, rulings], first seen first."""
     codes: dict[str, int] = {}
     who = np.fromiter((codes.setdefault(e.annotator, len(codes)) for e in events), np.int64,
                       len(events))
@@ -173,5 +173,6 @@ def _tally(events: list[LabelEvent], skipped: np.ndarray, positive: np.ndarray,
     micros = [0] * k
     for code, us in zip(who.tolist(), np.rint(seconds * 1_000_000).tolist()):
         micros[code] += int(us)
-    return {name: [every[c], labels[c], skips[c], positives[c], micros[c]]
+    rulings = count(np.fromiter((e.kind == RULING for e in events), bool, len(events)))
+    return {name: [every[c], labels[c], skips[c], positives[c], micros[c], rulings[c]]
             for name, c in codes.items()}

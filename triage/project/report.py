@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from triage import __version__, store
+from triage.stats.live import RULING
 from triage.store import provenance
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def spend_timeline(project: Project, points: int = TIMELINE_POINTS) -> dict[str,
     s = project.settings
     rows = _rows(project)
     if s.price_model == "per_item":
-        costs = np.full(len(rows), float(s.price_per_item))
+        costs = np.array([0.0 if r.kind == RULING else float(s.price_per_item) for r in rows])
     else:
         rates = store.hourly_rates(project.db, s.default_hourly_rate)
         costs = np.array([r.seconds * rates.get(r.annotator, s.default_hourly_rate) / 3600.0

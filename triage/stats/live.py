@@ -14,7 +14,9 @@ Counting rules (documented in the README):
 * **Spend** counts every decision, skips and overlap/audit/retest labels included, so the
   price of measuring agreement is visible: per item = price × events; per hour =
   Σ seconds × the annotator's hourly rate / 3600. Seconds are kept as integer
-  microseconds so undo restores sums exactly.
+  microseconds so undo restores sums exactly. A curator's **ruling** (adjudication) is
+  not annotation: it costs nothing per item, and per hour only at the curator's own
+  rate; a curator who only ruled, unpaid, is left out of the spend per annotator.
 * ``current_decile`` is the first decile with an unvisited candidate (the one a top-down
   annotator is working through; random audit labels deep in the ranking do not move it),
   or ``None`` when every candidate has been visited.
@@ -44,7 +46,8 @@ KINDS = frozenset({"triage", "overlap", "audit", "retest", "adjudication", "cert
 PRICE_MODELS = frozenset({"per_item", "per_hour"})
 _SETTINGS = frozenset({"price_model", "price_per_item", "hourly_rates", "budget",
                        "value_per_positive", "currency", "total_positives_hint"})
-_EVENTS, _LABELS, _SKIPS, _POSITIVES, _MICROS = range(5)
+_EVENTS, _LABELS, _SKIPS, _POSITIVES, _MICROS, _RULINGS = range(6)
+RULING = "adjudication"   # a curator's ruling: a decision, not a paid annotation
 
 
 class LiveState:
@@ -76,7 +79,7 @@ class LiveState:
         self._applied: dict[int, LabelEvent] = {}  # insertion order = apply order
         self._labels: dict[int, list[tuple[int, bool]]] = {}  # rank -> active (id, positive)
         self._skips: dict[int, int] = {}  # rank -> active skip events
-        self._tally: dict[str, list[int]] = {}  # annotator -> [events, labels, skips, pos, µs]
+        self._tally: dict[str, list[int]] = {}  # annotator -> [events, labels, skips, pos, µs, rulings]
         self._dec_annotated = [0] * DECILES
         self._dec_positive = [0] * DECILES
         self._dec_visited = [0] * DECILES
@@ -220,10 +223,11 @@ class LiveState:
             self._label_events += sign
 
     def _count(self, event: LabelEvent, sign: int) -> None:
-        tally = self._tally.setdefault(event.annotator, [0, 0, 0, 0, 0])
+        tally = self._tally.setdefault(event.annotator, [0, 0, 0, 0, 0, 0])
         old = self._applied.get(event.replaces or 0)  # event ids start at 1
         if old is None:
             tally[_EVENTS] += sign
+            tally[_RULINGS] += sign * (event.kind == RULING)
         else:  # the earlier decision's place is taken: no new event, no new spend
             tally[_SKIPS if old.skipped else _LABELS] -= sign
         tally[_SKIPS if event.skipped else _LABELS] += sign
@@ -273,7 +277,7 @@ class LiveState:
 
     def _spend_of(self, annotator: str, tally: list[int]) -> float:
         if self.price_model == "per_item":
-            return self.price_per_item * tally[_EVENTS]
+            return self.price_per_item * (tally[_EVENTS] - tally[_RULINGS])
         return tally[_MICROS] / 1e6 * self.hourly_rates.get(annotator, 0.0) / 3600.0
 
     # -- snapshot --------------------------------------------------------------------
@@ -281,9 +285,14 @@ class LiveState:
         """The current figures. O(10 + annotators); the curve arrays are shared views."""
         names = sorted(self._tally)
         by_spend = {a: self._spend_of(a, self._tally[a]) for a in names}
+        # A curator who only ruled and is not paid for it is no annotator of the spend.
+        curators = {a for a in names if self._tally[a][_EVENTS] == self._tally[a][_RULINGS]
+                    and (self.price_model == "per_item" or a not in self.hourly_rates)}
+        by_spend = {a: v for a, v in by_spend.items() if a not in curators}
         events = self._label_events + self._skip_events
         if self.price_model == "per_item":
-            spend = self.price_per_item * events
+            rulings = sum(t[_RULINGS] for t in self._tally.values())
+            spend = self.price_per_item * (events - rulings)
             per_event: float | None = self.price_per_item
         else:
             spend = sum(by_spend.values())
@@ -317,7 +326,7 @@ class LiveState:
             positives_by_annotator={a: self._credits.get(a, 0) for a in names},
             seconds_by_annotator={a: self._tally[a][_MICROS] / 1e6 for a in names},
             unpriced_annotators=tuple(a for a in names if self.price_model == "per_hour"
-                                      and a not in self.hourly_rates),
+                                      and a not in self.hourly_rates and a not in curators),
             curve_annotated=curve_x, curve_positives=curve_y,
         )
 

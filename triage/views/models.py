@@ -38,6 +38,19 @@ PVALUE_WORK = 500_000_000
 MIN_TRIALS = 200
 
 
+THRESHOLD_METRIC_KEYS = frozenset({"precision", "recall", "f1", "mcc", "sba"})
+
+
+def _one_sided(c: Any, threshold: float) -> str | None:
+    """Why a confusion table at ``threshold`` says nothing, or None when it does."""
+    predicted = c.tp + c.fp
+    if predicted == c.n:
+        return f"every labeled candidate scores ≥ {threshold:g}: it predicts all positive"
+    if predicted == 0:
+        return f"no labeled candidate scores ≥ {threshold:g}: it predicts none positive"
+    return None
+
+
 def view_trials(n: int, trials: int = 1000) -> int:
     """Random swap patterns per pair the tab's tests use for ``n`` labeled items."""
     return min(trials, max(MIN_TRIALS, PVALUE_WORK // max(n, 1)))
@@ -95,6 +108,23 @@ class ModelsViewData:
     # The value tables and calibration come after the metrics in the lead window: True
     # while they are still being computed (see models_value and with_value).
     value_pending: bool = False
+    # model -> why its metrics at the threshold say nothing: it puts every labeled
+    # candidate on one side of the threshold (e.g. a count, every score ≥ 0.5)
+    one_sided: dict[str, str] = field(default_factory=dict)
+
+    def best(self, metric: str) -> str | None:
+        """The model whose ``metric`` alone is highest (bold in the table), or None.
+
+        None when two tie or there is one model; a metric at the threshold of a model that
+        puts every candidate on one side of it carries no information and never leads."""
+        at_threshold = metric in THRESHOLD_METRIC_KEYS
+        values = {m: v for m in self.models if (v := self.metrics[m].get(metric)) is not None
+                  and not (at_threshold and m in self.one_sided)}
+        if len(self.models) < 2 or not values:
+            return None
+        top = max(values.values())
+        leaders = [m for m, v in values.items() if v == top]
+        return leaders[0] if len(leaders) == 1 else None
 
     def metric_cell(self, model: str, metric: str) -> str:
         """One cell of the metrics table: the value to three places, or "undef."."""
@@ -247,6 +277,8 @@ def build_models_view_data(
         empty, unavailable=None, metric_names=tuple(next(iter(models.values())).metrics),
         metrics=metrics, undefined=undefined, pvalues=pairs,
         pvalues_pending=not pvalues and len(names) > 1, value_pending=not value,
+        one_sided={m: why for m, r in models.items()
+                   if (why := _one_sided(r.confusion, threshold)) is not None},
         curves={m: mt.model_curves(inputs.scores[m], g, ranked=ranked[m]) for m in names})
     if not value:
         return data

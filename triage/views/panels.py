@@ -268,12 +268,19 @@ class YieldData:
     bar_labels: list[str]  # marginal cost per positive as shown above each bar
     current: int | None
     empty: bool
+    # Is the decile's yield bar drawn? Not from fewer than MIN_YIELD_ITEMS labels in a decile
+    # not wholly annotated (one audit label deep in the ranking drew a 100 % bar): the panel
+    # shows "n=1" there instead.
+    drawn: list[bool] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """Plain data for JSON and tests."""
         return {k: getattr(self, k) for k in (
             "deciles", "items", "annotated", "positives", "yields", "shares", "marginal",
-            "bar_labels", "current", "empty")}
+            "bar_labels", "current", "empty", "drawn")}
+
+
+MIN_YIELD_ITEMS = 5   # fewer labels in a decile say next to nothing of its yield (±40 %+)
 
 
 def _bar_label(d: DecileLive, currency: str) -> str:
@@ -295,9 +302,16 @@ def yield_data(snap: LiveSnapshot, info: PanelInfo) -> YieldData:
         annotated=[d.annotated for d in ds], positives=[d.positives for d in ds],
         yields=[d.yield_ for d in ds], shares=[d.annotated_share for d in ds],
         marginal=[d.marginal_cost_per_positive for d in ds],
-        bar_labels=[_bar_label(d, cur) for d in ds], current=snap.current_decile,
-        empty=snap.annotated == 0,
+        bar_labels=[_bar_label(d, cur) if _telling(d) or not d.annotated
+                    else f"n={d.annotated}" for d in ds], current=snap.current_decile,
+        empty=snap.annotated == 0, drawn=[_telling(d) for d in ds],
     )
+
+
+def _telling(d: DecileLive) -> bool:
+    """Does the decile's yield say something: MIN_YIELD_ITEMS labels, or the whole decile
+    (then it is the decile's true yield)?"""
+    return d.annotated >= MIN_YIELD_ITEMS or (d.annotated > 0 and d.annotated == d.items)
 
 
 # -- offline model comparison (lead view) ----------------------------------------------

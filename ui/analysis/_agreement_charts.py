@@ -70,13 +70,15 @@ def _heatmap(ax, d: AgreementViewData) -> None:
 
 
 def _bands(ax) -> None:
-    for y, name in BANDS:  # "reliable" above its line, "tentative" below: never stacked
+    # Named right of the plot, outside it: inside, a name ran into the last point's "n="
+    # label. "reliable" above its line's level, "tentative" below: never stacked.
+    for y, name in BANDS:
         above = name == "reliable"
         ax.axhline(y, color=GREY, linewidth=0.8, linestyle=(0, (4, 3)), zorder=1)
         ax.annotate(name, (1.0, y), xycoords=("axes fraction", "data"),
-                    xytext=(-2, 2 if above else -2), textcoords="offset points",
-                    ha="right", va="bottom" if above else "top", fontsize=FS - 2,
-                    color=GREY)
+                    xytext=(3, 1 if above else -1), textcoords="offset points",
+                    ha="left", va="bottom" if above else "top", fontsize=FS - 2,
+                    color=GREY, annotation_clip=False)
 
 
 def _undefined_mark(ax, x: float) -> None:

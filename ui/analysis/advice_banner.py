@@ -93,7 +93,7 @@ class AdviceBanner(QFrame):
         lines = [html.escape(line) for line in d.details] or ["No rules have been run."]
         if self.compact:   # the whole headline and the stamp, cut from the line itself
             lines = [html.escape(d.text), html.escape(d.stamp), "", *lines]
-        tip = "<p style='white-space:pre'>" + "<br>".join(lines) + "</p>"
+        tip = "<p style='white-space:pre-wrap'>" + "<br>".join(lines) + "</p>"
         self.setToolTip(tip)
         self.text.setToolTip(tip)
         self.badge.setToolTip(tip)

@@ -20,7 +20,13 @@ from PySide6.QtWidgets import (
 )
 
 from triage.views.formatting import format_decimal, format_difference, format_number, plural
-from triage.views.models import ACCEPT_KS, DEFAULT_ACCEPT_K, ModelsViewData, bandit_lines
+from triage.views.models import (
+    ACCEPT_KS,
+    DEFAULT_ACCEPT_K,
+    THRESHOLD_METRIC_KEYS,
+    ModelsViewData,
+    bandit_lines,
+)
 from ui.analysis._common import ChartCanvas, plain_label, role_style
 from ui.analysis._models_charts import (
     PENDING,
@@ -189,7 +195,10 @@ class ModelsView(QWidget):
                           f"{data.positives:,} positive; {plural(len(data.models), 'model')}.")
         self.metrics_caption.setText(
             f"Metrics per model (columns) on the same {plural(data.n, 'candidate')} "
-            f"({source})" if not data.unavailable else "Metrics per model (columns)")
+            f"({source})" + "".join(
+                f"\n{m}: {why}, so its metrics at the threshold are never bold."
+                for m, why in data.one_sided.items())
+            if not data.unavailable else "Metrics per model (columns)")
         self._fill_metrics(data)
         self._show_acceptance()
         reasons = [f"{m}: {why}" for m, why in data.value_reasons.items()]
@@ -259,12 +268,11 @@ class ModelsView(QWidget):
         t.setHorizontalHeaderLabels(list(d.models))
         t.setVerticalHeaderLabels([_metric_name(k, d.threshold) for k in d.metric_names])
         for r, key in enumerate(d.metric_names):
-            values = [d.metrics[m][key] for m in d.models]
-            best = max((v for v in values if v is not None), default=None)
+            best = d.best(key)
             for c, m in enumerate(d.models):
-                v = d.metrics[m][key]
-                t.setItem(r, c, _cell(d.metric_cell(m, key), bold=v is not None and v == best
-                                      and len(d.models) > 1, tip=d.undefined[m].get(key)))
+                tip = d.undefined[m].get(key) or (
+                    d.one_sided.get(m) if key in THRESHOLD_METRIC_KEYS else None)
+                t.setItem(r, c, _cell(d.metric_cell(m, key), bold=m == best, tip=tip))
         p = self.pvalue_table
         p.clear()
         pairs = list(d.pvalues)

@@ -11,6 +11,27 @@ from triage.views.panels import GainData, RecallBand, gain_data, offline_label
 from ui.panels._base import ChartPanel
 from ui.panels.chart_text import MIN_FIG_PT, fitting, wrap_to
 
+LEGEND_SHARE = 0.3   # the most of the figure's height the lead view's legend may take
+
+
+def _wrapped(labels: list[str], ncols: int, width_pt: float, size: float) -> list[str]:
+    """Each label wrapped to its column's width."""
+    return [wrap_to(t, width_pt / ncols - 30, size) for t in labels]
+
+
+def legend_lines(labels: list[str], ncols: int, width_pt: float, size: float) -> list[str]:
+    """The lines a legend of ``labels`` in ``ncols`` columns takes (one string per line of
+    the tallest column), or [] when a column would need a label wrapped (more than one
+    column is for labels that fit across it)."""
+    wrapped = _wrapped(labels, ncols, width_pt, size)
+    if ncols > 1 and any("\n" in t for t in wrapped):
+        return []
+    rows = -(-len(wrapped) // ncols)
+    per_column = [wrapped[c * rows:(c + 1) * rows] for c in range(ncols)]
+    return max(([line for t in col for line in t.split("\n")] for col in per_column),
+               key=len, default=[])
+
+
 if TYPE_CHECKING:
     from matplotlib.lines import Line2D
     from matplotlib.patches import Rectangle
@@ -107,32 +128,50 @@ class GainPanel(ChartPanel):
         if not self.large and entries * (self.fs + 2) > 0.35 * height_pt:
             return  # too short to hold a legend without hiding the curves (the lead view has it)
         if self.large:
-            self._layout_key = None  # the layout makes room for the legend below the axes
-            # Below the whole chart, each label wrapped to the figure's width: a legend
-            # wider than the figure ran off both sides (or squeezed the axes to a sliver).
-            width_pt = self.fig.get_figwidth() * 72 - 40
-            size = max(MIN_FIG_PT, self.fs - 1)
-            handles, labels = ax.get_legend_handles_labels()
-            # Two columns when all but the longest label fit across half the width (the
-            # longest, the estimate's sentence, wraps): half the rows, a taller plot.
-            lengths = sorted((len(t) for t in labels), reverse=True)
-            typical = lengths[1] if len(lengths) > 1 else (lengths[0] if lengths else 0)
-            two = len(labels) > 2 and 2 * (typical * 0.6 * size + 30) < width_pt
-            labels = [wrap_to(t, width_pt / (2 if two else 1) - 30, size) for t in labels]
-            self.fig.legend(handles, labels, loc="outside lower center",
-                               ncols=2 if two else 1, fontsize=size, frameon=False,
-                               handlelength=1.6, columnspacing=1.2, labelspacing=0.25)
+            self._large_legend(ax)
         else:
             ax.legend(loc="lower right", fontsize=self.fs - 1, frameon=True, framealpha=0.85,
                       edgecolor="#DDDDDD", handlelength=1.4, borderaxespad=0.3,
                       labelspacing=0.2)
 
+    def _large_legend(self, ax) -> None:
+        """Below the whole chart, each label wrapped to the figure's width (a legend wider
+        than the figure ran off both sides); never taller than LEGEND_SHARE of the figure,
+        so the plot keeps its height: full labels in one or two columns if they fit, else
+        short ones (the model's name) in two or three columns."""
+        self._layout_key = None  # the layout makes room for the legend below the axes
+        width_pt = self.fig.get_figwidth() * 72 - 40
+        room_pt = LEGEND_SHARE * self.fig.get_figheight() * 72
+        size = max(MIN_FIG_PT, self.fs - 1)
+        handles, full = ax.get_legend_handles_labels()
+        short = [self._short_names().get(id(h), t) for h, t in zip(handles, full)]
+        for labels, choices in ((full, (1, 2)), (short, (2, 3))):
+            for ncols in choices:
+                lines = legend_lines(labels, ncols, width_pt, size)
+                if lines and len(lines) * size * 1.35 <= room_pt:
+                    self.fig.legend(handles, _wrapped(labels, ncols, width_pt, size),
+                                    loc="outside lower center", ncols=ncols,
+                                    fontsize=size, frameon=False, handlelength=1.6,
+                                    columnspacing=1.2, labelspacing=0.25)
+                    return
+        # Nothing fits: the short names in as many columns as there are entries (one row).
+        self.fig.legend(handles, short, loc="outside lower center", ncols=max(1, len(short)),
+                        fontsize=size, frameon=False, handlelength=1.2, columnspacing=0.8)
+
+    def _short_names(self) -> dict[int, str]:
+        """One or two words per legend entry: the full sentences are in the lead view's
+        Advice tab and the title."""
+        names = {id(self.live): "labels (live)", id(self.baseline): "random order",
+                 **{id(line): model for model, line in self.offline.items()}}
+        if self.band_span is not None:
+            names[id(self.band_span)] = "estimate (band)"
+        return names
+
     def _short_legend(self, ax, entries: int, height_pt: float) -> None:
         """The desk's legend with gold curves: one word per line (the lead window's chart
         says the rest), in columns, so it stays low in the corner."""
         handles, labels = ax.get_legend_handles_labels()
-        short = {id(self.live): "labels (live)", id(self.baseline): "random order",
-                 **{id(line): model for model, line in self.offline.items()}}
+        short = self._short_names()
         labels = [short.get(id(h), label) for h, label in zip(handles, labels)]
         cols = 3 if entries > 4 else 2
         rows = -(-entries // cols)

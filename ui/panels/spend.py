@@ -60,7 +60,8 @@ class SpendPanel(ChartPanel):
         people.xaxis.set_major_locator(MaxNLocator(nbins=3))
         people.xaxis.set_major_formatter(FuncFormatter(
             lambda v, _p: format_money(v, self._currency).replace(".00", "")))
-        people.set_title("spend per annotator", fontsize=self.fs - 0.5, loc="left", pad=2,
+        # Right-aligned: long names move the axes right, and a left-aligned title ran off.
+        people.set_title("spend per annotator", fontsize=self.fs - 0.5, loc="right", pad=2,
                          color="#333333")
         self.slots = 8 if self.large else 4
         self.people_empty = people.text(0.5, 0.5, "no labels yet", transform=people.transAxes,
@@ -127,9 +128,10 @@ class SpendPanel(ChartPanel):
             bar.set_width(rows[i][1] if i < len(rows) else 0.0)
         top = max((v for _n, v in rows), default=0.0)
         self.people_ax.set_xlim(0, max(top * 1.1, 1e-9))
-        self.people_ax.set_yticks(range(self.slots),
-                                  [_short(n, 14 if self.large else 10) for n in names],
-                                  fontsize=self.fs - 0.5)
+        shown = [_short(n, 14 if self.large else 10) for n in names]
+        if shown != [t.get_text() for t in self.people_ax.get_yticklabels()]:
+            self._layout_key = None   # wider names need room: lay out again (no overlap)
+        self.people_ax.set_yticks(range(self.slots), shown, fontsize=self.fs - 0.5)
         self.people_ax.xaxis.set_visible(bool(rows) and top > 0)
         self.people_empty.set_text("" if rows else "no labels yet")
 

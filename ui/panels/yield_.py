@@ -57,7 +57,9 @@ class YieldPanel(ChartPanel):
         return yield_data(snapshot, info)
 
     def _draw(self, data: YieldData) -> None:
+        drawn = data.drawn or [True] * len(data.yields)
         for i, (y, s, label) in enumerate(zip(data.yields, data.shares, data.bar_labels)):
+            y = y if drawn[i] else None   # too few labels: "n=1" on the axis, no bar
             self.yield_bars[i].set_height(y or 0.0)
             self.share_bars[i].set_height(s or 0.0)
             text = self.cost_texts[i]
