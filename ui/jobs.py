@@ -29,13 +29,15 @@ tasks (:mod:`triage.views.tasks`), never names.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import traceback
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from triage.base.errors import TriageError
 from triage.base.jobs import Lane
@@ -119,14 +121,8 @@ class Worker:
 
     def start(self, lane: Lane = GENERAL) -> Worker:
         """Run in ``lane``; the signals follow (the worker is kept until it reported)."""
-        _LIVE.add(self)
-        for signal in (self.signals.finished, self.signals.failed, self.signals.cancelled):
-            signal.connect(self._reported)   # after the caller's slots
-        self.future = lane.submit(self.run)
+        self.future = run_kept(lane, self)
         return self
-
-    def _reported(self, *_args: object) -> None:
-        _LIVE.discard(self)
 
     def cancel(self) -> None:
         """Ask the work to stop at its next progress call (or not to begin)."""
@@ -172,7 +168,48 @@ class Worker:
             pass
 
 
-_LIVE: set[Worker] = set()   # started workers, kept until their report has been delivered
+class _Keeper(QObject):
+    """Holds each job run by :func:`run_kept` until its thread has let go of it."""
+
+    released = Signal(object)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kept: set[Any] = set()
+        self.released.connect(self._release, Qt.ConnectionType.QueuedConnection)
+
+    @Slot(object)
+    def _release(self, ref: weakref.ref) -> None:
+        self.kept.discard(ref())   # the last reference goes here, on the GUI thread
+
+
+_KEEPER: list[_Keeper] = []
+
+
+def run_kept(lane: Lane, job: Any) -> Future:
+    """Run ``job.run()`` in ``lane``; ``job`` is let go on the GUI thread, never on the pool's.
+
+    A job holds Qt objects (its signals, and the slots connected to them). Were a pool
+    thread the last to let go of one, Qt would disconnect it there, taking Qt's signal lock
+    and then waiting for the interpreter lock, while the GUI thread, holding the interpreter
+    lock, waits for Qt's signal lock to make a widget: both wait for ever. So the job is
+    kept here (called on the GUI thread), the thread holds it only by a weak reference while
+    it runs, and hands it back when done.
+    """
+    if not _KEEPER:
+        _KEEPER.append(_Keeper())
+    keeper = _KEEPER[0]
+    keeper.kept.add(job)
+    return lane.submit(_run_then_hand_back, weakref.ref(job), keeper)
+
+
+def _run_then_hand_back(ref: weakref.ref, keeper: _Keeper) -> None:
+    job = ref()
+    if job is not None:
+        job.run()
+        del job   # this thread's last reference, before the keeper lets go of its own
+    with contextlib.suppress(RuntimeError):   # Qt is going away: nobody to release to
+        keeper.released.emit(ref)
 
 
 def progress_dialog(worker: Worker, parent: Any, text: str, title: str,

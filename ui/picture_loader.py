@@ -35,7 +35,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QImage, QImageIOHandler, QImageReader
 
 from triage.base.pictures import MAX_BYTES, PictureRef, check_file, sniff
-from ui.jobs import PICTURES
+from ui.jobs import PICTURES, run_kept
 
 ALLOCATION_MB = 256          # Qt refuses to allocate more for one decoded picture (MB)
 CACHE_BYTES = 160 << 20      # decoded pictures kept (the oldest go first): ~48 pane-sized
@@ -232,7 +232,7 @@ class PictureLoader(QObject):
         if found is not None and (not isinstance(found, QImage) or self._made_for.get(key) == fit):
             return
         self._pending.add(key)
-        PICTURES.submit(_Decode(ref, self.cache_dir, self._signals, key, fit, self.dpr).run)
+        run_kept(PICTURES, _Decode(ref, self.cache_dir, self._signals, key, fit, self.dpr))
 
     def set_target(self, size: QSize, dpr: float = 1.0) -> bool:
         """Fit pictures into ``size`` device pixels (``dpr`` per logical pixel) from now;

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 from triage.base.pictures import PictureRef
 from triage.views.gallery import PictureOf
 from triage.views.thumbnails import thumbnail
-from ui.jobs import THUMBNAILS
+from ui.jobs import THUMBNAILS, run_kept
 from ui.palette import SECONDARY
 
 CACHE_BYTES = 48 << 20   # 48 MB of thumbnails: about 700 at 128 pixels, 100 at 320
@@ -86,7 +86,7 @@ class ThumbnailLoader(QObject):
         key = ref_key(ref, side)
         if key not in self._cache and key not in self._pending:
             self._pending.add(key)
-            THUMBNAILS.submit(_Make(ref, cache, side, self._signals).run)
+            run_kept(THUMBNAILS, _Make(ref, cache, side, self._signals))
         return key
 
     def forget(self) -> None:

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 from triage.views.formatting import format_count
 from triage.views.palette import LIGHT
 from triage.views.panels import LiveSnapshot, PanelInfo
-from ui.jobs import CHARTS
+from ui.jobs import CHARTS, run_kept
 from ui.panels.chart_text import DPI, MIN_FIG_PT, chart_text_problems, readable
 from ui.save_chart import save_chart_dialog
 
@@ -297,7 +297,7 @@ class ChartPanel(QWidget):
         job = RenderJob(self, self._target_size())
         job.signals.done.connect(self._job_done)
         self._job = job
-        CHARTS.submit(job.run)   # the one chart lane: matplotlib shares caches
+        run_kept(CHARTS, job)   # the one chart lane: matplotlib shares caches
 
     def _job_done(self, image: QImage | None, key: tuple | None) -> None:
         self._job = None
