@@ -94,8 +94,9 @@ class Pool:
                     lane.left()
 
     def close(self, timeout: float = EXIT_WAIT_S) -> bool:
-        """Start no new job and wait until the running ones end (``timeout`` seconds at
-        most; long-lived loops excepted); True if none runs."""
+        """Start no new job; wait for the running ones (loops excepted); True if none runs.
+
+        Waits ``timeout`` seconds at most."""
         with self._lock:
             self._closed = True
             return self._quiet.wait_for(lambda: self._running == 0, timeout)
