@@ -293,6 +293,7 @@ def apply(paths: tuple[Path, Path], actions) -> None:
 
 @settings(max_examples=12, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.slow   # a few seconds: the slow tier, which CI runs
 @given(before=ACTIONS, after=ACTIONS)
 def test_merge_order_does_not_matter_and_the_union_is_kept(base_project, tmp_path_factory,
                                                             before, after):

@@ -64,6 +64,7 @@ def test_guesses_and_counts_come_from_the_whole_file(tmp_path):
     assert guess_positive(list(gold.counts)) == min(counts, key=counts.__getitem__) == "0"
 
 
+@pytest.mark.slow   # a few seconds: the slow tier, which CI runs
 def test_the_dialog_guesses_and_creates_the_project(qtbot, tmp_path):
     from ui.dialogs.new_project import NewProjectDialog
 
@@ -116,6 +117,7 @@ def test_a_gold_column_also_ticked_as_a_model_is_a_sentence(tmp_path):
                                "model's score; a column can be one or the other")
 
 
+@pytest.mark.slow   # a few seconds: the slow tier, which CI runs
 def test_triage_new_guesses_what_it_is_not_told(tmp_path, capsys):
     from main import main
 

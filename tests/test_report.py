@@ -225,6 +225,7 @@ def test_the_spend_chart_before_any_label_says_so_without_a_warning():
     assert fig.axes[0].get_legend() is None
 
 
+@pytest.mark.slow   # a few seconds: the slow tier, which CI runs
 def test_html_and_pdf_from_one_computation(demo, tmp_path, capsys):
     from pypdf import PdfReader
 

@@ -155,6 +155,7 @@ print(json.dumps({"ratio": panel.devicePixelRatioF(), "shot": [shot.width(), sho
 """
 
 
+@pytest.mark.slow   # a few seconds: the slow tier, which CI runs
 @pytest.mark.parametrize("scale", ["1.25", "1.5"])
 def test_charts_are_drawn_pixel_for_pixel_at_a_fractional_scale(tmp_path, scale):
     """At 125 % the chart's image has the screen's device pixels: what the widget shows is
