@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -89,13 +90,13 @@ def trainer(rows: int, labels: int, out: multiprocessing.Queue) -> None:
              "helper_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
 
 
-def desk_probe(rows: int, presses: int, work: Path) -> dict[str, float]:
-    """p50/p99 of a key press (serve + record) with the helper idle and while it fits."""
+def cal_project(path: Path, rows: int, work: Path) -> tuple[Any, dict[int, str]]:
+    """A project following cal over ``synthetic(rows)`` (its CSV written in ``work``), and
+    each candidate id's gold label."""
     import csv
 
     from triage.ingest.importer import ColumnMapping
     from triage.project import create_project
-    from triage.project.cal_helper import train_cal_at
     from triage.store.settings import LabelOption, Settings
 
     texts, gold, score = synthetic(rows)
@@ -108,10 +109,18 @@ def desk_probe(rows: int, presses: int, work: Path) -> dict[str, float]:
     settings = Settings(labels=(LabelOption("yes", "y"), LabelOption("no", "o")),
                         positive_labels=("yes",), active_model="cal", overlap_rate=0.0,
                         audit_rate=0.0)
-    project = create_project(work / "p.triage", settings)
+    project = create_project(path, settings)
     project.import_file(src, ColumnMapping(text="text", key="key", scores=(("m1", "m1"),),
                                            gold="gold"))
     gold_of = dict(project.state.db.execute("SELECT id, gold FROM candidates").fetchall())
+    return project, gold_of
+
+
+def desk_probe(rows: int, presses: int, work: Path) -> dict[str, float]:
+    """p50/p99 of a key press (serve + record) with the helper idle and while it fits."""
+    from triage.project.cal_helper import train_cal_at
+
+    project, gold_of = cal_project(work / "p.triage", rows, work)
     session = project.start_session("probe")
 
     def press(n: int) -> list[float]:

@@ -13,7 +13,6 @@ niceness 10 as that helper runs) until it is stopped, printing one line per fit.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 import tempfile
@@ -25,26 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 def make_project(path: Path, rows: int) -> None:
     """A project following cal: N synthetic texts, 60 labels, one snapshot."""
-    from bench.bench_cal_scale import synthetic
-    from triage.ingest.importer import ColumnMapping
-    from triage.project import create_project
-    from triage.store.settings import LabelOption, Settings
+    from bench.bench_cal_scale import cal_project
 
-    texts, gold, score = synthetic(rows)
     with tempfile.TemporaryDirectory() as work:
-        src = Path(work) / "pool.csv"
-        with open(src, "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow(["key", "text", "m1", "gold"])
-            for i in range(rows):
-                w.writerow([f"c{i}", texts[i], f"{score[i]:.6f}", "yes" if gold[i] else "no"])
-        settings = Settings(labels=(LabelOption("yes", "y"), LabelOption("no", "o")),
-                            positive_labels=("yes",), active_model="cal", overlap_rate=0.0,
-                            audit_rate=0.0)
-        project = create_project(path, settings)
-        project.import_file(src, ColumnMapping(text="text", key="key", scores=(("m1", "m1"),),
-                                               gold="gold"))
-    gold_of = dict(project.state.db.execute("SELECT id, gold FROM candidates").fetchall())
+        project, gold_of = cal_project(path, rows, Path(work))
     session = project.start_session("seed")
     for _ in range(60):
         c = project.next_candidate(session)

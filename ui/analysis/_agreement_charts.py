@@ -11,7 +11,8 @@ from matplotlib.patches import Rectangle
 
 from triage.views.analysis import AgreementViewData, Series
 from triage.views.formatting import format_decimal
-from ui.analysis._common import BLUE, FS, GREY, LIGHT, ORANGE, VERMILLION, chart_text, style_axes
+from triage.views.palette import BLUE, GREY, LIGHT, ORANGE, VERMILLION
+from ui.analysis._common import FS, chart_text, style_axes
 
 BANDS = ((0.800, "reliable"), (0.667, "tentative"))
 

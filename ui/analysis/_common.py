@@ -1,5 +1,5 @@
-"""Shared pieces of the analysis views: a chart drawn off the GUI thread with "Save
-chart…", plain-text labels, the colour-blind-safe palette and quiet axes."""
+"""Shared pieces of the analysis views' charts: drawn off the GUI thread with "Save chart…",
+quiet axes (the colours are :mod:`triage.views.palette`, the labels :mod:`ui.analysis._text`)."""
 
 from __future__ import annotations
 
@@ -8,20 +8,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QWidget
 
-from ui.analysis._text import (  # noqa: F401 - the colours and labels, re-exported
-    BLUE,
-    GREEN,
-    GREY,
-    LIGHT,
-    ORANGE,
-    PURPLE,
-    ROLE_COLOURS,
-    SKY,
-    VERMILLION,
-    YELLOW,
-    plain_label,
-    role_style,
-)
+from triage.views.palette import LIGHT
 from ui.panels._base import ChartPanel
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")

@@ -8,9 +8,9 @@ import numpy as np
 
 from triage.views.formatting import format_decimal, format_share, plural
 from triage.views.models import ModelsViewData
-from triage.views.palette import model_colour
+from triage.views.palette import GREY, model_colour
 from triage.views.panels import downsample
-from ui.analysis._common import FS, GREY, MARKERS, chart_text, style_axes
+from ui.analysis._common import FS, MARKERS, chart_text, style_axes
 
 # A chart is a few hundred pixels wide: more points than this only cost drawing time (a
 # million-point line took seconds of the GUI thread to draw) and change no pixel.

@@ -22,7 +22,8 @@ from PySide6.QtWidgets import (
 from triage.views.analysis import AgreementViewData, Series, agreement_view_data
 from triage.views.formatting import format_count, format_decimal, format_share
 from ui.analysis._agreement_charts import draw_agreement
-from ui.analysis._common import ChartCanvas, plain_label, role_style
+from ui.analysis._common import ChartCanvas
+from ui.analysis._text import plain_label, role_style
 from ui.palette import CAPTION
 from ui.tables import table_rows
 

@@ -27,7 +27,7 @@ from triage.views.models import (
     ModelsViewData,
     bandit_lines,
 )
-from ui.analysis._common import ChartCanvas, plain_label, role_style
+from ui.analysis._common import ChartCanvas
 from ui.analysis._models_charts import (
     PENDING,
     draw_bandit,
@@ -36,6 +36,7 @@ from ui.analysis._models_charts import (
     draw_gain,
     draw_value,
 )
+from ui.analysis._text import plain_label, role_style
 from ui.palette import CAPTION
 from ui.tables import cell_text
 from ui.window_state import FitScroll
