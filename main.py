@@ -6,24 +6,19 @@ it is wanted, so scripted commands never load Qt.
 
 from __future__ import annotations
 
-import gc
 import sys
 from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     from triage import cli
+    from triage.base import startup
 
     ending = argv is None  # the program's entry (``triage``, ``python main.py``): the
     # process ends when this returns; a caller passing arguments (a test) lives on
     argv = list(sys.argv[1:] if argv is None else argv)
     if cli.gui_requested(argv):
-        # Starting the desk creates a few hundred thousand objects that live as long as it
-        # does (modules, classes, Qt wrappers, the open project); each full collection
-        # would walk them all (tens of milliseconds, several times before the first
-        # candidate). The collector waits until the window is up; run_gui then freezes
-        # them out of later collections.
-        gc.disable()
+        startup.desk_starting()   # the start-up policy: no collection until it is up
         try:
             # The core (numpy, sqlite-utils) before Qt: once PySide6 is loaded, its import
             # hook reads the source of every module imported after it (looking for
@@ -33,15 +28,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_gui(argv)
         finally:
-            gc.enable()
+            startup.desk_started()
     code = cli.main(argv)
     if ending:
-        # Interpreter shutdown runs full collections while it empties the modules, over
-        # every object numpy, pyarrow and the rest made: 0.15-0.2 s of CPU after
-        # `triage new` of a million rows (measured), for memory the system takes back at
-        # exit anyway. Frozen objects are left out of them. Files and connections are
-        # closed by then (every command closes its own); atexit handlers still run.
-        gc.freeze()
+        startup.command_ending()   # shutdown's collections skip what the command made
     return code
 
 

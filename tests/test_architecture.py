@@ -111,11 +111,6 @@ def import_cycles(*packages: str) -> list[list[str]]:
 # Private names of other libraries that Triage reads on purpose, each with its reason.
 THIRD_PARTY_PRIVATE = {
     "argparse._SubParsersAction": "the type add_subparsers() returns (annotations only)",
-    "spec._initializing": "importlib: a stand-in package marked as importing (distributions.py)",
-    "bootstrap._ModuleLockManager": "importlib: the package's import lock (distributions.py)",
-    "_UFUNCS._beta_ppf": "SciPy's compiled ufuncs without scipy.stats (distributions.py)",
-    "_UFUNCS._binom_sf": "SciPy's compiled ufuncs without scipy.stats (distributions.py)",
-    "_UFUNCS._hypergeom_cdf": "SciPy's compiled ufuncs without scipy.stats (distributions.py)",
 }
 
 

@@ -31,6 +31,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from triage.base import startup
 from triage.views.tasks import HELPERS, Helper, Task
 
 # The advice helper works in the background; the lead window's helper computes what a
@@ -76,7 +77,8 @@ def serve(connection, niceness: int = 0) -> None:
 # needed before that (the advice's, for the panels' curves) is spawned. Without a
 # forkserver, every helper is spawned.
 PRELOAD = ["ui.advice_process", "triage.project.advice", "triage.project.live_build",
-           "triage.views.analysis", "triage.views.gallery", "triage.views.models"]
+           "triage.views.analysis", "triage.views.gallery", "triage.views.models",
+           *startup.HELPER_PRELOAD]
 FORKED = ("lead", "models")   # these start the server if it is not running yet
 
 

@@ -7,7 +7,6 @@ user's data directory), so the window is never empty.
 from __future__ import annotations
 
 import argparse
-import gc
 import getpass
 import sys
 import time
@@ -15,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from triage.base import startup
 from triage.base.address import project_location
 from triage.base.errors import TriageError
 from ui.early_open import EarlyOpen
@@ -172,7 +172,7 @@ def run_gui(argv: Sequence[str]) -> int:
         app.aboutToQuit.connect(wait_for_images)   # no QImage made while Qt goes away
         holder["window"] = window
         window.show()
-        settle_garbage_collector()
+        startup.desk_started()   # the collector again, over what is made from now on
         if args.screenshot is not None:
             from ui.window_state import stop_fitting
 
@@ -193,17 +193,6 @@ def desktop_identity(app: QApplication) -> None:
 
     app.setDesktopFileName("triage")
     app.setWindowIcon(QIcon(str(resource("icons", "triage.svg"))))
-
-
-def settle_garbage_collector() -> None:
-    """Everything alive now (modules, the window, the open project) stays for good: keep
-    it out of every later collection, then let the collector run again (see main.py).
-
-    A full collection walks every tracked object with the interpreter lock held; over the
-    desk's few hundred thousand it stalls the GUI thread for tens of milliseconds, at any
-    moment some thread allocates (the chart thread loading matplotlib, a key press)."""
-    gc.freeze()
-    gc.enable()
 
 
 def wait_until(app: QApplication, done, timeout: float) -> bool:

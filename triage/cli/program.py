@@ -23,6 +23,7 @@ import sys
 from collections.abc import Sequence
 
 from triage import __version__
+from triage.base import startup
 from triage.base.errors import TriageError
 from triage.cli import commands
 
@@ -114,6 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from triage.cli import desktop
 
             return desktop.run(flag)
+        startup.prepare_command(argv[0])
         return int(args.func(args) or 0)
     except TriageError as error:
         print(f"triage: {error}", file=sys.stderr)

@@ -17,9 +17,9 @@ The SQL of particular jobs lives in submodules that callers import by name
 :mod:`~triage.store.merging` (merging project copies).
 """
 
-from triage.store._quiet_import import import_sqlite_utils
+from triage.base.startup import import_sqlite_utils
 
-import_sqlite_utils()  # before any module of ours imports it (see the module)
+import_sqlite_utils()  # before any module of ours imports it (the start-up policy)
 
 from triage.store.curation import (  # noqa: E402
     GuidelineRow,

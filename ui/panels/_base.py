@@ -16,7 +16,6 @@ runs is remembered, and exactly one more runs after it.
 from __future__ import annotations
 
 import contextlib
-import gc
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,6 +24,7 @@ from PySide6.QtCore import QObject, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QImage, QPainter
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from triage.base import startup
 from triage.views.formatting import format_count
 from triage.views.palette import LIGHT
 from triage.views.panels import LiveSnapshot, PanelInfo
@@ -72,7 +72,7 @@ def _freeze_matplotlib() -> None:
     global _FROZE
     if not _FROZE:
         _FROZE = True
-        gc.freeze()
+        startup.library_loaded()
 
 
 class _RenderSignals(QObject):

@@ -1,0 +1,160 @@
+"""Start-up policy: everything Triage defers, masks or freezes to start quickly, and why.
+
+Three measures, each with the versions it was checked against (outside them the plain
+behaviour runs: a plain import, the collector left alone). ``bench/bench_startup.py``
+times each one as whole processes with it on and off; docs/benchmarks.md has the figures.
+No measure touches a private name of another library.
+
+``mask-pandas``
+    ``sqlite_utils.db`` imports pandas (and pyarrow through it) at import time only to map
+    ``pd.Timestamp`` to TEXT, which Triage never uses, and falls back when the import
+    fails. Every command imports sqlite-utils; most never need pandas. While sqlite-utils
+    loads, ``sys.modules["pandas"] = None`` (the documented way to make an import fail)
+    stands in for pandas, then is removed, so later code imports pandas normally.
+``defer-scipy``, ``warm-scipy``
+    :mod:`triage.stats.distributions` needs three functions of ``scipy.special``, whose
+    ``__init__`` also prepares every function for the array API standard (importing
+    array-api-compat and, through it, much of NumPy: a cost of the order of NumPy's own
+    import). It is imported on first use (:func:`scipy_special`), so commands that never
+    compute a bound never pay it (``defer-scipy``); a command that will need it starts the
+    import on the shared pool first thing (:func:`prepare_command`, ``warm-scipy``), so
+    the import runs while the command reads the project (SQLite lets go of the
+    interpreter lock while it reads). Public names only: no version bound needed.
+``freeze-gc``
+    Starting the desk creates a few hundred thousand objects that live as long as it does;
+    each full collection would walk them all. The collector waits while the desk starts
+    (:func:`desk_starting`) and then freezes them out of later collections
+    (:func:`desk_started`), as are matplotlib's once the charts load it
+    (:func:`library_loaded`). At the end of a command, interpreter shutdown would collect
+    every object numpy and pyarrow made, for memory the system takes back anyway, so the
+    objects are frozen first (:func:`command_ending`).
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import importlib.util
+import os
+import sys
+from concurrent.futures import Future
+from types import ModuleType
+
+# Policies in force; bench/bench_startup.py switches one off to measure what it saves.
+ENABLED: dict[str, bool] = {"mask-pandas": True, "defer-scipy": True, "warm-scipy": True,
+                            "freeze-gc": True}
+
+# sqlite-utils versions whose ``db`` module treats pandas as optional (checked: 3.x, 4.x).
+SQLITE_UTILS_BOUNDS = ((3, 0), (5, 0))
+# CPython versions whose collector the freeze was measured on (3.14 collects incrementally).
+GC_BOUNDS = ((3, 11), (3, 14))
+# Commands that compute confidence bounds, and so need scipy.special.
+STATISTICS_COMMANDS = frozenset({"advise", "gain", "report", "simulate", "status"})
+
+# What a helper process that computes the advice imports before its first request (the
+# desk's forkserver preloads these, so forked helpers never pay for them).
+HELPER_PRELOAD = ("scipy.special",)
+
+_WARMING: dict[str, Future] = {}
+
+
+def installed_version(distribution: str, package: str) -> tuple[int, ...] | None:
+    """The installed version of ``distribution`` (importing ``package``), from its
+    ``.dist-info`` folder beside the package; None when it cannot be told.
+
+    ``importlib.metadata`` would answer too, but importing it costs more than the measure
+    this check guards."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.origin:
+        return None
+    site = os.path.dirname(os.path.dirname(spec.origin))
+    prefix = distribution.replace("-", "_") + "-"
+    try:
+        names = [n for n in os.listdir(site) if n.startswith(prefix) and n.endswith(".dist-info")]
+    except OSError:
+        return None
+    if len(names) != 1:
+        return None
+    parts = names[0][len(prefix):-len(".dist-info")].split(".")
+    numbers = [int(p) for p in parts[:2] if p.isdigit()]
+    return tuple(numbers) if len(numbers) == 2 else None
+
+
+def _within(version: tuple[int, ...] | None, bounds: tuple[tuple[int, ...], ...]) -> bool:
+    return version is not None and bounds[0] <= version < bounds[1]
+
+
+def import_sqlite_utils() -> None:
+    """Load sqlite-utils, keeping pandas out of it (``mask-pandas``) where that is safe."""
+    if "sqlite_utils" in sys.modules:
+        return
+    if not ENABLED["mask-pandas"] or "pandas" in sys.modules or not _within(
+            installed_version("sqlite-utils", "sqlite_utils"), SQLITE_UTILS_BOUNDS):
+        importlib.import_module("sqlite_utils")
+        return
+    sys.modules["pandas"] = None  # type: ignore[assignment]
+    try:
+        importlib.import_module("sqlite_utils")
+    finally:
+        if "pandas" in sys.modules and sys.modules["pandas"] is None:
+            del sys.modules["pandas"]
+
+
+def scipy_special() -> ModuleType:
+    """``scipy.special``, imported now if no one has (``defer-scipy``)."""
+    return importlib.import_module("scipy.special")
+
+
+def statistics_loaded() -> None:
+    """The distribution functions are being imported: without ``defer-scipy``, scipy.special
+    with them, as a plain top-level import would."""
+    if not ENABLED["defer-scipy"]:
+        scipy_special()
+
+
+def warm(module: str) -> Future:
+    """Start importing ``module`` on the shared pool (once); the import's future."""
+    if module not in _WARMING:
+        from triage.base.jobs import shared_pool
+
+        _WARMING[module] = shared_pool().submit(importlib.import_module, module)
+    return _WARMING[module]
+
+
+def prepare_command(command: str) -> Future | None:
+    """What a command will need, started now: ``scipy.special`` for the statistics (its
+    import's future; None when the command needs nothing)."""
+    if command not in STATISTICS_COMMANDS:
+        return None
+    return warm("scipy.special") if ENABLED["warm-scipy"] else None
+
+
+def _gc_applies() -> bool:
+    return ENABLED["freeze-gc"] and sys.implementation.name == "cpython" and _within(
+        sys.version_info[:2], GC_BOUNDS)
+
+
+def desk_starting() -> None:
+    """The desk is about to start: no collection until it has (``freeze-gc``)."""
+    if _gc_applies():
+        gc.disable()
+
+
+def desk_started() -> None:
+    """The desk is up: what lives now stays out of later collections, which run again."""
+    if _gc_applies():
+        gc.freeze()
+    gc.enable()
+
+
+def library_loaded() -> None:
+    """A library that stays loaded (matplotlib, for the desk's charts) has been imported:
+    its objects, too, stay out of later collections."""
+    if _gc_applies():
+        gc.freeze()
+
+
+def command_ending() -> None:
+    """A command returns and the process ends: interpreter shutdown skips the objects."""
+    if _gc_applies():
+        gc.freeze()
