@@ -40,7 +40,12 @@ def beta_ppf(q: ArrayLike, a: ArrayLike, b: ArrayLike) -> Any:
     out[valid & (q == 1)] = 1.0
     inside = valid & (q > 0) & (q < 1)
     if inside.any():
-        out[inside] = scipy_special().betaincinv(a[inside], b[inside], q[inside]) * 1.0 + 0.0
+        # The rules ask for the same few quantiles thousands of times (a bound per
+        # checkpoint): each distinct one is computed once.
+        rows, back = np.unique(np.stack([a[inside], b[inside], q[inside]], axis=1).astype(float),
+                               axis=0, return_inverse=True)
+        found = scipy_special().betaincinv(rows[:, 0], rows[:, 1], rows[:, 2]) * 1.0 + 0.0
+        out[inside] = found[back.ravel()]
     return _out(out)
 
 
@@ -95,40 +100,40 @@ _STIRLERR_SMALL = np.array([0.0] + [math.lgamma(n + 1) - (n + 0.5) * math.log(n)
 
 def _stirlerr(n: np.ndarray) -> np.ndarray:
     """Stirling's error of whole numbers ``n`` (the table up to 15, the series above)."""
-    nn = n * n
     with np.errstate(divide="ignore", invalid="ignore"):
-        s0, s1, s2, s3, s4 = 1 / 12, 1 / 360, 1 / 1260, 1 / 1680, 1 / 1188
-        series = np.select(
-            [n > 500, n > 80, n > 35],
-            [(s0 - s1 / nn) / n, (s0 - (s1 - s2 / nn) / nn) / n,
-             (s0 - (s1 - (s2 - s3 / nn) / nn) / nn) / n],
-            (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / n)
-    small = _STIRLERR_SMALL[np.clip(n, 0, 15).astype(np.int64)]
-    return np.where(n <= 15, small, series)
+        nn = n * n
+        series = (1 / 12 - (1 / 360 - (1 / 1260 - (1 / 1680 - 1 / 1188 / nn) / nn) / nn) / nn) / n
+    return np.where(n <= 15, _STIRLERR_SMALL[np.clip(n, 0, 15).astype(np.int64)], series)
 
 
 def _bd0(x: np.ndarray, mean: np.ndarray) -> np.ndarray:
     """x log(x / mean) + mean - x, without cancellation when x is near mean."""
     with np.errstate(divide="ignore", invalid="ignore"):
         v = (x - mean) / (x + mean)
-        s = (x - mean) * v
-        ej, v2 = 2 * x * v, v * v
-        for j in range(1, 12):  # |v| < 0.1: eleven terms reach the last bit
-            ej = ej * v2
-            s = s + ej / (2 * j + 1)
-        direct = x * np.log(x / mean) + mean - x
-    return np.where(np.abs(x - mean) < 0.1 * (x + mean), s, direct)
+        v2 = v * v
+        series = 1 / 23  # the sum over j >= 1 of v**(2j - 2) / (2j + 1), by Horner
+        for j in range(10, 0, -1):  # |v| < 0.1: terms to v**22 reach the last bit
+            series = series * v2 + 1 / (2 * j + 1)
+        near = (x - mean) * v + 2 * x * v * v2 * series
+        far = x * np.log(x / mean) + mean - x
+    return np.where(np.abs(x - mean) < 0.1 * (x + mean), near, far)
 
 
 def _log_dbinom(x: np.ndarray, n: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """log P(X = x) for X ~ Binomial(n, p), q = 1 - p, 0 < p < 1, accurate for large n."""
+    size = x.size
+    stirling = _stirlerr(np.concatenate([n, x, n - x]))
+    deviance = _bd0(np.concatenate([x, n - x]), np.concatenate([n * p, n * q]))
     with np.errstate(divide="ignore", invalid="ignore"):
-        general = (_stirlerr(n) - _stirlerr(x) - _stirlerr(n - x) - _bd0(x, n * p)
-                   - _bd0(n - x, n * q)
-                   - 0.5 * (_LN_2PI + np.log(x) + np.log1p(-x / n)))
-        at_zero = np.where(p < 0.1, -_bd0(n, n * q) - n * p, n * np.log(q))
-        at_n = np.where(q < 0.1, -_bd0(n, n * p) - n * q, n * np.log(p))
-    return np.where(x == 0, np.where(n == 0, 0.0, at_zero), np.where(x == n, at_n, general))
+        out = (stirling[:size] - stirling[size:2 * size] - stirling[2 * size:]
+               - deviance[:size] - deviance[size:]
+               - 0.5 * (_LN_2PI + np.log(x) + np.log1p(-x / n)))
+    for end, (mine, other) in ((x == 0, (q, p)), ((x == n) & (n > 0), (p, q))):
+        if end.any():  # all of one kind: the general formula would take log(0)
+            nn, a, b = n[end], mine[end], other[end]
+            out[end] = np.where(b < 0.1, -_bd0(nn, nn * a) - nn * b, nn * np.log(a))
+    out[(x == 0) & (n == 0)] = 0.0
+    return out
 
 
 def _phyper(x: np.ndarray, good: np.ndarray, bad: np.ndarray, draws: np.ndarray) -> np.ndarray:
@@ -138,26 +143,37 @@ def _phyper(x: np.ndarray, good: np.ndarray, bad: np.ndarray, draws: np.ndarray)
     good, bad = np.where(upper, bad, good), np.where(upper, good, bad)
     total = good + bad
     p, q = draws / total, (total - draws) / total
-    log_d = (_log_dbinom(x, good, p, q) + _log_dbinom(draws - x, bad, p, q)
-             - _log_dbinom(draws, total, p, q))
+    size = x.size
+    parts = _log_dbinom(np.concatenate([x, draws - x, draws]), np.concatenate([good, bad, total]),
+                        np.tile(p, 3), np.tile(q, 3))
+    log_d = parts[:size] + parts[size:2 * size] - parts[2 * size:]
     tail = np.exp(log_d + np.log1p(_ratio_sum(x, good, bad, draws)))
     return np.where(upper, 1.0 - tail, tail)
 
 
 def _ratio_sum(x: np.ndarray, good: np.ndarray, bad: np.ndarray,
-               draws: np.ndarray, block: int = 64) -> np.ndarray:
-    """Sum over i < x of P(X = i) / P(X = x), until the terms no longer count."""
+               draws: np.ndarray) -> np.ndarray:
+    """Sum over i < x of P(X = i) / P(X = x), until the terms no longer count.
+
+    Block by block (the ratios of a block multiplied at once), each block twice the last:
+    far below the mean a few terms suffice, near it many."""
     total = np.zeros(x.shape)
     term = np.ones(x.shape)
-    active = x > 0
-    step = np.arange(block)
-    while active.any():
-        xs = x[active, None] - step  # the i + 1 of each ratio P(i) / P(i + 1)
-        ratio = xs * (bad[active, None] - draws[active, None] + xs) / (
-            (draws[active, None] + 1 - xs) * (good[active, None] + 1 - xs))
-        terms = term[active, None] * np.cumprod(np.where(xs > 0, ratio, 0.0), axis=1)
-        total[active] += terms.sum(axis=1)
-        term[active] = terms[:, -1]
-        x = np.where(active, x - block, x)
-        active = active & (x > 0) & (term >= np.finfo(float).eps * total)
+    where = np.nonzero(x > 0)[0]
+    block = 16
+    while where.size:
+        xs = x[where, None] - np.arange(block)  # the i + 1 of each ratio P(i) / P(i + 1)
+        dr = draws[where, None]
+        bad_left = bad[where, None] - dr + xs  # P(i) = 0 where no bad items are left for it
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = xs * bad_left / ((dr + 1 - xs) * (good[where, None] + 1 - xs))
+        steps = np.where((xs > 0) & (bad_left > 0), ratio, 0.0)
+        terms = np.cumprod(steps, axis=1) * term[where, None]
+        total[where] += terms.sum(axis=1)
+        term[where] = terms[:, -1]
+        x[where] -= block
+        last = term[where]
+        more = (x[where] > 0) & (last > 0) & (last >= np.finfo(float).eps * total[where])
+        where = where[more]
+        block *= 2
     return total
