@@ -22,7 +22,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             # The core (numpy, sqlite-utils) before Qt: once PySide6 is loaded, its import
             # hook reads the source of every module imported after it (looking for
-            # ``from __feature__``), a tenth of a second spent before the first candidate.
+            # ``from __feature__``), time spent before the first candidate (see
+            # docs/benchmarks.md, The desk).
             import triage.project  # noqa: F401
             from ui.app import run_gui
 

@@ -70,8 +70,8 @@ def serve(connection, niceness: int = 0) -> None:
 
 # What the helpers import to do their work. Helpers fork from a server process that has
 # imported these once (multiprocessing's "forkserver"), so the helpers started when the lead
-# window opens begin at once, instead of each paying a third of a second of imports on a
-# machine the window's own drawing keeps busy. (A server, not the desk: a fork of a process
+# window opens begin at once, instead of each paying for the imports again on a machine
+# the window's own drawing keeps busy. (A server, not the desk: a fork of a process
 # running Qt threads is not safe.) The desk starts the server once it has settled
 # (prepare_lead_helpers), so its imports never compete with the desk's start: a helper
 # needed before that (the advice's, for the panels' curves) is spawned. Without a

@@ -1,7 +1,7 @@
 """Opening the project on a thread while Qt loads, so the first candidate is drawn sooner.
 
-Before its first candidate the desk must import Qt and build its window (Python work, a
-few tenths of a second) and open the project: read its label events, its ranking and its
+Before its first candidate the desk must import Qt and build its window (Python work)
+and open the project: read its label events, its ranking and its
 overlap plan (much of it SQLite and numpy work that lets go of the interpreter lock). The
 two overlap: :class:`EarlyOpen` opens and warms the project on a thread started before Qt
 is imported; the window takes the project from it when it needs it. Qt is not imported

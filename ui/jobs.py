@@ -13,8 +13,8 @@ the pool that runs at most so many of its jobs at once, in order:
 - ``DATA_QUERIES``, ``DATA_INDEX`` (1 each): the data manager's queries, its search index;
 - ``GENERAL`` (4): the rest (imports, exports, reports, loading chart modules).
 
-A put onto the pool costs the GUI thread microseconds (it never waits for a thread to
-start: the probe once caught ``QThreadPool.start`` holding it over 60 ms under load).
+A put onto the pool never makes the GUI thread wait for a thread to start (the desk probe
+once caught ``QThreadPool.start`` holding it, under load).
 
 :class:`Worker` is the one bridge from a job to Qt: ``Worker(fn).start(lane)`` runs
 ``fn(progress)`` in ``lane``; the core reports through the plain callback
@@ -66,12 +66,10 @@ HELPER_LANES = {"advice": ADVICE, "cal": CAL, "lead": LEAD, "models": MODELS}
 
 # The lanes' jobs draw charts and compute while the desk answers keys. With Python's
 # default 5 ms switch interval, every SQLite call the desk makes (which lets go of the
-# interpreter lock) could wait up to 5 ms to get it back from a busy job; a key press makes
-# two dozen such calls. At 0.5 ms a chart drawn during a key still added ~10 ms to the next
-# picture (bench/picture_probe.py); at 0.1 ms about 2. Measured again side by side with
-# bench/desk_probe.py when the pool became one (docs/benchmarks.md, "One pool"): with the
-# default interval a key press's p95 was 87 ms against 70 ms, the longest stall while keys
-# arrived 287 ms against 210 ms (medians of 7, a loaded machine). So it stays.
+# interpreter lock) could wait a whole interval to get it back from a busy job, and a key
+# press makes many such calls. A shorter interval keeps those waits short while a chart is
+# drawn during a key (bench/picture_probe.py, bench/desk_probe.py; the figures are in
+# docs/benchmarks.md, "One pool"). So it stays.
 SWITCH_INTERVAL_S = 0.0001
 
 

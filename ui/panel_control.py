@@ -121,8 +121,7 @@ class PanelController(QObject):
         """Create the panels and start the background reads; they draw when these arrive.
 
         Over several turns of the event loop, so that the desk answers between them: one
-        worker loads the chart classes (an import of a few hundredths of a second that the
-        GUI thread need not make), then the GUI thread creates the panels while the worker
+        worker loads the chart classes (an import the GUI thread need not make), then the GUI thread creates the panels while the worker
         builds the live state and warms the serving up. One worker, not two: two threads
         running Python beside the GUI thread make it wait longer for the interpreter lock.
         """

@@ -1,8 +1,8 @@
 """Arrow arrays to and from numpy and Python lists, without pyarrow's pandas detection.
 
 ``pyarrow.array``, ``pyarrow.scalar`` and ``to_numpy`` ask whether their argument is a
-pandas object, and that question imports pandas: a third of a second, which a command
-that only moves rows from a file to SQLite should not pay. These helpers build arrays
+pandas object, and that question imports pandas, a large import that a command which
+only moves rows from a file to SQLite should not pay. These helpers build arrays
 from buffers instead (no per-value Python work for numpy input).
 """
 

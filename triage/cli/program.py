@@ -3,7 +3,7 @@
 Each subcommand lives in its own module under :mod:`triage.cli.commands` and exposes
 ``register(subparsers)``, which adds its parser and sets ``func`` to a callable taking
 the parsed arguments and returning an exit code. A run imports only the module of the
-command it runs (importing all of them cost a third of a second of every command's
+command it runs (importing all of them would load every command's dependencies at every
 start); :data:`COMMANDS` names every command with its one-line help for ``triage
 --help``, and ``tests/test_cli_core.py`` holds it equal to the modules.
 

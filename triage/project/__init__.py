@@ -6,8 +6,9 @@ figures), :mod:`~triage.project.files` creates and opens it; the other modules e
 labels). ``demo`` builds the demo project.
 """
 
-# sqlite-utils loads pandas (0.4 s) unless triage.store masks it first: import it before
-# any module here imports sqlite_utils.
+# sqlite-utils would load pandas, which no command here needs, unless triage.store imports
+# it first through the start-up policy (triage.base.startup): import it before any module
+# here imports sqlite_utils.
 import triage.store  # noqa: F401, I001
 from triage.project.core import Project
 from triage.project.files import create_project, open_project, opened

@@ -69,9 +69,8 @@ def sample_counts(state: ProjectState, row: cert_store.CertificationRow) -> tupl
 
 
 def _pvalue(row: cert_store.CertificationRow, n: int, k: int) -> float:
-    # Imported here: the stopping package loads SciPy's compiled distributions and the
-    # stopping rules (a tenth of a second or more), which opening a project for any other
-    # command must not pay.
+    # Imported here: the stopping package loads the stopping rules and their distribution
+    # functions, which opening a project for any other command must not pay.
     from triage.stats.stopping.certify import sample_pvalue
 
     return float(sample_pvalue(row.found, row.remaining, n, k, row.target))

@@ -51,8 +51,8 @@ def open_for_reading(path: str | Path) -> Project:
     """Open, read-only, a project the desk has open: in one of its helper processes.
 
     The desk checked and migrated the file when it opened it, so this skips what
-    :func:`open_project` does first (SQLite's integrity scan: an eighth of a second on a
-    million candidates, paid by every analysis the lead window asks for) and every write."""
+    :func:`open_project` does first (SQLite's integrity scan, which reads the whole file,
+    paid by every analysis the lead window asks for) and every write."""
     if is_server_url(path) or not Path(f"{path}-wal").exists():
         return open_project(path)   # the desk has not got it open: the careful way
     path = Path(path)

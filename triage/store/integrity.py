@@ -24,8 +24,8 @@ __all__ = ["QUICK_CHECK_MAX_BYTES", "backup_file", "hot_journal", "integrity_pro
            "kind_of", "no_leftovers", "no_room", "quick_check", "read_only_connection", "refusal",
            "roll_back_journal", "rolling_backup", "writable"]
 
-# quick_check reads every page (about 0.1 s per 30 MB); past this size the check at open is
-# left to `triage check`, so a very large project still opens in seconds.
+# quick_check reads every page, so its time grows with the file; past this size the check
+# at open is left to `triage check`, so a very large project still opens in seconds.
 QUICK_CHECK_MAX_BYTES = 256 * 2**20
 
 

@@ -1,7 +1,7 @@
 """When the live panels redraw while labels keep coming, without Qt (``ui.panel_control``
 sets the timers; the clock is given, so tests use a fake one).
 
-A chart redraw costs tens of milliseconds of Python on the chart thread, and every SQLite
+A chart redraw is Python work on the chart thread, and every SQLite
 call of a key press then waits its turn for the interpreter lock: a redraw that overlaps a
 key press delays the next candidate. So while labels keep coming, one panel (each in turn)
 redraws just after a label's next candidate is shown (the annotator is reading it: the

@@ -129,8 +129,8 @@ class AdjudicationView(QWidget):
         d = self.data
         self.summary.setText(d.summary)
         headers = ["Rank", "Key", "Text", *d.annotators, "Status"]
-        # Sizing columns to their contents after every cell made a refill of a few hundred
-        # rows cost the GUI thread hundreds of milliseconds: fill first, then size once.
+        # Sizing columns to their contents after every cell measures every row again for
+        # each cell (quadratic in the rows), on the GUI thread: fill first, then size once.
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.setUpdatesEnabled(False)

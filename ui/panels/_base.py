@@ -4,8 +4,8 @@ an image, coalesced redraws, "Save chart…" and the data-for-tests hook.
 Subclasses implement ``_prepare(snapshot, info)`` (Qt-free data from ``triage.views.panels``)
 and ``_draw(data)`` (update the kept artists), and build their artists in ``_build()``.
 
-Drawing a chart costs tens to hundreds of milliseconds (and importing matplotlib about a
-second), so none of it happens on the GUI thread: ``show_state`` only remembers the state,
+Drawing a chart (and, the first time, importing matplotlib) is long Python work, so none
+of it happens on the GUI thread: ``show_state`` only remembers the state,
 and a :class:`RenderJob` on the one chart thread (the ``CHARTS`` lane of :mod:`ui.jobs`)
 builds the Figure on first use, prepares the view data, updates the artists, lays them out and renders them with
 the Agg backend into an RGBA buffer; the widget only paints the finished ``QImage``. A

@@ -124,7 +124,7 @@ def _matrix(data: np.ndarray, r: np.ndarray, k: np.ndarray, shape: tuple[int, in
             ) -> np.ndarray | sparse.csr_matrix:
     """The matrix with ``data`` summed at (``r``, ``k``), dense when it is small.
 
-    Dense arrays spare ``triage agree`` importing scipy.sparse (a quarter of a second) and
+    Dense arrays spare ``triage agree`` importing scipy.sparse (a large import) and
     multiply faster in the bootstrap."""
     rows, cols = shape
     if rows * cols <= DENSE_CELLS:

@@ -135,7 +135,7 @@ def last_positive_distribution(ranking: Ranking) -> tuple[np.ndarray, np.ndarray
                                     ranking.group_positives))
     j = np.arange(p, m + 1)
     # log C(j-1, p-1) up to a constant; math.lgamma rather than scipy's gammaln, whose
-    # import (a fifth of a second) the gain report would otherwise pay.
+    # import (scipy.special's start-up) the gain report would otherwise pay.
     lgamma = np.frompyfunc(math.lgamma, 1, 1)
     log_w = np.asarray(lgamma(j) - lgamma(j - p + 1), dtype=np.float64)
     w = np.exp(log_w - log_w.max())

@@ -3,9 +3,9 @@
 ROC-AUC, average precision, NDCG and the ROC and precision-recall curves depend only on
 the groups of tied scores, highest first, and on how many positives each group holds. So
 each model's scores are sorted once (:func:`rank_scores`) and every one of those figures
-is read from the groups in a pass over them, without sorting again. At a million items
-a sort is about 0.1 s; the metrics, curves and value tables of one model used to sort the
-same scores a dozen times.
+is read from the groups in a pass over them, without sorting again: sorting a million
+scores is the costly step, and the metrics, curves and value tables of one model used to
+sort the same scores a dozen times.
 
 The functions here take validated arrays (float64 scores without NaN, bool gold labels);
 :mod:`triage.stats.models.metrics` validates and states what is undefined.
