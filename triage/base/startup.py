@@ -59,11 +59,10 @@ _WARMING: dict[str, Future] = {}
 
 
 def installed_version(distribution: str, package: str) -> tuple[int, ...] | None:
-    """The installed version of ``distribution`` (importing ``package``), from its
-    ``.dist-info`` folder beside the package; None when it cannot be told.
+    """The installed (major, minor) of ``distribution``, or None when it cannot be told.
 
-    ``importlib.metadata`` would answer too, but importing it costs more than the measure
-    this check guards."""
+    Read from the ``.dist-info`` folder beside ``package``: ``importlib.metadata`` would
+    answer too, but importing it costs more than the measure this check guards."""
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.origin:
         return None
@@ -106,8 +105,9 @@ def scipy_special() -> ModuleType:
 
 
 def statistics_loaded() -> None:
-    """The distribution functions are being imported: without ``defer-scipy``, scipy.special
-    with them, as a plain top-level import would."""
+    """Called as the distribution functions load: scipy.special now, if not deferred.
+
+    Without ``defer-scipy`` it loads with them, as a plain top-level import would."""
     if not ENABLED["defer-scipy"]:
         scipy_special()
 
@@ -122,8 +122,9 @@ def warm(module: str) -> Future:
 
 
 def prepare_command(command: str) -> Future | None:
-    """What a command will need, started now: ``scipy.special`` for the statistics (its
-    import's future; None when the command needs nothing)."""
+    """Start what ``command`` will need: ``scipy.special`` for the statistics.
+
+    Returns the import's future; None when the command needs nothing (or no warming)."""
     if command not in STATISTICS_COMMANDS:
         return None
     return warm("scipy.special") if ENABLED["warm-scipy"] else None
@@ -148,8 +149,7 @@ def desk_started() -> None:
 
 
 def library_loaded() -> None:
-    """A library that stays loaded (matplotlib, for the desk's charts) has been imported:
-    its objects, too, stay out of later collections."""
+    """A library that stays loaded (matplotlib) was imported: freeze its objects too."""
     if _gc_applies():
         gc.freeze()
 
