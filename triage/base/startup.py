@@ -28,6 +28,11 @@ No measure touches a private name of another library.
     (:func:`library_loaded`). At the end of a command, interpreter shutdown would collect
     every object numpy and pyarrow made, for memory the system takes back anyway, so the
     objects are frozen first (:func:`command_ending`).
+``pause-gc``
+    The lead's quick read-only commands (``status``, ``advise``...) run with the collector
+    paused (:func:`prepare_command`): they live for a second or two and make few
+    reference cycles, which refcounting cannot free and the process's exit frees anyway,
+    while each full collection would walk every object the imports made.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ from types import ModuleType
 
 # Policies in force; bench/bench_startup.py switches one off to measure what it saves.
 ENABLED: dict[str, bool] = {"mask-pandas": True, "defer-scipy": True, "warm-scipy": True,
-                            "freeze-gc": True}
+                            "freeze-gc": True, "pause-gc": True}
 
 # sqlite-utils versions whose ``db`` module treats pandas as optional (checked: 3.x, 4.x).
 SQLITE_UTILS_BOUNDS = ((3, 0), (5, 0))
@@ -50,12 +55,15 @@ SQLITE_UTILS_BOUNDS = ((3, 0), (5, 0))
 GC_BOUNDS = ((3, 11), (3, 14))
 # Commands that compute confidence bounds, and so need scipy.special.
 STATISTICS_COMMANDS = frozenset({"advise", "gain", "report", "simulate", "status"})
+# The lead's quick read-only commands: the collector pauses while they run (``pause-gc``).
+QUICK_READS = frozenset({"adjudicate", "advise", "agree", "gain", "status"})
 
 # What a helper process that computes the advice imports before its first request (the
 # desk's forkserver preloads these, so forked helpers never pay for them).
 HELPER_PRELOAD = ("scipy.special",)
 
 _WARMING: dict[str, Future] = {}
+_PAUSED: list[str] = []   # the command that paused the collector, until it returns
 
 
 def installed_version(distribution: str, package: str) -> tuple[int, ...] | None:
@@ -125,13 +133,23 @@ def prepare_command(command: str) -> Future | None:
     """Start what ``command`` will need: ``scipy.special`` for the statistics.
 
     Returns the import's future; None when the command needs nothing (or no warming)."""
+    if command in QUICK_READS and _gc_applies("pause-gc") and gc.isenabled():
+        gc.disable()
+        _PAUSED.append(command)
     if command not in STATISTICS_COMMANDS:
         return None
     return warm("scipy.special") if ENABLED["warm-scipy"] else None
 
 
-def _gc_applies() -> bool:
-    return ENABLED["freeze-gc"] and sys.implementation.name == "cpython" and _within(
+def command_finished() -> None:
+    """The command has returned: the collector runs again if it paused for it."""
+    if _PAUSED:
+        _PAUSED.clear()
+        gc.enable()
+
+
+def _gc_applies(policy: str = "freeze-gc") -> bool:
+    return ENABLED[policy] and sys.implementation.name == "cpython" and _within(
         sys.version_info[:2], GC_BOUNDS)
 
 

@@ -134,6 +134,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sentence, known = fault_sentence(error, getattr(args, "project", None))
         print(f"triage: {sentence}", file=sys.stderr)
         return 2 if known or isinstance(error, (OSError, sqlite3.Error)) else 1
+    finally:
+        startup.command_finished()
 
 
 def _desktop_flag(args: argparse.Namespace) -> str | None:
