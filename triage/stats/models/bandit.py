@@ -23,11 +23,11 @@ probability that the other's current yield is higher reaches ``hold``. The evide
 arm it does not follow comes from shared credit: a label counts for every arm whose ranking
 had that candidate next (``credit``), so a learned ranking that agrees with the followed
 one gathers evidence without being played, and the followed arm alone answers for the
-candidates only it would serve. Only an arm that counted at least ``FRESH`` recent labels
-(discounted like the evidence) can move the incumbent: an arm last seen early, when every
-yield was high, would otherwise look better than the worked-down arm followed. The choice
-is a function of the labels alone (no random draws), so every desk of a team serves the
-same arm.
+candidates only it would serve. Only an arm that has counted ``EVIDENCE`` labels
+(discounted) can move the incumbent: an arm played once at the start, when every yield was
+high, would otherwise look better than the worked-down arm followed, and a switch to it is
+paid in labels. The choice is a function of the labels alone (no random draws), so every
+desk of a team serves the same arm.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ import numpy as np
 _REDRAWS = 1024  # PETS redraw cap; then a uniformly random other arm is played
 _REDRAW_BATCH = 64
 HOLD = 0.75  # P(another arm yields more) that moves an allocator holding an incumbent
-FRESH = 5.0  # recent labels (discounted) an arm must have counted to move the incumbent
+EVIDENCE = 10.0  # labels (discounted) an arm must have counted before it can move the incumbent
 
 
 def p_better(a1: float, b1: float, a2: float, b2: float) -> float:
@@ -77,7 +77,6 @@ class BanditAllocator:
         self._a = np.ones(len(arms))  # 1 + discounted positives
         self._b = np.ones(len(arms))  # 1 + discounted negatives
         self._pulls = np.zeros(len(arms), dtype=np.int64)
-        self._recent = np.zeros(len(arms))  # labels each arm counted lately (discounted)
         self._rng = np.random.default_rng(seed)
         # A separate stream for P(best), so asking for it never changes the choices made.
         self._mc = np.random.default_rng([seed, 1])
@@ -126,16 +125,15 @@ class BanditAllocator:
             self._a[i] = 1.0 + g * (self._a[i] - 1.0) + float(bool(positive))
             self._b[i] = 1.0 + g * (self._b[i] - 1.0) + float(not positive)
             self._pulls[i] += 1
-        self._recent *= g
-        self._recent[idx] += 1.0
         if self.hold is not None:
             self._challenge()
 
     def _challenge(self) -> None:
         """Move to the arm most likely to yield more than the incumbent, if likely enough."""
         inc = self.incumbent
+        seen = self._a + self._b - 2.0
         odds = [(p_better(self._a[j], self._b[j], self._a[inc], self._b[inc]), j)
-                for j in range(len(self.arms)) if j != inc and self._recent[j] >= FRESH]
+                for j in range(len(self.arms)) if j != inc and seen[j] >= EVIDENCE]
         if odds and self._pulls[inc] > 0:
             best, j = max(odds)
             if best >= float(self.hold or 1.0):
