@@ -26,10 +26,11 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
+from triage.base.labels import LabelEvent
 from triage.serving.calqueue import ARM, CalQueue
 from triage.serving.queue import RankedQueue
 from triage.stats.models.bandit import HOLD, BanditAllocator
-from triage.store.records import LabelRow, ModelInfo, ranking
+from triage.store.records import ModelInfo, ranking
 from triage.store.settings import Settings
 
 DISCOUNT = 0.99
@@ -82,7 +83,7 @@ class BanditQueue:
         self._ptr[name] = i
         return int(order[i]) if i < order.size else None
 
-    def fold(self, rows: list[LabelRow]) -> None:
+    def fold(self, rows: list[LabelEvent]) -> None:
         """Count newly recorded labels for the arms that served them (skips give no reward)."""
         for row in rows:
             if row.served_by in self.queues and row.value is not None:
@@ -92,7 +93,7 @@ class BanditQueue:
                 self.allocator.credit(arms, self.settings.is_positive(row.value))
             self._seen.add(row.candidate_id)
 
-    def rebuild(self, rows: list[LabelRow]) -> None:
+    def rebuild(self, rows: list[LabelEvent]) -> None:
         """Start over from the active labels (after an undo of a served label)."""
         self._fresh_allocator()
         self.fold(sorted(rows, key=lambda r: r.id))
