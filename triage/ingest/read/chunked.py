@@ -1,13 +1,13 @@
-"""The careful path for a big CSV or TSV pool, in bounded memory: check as it streams.
+"""The careful mode for a big CSV or TSV pool, in bounded memory: check as it streams.
 
-The whole-file careful reader (:func:`triage.ingest.reader.read_table`) holds every
+The whole-file careful reader (:func:`triage.ingest.read.read_table`) holds every
 field of the file as a Python string, eight times the file in memory; for a file of more
 than :data:`WHOLE_BYTES` the importer comes here instead. The file is parsed a few
 megabytes of records at a time with the same checks and the same sentences (fields per
 row, numbers, empty values, repeated keys, each naming its line); the rows that pass are
 copied, numbers as Python writes them, to a plain CSV beside the file, which the fast
 path then imports. Without ``--skip-invalid`` any problem raises one InputError naming
-the first :data:`~triage.ingest.reader.PROBLEMS_KEPT` and counting all; with it the bad
+the first :data:`~triage.ingest.read.table.PROBLEMS_KEPT` and counting all; with it the bad
 rows are left out and each is named, with its line and reason, in ``rejected``.
 
 Memory: a chunk of records, the first occurrence of each key as a 64-bit hash and its
@@ -29,8 +29,9 @@ import numpy as np
 
 from triage.base.errors import InputError, Problem
 from triage.ingest.numbers import shorten, to_float
-from triage.ingest.parsing import Progress, check_header, fail, tick
-from triage.ingest.reader import PROBLEMS_KEPT, format_of
+from triage.ingest.read.careful import Progress, check_header, fail, tick
+from triage.ingest.read.rule import format_of
+from triage.ingest.read.table import PROBLEMS_KEPT
 
 WHOLE_BYTES = 64 << 20     # smaller files: the whole-file careful reader
 CHUNK_BYTES = 8 << 20      # text parsed at a time

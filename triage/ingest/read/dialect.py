@@ -279,7 +279,7 @@ def sniff_sheet(path: str | Path, given: Dialect = PLAIN,
     The header is the first row as wide as the data when only short rows (a title, or a
     merged title cell: at most half as many cells) come before it.
     """
-    from triage.ingest.columnar import sheet_rows
+    from triage.ingest.read.columnar import sheet_rows
 
     if "header_row" in chosen:
         return Sniffed(given)

@@ -1,6 +1,15 @@
-"""One pass over the bytes of a CSV/TSV file: is its quoting clean, and where do records start?
+"""The rule: which files the fast mode (Arrow's C++ readers) may read, the rest going careful.
 
-Arrow's CSV reader (``newlines_in_values=True``) and Python's csv module (``strict=True``,
+The format comes from the extension (:func:`format_of`). A text file may take the fast mode
+only when Arrow's result is known to equal the careful parser's value for value; this
+module holds the checks that prove it before (or beside) the parse: the first line is a
+header of unique, non-empty names without surrounding space (:func:`header_names`), a
+JSONL file has no blank line (:func:`line_count`), and a CSV/TSV file's quoting is clean
+(:func:`scan`). Anything they cannot prove, and anything Arrow itself refuses or the
+fast reader finds unclean afterwards, is read by the careful parser, which names file,
+line and column of every problem.
+
+The quote scan. Arrow's CSV reader (``newlines_in_values=True``) and Python's csv module (``strict=True``,
 the careful path) read a file the same way when every quote character either opens a
 field (it follows a delimiter, a line end or the start of the file), closes one (a
 delimiter, a line end or the end of the file follows), or is one of a doubled pair inside
@@ -18,14 +27,32 @@ from two sorted position arrays, not from parsing.
 from __future__ import annotations
 
 import codecs
+import csv
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from triage.base.errors import TriageError
+
 BLOCK = 16 << 20
+SCAN_BYTES = 1 << 20
+SPREADSHEETS = {".xlsx": "xlsx", ".xlsm": "xlsx", ".xls": "xlsx", ".xlsb": "xlsx",
+                ".ods": "ods"}
+FORMATS = {
+    ".csv": "csv", ".txt": "csv",
+    ".tsv": "tsv", ".tab": "tsv",
+    ".jsonl": "jsonl", ".ndjson": "jsonl",
+    ".parquet": "parquet", ".pq": "parquet",
+    **SPREADSHEETS,
+}
+COLUMNAR = ("parquet", "xlsx", "ods")  # read whole by pyarrow or calamine, no lines
 QUOTE, LF, CR = ord('"'), ord("\n"), ord("\r")
+
+
+class NotClean(Exception):
+    """The file is not clean (see this module): read it the careful way."""
 
 
 @dataclass(frozen=True)
@@ -127,3 +154,65 @@ def _scan(chunks: Iterable[bytes], delimiter: int, want_lines: bool,
         return None
     found = np.concatenate(starts)[:records] if want_lines and starts else None
     return Scan(records, found if want_lines else None)
+
+
+def format_of(path: str | Path) -> str:
+    """The format (csv, tsv, jsonl, parquet, xlsx, ods) of the extension, or TriageError."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        known = ", ".join(sorted(FORMATS))
+        raise TriageError(f"{path}: unknown file type {suffix or '(no extension)'!r}; "
+                          f"use one of {known}")
+    return FORMATS[suffix]
+
+
+def first_line(source: str | bytes | Path) -> bytes | None:
+    """The first line without BOM and line end (None: empty, unreadable, or a blank first line)."""
+    if isinstance(source, Path):
+        try:
+            with open(source, "rb") as handle:
+                data = handle.read(SCAN_BYTES)
+                while b"\n" not in data and len(data) % SCAN_BYTES == 0 and data:
+                    more = handle.read(SCAN_BYTES)
+                    if not more:
+                        break
+                    data += more
+        except OSError:
+            return None
+    else:
+        data = source.encode("utf-8") if isinstance(source, str) else source
+    data = data.removeprefix(codecs.BOM_UTF8)
+    if not data or data[:1] in (b"\r", b"\n"):
+        return None
+    return data.split(b"\n", 1)[0].rstrip(b"\r")
+
+
+def line_count(path: Path) -> int | None:
+    """Physical lines of a file with no blank line (LF, CR LF); None when it has one."""
+    lines, tail = 0, b"\n"
+    try:
+        with open(path, "rb") as handle:
+            for chunk in iter(lambda: handle.read(SCAN_BYTES), b""):
+                window = tail + chunk
+                if b"\n\n" in window or b"\n\r\n" in window or b"\r\r" in window:
+                    return None
+                lines += chunk.count(b"\n")
+                tail = window[-2:]
+    except OSError:
+        return None
+    return lines + (not tail.endswith(b"\n"))
+
+
+def header_names(first: bytes, delimiter: str) -> list[str] | None:
+    """The names of a header line as the csv module splits it (quotes allowed), or None.
+
+    None when they are not unique, non-empty names without surrounding space.
+    """
+    try:
+        line = first.decode("utf-8")
+        names = next(csv.reader([line], delimiter=delimiter, strict=True))
+    except (UnicodeDecodeError, csv.Error, StopIteration):
+        return None
+    if len(set(names)) != len(names) or any(not n or n != n.strip() for n in names):
+        return None
+    return names

@@ -32,23 +32,20 @@ from typing import Any
 
 import numpy as np
 
-from triage.base.errors import InputError, Problem, TriageError
-from triage.ingest import columnar, fastread
-from triage.ingest.dialect import PLAIN, Dialect, encoding_name, not_utf8
-from triage.ingest.fastread import fast_delimited, fast_jsonl
-from triage.ingest.numbers import VALUE_SHOWN as VALUE_SHOWN
-from triage.ingest.numbers import shorten as shorten
-from triage.ingest.numbers import to_float
-from triage.ingest.parsing import Progress, delimited_columns, fail, parse_jsonl, tick
+from triage.base.errors import InputError, Problem
+from triage.ingest.numbers import shorten, to_float
+from triage.ingest.read import cells, columnar
+from triage.ingest.read.careful import (
+    Progress,
+    delimited_columns,
+    fail,
+    parse_jsonl,
+    tick,
+)
+from triage.ingest.read.dialect import PLAIN, Dialect, encoding_name, not_utf8
+from triage.ingest.read.fast import fast_delimited, fast_jsonl
+from triage.ingest.read.rule import COLUMNAR, format_of
 
-FORMATS = {
-    ".csv": "csv", ".txt": "csv",
-    ".tsv": "tsv", ".tab": "tsv",
-    ".jsonl": "jsonl", ".ndjson": "jsonl",
-    ".parquet": "parquet", ".pq": "parquet",
-    **columnar.SPREADSHEETS,
-}
-COLUMNAR = ("parquet", "xlsx", "ods")  # read whole by pyarrow or calamine, no lines
 # Problems kept on the exception (the message shows InputError.SHOWN of them).
 PROBLEMS_KEPT = 1000
 
@@ -113,16 +110,6 @@ class Table:
     def row(self, index: int) -> dict[str, object]:
         """Row ``index`` (0-based) as a dict, for previews and error messages."""
         return {name: self.column(name)[index] for name in self.columns}
-
-
-def format_of(path: str | Path) -> str:
-    """The format (csv, tsv, jsonl, parquet, xlsx, ods) of the extension, or TriageError."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in FORMATS:
-        known = ", ".join(sorted(FORMATS))
-        raise TriageError(f"{path}: unknown file type {suffix or '(no extension)'!r}; "
-                          f"use one of {known}")
-    return FORMATS[suffix]
 
 
 def decode_utf8(path: Path, data: bytes) -> str:
@@ -198,7 +185,7 @@ def read_table(
     returning False raises ``TriageError("cancelled")``. ``sheet`` names a workbook's
     sheet (None: the first); other formats ignore it. ``dialect`` says how a text file is
     written (delimiter, decimal separator, encoding, header line; see
-    :mod:`triage.ingest.dialect`) and, for a workbook, its sheet and header row.
+    :mod:`triage.ingest.read.dialect`) and, for a workbook, its sheet and header row.
     """
     path = Path(path)
     kind = format_of(path)
@@ -252,10 +239,10 @@ def _read_fast(path: Path, kind: str, numeric: list[str], required: list[str],
     if any(name not in columns for name in required):
         return None
     for name in nonempty:
-        if isinstance(data[name], np.ndarray) or fastread.any_blank(data[name]):
+        if isinstance(data[name], np.ndarray) or cells.any_blank(data[name]):
             return None
     for name in unique:  # numbers are compared as written ("1" != "1.0"): the precise path
-        if isinstance(data[name], np.ndarray) or not fastread.all_unique(data[name]):
+        if isinstance(data[name], np.ndarray) or not cells.all_unique(data[name]):
             return None
     tick(progress, len(lines) + 1, len(lines) + 1)
     return Table(path, kind, columns, lines, data)

@@ -1,10 +1,10 @@
-"""Parsing the bytes of a CSV, TSV or JSONL file into raw columns, with physical line numbers.
+"""The careful mode: the bytes of a CSV, TSV or JSONL text parsed into raw fields, lines kept.
 
-These are the precise parsers: the csv module and ``json`` line by line, which keep exact
+The csv module (``strict=True``) and ``json`` line by line, which keep exact physical
 line numbers for error messages and handle anything unusual (quotes, blank lines, ragged
-rows). Clean files take the fast path in :mod:`triage.ingest.fastread` (Arrow's C++
-readers), which gives the same result; :mod:`triage.ingest.reader` chooses between them
-and validates what comes back.
+rows). :func:`triage.ingest.read.read_table` validates what comes back; clean files take
+the fast mode (:mod:`triage.ingest.read.fast`) instead, which gives the same result.
+:func:`json_lines` is the one loop over JSON Lines, which the Prodigy reader shares.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ import csv
 import io
 import itertools
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -29,10 +31,14 @@ def _breaks(record: list[str]) -> int:
 
 
 def parse_delimited(path: Path, text: str, delimiter: str, total: int,
-                     progress: Progress | None) -> tuple[list[list[str]], np.ndarray]:
-    """All records (header included) and the physical start line of each."""
+                     progress: Progress | None, strict: bool = True
+                     ) -> tuple[list[list[str]], np.ndarray]:
+    """All records (header included) and the physical start line of each.
+
+    ``strict`` False reads stray quotes as the csv module does by default (for a preview).
+    """
     csv.field_size_limit(2**31 - 1)  # long texts are legitimate; the default is 128 KiB
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=strict)
     records: list[list[str]] = []
     starts: list[np.ndarray] = []
     end = 0
@@ -65,6 +71,17 @@ def _json_text(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def json_lines(text: str) -> Iterator[tuple[int, Any, json.JSONDecodeError | None]]:
+    """(line, value, None) per non-blank line of JSON Lines text; (line, None, error) if not JSON."""
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            yield number, json.loads(raw), None
+        except json.JSONDecodeError as error:
+            yield number, None, error
+
+
 def parse_jsonl(path: Path, text: str, total: int, progress: Progress | None,
                  problems: list[tuple[int, str | int | None, str]]
                  ) -> tuple[list[str], list[list[str]], np.ndarray]:
@@ -72,12 +89,8 @@ def parse_jsonl(path: Path, text: str, total: int, progress: Progress | None,
     columns: dict[str, int] = {}
     objects: list[dict] = []
     lines: list[int] = []
-    for number, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as error:
+    for number, obj, error in json_lines(text):
+        if error is not None:
             problems.append((number, error.colno, f"not valid JSON: {error.msg}"))
             continue
         if not isinstance(obj, dict):

@@ -1,0 +1,45 @@
+"""Reading input files: one package, a fast mode and a careful mode, and the rule between them.
+
+The public face (everything outside this package imports from here):
+
+- :func:`read_table` reads a whole CSV, TSV, JSONL, Parquet or spreadsheet file, checks
+  what the caller asks for and returns a :class:`Table`, or raises an ``InputError``
+  naming file, line and column of every problem. It tries the fast mode first and falls
+  back to the careful one on anything the fast mode cannot prove.
+- :func:`open_batches` reads a clean file as Arrow record batches for the streamed
+  import (``NotClean`` for anything else, which the importer then reads carefully;
+  :func:`count_rows` and :func:`estimate_rows` go with it); :func:`import_checked` is the
+  careful mode for a CSV/TSV too big to hold whole (:func:`suits` says which).
+- :func:`preview` (the first rows as text) and :func:`inferred` (the whole file with
+  Arrow's type inference) are what the new-project dialog and
+  :mod:`triage.ingest.profile` look at.
+- The careful parser's pieces the exchange readers share: :func:`json_lines`,
+  :func:`parse_delimited`, :func:`check_header`.
+
+Modules: :mod:`.rule` (the formats, the exception ``NotClean`` and the checks that decide
+fast or careful, the quote scan among them), :mod:`.fast` (Arrow's C++ readers),
+:mod:`.careful` (the csv module and ``json``, physical lines kept), :mod:`.cells`
+(checks on Arrow string columns that mean what the careful ones mean), :mod:`.columnar`
+(Parquet and spreadsheets), :mod:`.table` (:func:`read_table` and the validation),
+:mod:`.chunked` (the careful mode in bounded memory), :mod:`.survey` (preview and
+inference).
+"""
+
+from __future__ import annotations
+
+from triage.ingest.read.careful import check_header, json_lines, parse_delimited
+from triage.ingest.read.cells import WHITESPACE, all_unique, any_blank, blank, blank_mask
+from triage.ingest.read.chunked import Checks, import_checked, suits, write_rejects
+from triage.ingest.read.columnar import sheet_names
+from triage.ingest.read.fast import count_rows, estimate_rows, open_batches
+from triage.ingest.read.rule import FORMATS, SPREADSHEETS, NotClean, format_of
+from triage.ingest.read.survey import inferred, preview, typed
+from triage.ingest.read.table import PROBLEMS_KEPT, Table, decode, read_table
+
+__all__ = [
+    "FORMATS", "PROBLEMS_KEPT", "SPREADSHEETS", "WHITESPACE", "Checks", "NotClean", "Table",
+    "all_unique", "any_blank", "blank", "blank_mask", "check_header", "count_rows", "decode",
+    "estimate_rows", "format_of", "import_checked", "inferred", "json_lines", "open_batches",
+    "parse_delimited", "preview", "read_table", "sheet_names", "suits", "typed",
+    "write_rejects",
+]
