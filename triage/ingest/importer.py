@@ -44,8 +44,8 @@ from triage.ingest import import_parts as parts
 from triage.ingest import read as reading
 from triage.ingest.progress import Ticker as _Ticker
 from triage.ingest.ranking import rank_scores as rank_scores
-from triage.ingest.read import NotClean, Table, read_table
-from triage.ingest.read.dialect import Dialect, fast
+from triage.ingest.read import NotClean, Table, may_stream, read_table
+from triage.ingest.read.dialect import Dialect
 from triage.store import bulk, candidates, provenance
 from triage.store.poolwrite import NewModel, Plan, warmed, write_pool
 from triage.store.records import now_iso, save_ranking
@@ -203,7 +203,8 @@ def _import_candidates(db: sqlite_utils.Database, path: Path, mapping: ColumnMap
     # Keys are checked unique beside the write, on the ranking thread (a hash table over
     # a million strings takes a tenth of a second); duplicates roll the write back and the
     # file is read again with the check, which reports them (or drops them when skipping).
-    if table is None and after is None and writer is write_pool and fast(mapping.dialect, path):
+    if table is None and after is None and writer is write_pool \
+            and may_stream(mapping.dialect, path):
         streamed = _stream(db, path, mapping, ticker=ticker, seed=seed, kind=kind, plan=plan)
         if streamed is not None:
             return ImportResult(str(path), streamed[0], 0, None,

@@ -30,16 +30,16 @@ from __future__ import annotations
 from triage.ingest.read.careful import check_header, json_lines, parse_delimited
 from triage.ingest.read.cells import WHITESPACE, all_unique, any_blank, blank, blank_mask
 from triage.ingest.read.chunked import Checks, import_checked, suits, write_rejects
-from triage.ingest.read.columnar import sheet_names
+from triage.ingest.read.columnar import SPREADSHEETS, sheet_names
 from triage.ingest.read.fast import count_rows, estimate_rows, open_batches
-from triage.ingest.read.rule import FORMATS, SPREADSHEETS, NotClean, format_of
+from triage.ingest.read.rule import FORMATS, NotClean, format_of, may_stream
 from triage.ingest.read.survey import inferred, preview, typed
 from triage.ingest.read.table import PROBLEMS_KEPT, Table, decode, read_table
 
 __all__ = [
     "FORMATS", "PROBLEMS_KEPT", "SPREADSHEETS", "WHITESPACE", "Checks", "NotClean", "Table",
     "all_unique", "any_blank", "blank", "blank_mask", "check_header", "count_rows", "decode",
-    "estimate_rows", "format_of", "import_checked", "inferred", "json_lines", "open_batches",
-    "parse_delimited", "preview", "read_table", "sheet_names", "suits", "typed",
-    "write_rejects",
+    "estimate_rows", "format_of", "import_checked", "inferred", "json_lines", "may_stream",
+    "open_batches", "parse_delimited", "preview", "read_table", "sheet_names", "suits",
+    "typed", "write_rejects",
 ]

@@ -13,7 +13,7 @@ import csv
 import io
 import itertools
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,36 @@ def _breaks(record: list[str]) -> int:
     return sum(f.count("\n") + f.count("\r") - f.count("\r\n") for f in record)
 
 
+def record_chunks(path: Path, lines: Iterable[str], delimiter: str, strict: bool = True,
+                  size: int | None = None) -> Iterator[tuple[list[list[str]], np.ndarray]]:
+    """The records of delimited text, ``size`` at a time, with the line each starts on.
+
+    ``lines`` is a text stream opened with ``newline=""`` (a file, or ``io.StringIO``);
+    ``size`` None is :data:`PROGRESS_EVERY`. ``strict`` False reads stray quotes as the csv
+    module does by default (for a preview).
+    """
+    size = size or PROGRESS_EVERY
+    csv.field_size_limit(2**31 - 1)  # long texts are legitimate; the default is 128 KiB
+    reader = csv.reader(lines, delimiter=delimiter, strict=strict)
+    end = 0
+    while True:
+        try:
+            chunk = list(itertools.islice(reader, size))
+        except csv.Error as error:
+            raise fail(path, reader.line_num, None, f"cannot parse ({error}); check the "
+                        "quoting on this line or the one it continues") from error
+        if not chunk:
+            return
+        new_end = reader.line_num
+        if new_end - end == len(chunk):  # the usual case: one record per line
+            starts = np.arange(end + 1, new_end + 1, dtype=np.int64)
+        else:  # quoted line breaks inside fields: count them per record
+            spans = np.fromiter((1 + _breaks(r) for r in chunk), np.int64, len(chunk))
+            starts = end + 1 + np.concatenate(([0], np.cumsum(spans)[:-1]))
+        end = new_end
+        yield chunk, starts
+
+
 def parse_delimited(path: Path, text: str, delimiter: str, total: int,
                      progress: Progress | None, strict: bool = True
                      ) -> tuple[list[list[str]], np.ndarray]:
@@ -37,27 +67,11 @@ def parse_delimited(path: Path, text: str, delimiter: str, total: int,
 
     ``strict`` False reads stray quotes as the csv module does by default (for a preview).
     """
-    csv.field_size_limit(2**31 - 1)  # long texts are legitimate; the default is 128 KiB
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=strict)
     records: list[list[str]] = []
     starts: list[np.ndarray] = []
-    end = 0
-    while True:
-        try:
-            chunk = list(itertools.islice(reader, PROGRESS_EVERY))
-        except csv.Error as error:
-            raise fail(path, reader.line_num, None, f"cannot parse ({error}); check the "
-                        "quoting on this line or the one it continues") from error
-        if not chunk:
-            break
-        new_end = reader.line_num
-        if new_end - end == len(chunk):  # the usual case: one record per line
-            starts.append(np.arange(end + 1, new_end + 1, dtype=np.int64))
-        else:  # quoted line breaks inside fields: count them per record
-            spans = np.fromiter((1 + _breaks(r) for r in chunk), np.int64, len(chunk))
-            starts.append(end + 1 + np.concatenate(([0], np.cumsum(spans)[:-1])))
-        end = new_end
+    for chunk, lines in record_chunks(path, io.StringIO(text, newline=""), delimiter, strict):
         records.extend(chunk)
+        starts.append(lines)
         tick(progress, len(records), total)
     lines = np.concatenate(starts) if starts else np.zeros(0, np.int64)
     return records, lines

@@ -29,12 +29,13 @@ import numpy as np
 
 from triage.base.errors import InputError, Problem
 from triage.ingest.numbers import shorten, to_float
-from triage.ingest.read.careful import Progress, check_header, fail, tick
+from triage.ingest.read.careful import Progress, check_header, fail, record_chunks, tick
 from triage.ingest.read.rule import format_of
 from triage.ingest.read.table import PROBLEMS_KEPT
 
 WHOLE_BYTES = 64 << 20     # smaller files: the whole-file careful reader
-CHUNK_BYTES = 8 << 20      # text parsed at a time
+CHUNK_BYTES = 8 << 20      # text checked at a time
+RECORDS = 1024             # records parsed at a time (a few MB at most)
 
 
 def suits(path: Path) -> bool:
@@ -99,27 +100,17 @@ class _Keys:
 
 def _records(path: Path, delimiter: str) -> Iterator[tuple[list[tuple[int, list[str]]], int]]:
     """(line, fields) records a chunk at a time, and the bytes read so far (approximately)."""
-    csv.field_size_limit(2**31 - 1)
     with open(path, encoding="utf-8-sig", newline="") as handle:
-        reader = csv.reader(handle, delimiter=delimiter, strict=True)
         chunk: list[tuple[int, list[str]]] = []
         size = done = 0
-        end = 0
-        while True:
-            try:
-                record = next(reader, None)
-            except csv.Error as error:
-                raise fail(path, reader.line_num, None, f"cannot parse ({error}); check the "
-                           "quoting on this line or the one it continues") from error
-            if record is None:
-                break
-            chunk.append((end + 1, record))
-            end = reader.line_num
-            size += sum(map(len, record)) + len(record)
-            if size >= CHUNK_BYTES:
-                done += size
-                yield chunk, done
-                chunk, size = [], 0
+        for records, starts in record_chunks(path, handle, delimiter, size=RECORDS):
+            for line, record in zip(starts.tolist(), records):
+                chunk.append((line, record))
+                size += sum(map(len, record)) + len(record)
+                if size >= CHUNK_BYTES:
+                    done += size
+                    yield chunk, done
+                    chunk, size = [], 0
         if chunk:
             yield chunk, done + size
 

@@ -26,8 +26,9 @@ import numpy as np
 
 from triage.base.errors import TriageError
 from triage.ingest.read.careful import check_header, fail
-from triage.ingest.read.rule import SPREADSHEETS as SPREADSHEETS
 
+SPREADSHEETS = {".xlsx": "xlsx", ".xlsm": "xlsx", ".xls": "xlsx", ".xlsb": "xlsx",
+                ".ods": "ods"}
 EXACT_INTEGERS = 2.0 ** 53
 
 

@@ -66,13 +66,6 @@ class Dialect:
 PLAIN = Dialect()
 
 
-def fast(dialect: Dialect | None, path: Path) -> bool:
-    """Can the fast paths read ``path`` as ``dialect`` says (None: as its extension says)?"""
-    if dialect is None:
-        return True
-    return dialect.fast("tsv" if path.suffix.lower() in (".tsv", ".tab") else "csv")
-
-
 @dataclass(frozen=True)
 class Sniffed:
     """The dialect guessed for a file, each guess with its reason.

@@ -24,7 +24,6 @@ as float64 numpy arrays.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +35,7 @@ from triage.ingest.read import columnar
 from triage.ingest.read.rule import (
     SCAN_BYTES,
     NotClean,
-    first_line,
-    header_names,
+    header,
     line_count,
     scan,
 )
@@ -68,10 +66,7 @@ def fast_delimited(source: str | bytes | Path, delimiter: str, numeric: list[str
                    total: int = 0, progress: Any = None
                    ) -> tuple[list[str], Columns, np.ndarray] | None:
     """Columns of a clean CSV/TSV (text, bytes or a path); None when it is not clean."""
-    first = first_line(source)
-    if first is None:
-        return None
-    names = header_names(first, delimiter)
+    names = header(source, "csv", delimiter)
     if names is None:
         return None
     data = source.encode("utf-8") if isinstance(source, str) else source
@@ -127,14 +122,8 @@ def _columns(table: Any, numeric: list[str]) -> Columns | None:
 
 def fast_jsonl(path: Path, numeric: list[str]) -> tuple[list[str], Columns, np.ndarray] | None:
     """Columns of a clean JSONL file; None when it is not clean (see the module docstring)."""
-    first, lines = first_line(path), line_count(path)
-    if first is None or lines is None:
-        return None
-    try:
-        head = json.loads(first)
-    except ValueError:
-        return None
-    if not isinstance(head, dict) or not head:
+    names, lines = header(path, "jsonl"), line_count(path)
+    if names is None or lines is None:
         return None
     import pyarrow as pa
     import pyarrow.json as pajson
@@ -143,7 +132,6 @@ def fast_jsonl(path: Path, numeric: list[str]) -> tuple[list[str], Columns, np.n
         table = pajson.read_json(str(path))
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
         return None
-    names = list(head)
     if table.num_rows != lines or sorted(table.column_names) != sorted(names):
         return None  # some later line has a key the first line lacks
     out: Columns = {}
@@ -192,21 +180,9 @@ def open_batches(path: Path, kind: str, numeric: tuple[str, ...]) -> tuple[list[
     if kind not in ("csv", "tsv", "jsonl"):
         raise NotClean()  # spreadsheets: read whole, the careful way
 
-    first = first_line(path)
-    if first is None:
-        raise NotClean()
-    try:
-        if kind == "jsonl":
-            head = json.loads(first)
-            if not isinstance(head, dict) or not head:
-                raise NotClean()
-            names = list(head)
-        else:
-            names = header_names(first, "\t" if kind == "tsv" else ",") or []
-    except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-        raise NotClean() from error
+    names = header(path, kind, "\t" if kind == "tsv" else ",") or []
     if len(set(names)) != len(names) or any(not n or n != n.strip() for n in names) \
-            or len(names) < 2:  # one column: a blank line would be a row (fastread)
+            or len(names) < 2:  # one column: a blank line would be a row (fast_delimited)
         raise NotClean()
     types = {n: pa.float64() if n in numeric else pa.string() for n in names}
     try:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,11 +36,11 @@ from pathlib import Path
 import numpy as np
 
 from triage.base.errors import TriageError
+from triage.ingest.read.columnar import SPREADSHEETS
+from triage.ingest.read.dialect import Dialect
 
 BLOCK = 16 << 20
 SCAN_BYTES = 1 << 20
-SPREADSHEETS = {".xlsx": "xlsx", ".xlsm": "xlsx", ".xls": "xlsx", ".xlsb": "xlsx",
-                ".ods": "ods"}
 FORMATS = {
     ".csv": "csv", ".txt": "csv",
     ".tsv": "tsv", ".tab": "tsv",
@@ -156,6 +157,17 @@ def _scan(chunks: Iterable[bytes], delimiter: int, want_lines: bool,
     return Scan(records, found if want_lines else None)
 
 
+def may_stream(dialect: Dialect | None, path: Path) -> bool:
+    """May the streamed import (the fast mode in batches) read ``path`` as ``dialect`` says?
+
+    None: as its extension says. Arrow must read it so (UTF-8, a point, the header first),
+    with the extension's delimiter.
+    """
+    if dialect is None:
+        return True
+    return dialect.fast("tsv" if path.suffix.lower() in (".tsv", ".tab") else "csv")
+
+
 def format_of(path: str | Path) -> str:
     """The format (csv, tsv, jsonl, parquet, xlsx, ods) of the extension, or TriageError."""
     suffix = Path(path).suffix.lower()
@@ -216,3 +228,21 @@ def header_names(first: bytes, delimiter: str) -> list[str] | None:
     if len(set(names)) != len(names) or any(not n or n != n.strip() for n in names):
         return None
     return names
+
+
+def header(source: str | bytes | Path, kind: str, delimiter: str = ",") -> list[str] | None:
+    """The column names the fast mode would read, or None when it cannot take the file.
+
+    A CSV/TSV header as :func:`header_names` checks it; a JSONL file's first line as a
+    non-empty JSON object, whose keys are the columns.
+    """
+    first = first_line(source)
+    if first is None:
+        return None
+    if kind != "jsonl":
+        return header_names(first, delimiter)
+    try:
+        head = json.loads(first)
+    except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        return None
+    return list(head) if isinstance(head, dict) and head else None
