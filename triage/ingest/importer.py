@@ -44,8 +44,7 @@ from triage.ingest import import_parts as parts
 from triage.ingest import read as reading
 from triage.ingest.progress import Ticker as _Ticker
 from triage.ingest.ranking import rank_scores as rank_scores
-from triage.ingest.read import NotClean, Table, may_stream, read_table
-from triage.ingest.read.dialect import Dialect
+from triage.ingest.read import Dialect, NotClean, Table, may_stream, read_table
 from triage.store import bulk, candidates, provenance
 from triage.store.poolwrite import NewModel, Plan, warmed, write_pool
 from triage.store.records import now_iso, save_ranking

@@ -31,8 +31,7 @@ import numpy as np
 
 from triage.base import arrow
 from triage.ingest import metajson
-from triage.ingest.read.cells import any_blank, blank_mask
-from triage.ingest.read.rule import NotClean
+from triage.ingest.read import NotClean, any_blank, blank_mask
 
 AHEAD_BYTES = 128 << 20  # parsed batches held ahead of the writer, at most (a million
 # rows of the benchmark take about 60 MB: all of them, so reading ends early)

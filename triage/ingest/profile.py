@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from triage.ingest.read import check_header, inferred, preview, typed
-from triage.ingest.read.dialect import PLAIN, Dialect
+from triage.ingest.read import PLAIN, Dialect, check_header, inferred, preview, typed
 
 FEW_VALUES = 50  # a column with at most this many distinct values gets its counts
 # A value that names a picture: a path or address ending in a picture extension (a URL's

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from triage.base.errors import Problem, TriageError
-from triage.ingest.read import read_table
-from triage.ingest.read.dialect import Dialect
+from triage.ingest.read import Dialect, read_table
 from triage.stats.models.report import PROBABILITY_SLACK, followed_warning
 
 

@@ -20,11 +20,10 @@ from triage.ingest.importer import ImportResult
 from triage.ingest.profile import Column, from_rows
 from triage.ingest.profile import Profile as Profile
 from triage.ingest.profile import profile as profile
-from triage.ingest.read import SPREADSHEETS, format_of
+from triage.ingest.read import PLAIN, SPREADSHEETS, Sniffed, format_of, sniff, sniff_sheet
+from triage.ingest.read import Dialect as Dialect
 from triage.ingest.read import preview as preview
 from triage.ingest.read import sheet_names as sheet_names
-from triage.ingest.read.dialect import PLAIN, Sniffed, sniff, sniff_sheet
-from triage.ingest.read.dialect import Dialect as Dialect
 from triage.project import create_project
 from triage.store.settings import Settings as Settings
 from triage.store.settings import scheme_from_text

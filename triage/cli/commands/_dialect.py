@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from triage.base.errors import TriageError
 
 if TYPE_CHECKING:
-    from triage.ingest.read.dialect import Dialect
+    from triage.ingest.read import Dialect
 
 
 _DELIMITERS = {",": ",", ";": ";", "tab": "\t", "\\t": "\t", "\t": "\t", "|": "|"}
@@ -52,7 +52,7 @@ def add_dialect_args(group: Any) -> None:
 
 def given_dialect(args: argparse.Namespace) -> tuple[Dialect, frozenset[str]]:
     """The dialect options the user gave, and which of them they gave."""
-    from triage.ingest.read.dialect import Dialect
+    from triage.ingest.read import Dialect
 
     chosen = {n for n in ("delimiter", "decimal", "encoding", "header_row")
               if getattr(args, n, None) is not None}

@@ -13,6 +13,8 @@ The public face (everything outside this package imports from here):
 - :func:`preview` (the first rows as text) and :func:`inferred` (the whole file with
   Arrow's type inference) are what the new-project dialog and
   :mod:`triage.ingest.profile` look at.
+- How a text file is written: :class:`Dialect` (``PLAIN``: as its extension says), guessed
+  by :func:`sniff` and :func:`sniff_sheet` with reasons (:class:`Sniffed`).
 - The careful parser's pieces the exchange readers share: :func:`json_lines`,
   :func:`parse_delimited`, :func:`check_header`.
 
@@ -31,15 +33,17 @@ from triage.ingest.read.careful import check_header, json_lines, parse_delimited
 from triage.ingest.read.cells import WHITESPACE, all_unique, any_blank, blank, blank_mask
 from triage.ingest.read.chunked import Checks, import_checked, suits, write_rejects
 from triage.ingest.read.columnar import SPREADSHEETS, sheet_names
+from triage.ingest.read.dialect import PLAIN, Dialect, Sniffed, sniff, sniff_sheet
 from triage.ingest.read.fast import count_rows, estimate_rows, open_batches
 from triage.ingest.read.rule import FORMATS, NotClean, format_of, may_stream
 from triage.ingest.read.survey import inferred, preview, typed
 from triage.ingest.read.table import PROBLEMS_KEPT, Table, decode, read_table
 
 __all__ = [
-    "FORMATS", "PROBLEMS_KEPT", "SPREADSHEETS", "WHITESPACE", "Checks", "NotClean", "Table",
+    "FORMATS", "PLAIN", "PROBLEMS_KEPT", "SPREADSHEETS", "WHITESPACE", "Checks", "Dialect",
+    "NotClean", "Sniffed", "Table",
     "all_unique", "any_blank", "blank", "blank_mask", "check_header", "count_rows", "decode",
     "estimate_rows", "format_of", "import_checked", "inferred", "json_lines", "may_stream",
     "open_batches", "parse_delimited", "preview", "read_table", "sheet_names", "suits",
-    "typed", "write_rejects",
+    "sniff", "sniff_sheet", "typed", "write_rejects",
 ]

@@ -58,7 +58,7 @@ class Checks:
 
 @dataclass
 class Cleaned:
-    """The rows that passed, as a CSV for the fast path, and the rows left out."""
+    """The rows that passed, as a CSV for the fast mode, and the rows left out."""
 
     path: Path
     rows: int
@@ -139,7 +139,7 @@ def import_checked(path: Path, checks: Checks, skip_invalid: bool, progress: Pro
                    ) -> tuple[int, dict[str, int], int, str | None]:
     """Check ``path`` as it streams and import its good rows with ``stream``.
 
-    ``stream`` is the fast path, given the clean copy. Returns (rows, tied items per
+    ``stream`` is the fast mode, given the clean copy. Returns (rows, tied items per
     model, rows left out, the file naming them or None).
     """
     from triage.base.errors import TriageError

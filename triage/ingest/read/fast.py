@@ -93,7 +93,7 @@ def fast_delimited(source: str | bytes | Path, delimiter: str, numeric: list[str
         return None
     if len(names) == 1 and not isinstance(out[names[0]], np.ndarray) \
             and _has_empty(out[names[0]]):
-        return None  # a blank line, which the precise parser skips (wider rows fail above)
+        return None  # a blank line, which the careful parser skips (wider rows fail above)
     if progress is not None:
         progress(table.num_rows + 1, max(total, table.num_rows + 1))
     return names, out, found.lines
@@ -142,13 +142,13 @@ def fast_jsonl(path: Path, numeric: list[str]) -> tuple[list[str], Columns, np.n
             return None
         if pa.types.is_string(kind) or pa.types.is_large_string(kind):
             if name in numeric:
-                return None  # numbers written as strings: the precise parser reads them
+                return None  # numbers written as strings: the careful parser reads them
             out[name] = column.cast(pa.large_string())
         elif pa.types.is_integer(kind) or (pa.types.is_floating(kind) and name in numeric):
             try:
                 out[name] = column.cast(pa.float64() if name in numeric else pa.large_string())
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-                return None  # an integer beyond float64's exact range: the precise parser
+                return None  # an integer beyond float64's exact range: the careful parser
         else:
             return None  # booleans, nested values, floats outside numeric columns
     columns = _columns(pa.table(out), numeric)

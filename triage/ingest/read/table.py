@@ -7,7 +7,7 @@ problem as ``file:line: column C: reason`` (the first 20, then a count). Line nu
 the following rows down by two, exactly as an editor shows them.
 
 Format choices (documented for users in docs/formats.md; Parquet and spreadsheets are
-read whole by :mod:`triage.ingest.columnar` and checked here the same way):
+read whole by :mod:`triage.ingest.read.columnar` and checked here the same way):
 - the format comes from the extension: ``.csv``/``.txt`` comma, ``.tsv``/``.tab`` tab (same
   quoting rules as CSV), ``.jsonl``/``.ndjson`` one JSON object per line;
 - text must be UTF-8 (a BOM is accepted); header names are stripped of surrounding space;
@@ -55,7 +55,7 @@ class Table:
     """A validated table: columns in file order, one physical source line per row.
 
     ``data`` holds float64 arrays for numeric columns and, for the others, ``list[str]``
-    (precise parser) or an Arrow string array (fast path); :meth:`column` and
+    (careful parser) or an Arrow string array (fast mode); :meth:`column` and
     :meth:`arrow` give either form, converting once on demand.
     """
 
@@ -180,8 +180,8 @@ def read_table(
     checked; problems raise one :class:`InputError`. With ``skip_invalid`` the bad rows
     are left out and listed in ``table.rejected`` as (line, raw row, reason) instead; the
     file being unreadable or lacking a required column still raises.
-    ``progress(done_rows, total_estimate)`` is called every 50,000 rows by the precise
-    parser, and once by the fast path (which reads a million rows in about 0.1 s);
+    ``progress(done_rows, total_estimate)`` is called every 50,000 rows by the careful
+    parser, and once by the fast mode (which reads a million rows in about 0.1 s);
     returning False raises ``TriageError("cancelled")``. ``sheet`` names a workbook's
     sheet (None: the first); other formats ignore it. ``dialect`` says how a text file is
     written (delimiter, decimal separator, encoding, header line; see
@@ -224,9 +224,9 @@ def read_table(
 def _read_fast(path: Path, kind: str, numeric: list[str], required: list[str],
                nonempty: list[str], unique: list[str], progress: Progress | None,
                delimiter: str) -> Table | None:
-    """The table when the fast path can read the file and every check passes, else None.
+    """The table when the fast mode can read the file and every check passes, else None.
 
-    A file with any problem goes to the precise parser, which reports (or, with
+    A file with any problem goes to the careful parser, which reports (or, with
     ``skip_invalid``, drops) exactly what is wrong; so nothing here explains an error.
     """
     if kind == "jsonl":
@@ -241,7 +241,7 @@ def _read_fast(path: Path, kind: str, numeric: list[str], required: list[str],
     for name in nonempty:
         if isinstance(data[name], np.ndarray) or cells.any_blank(data[name]):
             return None
-    for name in unique:  # numbers are compared as written ("1" != "1.0"): the precise path
+    for name in unique:  # numbers are compared as written ("1" != "1.0"): the careful mode
         if isinstance(data[name], np.ndarray) or not cells.all_unique(data[name]):
             return None
     tick(progress, len(lines) + 1, len(lines) + 1)
@@ -298,7 +298,7 @@ def _validate(path: Path, kind: str, columns: list[str], lines: np.ndarray, raw:
               decimal: str = ".") -> Table:
     """Check values (numbers, empties, duplicates); raise, or drop bad rows when skipping.
 
-    ``raw`` holds strings, except numeric columns the fast path has already converted.
+    ``raw`` holds strings, except numeric columns the fast mode has already converted.
     """
     table_data: dict[str, list[str] | np.ndarray] = dict(raw)
     n = len(lines)
