@@ -63,7 +63,7 @@ def test_a_byte_not_utf8_past_the_sample_is_named_when_guessing_columns(tmp_path
     import pytest
 
     from triage.base.errors import InputError
-    from triage.ingest.profile import profile
+    from triage.ingest.read import profile
     from triage.ingest.read.dialect import SAMPLE_BYTES
 
     rows = [f"k{i},words of ticket {i} here,0.{i % 1000:03d}" for i in range(

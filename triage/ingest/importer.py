@@ -39,8 +39,8 @@ from triage.base import arrow
 from triage.base.errors import InputError, Problem, TriageError
 from triage.base.jobs import lane
 from triage.base.progress import Progress as Progress
-from triage.ingest import imagecols, metajson
 from triage.ingest import import_parts as parts
+from triage.ingest import metajson
 from triage.ingest import read as reading
 from triage.ingest.progress import Ticker as _Ticker
 from triage.ingest.ranking import rank_scores as rank_scores
@@ -183,7 +183,7 @@ def _import_candidates(db: sqlite_utils.Database, path: Path, mapping: ColumnMap
                        after: Callable[[sqlite_utils.Database], None] | None = None,
                        writer: Callable[..., None] = write_pool) -> ImportResult:
     # long: the fast path first, then the careful one, as import_candidates says
-    mapping = imagecols.with_image(mapping)
+    mapping = parts.with_image(mapping)
     seed = parts.project_seed(db) if seed is None else seed
     if candidates.exist(db):
         raise TriageError("this project already has its candidates; add a later model's "
@@ -252,7 +252,7 @@ def _stream(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping, *, ti
         made = parts.source_entry(source, kind, models, rows,
                                   digest if origin is None else parts.file_digest(source))
         return [("source_file", str(source.resolve())),
-                provenance.sources_row(sources + [made]), *imagecols.image_rows(mapping, source)]
+                provenance.sources_row(sources + [made]), *parts.image_rows(mapping, source)]
 
     try:
         return poolstream.import_stream(db, path, shape, mapping.scores, seed=seed,
@@ -306,7 +306,7 @@ def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
             entry = parts.source_entry(path, kind, [m for m, _ in mapping.scores], n,
                                   digest.result())
             return [("source_file", str(path.resolve())),
-                    provenance.sources_row(sources + [entry]), *imagecols.image_rows(mapping, path)]
+                    provenance.sources_row(sources + [entry]), *parts.image_rows(mapping, path)]
 
         extra = {"plan": plan} if writer is write_pool else {}  # a server plans on its own
         writer(db, rows, models, info=info, chunk=CHUNK, advance=ticker.advance, after=after,

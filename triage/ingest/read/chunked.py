@@ -28,8 +28,15 @@ from typing import Any
 import numpy as np
 
 from triage.base.errors import InputError, Problem
-from triage.ingest.numbers import shorten, to_float
-from triage.ingest.read.careful import Progress, check_header, fail, record_chunks, tick
+from triage.ingest.read.careful import (
+    Progress,
+    check_header,
+    fail,
+    record_chunks,
+    shorten,
+    tick,
+    to_float,
+)
 from triage.ingest.read.rule import format_of
 from triage.ingest.read.table import PROBLEMS_KEPT
 

@@ -33,17 +33,18 @@ from typing import Any
 import numpy as np
 
 from triage.base.errors import InputError, Problem
-from triage.ingest.numbers import shorten, to_float
-from triage.ingest.read import cells, columnar
+from triage.ingest.read import columnar
 from triage.ingest.read.careful import (
     Progress,
     delimited_columns,
     fail,
     parse_jsonl,
+    shorten,
     tick,
+    to_float,
 )
 from triage.ingest.read.dialect import PLAIN, Dialect, encoding_name, not_utf8
-from triage.ingest.read.fast import fast_delimited, fast_jsonl
+from triage.ingest.read.fast import all_unique, any_blank, fast_delimited, fast_jsonl
 from triage.ingest.read.rule import COLUMNAR, format_of
 
 # Problems kept on the exception (the message shows InputError.SHOWN of them).
@@ -239,10 +240,10 @@ def _read_fast(path: Path, kind: str, numeric: list[str], required: list[str],
     if any(name not in columns for name in required):
         return None
     for name in nonempty:
-        if isinstance(data[name], np.ndarray) or cells.any_blank(data[name]):
+        if isinstance(data[name], np.ndarray) or any_blank(data[name]):
             return None
     for name in unique:  # numbers are compared as written ("1" != "1.0"): the careful mode
-        if isinstance(data[name], np.ndarray) or not cells.all_unique(data[name]):
+        if isinstance(data[name], np.ndarray) or not all_unique(data[name]):
             return None
     tick(progress, len(lines) + 1, len(lines) + 1)
     return Table(path, kind, columns, lines, data)
