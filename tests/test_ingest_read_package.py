@@ -50,3 +50,22 @@ def test_the_face_names_what_it_exports():
     assert missing == []
     assert {"read_table", "open_batches", "preview", "inferred", "json_lines",
             "import_checked", "may_stream"} <= set(read.__all__)
+
+
+def test_the_preview_reads_a_text_longer_than_the_csv_modules_default_limit(tmp_path):
+    """The preview parses through the careful parser, which lifts the csv module's 128 KiB
+    field limit itself (it no longer depends on a careful read having run before)."""
+    import csv
+
+    from triage.ingest.read import preview
+
+    long_text = "word " * 40_000  # 200 kB in one field
+    path = tmp_path / "long.csv"
+    path.write_text(f'key,text\nk1,"{long_text}"\nk2,short\n', encoding="utf-8")
+    before = csv.field_size_limit(128 * 1024)  # the default of a fresh process
+    try:
+        header, rows = preview(path)
+    finally:
+        csv.field_size_limit(before)
+    assert header == ["key", "text"]
+    assert rows == [["k1", long_text], ["k2", "short"]]
