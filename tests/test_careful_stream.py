@@ -1,6 +1,6 @@
 """The careful path streams a big file: the same sentences and the same pool as read whole.
 
-A file over ``chunked.WHOLE_BYTES`` that the fast path refuses is checked a chunk of
+A file over ``rule.WHOLE_BYTES`` that the fast path refuses is checked a chunk of
 records at a time; here both limits are made tiny so a small file takes that way, in many
 chunks, and the result is compared with the whole-file careful reader's.
 """
@@ -17,7 +17,7 @@ import pytest
 from tests.helpers import SCHEME
 from triage.base.errors import InputError
 from triage.ingest.importer import ColumnMapping
-from triage.ingest.read import chunked
+from triage.ingest.read import chunked, rule
 from triage.project import create_project
 from triage.store.settings import Settings
 
@@ -46,7 +46,7 @@ def bad_pool(path: Path) -> Path:
 
 
 def streamed(monkeypatch) -> None:
-    monkeypatch.setattr(chunked, "WHOLE_BYTES", 0)
+    monkeypatch.setattr(rule, "WHOLE_BYTES", 0)
     monkeypatch.setattr(chunked, "CHUNK_BYTES", 700)
 
 

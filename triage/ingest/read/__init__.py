@@ -31,7 +31,7 @@ text file is written), :mod:`.survey` (preview, inference and the column summari
 from __future__ import annotations
 
 from triage.ingest.read.careful import check_header, json_lines, parse_delimited
-from triage.ingest.read.chunked import Checks, import_checked, suits, write_rejects
+from triage.ingest.read.chunked import Checks, import_checked, write_rejects
 from triage.ingest.read.columnar import SPREADSHEETS, sheet_names
 from triage.ingest.read.dialect import PLAIN, Dialect, Sniffed, sniff, sniff_sheet
 from triage.ingest.read.fast import (
@@ -44,7 +44,7 @@ from triage.ingest.read.fast import (
     estimate_rows,
     open_batches,
 )
-from triage.ingest.read.rule import FORMATS, NotClean, format_of, may_stream
+from triage.ingest.read.rule import FORMATS, NotClean, format_of, may_stream, suits
 from triage.ingest.read.survey import Column, Profile, from_rows, inferred, preview, profile, typed
 from triage.ingest.read.table import PROBLEMS_KEPT, Table, decode, read_table
 

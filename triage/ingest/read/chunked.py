@@ -2,7 +2,7 @@
 
 The whole-file careful reader (:func:`triage.ingest.read.read_table`) holds every
 field of the file as a Python string, eight times the file in memory; for a file of more
-than :data:`WHOLE_BYTES` the importer comes here instead. The file is parsed a few
+than :data:`~triage.ingest.read.rule.WHOLE_BYTES` the importer comes here instead. The file is parsed a few
 megabytes of records at a time with the same checks and the same sentences (fields per
 row, numbers, empty values, repeated keys, each naming its line); the rows that pass are
 copied, numbers as Python writes them, to a plain CSV beside the file, which the fast
@@ -40,17 +40,8 @@ from triage.ingest.read.careful import (
 from triage.ingest.read.rule import format_of
 from triage.ingest.read.table import PROBLEMS_KEPT
 
-WHOLE_BYTES = 64 << 20     # smaller files: the whole-file careful reader
 CHUNK_BYTES = 8 << 20      # text checked at a time
-RECORDS = 1024             # records parsed at a time (a few MB at most)
-
-
-def suits(path: Path) -> bool:
-    """Should the careful path for ``path`` stream (a CSV or TSV over WHOLE_BYTES)?"""
-    try:
-        return format_of(path) in ("csv", "tsv") and path.stat().st_size > WHOLE_BYTES
-    except OSError:
-        return False
+RECORDS = 1024             # records parsed at a time, then checked CHUNK_BYTES at a time
 
 
 @dataclass

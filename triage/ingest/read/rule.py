@@ -40,6 +40,7 @@ from triage.ingest.read.columnar import SPREADSHEETS
 from triage.ingest.read.dialect import Dialect
 
 BLOCK = 16 << 20
+WHOLE_BYTES = 64 << 20  # larger CSV/TSV files: the careful mode a chunk at a time
 SCAN_BYTES = 1 << 20
 FORMATS = {
     ".csv": "csv", ".txt": "csv",
@@ -166,6 +167,17 @@ def may_stream(dialect: Dialect | None, path: Path) -> bool:
     if dialect is None:
         return True
     return dialect.fast("tsv" if path.suffix.lower() in (".tsv", ".tab") else "csv")
+
+
+def suits(path: Path) -> bool:
+    """Should the careful mode read ``path`` a chunk at a time (a CSV or TSV over WHOLE_BYTES)?
+
+    Read whole, every field is a Python string: eight times the file in memory.
+    """
+    try:
+        return format_of(path) in ("csv", "tsv") and path.stat().st_size > WHOLE_BYTES
+    except OSError:
+        return False
 
 
 def format_of(path: str | Path) -> str:
