@@ -212,7 +212,7 @@ def _check_chunk(chunk: list[tuple[int, list[str]]], columns: list[str], checks:
                  skip_invalid: bool, keys: _Keys, writer: Any,
                  cleaned: Cleaned) -> list[tuple[int, str | int | None, str]]:
     """Check one chunk as read_table does; write its good rows; (line, column, reason)s."""
-    # long: the same checks as reader._validate, in its order, for a chunk
+    # long: the same checks as table._validate, in its order, for a chunk
     width = len(columns)
     problems: list[tuple[int, str | int | None, str]] = []
     rows: list[list[str]] = []
