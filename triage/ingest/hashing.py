@@ -4,8 +4,8 @@ Tied scores are ordered by a keyed hash of the candidate key (see
 :mod:`triage.ingest.importer`). Projects made before this module existed used
 ``pandas.util.hash_array(keys, hash_key=...)``, which is SipHash-2-4 of each string's UTF-8
 bytes under a 16-byte key, followed by a 64-bit finaliser (splitmix64's). This module
-computes exactly the same numbers without importing pandas (a third of a second of every
-import) and without a Python object per key: it reads the bytes straight out of an Arrow
+computes exactly the same numbers without importing pandas (a large import that every
+import would otherwise pay; see docs/benchmarks.md) and without a Python object per key: it reads the bytes straight out of an Arrow
 string array. ``tests/test_hashing.py`` holds it equal to pandas.
 
 The strings are grouped by their number of 8-byte blocks; each group is one matrix of

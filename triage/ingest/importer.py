@@ -200,7 +200,7 @@ def _import_candidates(db: sqlite_utils.Database, path: Path, mapping: ColumnMap
                              skip_invalid=skip_invalid, progress=ticker.read,
                              sheet=mapping.sheet, dialect=mapping.dialect)
     # Keys are checked unique beside the write, on the ranking thread (a hash table over
-    # a million strings takes a tenth of a second); duplicates roll the write back and the
+    # the keys, off the writing thread's way); duplicates roll the write back and the
     # file is read again with the check, which reports them (or drops them when skipping).
     if table is None and after is None and writer is write_pool \
             and may_stream(mapping.dialect, path):

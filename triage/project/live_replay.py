@@ -2,8 +2,8 @@
 
 Opening a project (the desk, ``triage status``, ``triage advise``) rebuilds the live gain
 and spend state from every active label event. :func:`triage.stats.live.rebuild` applies
-them one by one through :meth:`LiveState.apply` (about twenty microseconds of Python per
-event: a fifth of a second at 10,000 labels, two seconds at 100,000). :func:`replay` builds
+them one by one through :meth:`LiveState.apply` (Python work per
+event, which grows with the label count until opening a big project is felt). :func:`replay` builds
 the same state from arrays: the counts per decile and per annotator are ``bincount``\\ s,
 the gain curve is two cumulative sums. Later events still go through ``apply`` and
 ``revert``, so the result must be exactly the state the event-by-event rebuild leaves:
@@ -14,8 +14,8 @@ state counts, deciding for each whether its candidate was positive by its final 
 that moment (majority, adjudication) without rescanning the candidate's events for every
 event. :func:`ranked_label` is the one place a :class:`RankedLabel` is made.
 
-The state's fields are filled here because :mod:`triage.stats.live` was not ours to change
-in this round; its ``rebuild`` stays the reference this module is tested against.
+The state's fields are filled here, field by field from the arrays; the event-by-event
+``rebuild`` of :mod:`triage.stats.live` stays the reference this module is tested against.
 """
 
 from __future__ import annotations
