@@ -116,6 +116,7 @@ THIRD_PARTY_PRIVATE = {
     "_UFUNCS._beta_ppf": "SciPy's compiled ufuncs without scipy.stats (distributions.py)",
     "_UFUNCS._binom_sf": "SciPy's compiled ufuncs without scipy.stats (distributions.py)",
     "_UFUNCS._hypergeom_cdf": "SciPy's compiled ufuncs without scipy.stats (distributions.py)",
+    "os._exit": "a forked child ends without the parent's exit handlers (report/side.py)",
 }
 
 

@@ -57,12 +57,10 @@ def run(args: argparse.Namespace) -> int:
             data = write_report(args.project, args.out, bootstrap=args.bootstrap,
                                 seed=args.seed, progress=bar, images=not args.no_images)
         else:
-            from triage.project import open_project
-            from triage.views.report import build_report_data
+            from triage.views.report.files import report_data_at
 
-            with open_project(args.project) as project:
-                data = build_report_data(project, bootstrap=args.bootstrap, seed=args.seed,
-                                         images=not args.no_images)
+            data = report_data_at(args.project, bootstrap=args.bootstrap, seed=args.seed,
+                                  images=not args.no_images)
     finally:
         bar.finish()
     if args.out is not None and not args.json:

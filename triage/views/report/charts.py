@@ -12,6 +12,7 @@ import datetime as dt
 import io
 import math
 import re
+from collections.abc import Collection
 from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -218,11 +219,19 @@ def to_png(fig: Figure, dpi: int = 170) -> bytes:
     return buffer.getvalue()
 
 
-def report_charts(data: dict[str, Any]) -> dict[str, Figure]:
-    """Every chart of the report by name (a model chart only when it has something to draw)."""
-    charts = {"spend": spend_chart(data["spend"]), "gain": gain_chart(data["gain"]),
-              "yield": yield_chart(data["yield"])}
-    models = data["models"]
+FIRST = ("spend", "gain", "yield")   # the charts of the sections every report has first
+
+
+def report_charts(data: dict[str, Any], skip: Collection[str] = ()) -> dict[str, Figure]:
+    """Every chart of the report by name (a model chart only when it has something to draw).
+
+    ``skip``: names already drawn. Data without its models section (the first sections
+    alone) gives the first three charts."""
+    builders = {"spend": spend_chart, "gain": gain_chart, "yield": yield_chart}
+    charts = {name: builders[name](data[name]) for name in FIRST if name not in skip}
+    models = data.get("models")
+    if models is None:
+        return charts
     if not models["gain_report"].get("undefined_reason"):
         charts["models_gain"] = models_gain_chart(models["gain_report"])
     view = models["view"]
@@ -230,7 +239,18 @@ def report_charts(data: dict[str, Any]) -> dict[str, Figure]:
         charts["value"] = value_chart(view)
     if view.get("reliability"):
         charts["calibration"] = calibration_chart(view)
-    return charts
+    return {name: fig for name, fig in charts.items() if name not in skip}
 
 
-__all__ = ["report_charts", "to_png", "to_svg"]
+def drawn_charts(data: dict[str, Any], fmt: str,
+                 drawn: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The report's charts as SVG text (``fmt`` 'html') or PNG bytes ('pdf'), by name.
+
+    ``drawn``: charts of this format drawn already (kept, not drawn again)."""
+    convert = to_svg if fmt == "html" else to_png
+    out = dict(drawn or {})
+    out.update((name, convert(fig)) for name, fig in report_charts(data, skip=out).items())
+    return out
+
+
+__all__ = ["FIRST", "drawn_charts", "report_charts", "to_png", "to_svg"]

@@ -18,7 +18,7 @@ from typing import Any
 from fpdf import FPDF
 
 from triage.views.report import html as _html
-from triage.views.report.charts import report_charts, to_png
+from triage.views.report.charts import drawn_charts
 from triage.views.report.pdf_table import fast_table
 
 money = _html.format_money
@@ -335,9 +335,11 @@ def _provenance(pdf: ReportPDF, d: dict[str, Any]) -> None:
                f"{pv['triage_version']}.", small=True)
 
 
-def render_pdf(data: dict[str, Any]) -> bytes:
-    """The whole report as PDF bytes, from :func:`build_report_data`."""
-    charts = {name: to_png(fig) for name, fig in report_charts(data).items()}
+def render_pdf(data: dict[str, Any], drawn: dict[str, bytes] | None = None) -> bytes:
+    """The whole report as PDF bytes, from :func:`build_report_data`.
+
+    ``drawn``: charts already drawn as PNG (by name); the others are drawn here."""
+    charts = drawn_charts(data, "pdf", drawn)
     pdf = ReportPDF(data["title"])
     pdf.add_page()
     pdf.set_font("DejaVu", "B", 17)
