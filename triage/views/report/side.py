@@ -118,10 +118,39 @@ class Side:
         self.close()
 
 
+# glibc's mallopt parameters: arrays of a million numbers are allocated and freed dozens of
+# times per report; by default each comes from a fresh mmap, and every page of it faults
+# in again (about a sixth of a report's CPU time, most of it the kernel's).
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+_KEEP_BYTES = 1 << 30
+
+
+def reuse_freed_memory() -> bool:
+    """Make this process (a command that ends soon) reuse the memory it frees (glibc only).
+
+    Freed blocks stay with the process instead of going back to the kernel, so the next
+    large array reuses pages already mapped. True when the allocator took the setting."""
+    import ctypes
+    import platform
+
+    if platform.libc_ver()[0] != "glibc":
+        return False
+    try:
+        libc = ctypes.CDLL(None)
+        return bool(libc.mallopt(_M_MMAP_THRESHOLD, _KEEP_BYTES)) and \
+            bool(libc.mallopt(_M_TRIM_THRESHOLD, _KEEP_BYTES))
+    except (OSError, AttributeError):
+        return False
+
+
 def start_side(path: str | Path, work: SideWork) -> Side | None:
-    """Fork a child that will compute ``work(project)``; None where forking is not safe."""
+    """Fork a child that will compute ``work(project)``; None where forking is not safe.
+
+    Both processes then reuse the memory they free (:func:`reuse_freed_memory`): this runs
+    only in a process of one thread, the command line's, which ends with the report."""
     if not can_fork():
         return None
+    reuse_freed_memory()
     go_r, go_w = os.pipe()
     out_r, out_w = os.pipe()
     sys.stdout.flush()
@@ -136,4 +165,4 @@ def start_side(path: str | Path, work: SideWork) -> Side | None:
     return Side(pid, go_w, out_r)
 
 
-__all__ = ["Side", "can_fork", "start_side"]
+__all__ = ["Side", "can_fork", "reuse_freed_memory", "start_side"]
