@@ -222,6 +222,21 @@ def to_png(fig: Figure, dpi: int = 170) -> bytes:
 FIRST = ("spend", "gain", "yield")   # the charts of the sections every report has first
 
 
+def to_image(fig: Figure, dpi: int = 170) -> Any:
+    """The figure as a Pillow RGB image (Agg), for the PDF: the pixels of :func:`to_png`
+    without encoding a PNG that the PDF library would decode again."""
+    import matplotlib
+    from PIL import Image
+
+    with matplotlib.rc_context(RC):
+        canvas = FigureCanvasAgg(fig)
+        fig.set_dpi(dpi)
+        canvas.draw()
+        rgba = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(),
+                                "raw", "RGBA", 0, 1)
+    return rgba.convert("RGB")
+
+
 def report_charts(data: dict[str, Any], skip: Collection[str] = ()) -> dict[str, Figure]:
     """Every chart of the report by name (a model chart only when it has something to draw).
 
@@ -244,13 +259,13 @@ def report_charts(data: dict[str, Any], skip: Collection[str] = ()) -> dict[str,
 
 def drawn_charts(data: dict[str, Any], fmt: str,
                  drawn: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The report's charts as SVG text (``fmt`` 'html') or PNG bytes ('pdf'), by name.
+    """The report's charts as SVG text (``fmt`` 'html') or RGB images ('pdf'), by name.
 
     ``drawn``: charts of this format drawn already (kept, not drawn again)."""
-    convert = to_svg if fmt == "html" else to_png
+    convert = to_svg if fmt == "html" else to_image
     out = dict(drawn or {})
     out.update((name, convert(fig)) for name, fig in report_charts(data, skip=out).items())
     return out
 
 
-__all__ = ["FIRST", "drawn_charts", "report_charts", "to_png", "to_svg"]
+__all__ = ["FIRST", "drawn_charts", "report_charts", "to_image", "to_png", "to_svg"]

@@ -258,9 +258,13 @@ def without_thumbnails(data: dict[str, Any]) -> dict[str, Any]:
     return dict(data, pictures=slim)
 
 
-def side_sections(project: Project, seed: int) -> dict[str, Any]:
-    """What a second process may compute alone: the models' heavy parts (see :mod:`.side`)."""
-    return {"models": _model_parts(project, seed)}
+def side_sections(project: Project, seed: int, bootstrap: int | None = None) -> dict[str, Any]:
+    """What a second process may compute alone (see :mod:`.side`): the models' heavy parts,
+    and the agreement section too when ``bootstrap`` is given."""
+    parts = {"models": _model_parts(project, seed)}
+    if bootstrap is not None:
+        parts["agreement"] = _agreement_section(project, bootstrap, seed)
+    return parts
 
 
 def build_report_data(project: Project, *, bootstrap: int = 1000, seed: int = 0,
@@ -273,7 +277,7 @@ def build_report_data(project: Project, *, bootstrap: int = 1000, seed: int = 0,
     ``images``: thumbnails of a picture pool's disagreements and positives (False leaves
     them out, for privacy; the counts stay). ``side``: a child computing
     :func:`side_sections` (see :mod:`.side`); whatever it fails to deliver is computed here.
-    ``early`` is called with the spend, gain and yield sections (JSON-ready) before the
+    ``early`` is called with the title, spend, gain and yield sections (JSON-ready) before the
     side's sections are waited for, so their charts can be drawn meanwhile."""
     from triage.project.report import project_provenance
 
@@ -298,11 +302,14 @@ def build_report_data(project: Project, *, bootstrap: int = 1000, seed: int = 0,
     data["provenance"] = project_provenance(project)
     data["provenance"]["reading"] = readings.provenance(data["provenance"])
     _tick(progress, 2)
-    data["agreement"] = _agreement_section(project, bootstrap, seed)
+    if side is None or "agreement" not in side.names:
+        data["agreement"] = _agreement_section(project, bootstrap, seed)
     _tick(progress, 3)
     if early is not None:
-        early(jsonable({name: data[name] for name in ("spend", "gain", "yield")}))
-    parts = (side.result() if side is not None else None) or side_sections(project, seed)
+        early(jsonable({name: data[name] for name in ("title", "spend", "gain", "yield")}))
+    parts = (side.result() if side is not None else None) or \
+        side_sections(project, seed, None if "agreement" in data else bootstrap)
+    data.setdefault("agreement", parts.get("agreement"))
     data["models"] = _models_section(parts["models"], snap, info)
     _tick(progress, 4)
     order = ("title", "generated_at", "project", "spend", "gain", "yield", "advice",

@@ -28,40 +28,46 @@ def _write_atomically(out: Path, payload: bytes) -> None:
         handle.write(payload)
 
 
-def render_report(data: dict[str, Any], fmt: str, drawn: dict[str, Any] | None = None) -> bytes:
+def render_report(data: dict[str, Any], fmt: str, drawn: dict[str, Any] | None = None,
+                  document: Any = None) -> bytes:
     """The report's bytes in ``fmt`` ('html' or 'pdf') from :func:`build_report_data`.
 
-    ``drawn``: charts of that format drawn already (see :func:`.charts.drawn_charts`)."""
+    ``drawn``: charts of that format drawn already (see :func:`.charts.drawn_charts`);
+    ``document``: the PDF's ``ReportPDF``, made ahead."""
     if fmt == "html":
         from triage.views.report.html import render_html
 
         return render_html(data, drawn).encode("utf-8")
     from triage.views.report.pdf import render_pdf
 
-    return render_pdf(data, drawn)
+    return render_pdf(data, drawn, document)
 
 
-def _side_sections(project: Any, seed: int) -> dict[str, Any]:
+def _side_sections(project: Any, seed: int, bootstrap: int | None) -> dict[str, Any]:
     from triage.views.report.data import side_sections
 
-    return side_sections(project, seed)
+    return side_sections(project, seed, bootstrap)
 
 
 def report_data_at(project_path: str | Path, *, bootstrap: int = 1000, seed: int = 0,
                    progress: Progress | None = None, images: bool = True,
-                   early: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+                   early: Callable[[dict[str, Any]], None] | None = None,
+                   side_agreement: bool = False) -> dict[str, Any]:
     """The report's data for the project at ``project_path``, on both cores where safe.
 
     Where a child may be forked (:func:`.side.can_fork`: the command line) the models'
     section is computed in one while this process computes the rest
     (and ``early`` draws the first charts); elsewhere, or if the child fails, here alone.
-    The data is the same either way."""
+    ``side_agreement``: the child computes the agreement section too (when this process
+    has more to draw, as for a PDF). The data is the same either way."""
     from triage.base.address import is_server_url
     from triage.views.report.side import start_side
 
     # Forked before this process imports what only it needs (the child imports its own).
-    side = None if is_server_url(project_path) else \
-        start_side(project_path, lambda project: _side_sections(project, seed))
+    names = ("models", "agreement") if side_agreement else ("models",)
+    side = None if is_server_url(project_path) else start_side(
+        project_path, lambda project: _side_sections(
+            project, seed, bootstrap if side_agreement else None), names)
     try:
         from triage.project.files import open_project
         from triage.views.report.data import build_report_data
@@ -95,13 +101,21 @@ def write_report(project_path: str | Path, out: str | Path | Sequence[str | Path
     formats = [report_format(o) for o in outs]
     drawn: dict[str, dict[str, Any]] = {fmt: {} for fmt in formats}
 
+    documents: dict[str, Any] = {}
+
     def early(first: dict[str, Any]) -> None:
         for fmt in drawn:   # drawn while the side's sections are computed
             drawn[fmt] = drawn_charts(first, fmt)
+        if "pdf" in drawn:   # and the PDF library imported, its fonts read: a fifth of a PDF
+            from triage.views.report.pdf import ReportPDF
 
+            documents["pdf"] = ReportPDF(first["title"])
+
+    # A PDF takes longer to render than a page: its side takes the agreement as well.
     data = report_data_at(project_path, bootstrap=bootstrap, seed=seed, progress=progress,
-                          images=images, early=early)
-    payloads = [render_report(data, fmt, drawn[fmt]) for fmt in formats]
+                          images=images, early=early, side_agreement="pdf" in drawn)
+    payloads = [render_report(data, fmt, drawn[fmt], documents.pop(fmt, None))
+                for fmt in formats]
     if progress is not None and progress(STEPS, STEPS) is False:
         raise TriageError("the report was cancelled; nothing was written")
     for target, payload in zip(outs, payloads, strict=True):

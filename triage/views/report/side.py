@@ -67,8 +67,9 @@ def _child(go: int, out: int, path: Path, work: SideWork) -> NoReturn:
 class Side:
     """A forked child computing ``work(project)`` on its own connection."""
 
-    def __init__(self, pid: int, go: int, result: int) -> None:
+    def __init__(self, pid: int, go: int, result: int, names: tuple[str, ...] = ()) -> None:
         self.pid, self._go, self._result = pid, go, result
+        self.names = names   # the sections it computes
         self._value: dict[str, Any] | None = None
         self._done = False
 
@@ -143,9 +144,10 @@ def reuse_freed_memory() -> bool:
         return False
 
 
-def start_side(path: str | Path, work: SideWork) -> Side | None:
+def start_side(path: str | Path, work: SideWork, names: tuple[str, ...] = ()) -> Side | None:
     """Fork a child that will compute ``work(project)``; None where forking is not safe.
 
+    ``names``: the sections ``work`` returns (:attr:`Side.names`, for the parent to skip).
     Both processes then reuse the memory they free (:func:`reuse_freed_memory`): this runs
     only in a process of one thread, the command line's, which ends with the report."""
     if not can_fork():
@@ -162,7 +164,7 @@ def start_side(path: str | Path, work: SideWork) -> Side | None:
         _child(go_r, out_w, Path(path), work)
     os.close(go_r)
     os.close(out_w)
-    return Side(pid, go_w, out_r)
+    return Side(pid, go_w, out_r, names)
 
 
 __all__ = ["Side", "can_fork", "reuse_freed_memory", "start_side"]
