@@ -94,9 +94,6 @@ def write_report(project_path: str | Path, out: str | Path | Sequence[str | Path
     is then written. ``images=False`` leaves the pictures' thumbnails out. Returns the
     report's data.
     """
-    from triage.views.report.charts import drawn_charts
-    from triage.views.report.data import STEPS
-
     outs = [Path(out)] if isinstance(out, (str, Path)) else [Path(o) for o in out]
     formats = [report_format(o) for o in outs]
     drawn: dict[str, dict[str, Any]] = {fmt: {} for fmt in formats}
@@ -104,6 +101,8 @@ def write_report(project_path: str | Path, out: str | Path | Sequence[str | Path
     documents: dict[str, Any] = {}
 
     def early(first: dict[str, Any]) -> None:
+        from triage.views.report.charts import drawn_charts
+
         for fmt in drawn:   # drawn while the side's sections are computed
             drawn[fmt] = drawn_charts(first, fmt)
         if "pdf" in drawn:   # and the PDF library imported, its fonts read: a fifth of a PDF
@@ -114,6 +113,8 @@ def write_report(project_path: str | Path, out: str | Path | Sequence[str | Path
     # A PDF takes longer to render than a page: its side takes the agreement as well.
     data = report_data_at(project_path, bootstrap=bootstrap, seed=seed, progress=progress,
                           images=images, early=early, side_agreement="pdf" in drawn)
+    from triage.views.report.data import STEPS
+
     payloads = [render_report(data, fmt, drawn[fmt], documents.pop(fmt, None))
                 for fmt in formats]
     if progress is not None and progress(STEPS, STEPS) is False:
