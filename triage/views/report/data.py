@@ -186,13 +186,19 @@ def _models_section(parts: dict[str, Any], snap: LiveSnapshot,
     return data
 
 
-def _samples_section(project: Project, advice: dict[str, Any]) -> dict[str, Any]:
+def _sample_reads(project: Project) -> dict[str, Any]:
+    """What the samples section reads: the audit items, disagreements and notes."""
     from triage.project.adjudication import disagreements
     from triage.project.report import audit_items, label_notes
 
-    items = audit_items(project)
+    return {"audit": audit_items(project), "pending": disagreements(project),
+            "notes": label_notes(project)}
+
+
+def _samples_section(project: Project, reads: dict[str, Any],
+                     advice: dict[str, Any]) -> dict[str, Any]:
+    items, pending = reads["audit"], reads["pending"]
     recall = next((r for r in advice.get("reasons", []) if r["rule"] == "recall"), None)
-    pending = disagreements(project)
     data: dict[str, Any] = {
         "audit_rate": project.settings.audit_rate,
         "audit": {"items": len(items), "positives": sum(1 for i in items if i["positive"]),
@@ -207,7 +213,7 @@ def _samples_section(project: Project, advice: dict[str, Any]) -> dict[str, Any]
         "disagreements": {"count": len(pending), "list": [
             {"key": d.key, "text": d.text, "rank": d.rank, "votes": d.votes,
              "status": d.status} for d in pending[:50]]},
-        "notes": label_notes(project),
+        "notes": reads["notes"],
     }
     data["reading"] = readings.samples(data)
     return data
@@ -258,13 +264,17 @@ def without_thumbnails(data: dict[str, Any]) -> dict[str, Any]:
     return dict(data, pictures=slim)
 
 
-def side_sections(project: Project, seed: int, bootstrap: int | None = None) -> dict[str, Any]:
-    """What a second process may compute alone (see :mod:`.side`): the models' heavy parts,
-    and the agreement section too when ``bootstrap`` is given."""
-    parts = {"models": _model_parts(project, seed)}
-    if bootstrap is not None:
-        parts["agreement"] = _agreement_section(project, bootstrap, seed)
-    return parts
+SIDE_PARTS = ("models", "agreement", "samples")
+
+
+def side_sections(project: Project, names: tuple[str, ...], *, bootstrap: int = 1000,
+                  seed: int = 0) -> dict[str, Any]:
+    """What a second process may compute alone (see :mod:`.side`), by name: the models'
+    heavy parts, the agreement section and the samples section's reads."""
+    work = {"models": lambda: _model_parts(project, seed),
+            "agreement": lambda: _agreement_section(project, bootstrap, seed),
+            "samples": lambda: _sample_reads(project)}
+    return {name: work[name]() for name in names}
 
 
 def build_report_data(project: Project, *, bootstrap: int = 1000, seed: int = 0,
@@ -297,19 +307,21 @@ def build_report_data(project: Project, *, bootstrap: int = 1000, seed: int = 0,
         "yield": _yield_section(snap, info),
     }
     data["advice"] = _advice_section(advice)
-    data["samples"] = _samples_section(project, advice)
     data["pictures"] = _pictures_section(project, images, seed)
     data["provenance"] = project_provenance(project)
     data["provenance"]["reading"] = readings.provenance(data["provenance"])
     _tick(progress, 2)
-    if side is None or "agreement" not in side.names:
-        data["agreement"] = _agreement_section(project, bootstrap, seed)
+    away = side.names if side is not None else ()
+    parts = side_sections(project, tuple(n for n in ("agreement", "samples") if n not in away),
+                          bootstrap=bootstrap, seed=seed)
     _tick(progress, 3)
     if early is not None:
         early(jsonable({name: data[name] for name in ("title", "spend", "gain", "yield")}))
-    parts = (side.result() if side is not None else None) or \
-        side_sections(project, seed, None if "agreement" in data else bootstrap)
-    data.setdefault("agreement", parts.get("agreement"))
+    from_side = (side.result() if side is not None else None) or side_sections(
+        project, tuple(n for n in SIDE_PARTS if n not in parts), bootstrap=bootstrap, seed=seed)
+    parts.update(from_side)
+    data["agreement"] = parts["agreement"]
+    data["samples"] = _samples_section(project, parts["samples"], advice)
     data["models"] = _models_section(parts["models"], snap, info)
     _tick(progress, 4)
     order = ("title", "generated_at", "project", "spend", "gain", "yield", "advice",
@@ -319,5 +331,5 @@ def build_report_data(project: Project, *, bootstrap: int = 1000, seed: int = 0,
     return jsonable(data)
 
 
-__all__ = ["build_report_data", "format_money", "format_share", "report_advice",
+__all__ = ["SIDE_PARTS", "build_report_data", "format_money", "format_share", "report_advice",
            "side_sections", "without_thumbnails"]

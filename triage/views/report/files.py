@@ -43,10 +43,11 @@ def render_report(data: dict[str, Any], fmt: str, drawn: dict[str, Any] | None =
     return render_pdf(data, drawn, document)
 
 
-def _side_sections(project: Any, seed: int, bootstrap: int | None) -> dict[str, Any]:
+def _side_sections(project: Any, names: tuple[str, ...], bootstrap: int,
+                   seed: int) -> dict[str, Any]:
     from triage.views.report.data import side_sections
 
-    return side_sections(project, seed, bootstrap)
+    return side_sections(project, names, bootstrap=bootstrap, seed=seed)
 
 
 def report_data_at(project_path: str | Path, *, bootstrap: int = 1000, seed: int = 0,
@@ -56,18 +57,19 @@ def report_data_at(project_path: str | Path, *, bootstrap: int = 1000, seed: int
     """The report's data for the project at ``project_path``, on both cores where safe.
 
     Where a child may be forked (:func:`.side.can_fork`: the command line) the models'
-    section is computed in one while this process computes the rest
+    section and the samples' reads are computed in one while this process computes the rest
     (and ``early`` draws the first charts); elsewhere, or if the child fails, here alone.
-    ``side_agreement``: the child computes the agreement section too (when this process
-    has more to draw, as for a PDF). The data is the same either way."""
+    ``side_agreement``: the child computes the agreement section instead of the samples'
+    reads (when this process has more to draw, as for a PDF). The data is the same either
+    way."""
     from triage.base.address import is_server_url
     from triage.views.report.side import start_side
 
     # Forked before this process imports what only it needs (the child imports its own).
-    names = ("models", "agreement") if side_agreement else ("models",)
+    # The parts balanced for a report that is drawn; its data alone is quick either way.
+    names = ("models", "agreement") if side_agreement else ("models", "samples")
     side = None if is_server_url(project_path) else start_side(
-        project_path, lambda project: _side_sections(
-            project, seed, bootstrap if side_agreement else None), names)
+        project_path, lambda project: _side_sections(project, names, bootstrap, seed), names)
     try:
         from triage.project.files import open_project
         from triage.views.report.data import build_report_data
