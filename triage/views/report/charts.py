@@ -223,8 +223,9 @@ FIRST = ("spend", "gain", "yield")   # the charts of the sections every report h
 
 
 def to_image(fig: Figure, dpi: int = 170) -> Any:
-    """The figure as a Pillow RGB image (Agg), for the PDF: the pixels of :func:`to_png`
-    without encoding a PNG that the PDF library would decode again."""
+    """The figure as a Pillow RGB image (Agg), for the PDF.
+
+    The pixels of :func:`to_png`, without encoding a PNG the PDF library would decode."""
     import matplotlib
     from PIL import Image
 

@@ -269,8 +269,9 @@ SIDE_PARTS = ("models", "agreement", "samples")
 
 def side_sections(project: Project, names: tuple[str, ...], *, bootstrap: int = 1000,
                   seed: int = 0) -> dict[str, Any]:
-    """What a second process may compute alone (see :mod:`.side`), by name: the models'
-    heavy parts, the agreement section and the samples section's reads."""
+    """What a second process may compute alone (see :mod:`.side`), by name.
+
+    The models' heavy parts, the agreement section and the samples section's reads."""
     work = {"models": lambda: _model_parts(project, seed),
             "agreement": lambda: _agreement_section(project, bootstrap, seed),
             "samples": lambda: _sample_reads(project)}
