@@ -111,6 +111,7 @@ def import_cycles(*packages: str) -> list[list[str]]:
 # Private names of other libraries that Triage reads on purpose, each with its reason.
 THIRD_PARTY_PRIVATE = {
     "argparse._SubParsersAction": "the type add_subparsers() returns (annotations only)",
+    "os._exit": "a forked child ends without the parent's exit handlers (report/side.py)",
 }
 
 

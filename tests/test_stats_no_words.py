@@ -34,7 +34,6 @@ STILL_WORDED = {
     "triage/stats/gain/analysis.py": 1,
     "triage/stats/gain/compare.py": 5,
     "triage/stats/gain/report.py": 5,
-    "triage/stats/live.py": 2,
     "triage/stats/models/cal.py": 1,
     "triage/stats/models/metrics.py": 9,
     "triage/stats/models/report.py": 1,

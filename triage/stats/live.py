@@ -260,10 +260,10 @@ class LiveState:
         rates = dict(settings.get("hourly_rates", self.hourly_rates) or {})
         budget = settings.get("budget", self.budget)
         value = settings.get("value_per_positive", self.value_per_positive)
-        for name, amount in [("price per item", price), *(
-                (f"hourly rate of {a}", r) for a, r in rates.items())]:
+        for annotator, amount in [(None, price), *rates.items()]:
             if not (math.isfinite(float(amount)) and float(amount) >= 0):
-                raise ValueError(f"{name} must be a finite number >= 0")
+                raise ValueError(("price per item" if annotator is None else
+                                  f"hourly rate of {annotator}") + " must be a finite number >= 0")
         if budget is not None and not math.isfinite(float(budget)):
             raise ValueError("budget must be a finite number")
         hint = settings.get("total_positives_hint", self.total_positives_hint)

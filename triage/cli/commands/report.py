@@ -11,6 +11,7 @@ the same project); the thumbnails' bytes are left out of it, their reasons kept.
 from __future__ import annotations
 
 import argparse
+import gc
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,11 @@ def run(args: argparse.Namespace) -> int:
     if args.bootstrap < 0:
         raise TriageError("--bootstrap must be 0 or more")
     bar = ProgressBar("report")
+    # The report makes a few million short-lived objects (rows, dicts, floats); with the
+    # cyclic collector off it takes a tenth less CPU and no more memory (measured at a
+    # million candidates: same peak). The process ends with the command.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         if args.out is not None:
             from triage.views.report import write_report
@@ -57,13 +63,13 @@ def run(args: argparse.Namespace) -> int:
             data = write_report(args.project, args.out, bootstrap=args.bootstrap,
                                 seed=args.seed, progress=bar, images=not args.no_images)
         else:
-            from triage.project import open_project
-            from triage.views.report import build_report_data
+            from triage.views.report.files import report_data_at
 
-            with open_project(args.project) as project:
-                data = build_report_data(project, bootstrap=args.bootstrap, seed=args.seed,
-                                         images=not args.no_images)
+            data = report_data_at(args.project, bootstrap=args.bootstrap, seed=args.seed,
+                                  images=not args.no_images)
     finally:
+        if collecting:
+            gc.enable()
         bar.finish()
     if args.out is not None and not args.json:
         names = " and ".join(str(o) for o in args.out)

@@ -12,6 +12,7 @@ import datetime as dt
 import io
 import math
 import re
+from collections.abc import Collection
 from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -218,11 +219,35 @@ def to_png(fig: Figure, dpi: int = 170) -> bytes:
     return buffer.getvalue()
 
 
-def report_charts(data: dict[str, Any]) -> dict[str, Figure]:
-    """Every chart of the report by name (a model chart only when it has something to draw)."""
-    charts = {"spend": spend_chart(data["spend"]), "gain": gain_chart(data["gain"]),
-              "yield": yield_chart(data["yield"])}
-    models = data["models"]
+FIRST = ("spend", "gain", "yield")   # the charts of the sections every report has first
+
+
+def to_image(fig: Figure, dpi: int = 170) -> Any:
+    """The figure as a Pillow RGB image (Agg), for the PDF.
+
+    The pixels of :func:`to_png`, without encoding a PNG the PDF library would decode."""
+    import matplotlib
+    from PIL import Image
+
+    with matplotlib.rc_context(RC):
+        canvas = FigureCanvasAgg(fig)
+        fig.set_dpi(dpi)
+        canvas.draw()
+        rgba = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(),
+                                "raw", "RGBA", 0, 1)
+    return rgba.convert("RGB")
+
+
+def report_charts(data: dict[str, Any], skip: Collection[str] = ()) -> dict[str, Figure]:
+    """Every chart of the report by name (a model chart only when it has something to draw).
+
+    ``skip``: names already drawn. Data without its models section (the first sections
+    alone) gives the first three charts."""
+    builders = {"spend": spend_chart, "gain": gain_chart, "yield": yield_chart}
+    charts = {name: builders[name](data[name]) for name in FIRST if name not in skip}
+    models = data.get("models")
+    if models is None:
+        return charts
     if not models["gain_report"].get("undefined_reason"):
         charts["models_gain"] = models_gain_chart(models["gain_report"])
     view = models["view"]
@@ -230,7 +255,18 @@ def report_charts(data: dict[str, Any]) -> dict[str, Figure]:
         charts["value"] = value_chart(view)
     if view.get("reliability"):
         charts["calibration"] = calibration_chart(view)
-    return charts
+    return {name: fig for name, fig in charts.items() if name not in skip}
 
 
-__all__ = ["report_charts", "to_png", "to_svg"]
+def drawn_charts(data: dict[str, Any], fmt: str,
+                 drawn: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The report's charts as SVG text (``fmt`` 'html') or RGB images ('pdf'), by name.
+
+    ``drawn``: charts of this format drawn already (kept, not drawn again)."""
+    convert = to_svg if fmt == "html" else to_image
+    out = dict(drawn or {})
+    out.update((name, convert(fig)) for name, fig in report_charts(data, skip=out).items())
+    return out
+
+
+__all__ = ["FIRST", "drawn_charts", "report_charts", "to_image", "to_png", "to_svg"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from triage.base.errors import TriageError
@@ -32,6 +33,7 @@ from triage.views.report import readings
 if TYPE_CHECKING:
     from triage.project.core import Project
     from triage.stats.live import LiveSnapshot
+    from triage.views.report.side import Side
 
 AGREEMENT_BREAKDOWNS = ("pair", "annotator", "session", "decile")
 STEPS = 6
@@ -157,14 +159,12 @@ def _agreement_section(project: Project, bootstrap: int, seed: int) -> dict[str,
     return data
 
 
-def _models_section(project: Project, snap: LiveSnapshot, info: PanelInfo,
-                    seed: int) -> dict[str, Any]:
+def _model_parts(project: Project, seed: int) -> dict[str, Any]:
+    """The models section's heavy parts: the gain report and the model view (no p-values)."""
     from triage.project.gain import project_gain_report
     from triage.views.models import build_models_view_data
 
     gain = project_gain_report(project)
-    comparison = comparison_data(snap, info).as_dict()
-    comparison.pop("curves", None)  # the gain report holds the curves by decile
     try:
         # The report shows no p-values: the paired permutation tests (most of a report's
         # time at a million gold labels) are left to `triage compare` and the Models tab.
@@ -173,18 +173,32 @@ def _models_section(project: Project, snap: LiveSnapshot, info: PanelInfo,
         view = {"unavailable": str(error)}
     view.pop("curves", None)  # ROC/PR points: not shown in the report
     view.pop("gain", None)    # every item's gain curve: the gain report has them by decile
-    data: dict[str, Any] = {"gain_report": gain, "at_budget": comparison, "view": view}
+    return {"gain_report": gain, "view": view}
+
+
+def _models_section(parts: dict[str, Any], snap: LiveSnapshot,
+                    info: PanelInfo) -> dict[str, Any]:
+    comparison = comparison_data(snap, info).as_dict()
+    comparison.pop("curves", None)  # the gain report holds the curves by decile
+    data: dict[str, Any] = {"gain_report": parts["gain_report"], "at_budget": comparison,
+                            "view": parts["view"]}
     data["reading"] = readings.models(data, info.currency)
     return data
 
 
-def _samples_section(project: Project, advice: dict[str, Any]) -> dict[str, Any]:
+def _sample_reads(project: Project) -> dict[str, Any]:
+    """What the samples section reads: the audit items, disagreements and notes."""
     from triage.project.adjudication import disagreements
     from triage.project.report import audit_items, label_notes
 
-    items = audit_items(project)
+    return {"audit": audit_items(project), "pending": disagreements(project),
+            "notes": label_notes(project)}
+
+
+def _samples_section(project: Project, reads: dict[str, Any],
+                     advice: dict[str, Any]) -> dict[str, Any]:
+    items, pending = reads["audit"], reads["pending"]
     recall = next((r for r in advice.get("reasons", []) if r["rule"] == "recall"), None)
-    pending = disagreements(project)
     data: dict[str, Any] = {
         "audit_rate": project.settings.audit_rate,
         "audit": {"items": len(items), "positives": sum(1 for i in items if i["positive"]),
@@ -199,7 +213,7 @@ def _samples_section(project: Project, advice: dict[str, Any]) -> dict[str, Any]
         "disagreements": {"count": len(pending), "list": [
             {"key": d.key, "text": d.text, "rank": d.rank, "votes": d.votes,
              "status": d.status} for d in pending[:50]]},
-        "notes": label_notes(project),
+        "notes": reads["notes"],
     }
     data["reading"] = readings.samples(data)
     return data
@@ -250,12 +264,32 @@ def without_thumbnails(data: dict[str, Any]) -> dict[str, Any]:
     return dict(data, pictures=slim)
 
 
+SIDE_PARTS = ("models", "agreement", "samples")
+
+
+def side_sections(project: Project, names: tuple[str, ...], *, bootstrap: int = 1000,
+                  seed: int = 0) -> dict[str, Any]:
+    """What a second process may compute alone (see :mod:`.side`), by name.
+
+    The models' heavy parts, the agreement section and the samples section's reads."""
+    work = {"models": lambda: _model_parts(project, seed),
+            "agreement": lambda: _agreement_section(project, bootstrap, seed),
+            "samples": lambda: _sample_reads(project)}
+    return {name: work[name]() for name in names}
+
+
 def build_report_data(project: Project, *, bootstrap: int = 1000, seed: int = 0,
-                      progress: Progress | None = None, images: bool = True) -> dict[str, Any]:
+                      progress: Progress | None = None, images: bool = True,
+                      side: Side | None = None,
+                      early: Callable[[dict[str, Any]], None] | None = None,
+                      ) -> dict[str, Any]:  # long: the report's sections in their order
     """Every section of the report for an open project, as plain JSON-ready data.
 
     ``images``: thumbnails of a picture pool's disagreements and positives (False leaves
-    them out, for privacy; the counts stay)."""
+    them out, for privacy; the counts stay). ``side``: a child computing
+    :func:`side_sections` (see :mod:`.side`); whatever it fails to deliver is computed here.
+    ``early`` is called with the title, spend, gain and yield sections (JSON-ready) before the
+    side's sections are waited for, so their charts can be drawn meanwhile."""
     from triage.project.report import project_provenance
 
     if project.active_model() is None:
@@ -274,18 +308,29 @@ def build_report_data(project: Project, *, bootstrap: int = 1000, seed: int = 0,
         "yield": _yield_section(snap, info),
     }
     data["advice"] = _advice_section(advice)
-    _tick(progress, 2)
-    data["agreement"] = _agreement_section(project, bootstrap, seed)
-    _tick(progress, 3)
-    data["models"] = _models_section(project, snap, info, seed)
-    _tick(progress, 4)
-    data["samples"] = _samples_section(project, advice)
     data["pictures"] = _pictures_section(project, images, seed)
     data["provenance"] = project_provenance(project)
     data["provenance"]["reading"] = readings.provenance(data["provenance"])
+    _tick(progress, 2)
+    away = side.names if side is not None else ()
+    parts = side_sections(project, tuple(n for n in ("agreement", "samples") if n not in away),
+                          bootstrap=bootstrap, seed=seed)
+    _tick(progress, 3)
+    if early is not None:
+        early(jsonable({name: data[name] for name in ("title", "spend", "gain", "yield")}))
+    from_side = (side.result() if side is not None else None) or side_sections(
+        project, tuple(n for n in SIDE_PARTS if n not in parts), bootstrap=bootstrap, seed=seed)
+    parts.update(from_side)
+    data["agreement"] = parts["agreement"]
+    data["samples"] = _samples_section(project, parts["samples"], advice)
+    data["models"] = _models_section(parts["models"], snap, info)
+    _tick(progress, 4)
+    order = ("title", "generated_at", "project", "spend", "gain", "yield", "advice",
+             "agreement", "models", "samples", "pictures", "provenance")
+    data = {name: data[name] for name in order}
     _tick(progress, 5)
     return jsonable(data)
 
 
-__all__ = ["build_report_data", "format_money", "format_share", "report_advice",
-           "without_thumbnails"]
+__all__ = ["SIDE_PARTS", "build_report_data", "format_money", "format_share", "report_advice",
+           "side_sections", "without_thumbnails"]

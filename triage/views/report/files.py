@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,15 +28,61 @@ def _write_atomically(out: Path, payload: bytes) -> None:
         handle.write(payload)
 
 
-def render_report(data: dict[str, Any], fmt: str) -> bytes:
-    """The report's bytes in ``fmt`` ('html' or 'pdf') from :func:`build_report_data`."""
+def render_report(data: dict[str, Any], fmt: str, drawn: dict[str, Any] | None = None,
+                  document: Any = None) -> bytes:
+    """The report's bytes in ``fmt`` ('html' or 'pdf') from :func:`build_report_data`.
+
+    ``drawn``: charts of that format drawn already (see :func:`.charts.drawn_charts`);
+    ``document``: the PDF's ``ReportPDF``, made ahead."""
     if fmt == "html":
         from triage.views.report.html import render_html
 
-        return render_html(data).encode("utf-8")
+        return render_html(data, drawn).encode("utf-8")
     from triage.views.report.pdf import render_pdf
 
-    return render_pdf(data)
+    return render_pdf(data, drawn, document)
+
+
+def _side_sections(project: Any, names: tuple[str, ...], bootstrap: int,
+                   seed: int) -> dict[str, Any]:
+    from triage.views.report.data import side_sections
+
+    return side_sections(project, names, bootstrap=bootstrap, seed=seed)
+
+
+def report_data_at(project_path: str | Path, *, bootstrap: int = 1000, seed: int = 0,
+                   progress: Progress | None = None, images: bool = True,
+                   early: Callable[[dict[str, Any]], None] | None = None,
+                   side_agreement: bool = False) -> dict[str, Any]:
+    """The report's data for the project at ``project_path``, on both cores where safe.
+
+    Where a child may be forked (:func:`.side.can_fork`: the command line) the models'
+    section and the samples' reads are computed in one while this process computes the rest
+    (and ``early`` draws the first charts); elsewhere, or if the child fails, here alone.
+    ``side_agreement``: the child computes the agreement section instead of the samples'
+    reads (when this process has more to draw, as for a PDF). The data is the same either
+    way."""
+    from triage.base.address import is_server_url
+    from triage.views.report.side import start_side
+
+    # Forked before this process imports what only it needs (the child imports its own).
+    # The parts balanced for a report that is drawn; its data alone is quick either way.
+    names = ("models", "agreement") if side_agreement else ("models", "samples")
+    side = None if is_server_url(project_path) else start_side(
+        project_path, lambda project: _side_sections(project, names, bootstrap, seed), names)
+    try:
+        from triage.project.files import open_project
+        from triage.views.report.data import build_report_data
+
+        with open_project(project_path) as project:
+            if side is not None:
+                side.go()
+            return build_report_data(project, bootstrap=bootstrap, seed=seed,
+                                     progress=progress, images=images, side=side,
+                                     early=early)
+    finally:
+        if side is not None:
+            side.close()
 
 
 def write_report(project_path: str | Path, out: str | Path | Sequence[str | Path], *,
@@ -50,15 +96,29 @@ def write_report(project_path: str | Path, out: str | Path | Sequence[str | Path
     is then written. ``images=False`` leaves the pictures' thumbnails out. Returns the
     report's data.
     """
-    from triage.project.files import open_project
-    from triage.views.report.data import STEPS, build_report_data
-
     outs = [Path(out)] if isinstance(out, (str, Path)) else [Path(o) for o in out]
     formats = [report_format(o) for o in outs]
-    with open_project(project_path) as project:
-        data = build_report_data(project, bootstrap=bootstrap, seed=seed, progress=progress,
-                                 images=images)
-    payloads = [render_report(data, fmt) for fmt in formats]
+    drawn: dict[str, dict[str, Any]] = {fmt: {} for fmt in formats}
+
+    documents: dict[str, Any] = {}
+
+    def early(first: dict[str, Any]) -> None:
+        from triage.views.report.charts import drawn_charts
+
+        for fmt in drawn:   # drawn while the side's sections are computed
+            drawn[fmt] = drawn_charts(first, fmt)
+        if "pdf" in drawn:   # and the PDF library imported, its fonts read: a fifth of a PDF
+            from triage.views.report.pdf import ReportPDF
+
+            documents["pdf"] = ReportPDF(first["title"])
+
+    # A PDF takes longer to render than a page: its side takes the agreement as well.
+    data = report_data_at(project_path, bootstrap=bootstrap, seed=seed, progress=progress,
+                          images=images, early=early, side_agreement="pdf" in drawn)
+    from triage.views.report.data import STEPS
+
+    payloads = [render_report(data, fmt, drawn[fmt], documents.pop(fmt, None))
+                for fmt in formats]
     if progress is not None and progress(STEPS, STEPS) is False:
         raise TriageError("the report was cancelled; nothing was written")
     for target, payload in zip(outs, payloads, strict=True):

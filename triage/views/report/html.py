@@ -15,7 +15,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from triage.views.panels import format_money, format_share
-from triage.views.report.charts import report_charts, to_svg
+from triage.views.report.charts import drawn_charts
 from triage.views.text import reveal
 
 
@@ -62,7 +62,10 @@ def environment() -> Environment:
     return env
 
 
-def render_html(data: dict[str, Any]) -> str:
-    """The whole page for report data from :func:`build_report_data`."""
-    charts = {name: Markup(to_svg(fig)) for name, fig in report_charts(data).items()}  # noqa: S704 - matplotlib's own SVG, sanitised
+def render_html(data: dict[str, Any], drawn: dict[str, str] | None = None) -> str:
+    """The whole page for report data from :func:`build_report_data`.
+
+    ``drawn``: charts already drawn as SVG (by name); the others are drawn here."""
+    charts = {name: Markup(svg)  # noqa: S704 - matplotlib's own SVG, sanitised
+              for name, svg in drawn_charts(data, "html", drawn).items()}
     return environment().get_template("report.html.j2").render(d=data, charts=charts)

@@ -18,7 +18,7 @@ from typing import Any
 from fpdf import FPDF
 
 from triage.views.report import html as _html
-from triage.views.report.charts import report_charts, to_png
+from triage.views.report.charts import drawn_charts
 from triage.views.report.pdf_table import fast_table
 
 money = _html.format_money
@@ -86,14 +86,15 @@ def _para(pdf: ReportPDF, text: str, *, reading: bool = False, small: bool = Fal
     pdf.ln(1.5)
 
 
-def _chart(pdf: ReportPDF, png: bytes | None) -> None:
-    if png is None:
+def _chart(pdf: ReportPDF, image: Any) -> None:
+    """A chart as wide as the text: PNG bytes or a Pillow image (:func:`.charts.to_image`)."""
+    if image is None:
         return
     width = pdf.epw
     height = width * 3.1 / 7.2
     if pdf.get_y() + height > pdf.h - 18:
         pdf.add_page()
-    pdf.image(BytesIO(png), w=width)
+    pdf.image(BytesIO(image) if isinstance(image, bytes) else image, w=width)
     pdf.ln(1)
 
 
@@ -138,7 +139,7 @@ def _project(pdf: ReportPDF, d: dict[str, Any]) -> None:
                    for a in p["annotator_table"]]], widths=(3, 1, 1, 1, 1, 1, 1))
 
 
-def _spend_gain_yield(pdf: ReportPDF, d: dict[str, Any], charts: dict[str, bytes]) -> None:
+def _spend_gain_yield(pdf: ReportPDF, d: dict[str, Any], charts: dict[str, Any]) -> None:
     cur = d["project"]["settings"]["currency"]
     sp, g, y = d["spend"], d["gain"], d["yield"]
     _heading(pdf, "2. Spend against budget")
@@ -207,7 +208,7 @@ def _agreement(pdf: ReportPDF, d: dict[str, Any]) -> None:
     _para(pdf, d["agreement"]["guideline_note"], small=True)
 
 
-def _models(pdf: ReportPDF, d: dict[str, Any], charts: dict[str, bytes]) -> None:
+def _models(pdf: ReportPDF, d: dict[str, Any], charts: dict[str, Any]) -> None:
     mo, cur = d["models"], d["project"]["settings"]["currency"]
     gr, v = mo["gain_report"], mo["view"]
     _heading(pdf, "7. Model comparison")
@@ -335,10 +336,15 @@ def _provenance(pdf: ReportPDF, d: dict[str, Any]) -> None:
                f"{pv['triage_version']}.", small=True)
 
 
-def render_pdf(data: dict[str, Any]) -> bytes:
-    """The whole report as PDF bytes, from :func:`build_report_data`."""
-    charts = {name: to_png(fig) for name, fig in report_charts(data).items()}
-    pdf = ReportPDF(data["title"])
+def render_pdf(data: dict[str, Any], drawn: dict[str, Any] | None = None,
+               document: ReportPDF | None = None) -> bytes:
+    """The whole report as PDF bytes, from :func:`build_report_data`.
+
+    ``drawn``: charts already drawn (by name, see :func:`.charts.drawn_charts`); the
+    others are drawn here. ``document``: a fresh ``ReportPDF(data["title"])`` made ahead
+    (its fonts loaded while other work waited), else one is made here."""
+    charts = drawn_charts(data, "pdf", drawn)
+    pdf = document if document is not None else ReportPDF(data["title"])
     pdf.add_page()
     pdf.set_font("DejaVu", "B", 17)
     pdf.multi_cell(0, 9, data["title"], new_x="LMARGIN", new_y="NEXT")

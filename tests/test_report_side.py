@@ -1,0 +1,95 @@
+"""The report on two cores: a forked child computes the models' section, the parent the rest.
+
+Whatever the child does (delivers, raises, dies), the report's data is the data the one
+process computes alone. Each case runs in a fresh interpreter (one thread, so it may fork).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli_core import ROOT, triage
+from triage.project import open_project
+from triage.project.demo import create_demo, simulate
+from triage.views.report import build_report_data
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("side") / "demo.triage"
+    project = create_demo(path)
+    simulate(project, 200)
+    simulate(project, 40, annotator="bea")
+    project.close()
+    return path
+
+
+def _run(script: str) -> str:
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True,
+                         text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT),
+                                                    "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+@pytest.mark.parametrize(("work", "expected"), [
+    ("lambda project: {'pool': project.pool}", "{'pool': 1500}"),
+    ("lambda project: 1 / 0", "None"),                 # an error: the parent computes it
+    ("lambda project: __import__('os')._exit(3)", "None"),   # a crash: the same
+])
+def test_the_child_delivers_its_result_or_none(demo, work, expected):
+    got = _run(f"""
+        import threading
+        from triage.project import open_project
+        from triage.views.report.side import can_fork, start_side
+        assert can_fork() and threading.active_count() == 1
+        side = start_side({str(demo)!r}, {work})
+        assert side is not None
+        with open_project({str(demo)!r}):
+            side.go()
+            print(side.result())
+    """)
+    assert got == expected
+
+
+def test_a_child_never_told_to_start_exits_and_is_reaped(demo):
+    got = _run(f"""
+        import os
+        from triage.views.report.side import start_side
+        side = start_side({str(demo)!r}, lambda project: 1)
+        side.close()            # e.g. the project could not be opened, or a cancel
+        try:
+            os.waitpid(side.pid, os.WNOHANG)
+        except ChildProcessError:
+            print("reaped")
+    """)
+    assert got == "reaped"
+
+
+def test_no_fork_beside_other_threads():
+    got = _run("""
+        import threading, time
+        from triage.views.report.side import can_fork, start_side
+        threading.Thread(target=time.sleep, args=(1,), daemon=True).start()
+        print(can_fork(), start_side("unused.triage", lambda project: 1))
+    """)
+    assert got == "False None"
+
+
+@pytest.mark.slow
+def test_the_report_from_two_processes_is_the_report_from_one(demo):
+    out = triage("report", demo, "--json", "--bootstrap", "50")   # forks: one thread
+    assert out.returncode == 0, out.stderr
+    with open_project(demo) as project:
+        alone = json.loads(json.dumps(build_report_data(project, bootstrap=50)))
+    forked = json.loads(out.stdout)
+    for data in (forked, alone):
+        data.pop("generated_at")
+    assert forked["models"]["view"]["reliability"]   # the child's part is there
+    assert forked == alone
