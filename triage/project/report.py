@@ -67,8 +67,8 @@ def project_provenance(project: Project) -> dict[str, Any]:
     }
 
 
-# Checking a picture reads its head and its end: about 50 µs in Python, so a whole pool
-# of a million takes the better part of a minute. Beyond this size the report checks the
+# Checking a picture reads its head and its end, a file open and two reads each, so a
+# whole pool of a million would hold the report up far beyond its budget. Beyond this size the report checks the
 # pictures annotators have handled and says so; ``status --check-images`` checks them all.
 WHOLE_POOL_CHECK_LIMIT = 100_000
 
