@@ -24,6 +24,7 @@ from triage.stats.stopping.bounds import (
 from triage.stats.stopping.knee import knee_at
 from triage.stats.stopping.rules import budget_rule, reliability_rule
 from triage.stats.stopping.state import build_state
+from triage.views.estimate_words import estimate_detail, estimates_worded
 from triage.views.rule_words import rule_sentence, worded
 
 
@@ -160,7 +161,7 @@ def test_miscalibrated_scores_fall_back_to_recent_yield():
                             value_per_positive=5.0, batch=100, calibrated=np.full(1000, 0.5)))
     m = reason(a, "marginal_value")
     assert m.numbers["calibration_consistent"] is False
-    assert m.numbers["source"] == "recent yield"
+    assert m.numbers["source"] == "recent"
     assert m.numbers["expected_positives"] == pytest.approx(2)
 
 
@@ -314,13 +315,16 @@ def test_total_positives_from_audit():
     lo, hi = proportion_confint(5, 50, alpha=0.05, method="beta")
     assert a.estimated_total_positives.lower == pytest.approx(205 + 550 * lo, abs=12)
     assert a.estimated_total_positives.upper == pytest.approx(205 + 550 * hi, abs=12)
-    assert a.remaining["method"] == "audit" and "50 random audit items" in a.remaining["detail"]
+    assert a.remaining["method"] == "audit"
+    assert "50 random audit items" in estimate_detail(a.remaining)
 
 
 def test_undefined_recall_says_why():
     a = advise(AdviceInputs(pool=100, ranks=[1, 2, 3], positive=[True, True, False]))
     assert math.isnan(a.estimated_recall.point)  # no calibration, no audit: no point estimate
-    assert a.estimated_recall.method.startswith("ranked: at most")
+    assert a.estimated_recall.method == "ranked"
+    words = estimates_worded(advice_to_json(a))
+    assert words["estimated_recall"]["method"].startswith("ranked: at most")
     assert 2 / 99 <= a.estimated_recall.lower < 1 and a.estimated_recall.upper == 1
 
 

@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from triage.views.estimate_words import source_words
 from triage.views.formatting import format_money
 
 
@@ -86,7 +87,7 @@ def _marginal(n: Mapping[str, Any], cur: str) -> str:
     if lo is not None and hi is not None:
         text += f" ({lo:.1f}–{hi:.1f})"
     if n.get("source"):
-        text += f", from the {n['source']}"
+        text += f", from the {source_words(n)}"
     if n.get("value_per_positive") is not None:
         text += f"; a positive is worth {format_money(_f(n.get('value_per_positive')), cur)}"
     consistent = n.get("calibration_consistent")

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from triage.base.money import format_money
+from triage.views.estimate_words import estimates_worded, source_words
 
 Numbers = Mapping[str, Any]
 MIN_EXPECTED = 0.01  # fewer expected positives than this read "none expected"
@@ -321,6 +322,14 @@ def validity_text(data: Mapping[str, Any]) -> str:
             "heuristics here.")
 
 
+def _numbers_worded(reason: Mapping[str, Any]) -> Any:
+    """The marginal rule's yield ``source`` in words, its code beside it in ``source_code``."""
+    n = reason.get("numbers")
+    if reason.get("rule") != "marginal_value" or not isinstance(n, Mapping) or "source" not in n:
+        return n
+    return dict(n, source=source_words(n), source_code=n.get("source_code", n["source"]))
+
+
 def worded(data: Mapping[str, Any]) -> dict[str, Any]:
     """The advice JSON with its words: each rule's ``detail``, the ``headline``, ``validity``.
 
@@ -329,7 +338,9 @@ def worded(data: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(data)
     if not any("code" in r for r in data.get("reasons") or []):
         return out
-    out["reasons"] = [dict(r, detail=rule_sentence(r, data)) for r in data.get("reasons") or []]
+    out = estimates_worded(data)
+    out["reasons"] = [dict(r, detail=rule_sentence(r, data), numbers=_numbers_worded(r))
+                      for r in data.get("reasons") or []]
     out["headline"] = headline_text(data)
     out["validity"] = validity_text(data)
     out["certification"] = certification_words(data.get("certification"),

@@ -57,7 +57,7 @@ def advise(inputs: AdviceInputs) -> Advice:
     pool = pool_rule(inputs, st)
     budget = budget_rule(inputs, st)
     marginal, next_batch = marginal_rule(inputs, st)
-    recall, est_recall, est_total = recall_rule(inputs, st, rem, why, estimates.get("calibrated"))
+    recall, est_recall, est_total = recall_rule(inputs, st, rem, estimates.get("calibrated"))
     certification, cert_info = certification_rule(inputs, st, rem)
     knee = knee_rule(inputs, st)
     reliability = reliability_rule(inputs)
@@ -82,8 +82,8 @@ def _remainder_json(rem: Remainder, why: str) -> dict[str, Any]:
     return {"method": rem.method, "positives": rem.positives, "lower": rem.lower,
             "upper": rem.upper, "unlabelled": rem.unlabelled, "found": rem.found,
             "recall": rem.recall, "recall_lower": rem.recall_lower,
-            "recall_upper": rem.recall_upper, "detail": rem.detail,
-            "extrapolates": rem.extrapolates, "why": why}
+            "recall_upper": rem.recall_upper, "numbers": rem.numbers,
+            "extrapolates": rem.extrapolates, "why_code": why}
 
 
 def _combine(reasons: list[RuleResult]) -> tuple[str, RuleResult | None]:

@@ -19,11 +19,12 @@ class Calibration:
     """Probabilities for every rank, and how far to trust them."""
 
     p: np.ndarray  # probability of positive, index = rank - 1
-    method: str
+    method: str  # "given" (calibrated scores as given) | "platt" (fitted on raw scores)
     # For fitted calibrations: design columns and parameter covariance for delta-method sums.
     score: np.ndarray | None = None
     cov: np.ndarray | None = None
     extrapolates_below_rank: int | None = None
+    fitted_on: int = 0  # labels a Platt fit used
 
     def masked_sum(self, index: np.ndarray, z: float) -> tuple[float, float]:
         """Expected positives over the given 0-based rank indices, with its standard error."""
@@ -52,7 +53,7 @@ def calibration_for(pool: int, ranks: np.ndarray, positive: np.ndarray,
                     ) -> Calibration | None:
     """Calibrated probabilities as given, else a Platt fit on raw scores, else None."""
     if calibrated is not None:
-        return Calibration(p=calibrated, method="calibrated scores as given")
+        return Calibration(p=calibrated, method="given")
     if raw_scores is None or ranks.size < 2 or positive.all() or not positive.any():
         return None
     # Standardise so Newton is well conditioned whatever the score scale.
@@ -63,7 +64,8 @@ def calibration_for(pool: int, ranks: np.ndarray, positive: np.ndarray,
     lowest = int(ranks.max())
     return Calibration(
         p=p,
-        method=f"Platt scaling fitted on {ranks.size} labels",
+        method="platt",
+        fitted_on=int(ranks.size),
         score=z,
         cov=cov,
         extrapolates_below_rank=lowest if lowest < pool else None,

@@ -35,14 +35,15 @@ from triage.stats.stopping.types import AdviceInputs
 NAN = float("nan")
 
 
-
 def remainder_estimates(inp: AdviceInputs, st: State) -> dict[str, Remainder]:
-    """Every estimate of the positives left among the unlabelled that the inputs allow."""
+    """Every estimate of the positives left among the unlabelled that the inputs allow.
+
+    Each carries its method and the numbers it rests on; :mod:`triage.views.estimate_words`
+    words them."""
     unl = int((st.label < 0).sum())
     found = st.found
     if unl == 0:
-        return {"exact": Remainder("exact", 0.0, 0.0, 0.0, 0, found,
-                                   "every candidate is labelled: recall is known exactly")}
+        return {"exact": Remainder("exact", 0.0, 0.0, 0.0, 0, found)}
     out: dict[str, Remainder] = {}
     cal = st.calibration
     p = cal.p if cal is not None else None
@@ -62,57 +63,50 @@ def remainder_estimates(inp: AdviceInputs, st: State) -> dict[str, Remainder]:
                 lo_c = min(float(lo[0]), hi_c)
                 out[name] = Remainder(
                     name, min(max(float(pt[0]), lo_c), hi_c), lo_c, hi_c, unl, found,
-                    _audit_detail(name, st, below, cap), False)
+                    {"audit_below_n": below, "audit_below_k": st.audit_below_k,
+                     "depth": st.depth, "ranked_upper": cap}, False)
     if cal is not None:
-        idx = np.nonzero(st.label < 0)[0]
-        mean, se = cal.masked_sum(idx, st.z)
-        pv = cal.p[idx]
-        m_pt, m_lo, m_hi = model_remaining(mean, float((pv * (1 - pv)).sum()) + se**2, unl,
-                                           inp.confidence)
-        deep = int((idx >= st.depth).sum())
-        extrapolates = deep > 0 and st.depth < inp.pool
-        detail = f"{cal.method}: the sum of calibrated probabilities over {unl:,} unlabelled items"
-        if extrapolates:
-            detail += (f"; it extrapolates to {deep:,} items below rank {st.depth:,}, the depth "
-                       "the ranked labels reach")
-        out["calibrated"] = Remainder("calibrated", m_pt, m_lo, m_hi, unl, found, detail,
-                                      extrapolates)
+        out["calibrated"] = _calibrated(inp, st, unl, found)
     if window.size:
         point = min(out["calibrated"].positives, cap) if "calibrated" in out else NAN
         out["ranked"] = Remainder(
             "ranked", point, 0.0, cap, unl, found,
-            f"at most {cap:,.1f} positives left if the ranking beats random order below rank "
-            f"{st.depth:,} ({int((window == 1).sum())} positives in the last {window.size} ranked "
-            "labels)" + ("; point from the calibrated scores" if "calibrated" in out else ""),
+            {"ranked_upper": cap, "depth": st.depth, "window_n": int(window.size),
+             "window_k": int((window == 1).sum()), "point_calibrated": "calibrated" in out},
             out["calibrated"].extrapolates if "calibrated" in out else False)
     return out
 
 
-def _audit_detail(name: str, st: State, below: int, cap: float) -> str:
-    what = (f"{st.audit_below_k} positive{'s' if st.audit_below_k != 1 else ''} in {below} "
-            f"random audit item{'s' if below != 1 else ''} below rank {st.depth:,}, "
-            "stratified by score decile")
-    if name == "combined":
-        what += ", rescaled within each stratum by the calibrated scores"
-    if cap < st.unlabelled:
-        what += f"; at most {cap:,.1f} left if the ranking beats random order below the depth"
-    return what
+def _calibrated(inp: AdviceInputs, st: State, unl: int, found: int) -> Remainder:
+    """The sum of calibrated probabilities over the unlabelled items."""
+    cal = st.calibration
+    assert cal is not None
+    idx = np.nonzero(st.label < 0)[0]
+    mean, se = cal.masked_sum(idx, st.z)
+    pv = cal.p[idx]
+    m_pt, m_lo, m_hi = model_remaining(mean, float((pv * (1 - pv)).sum()) + se**2, unl,
+                                       inp.confidence)
+    deep = int((idx >= st.depth).sum())
+    extrapolates = deep > 0 and st.depth < inp.pool
+    return Remainder("calibrated", m_pt, m_lo, m_hi, unl, found,
+                     {"calibration": cal.method, "calibration_labels": cal.fitted_on,
+                      "below_depth": deep if extrapolates else 0, "depth": st.depth},
+                     extrapolates)
+
+
+# Why the headline estimate leads (worded by the views).
+WHY = ("nothing_unlabelled", "audit_below", "no_audit_below", "nothing_labelled")
 
 
 def headline_estimate(estimates: dict[str, Remainder], audit_below: int, unlabelled: int,
                       found: int) -> tuple[Remainder, str]:
-    """The estimate the advice leads with, and why (see the module docstring)."""
+    """The estimate the advice leads with, and why as a code of :data:`WHY`."""
     if "exact" in estimates:
-        return estimates["exact"], "nothing is left unlabelled"
+        return estimates["exact"], "nothing_unlabelled"
     for name in ("combined", "audit"):
         if name in estimates:
-            return estimates[name], (f"{audit_below} random audit item"
-                                     f"{'s' if audit_below != 1 else ''} lie below the depth: "
-                                     "a sample with a guarantee")
+            return estimates[name], "audit_below"
     if "ranked" in estimates:
-        return estimates["ranked"], ("no random audit item lies below the depth; the "
-                                     "calibrated interval alone has no guarantee")
-    none = Remainder("none", NAN, 0.0, float(unlabelled), unlabelled, found,
-                     "nothing labelled by the ranked pass or the audit yet: only the bounds "
-                     "(none to all of the unlabelled) are known", False)
-    return none, "nothing to estimate from"
+        return estimates["ranked"], "no_audit_below"
+    none = Remainder("none", NAN, 0.0, float(unlabelled), unlabelled, found)
+    return none, "nothing_labelled"

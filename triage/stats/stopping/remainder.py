@@ -25,7 +25,7 @@ the same inputs always give the same numbers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -48,7 +48,7 @@ class Remainder:
     upper: float
     unlabelled: int
     found: int
-    detail: str
+    numbers: dict[str, Any] = field(default_factory=dict)  # what it rests on (views word it)
     extrapolates: bool = False
 
     @property

@@ -66,7 +66,7 @@ def _slice_expectation(inp: AdviceInputs, st: State, source: YieldEstimate,
     """Expected positives (point, lower, upper) in the next ``size`` unlabelled items."""
     cal = st.calibration
     items = min(size, st.unlabelled)
-    if cal is not None and source.source == cal.method:
+    if cal is not None and source.source == "calibrated":
         idx = next_unlabelled(st, items)
         point, se = cal.masked_sum(idx, st.z) if idx.size else (0.0, 0.0)
         out = point, max(point - st.z * se, 0.0), point + st.z * se
@@ -110,7 +110,10 @@ def marginal_rule(inp: AdviceInputs, st: State) -> tuple[RuleResult, NextBatch]:
     dec_cost = inp.price * dec_size
     consistent, cal_expected, cal_observed = calibration_consistent(st, inp.confidence)
     nums = {
-        "source": main.source, "batch_items": size, "batch_cost": cost,
+        "source": main.source,
+        "calibration": st.calibration.method if st.calibration else None,
+        "calibration_labels": st.calibration.fitted_on if st.calibration else None,
+        "batch_items": size, "batch_cost": cost,
         "expected_positives": exp, "expected_positives_lower": exp_lo,
         "expected_positives_upper": exp_hi, "cost_per_positive": cpp,
         "cost_per_positive_at_upper_yield": cpp_conservative,
@@ -138,10 +141,10 @@ def marginal_rule(inp: AdviceInputs, st: State) -> tuple[RuleResult, NextBatch]:
     return RuleResult("marginal_value", verdict, code, nums), nb
 
 
-def recall_estimate(rem: Remainder, why: str) -> tuple[Estimate, Estimate]:
+def recall_estimate(rem: Remainder) -> tuple[Estimate, Estimate]:
     """(recall, positives in the pool) from the headline estimate of what is left."""
     found = rem.found
-    method = f"{rem.method}: {rem.detail} (headline because {why})"
+    method = rem.method
     if rem.method == "exact":
         rec = 1.0 if found else NAN
         return (Estimate(rec, rec, rec, method),
@@ -153,14 +156,14 @@ def recall_estimate(rem: Remainder, why: str) -> tuple[Estimate, Estimate]:
     return Estimate(rem.recall, rem.recall_lower, rem.recall_upper, method), total
 
 
-def recall_rule(inp: AdviceInputs, st: State, rem: Remainder, why: str,
+def recall_rule(inp: AdviceInputs, st: State, rem: Remainder,
                 model: Remainder | None = None) -> tuple[RuleResult, Estimate, Estimate]:
     """Recall against the target: exact when nothing is unlabelled, else QBCB decides.
 
     The estimate of what is left is reported alongside."""
     conf, t = inp.confidence, inp.target_recall
     r, k = st.audit_r, st.audit_k_above
-    est, total = recall_estimate(rem, why)
+    est, total = recall_estimate(rem)
     nums: dict = {"target": t, "confidence": conf, "audit_positives": r,
                   "audit_positives_above_depth": k, "depth": st.depth,
                   "found": st.found, "unlabelled": st.unlabelled,

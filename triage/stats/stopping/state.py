@@ -87,7 +87,7 @@ def slice_index(pool: int, start: float, size: float) -> np.ndarray:
 class YieldEstimate:
     """Expected positives per item for the next slice, from one source."""
 
-    source: str
+    source: str  # recent | audit | calibrated
     point: float
     lower: float
     upper: float
@@ -128,13 +128,13 @@ def yield_sources(inp: AdviceInputs, st: State) -> dict[str, YieldEstimate]:
     n_w, x_w = recent_window(st)
     if n_w:
         lo, hi = jeffreys_bounds(x_w, n_w, inp.confidence)
-        out["recent"] = YieldEstimate("recent yield", x_w / n_w, float(lo), float(hi), True)
+        out["recent"] = YieldEstimate("recent", x_w / n_w, float(lo), float(hi), True)
     if st.audit_below_n:
         lo, hi = jeffreys_bounds(st.audit_below_k, st.audit_below_n, inp.confidence)
         # The audit below the depth averages the whole unreviewed region, where yield falls
         # with rank: it understates the next batch, so it never justifies a stop on its own.
         out["audit"] = YieldEstimate(
-            "audit sample below the depth", st.audit_below_k / st.audit_below_n,
+            "audit", st.audit_below_k / st.audit_below_n,
             float(lo), float(hi), False,
         )
     cal = st.calibration
@@ -145,7 +145,7 @@ def yield_sources(inp: AdviceInputs, st: State) -> dict[str, YieldEstimate]:
             n = idx.size
             consistent, _, _ = calibration_consistent(st, inp.confidence)
             out["calibrated"] = YieldEstimate(
-                cal.method, point / n, max(point - st.z * se, 0) / n,
+                "calibrated", point / n, max(point - st.z * se, 0) / n,
                 min(point + st.z * se, n) / n, consistent is not False,
             )
     return out
