@@ -90,36 +90,51 @@ class AdviceInputs:
         if problems:
             from triage.base.errors import TriageError
 
-            raise TriageError("cannot advise: " + "; ".join(problems))
+            pool = self.pool
+            raise TriageError("cannot advise: " + "; ".join({
+                "empty_pool": "the pool is empty",
+                "ranks_length": "ranks and positive flags differ in length",
+                "audit_length": "audit ranks and audit positive flags differ in length",
+                "ranks_range": f"ranks must lie between 1 and the pool size {pool}",
+                "audit_ranks_range": f"audit ranks must lie between 1 and the pool size {pool}",
+                "rank_twice": "a rank is annotated twice; give each candidate's final label once",
+                "calibrated_values": "calibrated needs one finite value per candidate in the pool",
+                "raw_scores_values": "raw_scores needs one finite value per candidate in the pool",
+                "calibrated_range": "calibrated scores must be probabilities between 0 and 1",
+                "target": "target recall must be in (0, 1]",
+                "confidence": "confidence must be in [0.5, 1)",
+                "price": "the price per annotation must be positive",
+                "batch": "the batch size must be positive",
+            }[code] for code in problems))
 
     def problems(self) -> list[str]:
-        """Reasons these inputs cannot be used (empty when they are fine)."""
+        """Codes of what makes these inputs unusable (empty when they are fine)."""
         out = []
         if self.pool < 1:
-            out.append("the pool is empty")
+            out.append("empty_pool")
         if self.ranks.shape != self.positive.shape:
-            out.append("ranks and positive flags differ in length")
+            out.append("ranks_length")
         if self.audit_ranks.shape != self.audit_positive.shape:
-            out.append("audit ranks and audit positive flags differ in length")
-        for name, arr in (("ranks", self.ranks), ("audit ranks", self.audit_ranks)):
+            out.append("audit_length")
+        for code, arr in (("ranks_range", self.ranks), ("audit_ranks_range", self.audit_ranks)):
             if arr.size and (arr.min() < 1 or arr.max() > self.pool):
-                out.append(f"{name} must lie between 1 and the pool size {self.pool}")
+                out.append(code)
         if self.ranks.size != np.unique(self.ranks).size:
-            out.append("a rank is annotated twice; give each candidate's final label once")
+            out.append("rank_twice")
         for name in ("calibrated", "raw_scores"):
             arr = getattr(self, name)
             if arr is not None and (arr.size != self.pool or not np.isfinite(arr).all()):
-                out.append(f"{name} needs one finite value per candidate in the pool")
+                out.append(f"{name}_values")
         if self.calibrated is not None and ((self.calibrated < 0) | (self.calibrated > 1)).any():
-            out.append("calibrated scores must be probabilities between 0 and 1")
+            out.append("calibrated_range")
         if not 0 < self.target_recall <= 1:
-            out.append("target recall must be in (0, 1]")
+            out.append("target")
         if not 0.5 <= self.confidence < 1:
-            out.append("confidence must be in [0.5, 1)")
+            out.append("confidence")
         if not self.price > 0:
-            out.append("the price per annotation must be positive")
+            out.append("price")
         if self.batch is not None and not self.batch > 0:
-            out.append("the batch size must be positive")
+            out.append("batch")
         return out
 
     @property
