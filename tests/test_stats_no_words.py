@@ -29,7 +29,7 @@ STILL_WORDED = {
     "triage/stats/agreement/breakdown.py": 2,
     "triage/stats/agreement/coefficients.py": 8,
     "triage/stats/agreement/krippendorff.py": 5,
-    "triage/stats/agreement/report.py": 6,
+    "triage/stats/agreement/report.py": 1,
     "triage/stats/gain/analysis.py": 1,
     "triage/stats/gain/compare.py": 5,
     "triage/stats/gain/report.py": 5,

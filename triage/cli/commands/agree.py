@@ -159,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
     if args.retest and not args.session:
         raise TriageError("--retest needs the session column (--session COL)")
     from triage.project.agreement import project_report
-    from triage.stats.agreement.report import agreement_report, render_text
+    from triage.stats.agreement.report import agreement_report
+    from triage.views.agreement_text import render_text
 
     if project_file:
         report = project_report(args.file, args)
