@@ -28,6 +28,7 @@ from triage.stats.agreement.coefficients import (
 from triage.stats.agreement.krippendorff import coincidence_matrix, krippendorff_alpha
 from triage.stats.agreement.ratings import encode, from_wide
 from triage.stats.agreement.report import agreement_report, reading
+from triage.views.agreement_words import agreement_words, reason_text
 
 VECTOR_FILE = DATA_DIR / "vectors" / "agreement.py"
 
@@ -96,7 +97,7 @@ def test_vector(entry):
     result = _compute(entry)
     if entry["expected"] is None:
         assert result.value is None, f"{entry['name']} must be undefined, got {result.value}"
-        assert result.reason and result.reason.endswith(("0/0", "compare", "ratings"))
+        assert result.reason and reason_text(result.reason).endswith(("0/0", "compare", "ratings"))
     else:
         assert result.reason is None
         assert result.value == pytest.approx(entry["expected"], abs=entry["tolerance"])
@@ -165,38 +166,40 @@ def test_percent_agreement_averages_items():
 @pytest.mark.parametrize("fn", [krippendorff_alpha, fleiss_kappa, gwet_ac1, percent_agreement])
 def test_empty_input_is_undefined(fn):
     result = fn(encode([], [], [], categories=["a", "b"]))
-    assert result.value is None and result.reason == "there are no ratings"
+    assert result.value is None and reason_text(result.reason) == "there are no ratings"
 
 
 def test_single_annotator_is_undefined_everywhere():
     r = encode([1, 2, 3], ["a", "a", "a"], ["x", "y", "x"])
-    assert krippendorff_alpha(r).reason.startswith("no item has ratings from two")
-    assert fleiss_kappa(r).reason.startswith("no item has two or more ratings")
+    assert reason_text(krippendorff_alpha(r).reason).startswith("no item has ratings from two")
+    assert reason_text(fleiss_kappa(r).reason).startswith("no item has two or more ratings")
     assert gwet_ac1(r).value is None and percent_agreement(r).value is None
     assert cohen_pairs(r) == []
-    assert mean_kappa([]).reason == "no two annotators rated an item in common"
+    assert reason_text(mean_kappa([]).reason) == "no two annotators rated an item in common"
 
 
 def test_one_category_is_undefined_for_chance_corrected_coefficients():
     r = encode([1, 1, 2, 2], ["a", "b", "a", "b"], ["x"] * 4, categories=["x", "y"])
     assert krippendorff_alpha(r).value is None
-    assert "0/0" in fleiss_kappa(r).reason
+    assert "0/0" in reason_text(fleiss_kappa(r).reason)
     (pair,) = cohen_pairs(r)
-    assert pair.kappa.value is None and "0/0" in pair.kappa.reason
-    assert mean_kappa([pair]).reason.startswith("Cohen's κ is undefined for every annotator pair")
+    assert pair.kappa.value is None and "0/0" in reason_text(pair.kappa.reason)
+    assert reason_text(mean_kappa([pair]).reason, ("a", "b", pair.kappa.reason)) == (
+        "Cohen's κ is undefined for every annotator pair (a|b: every rating is in the same "
+        "category, so chance agreement is 1 and the coefficient is 0/0)")
     # Observed agreement itself is a plain 1.0, not a chance-corrected figure.
     assert percent_agreement(r).value == 1.0
 
 
 def test_ac1_needs_two_declared_categories():
     r = encode([1, 1], ["a", "b"], ["x", "x"])
-    assert gwet_counts(*from_subject_counts([[2]]), 1).reason.startswith("AC1 needs")
+    assert reason_text(gwet_counts(*from_subject_counts([[2]]), 1).reason).startswith("AC1 needs")
     assert gwet_ac1(r).value is None
 
 
 def test_pairs_without_common_items_are_undefined():
     (k,) = kappa_from_tables(np.zeros((1, 2, 2)))
-    assert k.value is None and "no item in common" in k.reason
+    assert k.value is None and "no item in common" in reason_text(k.reason)
 
 
 def test_reading_bands():
@@ -235,7 +238,7 @@ def test_numeric_labels_sort_numerically_for_ordinal():
 
 def test_report_of_degenerate_input_has_reasons_and_no_numbers():
     rep = agreement_report([1, 1, 2, 2], ["a", "b", "a", "b"], ["x"] * 4, bootstrap=50)
-    data = rep.to_json()
+    data = agreement_words(rep.to_json())
     assert data["krippendorff_alpha"] is None and data["fleiss_kappa"] is None
     assert data["reading"] == "undefined"
     assert data["undefined_reason"] == data["reasons"]["krippendorff_alpha"]

@@ -13,6 +13,7 @@ from triage.project.adjudication import adjudicate, candidate_id_of, disagreemen
 from triage.project.advice import project_advice
 from triage.project.agreement import agreement_for_project
 from triage.stats.stopping import advice_to_json
+from triage.views.agreement_words import reason_text
 from triage.views.analysis import session_labels
 from triage.views.models import build_models_view_data, models_inputs
 from triage.views.rule_words import worded
@@ -69,7 +70,7 @@ def test_agreement_view_with_one_annotator_says_why_alpha_is_undefined(qtbot, tm
     qtbot.addWidget(view)
     view.show_report(report)
     view.flush()
-    reason = report["undefined_reason"]
+    reason = reason_text(report["undefined_reason"])   # the report gives a code, the view words
     assert reason and view.alpha_label.text() == "Krippendorff's α is undefined"
     assert view.reading_label.text() == f"undefined — {reason}"
     assert view.panel_data()["kappa"] == []

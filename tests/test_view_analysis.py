@@ -114,7 +114,9 @@ def test_single_annotator_agreement_is_undefined_with_the_reason(tmp_path):
     d = agreement_view_data(report)
     assert d.alpha is None and report["undefined_reason"]
     assert d.alpha_text == "Krippendorff's α is undefined"
-    assert d.reading_text == f"undefined — {report['undefined_reason']}"
+    assert report["undefined_reason"] == "alpha_no_pairable"      # a code; the view words it
+    assert d.reading_text == ("undefined — no item has ratings from two or more annotators, so "
+                              "there is nothing to compare")
     assert d.annotators == () and d.kappa.shape == (0, 0)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from triage.stats.agreement.coefficients import PairKappa
 from triage.stats.agreement.ratings import Coefficient
 from triage.stats.agreement.report import AgreementReport
-from triage.views.agreement_words import MIN_OVERLAP_ITEMS
+from triage.views.agreement_words import MIN_OVERLAP_ITEMS, reason_text
 
 
 def _fmt(c: Coefficient) -> str:
@@ -59,7 +59,9 @@ def render_text(report: AgreementReport) -> str:  # long: one table, row by row
     lines.append("")
     for name, coef, extra in table:
         lines.append(f"  {name:<30} {_fmt(coef):>9}{extra}")
-    notes = [(n, c.reason) for n, c, _ in table if c.reason]
+    first = report.cohen_pairs[0] if report.cohen_pairs else None
+    first_pair = None if first is None else (first.first, first.second, first.kappa.reason)
+    notes = [(n, reason_text(c.reason, first_pair)) for n, c, _ in table if c.reason]
     if report.cohen_pairs:
         lines.append("")
         lines.extend(_pair_lines(report.cohen_pairs))

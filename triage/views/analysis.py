@@ -19,6 +19,7 @@ from triage.views.advice import (
     agreement_reading_text,
     summary_lines,
 )
+from triage.views.agreement_words import agreement_words
 from triage.views.formatting import awaiting, plural
 
 if TYPE_CHECKING:
@@ -121,6 +122,7 @@ def coefficients_text(report: Mapping[str, Any]) -> str:
 def agreement_view_data(report: Mapping[str, Any],
                         session_labels: Mapping[str, str] | None = None) -> AgreementViewData:
     """From ``AgreementReport.to_json()``: the headline, the κ matrix and the two series."""
+    report = agreement_words(report)
     alpha = report.get("krippendorff_alpha")
     ci = report.get("alpha_ci95")
     ci = (float(ci[0]), float(ci[1])) if ci and None not in ci else None
@@ -202,7 +204,7 @@ def agreement_job(project: Project, *, level: str = "nominal", seed: int = 0, bo
             report = replace(report, retest=tuple(rows))
         if progress is not None:
             progress(1, 1)
-        return report.to_json()
+        return report.to_json()   # agreement_view_data words its reasons
 
     return work
 

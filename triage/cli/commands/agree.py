@@ -161,6 +161,7 @@ def run(args: argparse.Namespace) -> int:
     from triage.project.agreement import project_report
     from triage.stats.agreement.report import agreement_report
     from triage.views.agreement_text import render_text
+    from triage.views.agreement_words import agreement_words
 
     if project_file:
         report = project_report(args.file, args)
@@ -172,5 +173,5 @@ def run(args: argparse.Namespace) -> int:
             items, annotators, labels, level=args.level, categories=cats, seed=args.seed,
             bootstrap=args.bootstrap, breakdowns=args.by, block=args.block, retest=args.retest, **extra,
         )
-    return emit(args, report.to_json(), lambda _: render_text(report))
+    return emit(args, agreement_words(report.to_json()), lambda _: render_text(report))
 

@@ -14,7 +14,12 @@ from collections import Counter
 import numpy as np
 from numpy.typing import ArrayLike
 
-from triage.stats.agreement.krippendorff import NO_PAIRABLE, NO_VARIATION, alpha_from_totals
+from triage.stats.agreement.krippendorff import (
+    NO_PAIRABLE,
+    NO_RATINGS,
+    NO_VARIATION,
+    alpha_from_totals,
+)
 from triage.stats.agreement.ratings import LEVELS, Coefficient
 
 
@@ -78,7 +83,7 @@ class AlphaAccumulator:
         """α of the ratings held now."""
         o = self.coincidences()
         if o.sum() < 2:
-            return Coefficient.undefined(NO_PAIRABLE if self._ratings else "there are no ratings")
+            return Coefficient.undefined(NO_PAIRABLE if self._ratings else NO_RATINGS)
         c = self.n_categories
         if self.level == "nominal":
             totals = np.r_[o.sum(axis=1), o.sum(), np.trace(o)]

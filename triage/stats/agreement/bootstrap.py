@@ -21,7 +21,7 @@ _CHUNK_CELLS = 2_000_000
 
 @dataclass(frozen=True)
 class Interval:
-    """A percentile interval, or ``low``/``high`` None with the reason."""
+    """A percentile interval, or ``low``/``high`` None with the reason code (views word it)."""
 
     low: float | None
     high: float | None
@@ -43,12 +43,15 @@ class BootstrapResult:
 
 
 def percentile_interval(samples: np.ndarray, confidence: float, what: str) -> Interval:
-    """The percentile interval of the defined resampled values, or why there is none."""
+    """The percentile interval of the defined resampled values, or why there is none.
+
+    ``what`` is the coefficient's key (``alpha``, ``fleiss_kappa``, …): undefined in every
+    resample, the reason is ``every_resample_<what>``."""
     ok = samples[~np.isnan(samples)]
     if samples.size == 0:
-        return Interval(None, None, 0, 0, "no bootstrap resamples were requested")
+        return Interval(None, None, 0, 0, "no_resamples")
     if ok.size == 0:
-        return Interval(None, None, samples.size, 0, f"{what} is undefined in every resample")
+        return Interval(None, None, samples.size, 0, f"every_resample_{what}")
     tail = (1 - confidence) / 2 * 100
     lo, hi = np.percentile(ok, [tail, 100 - tail])
     return Interval(float(lo), float(hi), int(samples.size), int(ok.size))
@@ -73,8 +76,7 @@ def bootstrap(
     pa_stats = _agreement_per_item(ratings)
     n_items = stats_t.shape[1]
     if n_items == 0:
-        reason = "no item has ratings from two or more annotators"
-        empty = Interval(None, None, resamples, 0, reason)
+        empty = Interval(None, None, resamples, 0, "resample_no_pairable")
         return BootstrapResult(empty, empty)
     rng = np.random.default_rng(seed)
     alphas = np.empty(resamples)
@@ -91,8 +93,8 @@ def bootstrap(
         )[0]
         shares[start:start + b] = (mult @ pa_stats) / n_items
     return BootstrapResult(
-        percentile_interval(alphas, confidence, "α"),
-        percentile_interval(shares, confidence, "percent agreement"),
+        percentile_interval(alphas, confidence, "alpha"),
+        percentile_interval(shares, confidence, "percent_agreement"),
     )
 
 

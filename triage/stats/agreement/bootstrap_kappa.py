@@ -97,20 +97,19 @@ def kappa_intervals(ratings: Ratings, weights: str | None = None, resamples: int
                     seed: int | None = 0, confidence: float = 0.95
                     ) -> dict[str, Interval]:
     """Percentile intervals for ``cohen_kappa_mean``, ``fleiss_kappa`` and ``gwet_ac1``."""
-    none = "no item has ratings from two or more annotators"
-    out = {k: Interval(None, None, resamples, 0, none)
+    out = {k: Interval(None, None, resamples, 0, "resample_no_pairable")
            for k in ("cohen_kappa_mean", "fleiss_kappa", "gwet_ac1")}
     feats, n_items = _count_features(ratings)
     if resamples <= 0 or n_items == 0 or not (feats[:, 1] > 0).any():
         return out
     rng = np.random.default_rng(seed)
     fleiss, ac1 = _fleiss_ac1(_resample(feats, resamples, rng), ratings.n_categories)
-    out["fleiss_kappa"] = percentile_interval(fleiss, confidence, "Fleiss' κ")
-    out["gwet_ac1"] = percentile_interval(ac1, confidence, "AC1")
+    out["fleiss_kappa"] = percentile_interval(fleiss, confidence, "fleiss_kappa")
+    out["gwet_ac1"] = percentile_interval(ac1, confidence, "gwet_ac1")
     pf, _items, pairs, w = _pair_features(ratings, weights)
     if pairs:
         c = ratings.n_categories
         tables = _resample(pf, resamples, rng).reshape(resamples, pairs, c, c)
         out["cohen_kappa_mean"] = percentile_interval(_mean_kappa(tables, w), confidence,
-                                                      "Cohen's κ")
+                                                      "cohen_kappa_mean")
     return out

@@ -25,7 +25,7 @@ from triage.stats.agreement.coefficients import (
 from triage.stats.agreement.krippendorff import alpha_arrays, category_counts, krippendorff_alpha
 from triage.stats.agreement.ratings import BREAKDOWNS, Coefficient, Ratings, encode
 
-NO_OTHER_RATER = "none of its items has a rating by another annotator yet"
+NO_OTHER_RATER = "no_other_rater"  # a reason code, worded by triage.views.agreement_words
 
 __all__ = ["BREAKDOWNS", "BreakdownRow", "RetestRow", "breakdown", "retest_agreement"]
 
@@ -228,6 +228,5 @@ def _retest_row(
     table = np.bincount(first * c + second, minlength=c * c).reshape(1, c, c)
     kappa = kappa_from_tables(table)[0]
     if n == 0:
-        reason = "the annotator rated no item in two sessions"
-        alpha = pa = kappa = Coefficient.undefined(reason)
+        alpha = pa = kappa = Coefficient.undefined("no_retest_item")
     return RetestRow(annotator, n, alpha, pa, kappa)

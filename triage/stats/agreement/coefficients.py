@@ -15,12 +15,10 @@ import numpy as np
 from triage.stats.agreement.krippendorff import _pairs_within_groups, category_counts
 from triage.stats.agreement.ratings import Coefficient, Ratings
 
-NO_RATINGS = "there are no ratings"
-NO_PAIRABLE = "no item has two or more ratings, so there is nothing to compare"
-ONE_CATEGORY = (
-    "every rating is in the same category, so chance agreement is 1 and the "
-    "coefficient is 0/0"
-)
+# Why a coefficient is undefined: reason codes, worded by triage.views.agreement_words.
+NO_RATINGS = "no_ratings"
+NO_PAIRABLE = "no_pairable"
+ONE_CATEGORY = "one_category"
 
 
 @dataclass(frozen=True)
@@ -52,7 +50,7 @@ def kappa_from_tables(tables: np.ndarray, weights: np.ndarray | None = None) -> 
     out = []
     for ni, o, e in zip(n, observed, expected):
         if ni == 0:
-            out.append(Coefficient.undefined("the two annotators rated no item in common"))
+            out.append(Coefficient.undefined("pair_no_common_item"))
         elif e <= 1e-15:
             out.append(Coefficient.undefined(ONE_CATEGORY))
         else:
@@ -106,13 +104,9 @@ def mean_kappa(pairs: list[PairKappa]) -> Coefficient:
     """The mean of the defined pairwise κ values (Light's κ)."""
     vals = [p.kappa.value for p in pairs if p.kappa.value is not None]
     if not pairs:
-        return Coefficient.undefined("no two annotators rated an item in common")
+        return Coefficient.undefined("no_common_item")
     if not vals:
-        first = pairs[0]
-        return Coefficient.undefined(
-            f"Cohen's κ is undefined for every annotator pair ({first.first}|{first.second}: "
-            f"{first.kappa.reason})"
-        )
+        return Coefficient.undefined("every_pair_undefined")  # the words name the first pair
     return Coefficient.of(float(np.mean(vals)))
 
 
@@ -160,7 +154,7 @@ def fleiss_counts(u: np.ndarray, c: np.ndarray, n: np.ndarray, n_categories: int
 def gwet_counts(u: np.ndarray, c: np.ndarray, n: np.ndarray, n_categories: int) -> Coefficient:
     """Gwet's AC1 with q = ``n_categories`` declared categories (unused ones count)."""
     if n_categories < 2:
-        return Coefficient.undefined("AC1 needs at least two declared categories")
+        return Coefficient.undefined("ac1_one_category")
     terms = _chance_terms(u, c, n, n_categories)
     if isinstance(terms, str):
         return Coefficient.undefined(terms)
@@ -172,7 +166,7 @@ def gwet_counts(u: np.ndarray, c: np.ndarray, n: np.ndarray, n_categories: int) 
 def randolph_counts(u: np.ndarray, c: np.ndarray, n: np.ndarray, n_categories: int) -> Coefficient:
     """Randolph's free-marginal κ: chance agreement 1/q."""
     if n_categories < 2:
-        return Coefficient.undefined("free-marginal κ needs at least two categories")
+        return Coefficient.undefined("free_kappa_one_category")
     terms = _chance_terms(u, c, n, n_categories)
     if isinstance(terms, str):
         return Coefficient.undefined(terms)

@@ -27,11 +27,9 @@ if TYPE_CHECKING:
 # Cells up to which the item statistics are a dense array (32 MB of float64).
 DENSE_CELLS = 4_000_000
 
-NO_PAIRABLE = "no item has ratings from two or more annotators, so there is nothing to compare"
-NO_VARIATION = (
-    "every pairable rating has the same value, so the expected disagreement is zero "
-    "and α is 0/0"
-)
+NO_PAIRABLE = "alpha_no_pairable"  # reason codes, worded by triage.views.agreement_words
+NO_RATINGS = "no_ratings"
+NO_VARIATION = "alpha_no_variation"
 # Relative size below which an expected disagreement counts as zero (rounding noise).
 _EPS = 1e-12
 RELIABLE, TENTATIVE = 0.800, 0.667
@@ -227,7 +225,7 @@ def alpha_arrays(
             item_statistics(item, code, n_categories, level, vals).sum(axis=0)
         ).ravel()
     if totals is None or not _has_pairable(totals, level, n_categories):
-        return Coefficient.undefined(NO_PAIRABLE if len(code) else "there are no ratings")
+        return Coefficient.undefined(NO_PAIRABLE if len(code) else NO_RATINGS)
     alpha, _, _ = alpha_from_totals(totals, level, n_categories, vals)
     if np.isnan(alpha[0]):
         return Coefficient.undefined(NO_VARIATION)
@@ -287,13 +285,13 @@ def alpha_from_matrix(data: np.ndarray, n_categories: int) -> Coefficient:
     """
     data = np.asarray(data, dtype=float)
     if data.size == 0:
-        return Coefficient.undefined("there are no ratings")
+        return Coefficient.undefined(NO_RATINGS)
     table = np.empty((n_categories, data.shape[1]), dtype=np.int64)
     for c in range(n_categories):
         np.sum(data == c, axis=0, out=table[c])
     totals = nominal_totals_from_table(table)
     if totals[n_categories] == 0:
-        return Coefficient.undefined(NO_PAIRABLE if table.any() else "there are no ratings")
+        return Coefficient.undefined(NO_PAIRABLE if table.any() else NO_RATINGS)
     alpha = alpha_from_totals(totals, "nominal", n_categories, np.arange(n_categories))[0][0]
     return Coefficient.undefined(NO_VARIATION) if np.isnan(alpha) else Coefficient.of(alpha)
 

@@ -21,7 +21,9 @@ LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 @dataclass(frozen=True)
 class Coefficient:
-    """A coefficient's value, or ``None`` with the reason (a plain sentence) it is undefined."""
+    """A coefficient's value, or ``None`` with the reason code why it is undefined.
+
+    :mod:`triage.views.agreement_words` words the codes (``no_ratings``, ``one_category``, …)."""
 
     value: float | None
     reason: str | None = None
@@ -38,7 +40,7 @@ class Coefficient:
 
     @classmethod
     def undefined(cls, reason: str) -> Coefficient:
-        """An undefined coefficient and the plain sentence saying why."""
+        """An undefined coefficient and the reason code saying why."""
         return cls(None, reason)
 
 

@@ -100,7 +100,7 @@ class AgreementReport:
             "undefined_reason": self.krippendorff_alpha.reason,
             "reasons": {
                 **{k: c.reason for k, c in coefs.items()},
-                "alpha_ci95": (boot.alpha.reason if boot else "no bootstrap was requested"),
+                "alpha_ci95": (boot.alpha.reason if boot else "no_bootstrap"),
             },
             "breakdowns": [
                 {

@@ -18,6 +18,7 @@ from triage.base.errors import TriageError
 from triage.base.jsonutil import jsonable
 from triage.base.progress import Progress as Progress
 from triage.views.advice import advice_lines
+from triage.views.agreement_words import agreement_words
 from triage.views.panels import (
     PanelInfo,
     comparison_data,
@@ -148,8 +149,8 @@ def _agreement_section(project: Project, bootstrap: int, seed: int) -> dict[str,
     versions = labels_have_guideline_versions(project)
     # With guideline versions this is ``agree PROJECT --by guideline_version --json``.
     breakdowns = AGREEMENT_BREAKDOWNS + (("guideline_version",) if versions else ())
-    report = agreement_for_project(project, seed=seed, bootstrap=bootstrap,
-                                   breakdowns=breakdowns).to_json()
+    report = agreement_words(agreement_for_project(project, seed=seed, bootstrap=bootstrap,
+                                                   breakdowns=breakdowns).to_json())
     rows = [r for r in report["breakdowns"] if r["by"] == "guideline_version"]
     data = {"report": report, "guideline_versions": rows or None,
             "guideline_note": "α per guideline version is in the breakdowns below." if rows
