@@ -179,6 +179,39 @@ def test_new_from_a_url_with_a_bad_file_leaves_no_project(pg, tmp_path, capsys):
         assert conn.execute("SELECT to_regclass('triage_broken.candidates')").fetchone()[0] is None
 
 
+def test_a_bad_row_after_streamed_batches_leaves_no_project(pg, tmp_path, capsys,
+                                                            monkeypatch):
+    """The pool streams into the server's COPY as it is read: a bad row found after the
+    first batches went in rolls the whole import back and is named by file, line, column."""
+    from triage.ingest import stream
+    from triage.store.pg import ingest
+
+    rows = pool_rows(3000)
+    rows[2500]["m1"] = "notanumber"
+    src = write_pool(tmp_path / "late.csv", rows)
+    monkeypatch.setattr(stream, "READ_BLOCK", 8 << 10)   # many small batches,
+    monkeypatch.setattr(stream, "ahead_bytes", lambda path: 1)   # read one ahead of the COPY
+    copied: list[int] = []
+    real_copy = ingest.copy_arrow
+
+    def counting_copy(conn, url, name, batches, **kw):
+        def counted():
+            for batch in batches:
+                copied.append(batch.num_rows)
+                yield batch
+        return real_copy(conn, url, name, counted(), **kw)
+
+    monkeypatch.setattr(ingest, "copy_arrow", counting_copy)
+    url = pg.url("late_bad")
+    assert main(["new", url, str(src), "--text", "text", "--key", "key", "--score", "m1=m1",
+                 "--score", "m2=m2"]) == 2
+    assert "late.csv:2502: column m1: 'notanumber' is not a number" in capsys.readouterr().err
+    assert 0 < sum(copied) < 2500   # rows had gone into the COPY before the bad one was read
+    with pg.connect() as conn:
+        assert conn.execute("SELECT to_regclass('triage_late_bad.candidates')").fetchone()[0] \
+            is None
+
+
 def test_a_label_notifies_listeners_on_the_project_channel(pg, original):
     url = parse_url(pg.url("live"))
     assert main(["push", str(original), str(url)]) == 0

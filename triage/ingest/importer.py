@@ -203,8 +203,9 @@ def _import_candidates(db: sqlite_utils.Database, path: Path, mapping: ColumnMap
     # Keys are checked unique beside the write, on the ranking thread (a hash table over
     # a million strings takes a tenth of a second); duplicates roll the write back and the
     # file is read again with the check, which reports them (or drops them when skipping).
-    if table is None and after is None and writer is write_pool and fast(mapping.dialect, path):
-        streamed = _stream(db, path, mapping, ticker=ticker, seed=seed, kind=kind, plan=plan)
+    if table is None and after is None and fast(mapping.dialect, path):
+        streamed = _stream(db, path, mapping, ticker=ticker, seed=seed, kind=kind, plan=plan,
+                           writer=writer)
         if streamed is not None:
             return ImportResult(str(path), streamed[0], 0, None,
                                 tuple(m for m, _ in mapping.scores), streamed[1],
@@ -213,7 +214,8 @@ def _import_candidates(db: sqlite_utils.Database, path: Path, mapping: ColumnMap
             done = carefulstream.import_checked(path, carefulstream.Checks(
                 score_columns, required, read.keywords["nonempty"], mapping.key), skip_invalid,
                 ticker.read, lambda clean: _stream(db, clean, mapping, ticker=ticker, seed=seed,
-                                                   kind=kind, plan=plan, origin=path))
+                                                   kind=kind, plan=plan, origin=path,
+                                                   writer=writer))
             return ImportResult(str(path), done[0], done[2], done[3], tuple(
                 m for m, _ in mapping.scores), done[1], time.perf_counter() - started)
     given = table is not None
@@ -234,8 +236,8 @@ def _import_candidates(db: sqlite_utils.Database, path: Path, mapping: ColumnMap
 
 
 def _stream(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping, *, ticker: _Ticker,
-            seed: int, kind: str, plan: Plan | None,
-            origin: Path | None = None) -> tuple[int, dict[str, int]] | None:
+            seed: int, kind: str, plan: Plan | None, origin: Path | None = None,
+            writer: Callable[..., None] = write_pool) -> tuple[int, dict[str, int]] | None:
     """(rows, tied items) of a clean file imported as a stream; None when it is not
     clean (nothing was written), for the careful path to read (see ``poolstream``).
     ``origin``: the file ``path`` is the checked copy of (recorded as the source)."""
@@ -256,7 +258,8 @@ def _stream(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping, *, ti
 
     try:
         return poolstream.import_stream(db, path, shape, mapping.scores, seed=seed,
-                                        ticker=ticker, chunk=CHUNK, entry=entry, plan=plan)
+                                        ticker=ticker, chunk=CHUNK, entry=entry, plan=plan,
+                                        writer=writer)
     except stream.NotClean:
         return None
 

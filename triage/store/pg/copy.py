@@ -77,8 +77,10 @@ def refuse_if_published(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
 
 
 def push_tables(db: sqlite_utils.Database, conn: psycopg.Connection[Any], url: ServerUrl,
-                only: tuple[str, ...] | None = None) -> dict[str, int]:
-    """COPY every table (or those named in ``only``) of ``db`` into the server schema."""
+                only: tuple[str, ...] | None = None, *, finish: bool = True) -> dict[str, int]:
+    """COPY every table (or those named in ``only``) of ``db`` into the server schema.
+
+    ``finish`` False leaves the identities and the audit order to the caller."""
     counts: dict[str, int] = {}
     for t in head_tables():
         if t.name in SERVER_ONLY or (only is not None and t.name not in only):
@@ -96,8 +98,9 @@ def push_tables(db: sqlite_utils.Database, conn: psycopg.Connection[Any], url: S
                 counts[t.name] = copy_rows(conn, url, t, rows)
         else:
             counts[t.name] = copy_rows(conn, url, t, rows)
-    restart_identities(conn, url)
-    store_audit_order(conn, url)
+    if finish:
+        restart_identities(conn, url)
+        store_audit_order(conn, url)
     if "annotators" in counts:
         add_member_annotators(conn, url)
     return counts
@@ -139,22 +142,21 @@ def copy_arrow(conn: psycopg.Connection[Any], url: ServerUrl, name: str, batches
 
     options = pacsv.WriteOptions(include_header=False)
     n = 0
-    with conn.cursor() as cur:
-        copy_cm: Any = None
+    with conn.cursor() as cur, contextlib.ExitStack() as stack:
+        # The COPY starts with the first batch (its columns name the table's); a failure
+        # in the batches (a bad row read on another thread, a cancel) ends it as failed.
+        copy: Any = None
         for batch in batches:
-            if copy_cm is None:
+            if copy is None:
                 statement = (f"COPY {url.schema}.{name} ({', '.join(batch.schema.names)}) "
                              f"FROM STDIN (FORMAT csv{', FREEZE' if freeze else ''})")
-                copy_cm = cur.copy(statement.encode())
-                copy = copy_cm.__enter__()
+                copy = stack.enter_context(cur.copy(statement.encode()))
             sink = pa.BufferOutputStream()
             pacsv.write_csv(batch, sink, options)
             copy.write(memoryview(sink.getvalue()))
             n += batch.num_rows
             if advance is not None:
                 advance(batch.num_rows)
-        if copy_cm is not None:
-            copy_cm.__exit__(None, None, None)
     return n
 
 

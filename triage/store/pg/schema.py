@@ -162,8 +162,10 @@ def project_statements(url: ServerUrl) -> list[str]:
     ]
 
 
-def ensure_project(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
-    """Create (or bring up to date) ``url``'s project on the server, in the open transaction."""
+def ensure_project(conn: psycopg.Connection[Any], url: ServerUrl, *, audit: bool = True) -> None:
+    """Create (or bring up to date) ``url``'s project on the server, in the open transaction.
+
+    ``audit`` False: the caller stores the audit order itself (a pool it is importing)."""
     # The schema's ALTER TABLEs wait for every open transaction that read a table, and
     # every desk's next statement would queue behind them: they wait a few seconds at
     # most, then the lead is told to try again (an annotator can hold a transaction open).
@@ -173,7 +175,8 @@ def ensure_project(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
     with conn.pipeline():   # a hundred statements in one round trip, not a hundred
         for statement in project_statements(url):
             conn.execute(statement.encode())
-    store_audit_order(conn, url)   # a project published before the server kept it
+    if audit:
+        store_audit_order(conn, url)   # a project published before the server kept it
 
 
 def project_exists(conn: psycopg.Connection[Any], url: ServerUrl) -> bool:
