@@ -11,8 +11,11 @@ transaction too, as for a file.
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from triage.ingest.importer import ColumnMapping, ImportResult, Progress, import_candidates
 from triage.store.connection import create_database
@@ -20,33 +23,51 @@ from triage.store.poolwrite import Plan
 from triage.store.settings import Settings
 from triage.store.writer import FileWriter, write_new_project
 
+if TYPE_CHECKING:
+    from triage.store.pg.ahead import Ahead
+
 
 def create_on_server(url: str, source: str | Path, mapping: ColumnMapping, settings: Settings,
                      *, skip_invalid: bool = False, progress: Progress | None = None,
-                     plan: Plan | None = None) -> ImportResult:
-    """Create ``url``'s project from ``source`` on the server, in one server transaction."""
+                     plan: Plan | None = None, ahead: Ahead | None = None) -> ImportResult:
+    """Create ``url``'s project from ``source`` on the server, in one server transaction.
+
+    ``ahead``: that transaction, begun while the command loaded
+    (:func:`triage.store.pg.ahead.begin`); begun here when not given.
+    """
     from triage.base.errors import TriageError
+    from triage.store.pg.ahead import begin
     from triage.store.pg.ingest import pool_writer
     from triage.store.pg.url import parse_url
 
     server = parse_url(url)
-    active = settings.active_model
-    if active and active not in {model for model, _column in mapping.scores}:
-        raise TriageError(f"--active-model {active!r} is not one of the models")
-    with tempfile.TemporaryDirectory(prefix="triage-new-") as tmp:
+    ahead = ahead if ahead is not None else begin(server)
+    with ahead_closed(ahead), tempfile.TemporaryDirectory(prefix="triage-new-") as tmp:
+        active = settings.active_model
+        if active and active not in {model for model, _column in mapping.scores}:
+            raise TriageError(f"--active-model {active!r} is not one of the models")
         # What create_project writes, without loading the project package (a second of
         # imports on a busy machine, against a COPY that takes two).
         db = create_database(Path(tmp) / "new.triage")
         try:
             write_new_project(FileWriter(db), settings)
-            # The writer connects when the reader has started: the schema is made while
-            # the first rows are parsed, and the rows stream into COPY as they come.
+            # The schema is made on the server while this process loads and starts the
+            # reader; the rows then stream into COPY as they are read.
             return import_candidates(db, source, mapping, skip_invalid=skip_invalid,
                                      progress=progress, seed=settings.seed,
                                      writer=pool_writer(server, db, seed=settings.seed,
-                                                        plan=plan))
+                                                        plan=plan, ahead=ahead))
         finally:
             db.close()
 
 
-__all__ = ["create_on_server"]
+@contextlib.contextmanager
+def ahead_closed(ahead: Ahead) -> Iterator[None]:
+    """Roll back ``ahead``'s transaction at the end if the import never took it."""
+    try:
+        yield
+    finally:
+        ahead.close()
+
+
+__all__ = ["ahead_closed", "create_on_server"]

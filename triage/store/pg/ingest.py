@@ -31,29 +31,34 @@ if TYPE_CHECKING:
     import psycopg
     import sqlite_utils
 
+    from triage.store.pg.ahead import Ahead
+
 
 def pool_writer(url: ServerUrl, project: sqlite_utils.Database, *, seed: int,
-                plan: Plan | None = None) -> Callable[..., None]:
+                plan: Plan | None = None, ahead: Ahead | None = None) -> Callable[..., None]:
     """A writer with :func:`triage.store.poolwrite.write_pool`'s signature, to the server.
 
     Each call is one server transaction: the project's schema, ``project``'s ``project``
     and ``settings`` rows (a new project file made for it), the pool, and the audit order
     shuffled with ``seed``. ``plan(model)`` may give the overlap plan to store with a
-    model's ranking (as for a file).
+    model's ranking (as for a file). ``ahead``: the transaction begun while the command
+    loaded (:mod:`triage.store.pg.ahead`), which the first call continues.
     """
 
     def write(db: Any, rows: Any, models: Models, *, info: Info, chunk: int,
               advance: Advance, after: Any = None) -> None:
-        from triage.store.pg.connect import transaction
+        from triage.store.pg.connect import adopted, transaction
         from triage.store.pg.copy import push_tables, refuse_if_published
         from triage.store.pg.schema import ensure_project
 
         if after is not None:
             raise TriageError("a file that carries labels cannot go straight to a server: "
                               "create a project file from it, then `triage push` it")
-        with transaction(url) as conn:
-            ensure_project(conn, url, audit=False)
-            refuse_if_published(conn, url)
+        begun = ahead.take() if ahead is not None else None
+        with adopted(begun, url) if begun is not None else transaction(url) as conn:
+            if begun is None:   # a second try (the careful read) starts from nothing
+                ensure_project(conn, url, audit=False)
+                refuse_if_published(conn, url)
             push_tables(project, conn, url, only=("settings",), finish=False)
             write_pool(conn, url, rows, models, info=info, chunk=chunk, advance=advance,
                        seed=seed, plan=plan)
