@@ -12,6 +12,7 @@ transaction too, as for a file.
 from __future__ import annotations
 
 import contextlib
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,7 +43,8 @@ def create_on_server(url: str, source: str | Path, mapping: ColumnMapping, setti
 
     server = parse_url(url)
     ahead = ahead if ahead is not None else begin(server)
-    with ahead_closed(ahead), tempfile.TemporaryDirectory(prefix="triage-new-") as tmp:
+    with ahead_closed(ahead), tempfile.TemporaryDirectory(prefix="triage-new-",
+                                                          dir=_scratch_dir()) as tmp:
         active = settings.active_model
         if active and active not in {model for model, _column in mapping.scores}:
             raise TriageError(f"--active-model {active!r} is not one of the models")
@@ -59,6 +61,13 @@ def create_on_server(url: str, source: str | Path, mapping: ColumnMapping, setti
                                                         plan=plan, ahead=ahead))
         finally:
             db.close()
+
+
+def _scratch_dir() -> str | None:
+    """Where the settings' scratch project file goes: a RAM disk when there is one (its
+    schema's commits then wait for no disk), else the temporary folder."""
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
 
 
 @contextlib.contextmanager
