@@ -94,7 +94,9 @@ def role_statements(url: ServerUrl) -> list[str]:
 
 # What an annotator may SELECT directly (blind labelling: no gold, rankings, leases,
 # certifications; labels and sessions only their own rows).
-ANNOTATOR_READS = ("settings", "annotators", "plan", "guidelines", "labels", "sessions")
+ANNOTATOR_READS = ("settings", "plan", "guidelines", "labels", "sessions")
+# Of annotators, not when each joined (annotator_feed gives others' day only).
+ANNOTATOR_COLUMNS = ("id", "name", "hourly_rate", "seq")
 MODEL_COLUMNS = ("id", "name", "source_column", "imported_at", "tied_items")  # no path
 CANDIDATE_COLUMNS = ("id", "key", "text")   # meta (other columns) through candidate_feed
 # Signatures of earlier versions' functions, dropped so no old door stays open.
@@ -128,6 +130,8 @@ def permission_statements(url: ServerUrl) -> list[str]:
         f"REVOKE SELECT (meta, gold) ON {s}.candidates FROM {ann}",
         f"GRANT SELECT ({', '.join(CANDIDATE_COLUMNS)}) ON {s}.candidates TO {ann}",
         f"GRANT SELECT ({', '.join(MODEL_COLUMNS)}) ON {s}.models TO {ann}",
+        f"REVOKE SELECT ON {s}.annotators FROM {ann}",
+        f"GRANT SELECT ({', '.join(ANNOTATOR_COLUMNS)}) ON {s}.annotators TO {ann}",
         f"REVOKE ALL ON ALL FUNCTIONS IN SCHEMA {s} FROM PUBLIC",
         f"GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA {s} TO {lead}, {ann}",
         *(f"REVOKE EXECUTE ON FUNCTION {s}.{f} FROM {lead}, {ann}"
