@@ -335,3 +335,21 @@ def test_agree_and_gain_take_a_server_address(pg, original, command, capsys, tmp
     on_server.pop("file", None)   # gain names its input; everything else is the same
     on_file.pop("file", None)
     assert on_server == on_file
+
+
+def test_new_from_a_url_does_not_load_the_project_package(tmp_path):
+    """`triage new URL FILE` never opens a project: its start loads no project package."""
+    import subprocess
+    import sys
+
+    src = write_pool(tmp_path / "pool.csv", pool_rows(20))
+    url = f"postgresql://nobody@/postgres?host={tmp_path / 'no-server'}&project=p"
+    probe = ("import sys; from triage.cli.program import main; "
+             f"code = main(['new', {url!r}, {str(src)!r}, '--text', 'text', '--key', 'key', "
+             "'--score', 'm1=m1']); "
+             "print(code, sorted(m for m in ('triage.project', 'triage.views.new_project', 'pandas') "
+             "if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.split("\n")[-2] == "2 []", done.stdout + done.stderr
+    assert "is not answering" in done.stderr
