@@ -353,3 +353,35 @@ def test_new_from_a_url_does_not_load_the_project_package(tmp_path):
                           timeout=120)
     assert done.stdout.split("\n")[-2] == "2 []", done.stdout + done.stderr
     assert "is not answering" in done.stderr
+
+
+def test_new_from_a_url_keeps_every_text_whether_or_not_it_needs_quotes(pg, tmp_path,
+                                                                        monkeypatch):
+    """Batches go to COPY unquoted when nothing in them needs quotes, quoted otherwise:
+    texts with commas, quotes, line breaks and spaces, and blank gold, arrive as written."""
+    from triage.ingest import stream
+
+    rows = pool_rows(600)
+    odd = {100: 'says "hi", then', 101: "two\nlines", 102: "  spaced  ", 103: "a\\.",
+           104: "comma,", 500: "cr\r\nlf"}
+    for i, text in odd.items():
+        rows[i]["text"] = text
+    for i in (5, 300):
+        rows[i]["gold"] = ""
+    src = write_pool(tmp_path / "odd.csv", rows)
+    from triage.store.pg import copy as pg_copy
+
+    monkeypatch.setattr(stream, "READ_BLOCK", 4 << 10)   # some batches plain, some not
+    seen: list[bool] = []
+    real = pg_copy.plain_strings
+    monkeypatch.setattr(pg_copy, "plain_strings", lambda batch: seen.append(real(batch))
+                        or seen[-1])
+    url = pg.url("odd_texts")
+    assert main(["new", url, str(src), "--text", "text", "--key", "key", "--score", "m1=m1",
+                 "--score", "m2=m2", "--gold", "gold", "--labels", "idiom:i,literal:l",
+                 "--positive", "idiom"]) == 0
+    with pg.connect() as conn:
+        got = conn.execute("SELECT key, text, gold FROM triage_odd_texts.candidates "
+                           "ORDER BY id").fetchall()
+    assert got == [(r["key"], r["text"], r["gold"] or None) for r in rows]
+    assert True in seen and False in seen

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import sqlite_utils
 
 from triage.base.errors import TriageError
@@ -140,7 +141,8 @@ def copy_arrow(conn: psycopg.Connection[Any], url: ServerUrl, name: str, batches
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    options = pacsv.WriteOptions(include_header=False)
+    quoted = pacsv.WriteOptions(include_header=False)
+    bare = pacsv.WriteOptions(include_header=False, quoting_style="none")
     n = 0
     with conn.cursor() as cur, contextlib.ExitStack() as stack:
         # The COPY starts with the first batch (its columns name the table's); a failure
@@ -152,12 +154,39 @@ def copy_arrow(conn: psycopg.Connection[Any], url: ServerUrl, name: str, batches
                              f"FROM STDIN (FORMAT csv{', FREEZE' if freeze else ''})")
                 copy = stack.enter_context(cur.copy(statement.encode()))
             sink = pa.BufferOutputStream()
-            pacsv.write_csv(batch, sink, options)
+            pacsv.write_csv(batch, sink, bare if plain_strings(batch) else quoted)
             copy.write(memoryview(sink.getvalue()))
             n += batch.num_rows
             if advance is not None:
                 advance(batch.num_rows)
     return n
+
+
+def plain_strings(batch: Any) -> bool:
+    """Whether every string of ``batch`` may go into CSV unquoted.
+
+    None may be empty (unquoted, that is NULL) or hold a comma, quote, CR or LF. The server
+    parses unquoted CSV about a tenth faster; the check is four byte searches over the
+    strings' bytes and a minimum of their lengths, in C.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for column in batch.columns:
+        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+            continue
+        if column.null_count == len(column):
+            continue
+        if pc.min(pc.binary_length(column)).as_py() == 0:
+            return False
+        offsets, data = column.buffers()[1:3]
+        kind = np.int64 if pa.types.is_large_string(column.type) else np.int32
+        ends = np.frombuffer(offsets, dtype=kind)
+        lo, hi = int(ends[column.offset]), int(ends[column.offset + len(column)])
+        raw = data.slice(lo, hi - lo).to_pybytes()
+        if any(mark in raw for mark in (b",", b'"', b"\r", b"\n")):
+            return False
+    return True
 
 
 def _push_candidates(db: sqlite_utils.Database, conn: psycopg.Connection[Any],
