@@ -36,11 +36,11 @@ def median_seconds(work: Callable[[], object], repeats: int = 3) -> float:
 
 def live_state(pool: int, events: int):
     """A live state with ``events`` labels (every third positive) on a pool of ``pool``."""
-    from triage.stats.live import LabelEvent, LiveState
+    from triage.stats.live import LiveState, RankedLabel
 
     state = LiveState(pool, price_per_item=0.04)
     for i in range(1, events + 1):
-        state.apply(LabelEvent(i, i, f"a{i % 4}", i % 3 == 0, False, 10.0, "triage"))
+        state.apply(RankedLabel(i, i, f"a{i % 4}", i % 3 == 0, False, 10.0, "triage"))
     return state
 
 

@@ -7,11 +7,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from triage.base.labels import LabelEvent
 from triage.project.final import RESOLVED, SKIPPED, UNRESOLVED, current_labels, final_labels
-from triage.store.records import LabelRow
 
 
-def _reference(rows: list[LabelRow]) -> dict[int, tuple]:
+def _reference(rows: list[LabelEvent]) -> dict[int, tuple]:
     """The rules of triage.project.final, written out the slow, obvious way."""
     live = sorted((r for r in rows if r.undone_at is None), key=lambda r: r.id)  # the log order
     out = {}
@@ -34,7 +34,7 @@ def _reference(rows: list[LabelRow]) -> dict[int, tuple]:
     return out
 
 
-def _log(seed: int, events: int) -> list[LabelRow]:
+def _log(seed: int, events: int) -> list[LabelEvent]:
     rng = np.random.default_rng(seed)
     kinds = ["label", "label", "label", "overlap", "adjudication", "retest", "skip"]
     rows = []
@@ -43,7 +43,7 @@ def _log(seed: int, events: int) -> list[LabelRow]:
         value = None if kind == "skip" else str(rng.choice(["pos", "neg", "maybe"]))
         # Times may repeat and run against ids (merged copies, a clock stepped back): ids rule.
         stamp = f"2026-01-01T00:{int(rng.integers(0, 60)):02d}:00"
-        rows.append(LabelRow(
+        rows.append(LabelEvent(
             id=i + 1, candidate_id=int(rng.integers(1, 40)),
             annotator=str(rng.choice(["ada", "bo", "cy", "di"])), session_id=1, value=value,
             kind=kind, created_at=stamp, seconds=1.0, note=None,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from tests.helpers import make_project
 from triage.project import open_project
 from triage.project.history import change_decision, recent_decisions
-from triage.project.live_replay import label_events, replay
+from triage.project.live_replay import ranked_labels, replay
 from triage.project.summary import annotator_table
 from triage.stats.live import rebuild
 from triage.views.formatting import gain_title
@@ -54,7 +54,7 @@ def test_replay_equals_the_reference_with_corrections(tmp_path):
     change_decision(project, ada, history[1], "idiom")
     live = project.snapshot()
     rows = sorted(project.state.tracker.rows.values(), key=lambda r: r.id)
-    events = label_events(rows, project.state.ranking().ranks, project.settings)
+    events = ranked_labels(rows, project.state.ranking().ranks, project.settings)
     assert [e.replaces for e in events][-2:] == [history[0].label_id, history[1].label_id]
     price = dict(price_per_item=0.04)
     assert replay(30, events, **price).snapshot() == rebuild(30, events, **price).snapshot()

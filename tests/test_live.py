@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from triage.stats.live import LabelEvent, LiveState, rebuild
+from triage.stats.live import LiveState, RankedLabel, rebuild
 
 
 def ev(event_id, rank, annotator="ann", positive=False, skipped=False, seconds=10.0,
        kind="triage"):
-    return LabelEvent(event_id, rank, annotator, positive, skipped, seconds, kind)
+    return RankedLabel(event_id, rank, annotator, positive, skipped, seconds, kind)
 
 
 def test_spend_per_item_counts_every_event():
@@ -186,7 +186,7 @@ def test_rebuild_equals_incremental(steps):
     for action, payload in steps:
         if action == "apply":
             rank, who, positive, skipped, seconds, kind = payload
-            state.apply(LabelEvent(next_id, rank, who, positive, skipped, seconds, kind))
+            state.apply(RankedLabel(next_id, rank, who, positive, skipped, seconds, kind))
             next_id += 1
         elif state.events:
             active = state.events
@@ -215,13 +215,13 @@ def test_rebuild_equals_incremental(steps):
 _PEAK_PROBE = """
 import json, sys, tracemalloc
 import numpy as np
-from triage.stats.live import LabelEvent, LiveState
+from triage.stats.live import RankedLabel, LiveState
 
 def peak(pool, events):
     state = LiveState(pool, price_per_item=0.04)
     rng = np.random.default_rng(0)
     for i in range(1, events + 1):
-        state.apply(LabelEvent(i, i, f"a{i % 4}", bool(rng.random() < 0.3), False, 10.0,
+        state.apply(RankedLabel(i, i, f"a{i % 4}", bool(rng.random() < 0.3), False, 10.0,
                                "triage"))
     state.snapshot()  # anything built once and cached is not the snapshot's cost
     tracemalloc.start()

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from tests.helpers import make_project
 from triage.project.live_build import build_live, live_inputs
-from triage.project.live_replay import label_events, replay
-from triage.stats.live import LabelEvent, LiveState, rebuild
+from triage.project.live_replay import ranked_labels, replay
+from triage.stats.live import LiveState, RankedLabel, rebuild
 
 PRICES = dict(price_model="per_hour", hourly_rates={"a": 30.0, "b": 45.5}, budget=10.0)
 _FIELDS = ("_labels", "_skips", "_tally", "_dec_annotated", "_dec_positive", "_dec_visited",
@@ -48,7 +48,7 @@ event_st = st.tuples(
 def test_replay_equals_event_by_event(raw, later, pool):
     events, next_id = [], 1
     for rank, who, positive, skipped, seconds, kind, gap in raw:
-        events.append(LabelEvent(next_id, rank, who, positive, skipped, seconds, kind))
+        events.append(RankedLabel(next_id, rank, who, positive, skipped, seconds, kind))
         next_id += gap
     fast, slow = replay(pool, events, **PRICES), rebuild(pool, events, **PRICES)
     assert_same_state(fast, slow)
@@ -59,7 +59,7 @@ def test_replay_equals_event_by_event(raw, later, pool):
             fast.revert(gone)
             slow.revert(gone)
         else:
-            new = LabelEvent(next_id + i, 1 + pick % pool, "abc"[pick % 3], bool(pick % 2),
+            new = RankedLabel(next_id + i, 1 + pick % pool, "abc"[pick % 3], bool(pick % 2),
                              pick % 5 == 0, 7.25, "triage")
             fast.apply(new)
             slow.apply(new)
@@ -67,21 +67,21 @@ def test_replay_equals_event_by_event(raw, later, pool):
 
 
 def test_replay_refuses_what_apply_refuses():
-    bad = [LabelEvent(1, 1, "a", True, False, 1.0, "triage"),
-           LabelEvent(2, 9, "a", True, False, 1.0, "triage")]  # rank outside a pool of 5
+    bad = [RankedLabel(1, 1, "a", True, False, 1.0, "triage"),
+           RankedLabel(2, 9, "a", True, False, 1.0, "triage")]  # rank outside a pool of 5
     with pytest.raises(ValueError, match="outside the pool"):
         replay(5, bad)
     with pytest.raises(ValueError, match="unknown label kind"):
-        replay(5, [LabelEvent(1, 1, "a", True, False, 1.0, "vote")])
+        replay(5, [RankedLabel(1, 1, "a", True, False, 1.0, "vote")])
     with pytest.raises(ValueError, match="already applied"):
-        replay(5, [LabelEvent(1, 1, "a", True, False, 1.0, "triage")] * 2)
+        replay(5, [RankedLabel(1, 1, "a", True, False, 1.0, "triage")] * 2)
     assert replay(5, []).snapshot() == LiveState(5).snapshot()
 
 
 def test_events_out_of_id_order_take_the_reference_path():
     # A project feeds events oldest first; anything else is still rebuilt correctly.
-    events = [LabelEvent(5, 2, "a", True, False, 1.0, "triage"),
-              LabelEvent(3, 2, "b", False, False, 1.0, "overlap")]
+    events = [RankedLabel(5, 2, "a", True, False, 1.0, "triage"),
+              RankedLabel(3, 2, "b", False, False, 1.0, "overlap")]
     assert replay(5, events).snapshot() == rebuild(5, events).snapshot()
     assert replay(5, events).snapshot().positives_found == 1  # the highest id decides
 
@@ -90,7 +90,7 @@ def _reference(project) -> LiveState:
     """The state as the project built it before: one ``_event`` and one ``apply`` per row."""
     rows = sorted(project.tracker.rows.values(), key=lambda r: r.id)
     s = project.settings
-    return rebuild(project.pool, [project.state.event(r) for r in rows],
+    return rebuild(project.pool, [project.state.ranked(r) for r in rows],
                    price_model=s.price_model, price_per_item=s.price_per_item)
 
 
@@ -129,7 +129,7 @@ def test_project_live_equals_event_by_event(tmp_path, seed):
     project.state.drop_live()
     built = build_live(live_inputs(project))
     assert_same_state(built.state, _reference(project))
-    assert built.events == {r.id: project.state.event(r) for r in rows}
+    assert built.events == {r.id: project.state.ranked(r) for r in rows}
     # Labels after opening still go through apply: the figures keep agreeing.
     session = sessions[0]
     candidate = project.next_candidate(session)
@@ -154,10 +154,10 @@ def test_label_events_use_the_final_label_so_far(tmp_path):
     project.record_label(bo, first.candidate_id, "literal", kind="overlap")  # a tie
     project.record_label(bo, first.candidate_id, "literal", kind="adjudication")
     rows = sorted(project.tracker.rows.values(), key=lambda r: r.id)
-    events = label_events(rows, project.state.ranking().ranks, project.settings)
+    events = ranked_labels(rows, project.state.ranking().ranks, project.settings)
     # Positive, then an unresolved tie (not found until somebody rules, in every count:
     # project/final.py), then ruled negative.
     assert [e.positive for e in events] == [True, False, False]
     assert [e.kind for e in events] == ["triage", "overlap", "adjudication"]
-    assert events == [project.state.event(r) for r in rows]
+    assert events == [project.state.ranked(r) for r in rows]
     project.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from triage.stats.live import LabelEvent, LiveState
+from triage.stats.live import LiveState, RankedLabel
 from triage.views.panels import PanelInfo, yield_data
 from ui.panels import GainPanel, SpendPanel, YieldPanel
 
@@ -16,9 +16,9 @@ def _labels(pool: int, top: int, audit_rank: int | None = None, **settings) -> L
     label at ``audit_rank``."""
     state = LiveState(pool, **settings)
     for i in range(1, top + 1):
-        state.apply(LabelEvent(i, i, "ada", i % 2 == 1, False, 10.0, "triage"))
+        state.apply(RankedLabel(i, i, "ada", i % 2 == 1, False, 10.0, "triage"))
     if audit_rank is not None:
-        state.apply(LabelEvent(top + 1, audit_rank, "ada", True, False, 10.0, "audit"))
+        state.apply(RankedLabel(top + 1, audit_rank, "ada", True, False, 10.0, "audit"))
     return state
 
 
@@ -83,7 +83,7 @@ def test_the_lead_gain_chart_keeps_its_plot_under_a_long_legend(qtbot, models):
 def test_the_spend_panels_names_never_run_into_its_figures(qtbot):
     state = LiveState(1500, price_per_item=0.04, budget=20.0)
     for i, who in enumerate(["ada"] * 10 + ["bartholomew"] * 4 + ["curator"] * 2, start=1):
-        state.apply(LabelEvent(i, i, who, i % 3 == 0, False, 10.0, "triage"))
+        state.apply(RankedLabel(i, i, who, i % 3 == 0, False, 10.0, "triage"))
     panel = SpendPanel()
     qtbot.addWidget(panel)
     panel.resize(360, 230)
@@ -132,12 +132,12 @@ import json, sys
 import numpy as np
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from triage.stats.live import LabelEvent, LiveState
+from triage.stats.live import RankedLabel, LiveState
 from triage.views.panels import PanelInfo
 from ui.panels import GainPanel
 state = LiveState(1500, price_per_item=0.04)
 for i in range(1, 200):
-    state.apply(LabelEvent(i, i, "ada", i % 3 == 0, False, 10.0, "triage"))
+    state.apply(RankedLabel(i, i, "ada", i % 3 == 0, False, 10.0, "triage"))
 panel = GainPanel()
 panel.resize(301, 203)
 panel.show()

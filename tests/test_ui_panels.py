@@ -9,7 +9,7 @@ import pytest
 from tests.helpers import make_project, pool_rows, write_pool
 from triage.ingest.importer import ColumnMapping
 from triage.project import create_project
-from triage.stats.live import LabelEvent, LiveState
+from triage.stats.live import LiveState, RankedLabel
 from triage.store.settings import LabelOption, Settings
 from triage.views.panels import PanelInfo
 from ui.dialogs.settings import SettingsDialog
@@ -141,7 +141,7 @@ def test_per_hour_pricing_and_a_million_item_pool_are_downsampled(qtbot):
                       budget=500.0)
     rng = np.random.default_rng(3)
     for i in range(1, 5001):
-        state.apply(LabelEvent(i, i, "ada", bool(rng.random() < 0.3), False, 1.0, "triage"))
+        state.apply(RankedLabel(i, i, "ada", bool(rng.random() < 0.3), False, 1.0, "triage"))
     curves = {"m1": np.cumsum(rng.random(1_000_000) < 0.05)}
     info = PanelInfo(pool=1_000_000, offline_curves=curves, active_model="m1")
     gain, spend = _panel(qtbot, GainPanel), _panel(qtbot, SpendPanel)

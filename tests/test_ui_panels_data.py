@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from triage.stats.live import LabelEvent, LiveState
+from triage.stats.live import LiveState, RankedLabel
 from triage.views.panels import (
     PanelInfo,
     budget_items,
@@ -30,7 +30,7 @@ def _state(pool: int, positives: list[bool], **settings) -> LiveState:
     """Label ranks 1..len(positives) top-down, one annotator, 10 s each."""
     state = LiveState(pool, **settings)
     for i, pos in enumerate(positives, start=1):
-        state.apply(LabelEvent(i, i, "ada", pos, False, 10.0, "triage"))
+        state.apply(RankedLabel(i, i, "ada", pos, False, 10.0, "triage"))
     return state
 
 
@@ -141,7 +141,7 @@ def test_spend_over_budget_and_per_hour_with_an_unpriced_annotator():
     assert over.headline == "over budget" and over.spent_share == pytest.approx(1.2)
     assert dict(over.lines)["Cost per positive"] == "no positive yet"
     state = _state(100, [True] * 10, price_model="per_hour", hourly_rates={"ada": 36.0})
-    state.apply(LabelEvent(99, 50, "bob", False, False, 30.0, "audit"))
+    state.apply(RankedLabel(99, 50, "bob", False, False, 30.0, "audit"))
     data = spend_data(state.snapshot(), PanelInfo(pool=100))
     assert data.spent == pytest.approx(1.0)  # 100 s at $36/h; bob has no rate
     assert data.by_annotator == [("ada", pytest.approx(1.0)), ("bob", 0.0)]

@@ -1,7 +1,7 @@
 """What the Prodigy and Label Studio readers produce, and its all-or-nothing import.
 
 A reader turns a file into an :class:`Exchange`: candidates (key, text, where they were
-read), model scores per candidate and label events (annotator, value, session, time,
+read), model scores per candidate and incoming labels (annotator, value, session, time,
 seconds, note, the other tool's id of the event). :func:`import_exchange` checks it
 against the project's label scheme and pool, then writes candidates, rankings,
 annotators, sessions and labels in ONE transaction: a bad file, or any error while
@@ -41,8 +41,13 @@ FILE_ORDER_MODEL = "file_order"
 
 
 @dataclass
-class ExchangeLabel:
-    """One label event read from another tool's file. ``value`` None is a skip."""
+class IncomingLabel:
+    """A label as another tool's file states it (an input record, not yet a label event).
+
+    It names its candidate by the file's key and its session by the file's name for it;
+    :func:`write_labels` is the one place it becomes a stored label event
+    (:class:`triage.base.labels.LabelEvent` when read back). ``value`` None is a skip.
+    """
 
     key: str
     annotator: str
@@ -107,7 +112,7 @@ class Exchange:
     texts: list[str] = field(default_factory=list)
     wheres: list[str] = field(default_factory=list)
     scores: dict[str, dict[str, float]] = field(default_factory=dict)  # model -> key -> score
-    labels: list[ExchangeLabel] = field(default_factory=list)
+    labels: list[IncomingLabel] = field(default_factory=list)
     predictions: list[Prediction] = field(default_factory=list)
     scheme_hint: list[str] = field(default_factory=list)    # label order the file declares
     positive_hint: list[str] = field(default_factory=list)  # positive label(s) it declares
@@ -240,7 +245,7 @@ def _table(ex: Exchange) -> tuple[Table, tuple[tuple[str, str], ...]]:
     return table, tuple(models)
 
 
-def _new_labels(db: sqlite_utils.Database, ex: Exchange) -> list[ExchangeLabel]:
+def _new_labels(db: sqlite_utils.Database, ex: Exchange) -> list[IncomingLabel]:
     """The file's labels that are not in the project yet (same source id).
 
     A source id names one event of one annotator (a Label Studio annotation id; a Prodigy
@@ -254,7 +259,10 @@ def _new_labels(db: sqlite_utils.Database, ex: Exchange) -> list[ExchangeLabel]:
 
 
 def write_labels(db: sqlite_utils.Database, ex: Exchange, origin: str) -> int:
-    """Annotators, one session per (annotator, source session), and the new label events."""
+    """Annotators, one session per (annotator, source session), and the new label events.
+
+    The one conversion of :class:`IncomingLabel`\\ s into stored label events: key to
+    candidate id, annotator to id, the file's session to one of ours, kind decided."""
     ids = store_candidates.ids_by_key(db)
     problems = [ex.problem(lab.where, f"key {lab.key!r} is not a candidate of this project")
                 for lab in ex.labels if lab.key not in ids]

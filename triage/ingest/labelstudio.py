@@ -22,7 +22,7 @@ from typing import Any
 
 from triage.base.errors import Problem, TriageError
 from triage.ingest import exchange_values as values
-from triage.ingest.exchange import Exchange, ExchangeLabel, Prediction, ReadOptions, fail
+from triage.ingest.exchange import Exchange, IncomingLabel, Prediction, ReadOptions, fail
 from triage.ingest.exchange_pictures import Pictures
 from triage.ingest.exchange_values import BadValue
 from triage.ingest.labelstudio_config import LabelConfig, pick_from_name, read_config
@@ -292,7 +292,7 @@ class _TaskReader:
         except BadValue as error:
             self.bad(at, str(error))
             return
-        self.ex.labels.append(ExchangeLabel(
+        self.ex.labels.append(IncomingLabel(
             key=key, annotator=who, value=None if cancelled else value, session=session,
             where=at, created_at=created, seconds=lead, note=note,
             kind=extra.get("kind") if isinstance(extra.get("kind"), str) else None,

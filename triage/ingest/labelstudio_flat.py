@@ -16,7 +16,7 @@ from typing import Any
 
 from triage.base.errors import InputError, Problem, TriageError
 from triage.ingest import exchange_values as values
-from triage.ingest.exchange import Exchange, ExchangeLabel, ReadOptions, fail
+from triage.ingest.exchange import Exchange, IncomingLabel, ReadOptions, fail
 from triage.ingest.exchange_pictures import Pictures
 from triage.ingest.exchange_values import BadValue
 from triage.ingest.labelstudio_config import LabelConfig
@@ -112,7 +112,7 @@ def _row(ex: Exchange, row: Any, where: str, names: tuple[str, str, str, str],
         if row.get("annotation_id") is None:
             return
         who = values.name(row.get("annotator"), "annotator") or "labelstudio"
-        label = ExchangeLabel(
+        label = IncomingLabel(
             key=key, annotator=f"user {who}" if who.isdigit() else who,
             value=_value(row.get(group)), session="", where=where,
             created_at=values.any_time(row.get("created_at"), "created_at"),

@@ -28,7 +28,7 @@ from typing import Any
 
 from triage.base.errors import Problem, TriageError
 from triage.ingest import exchange_values as values
-from triage.ingest.exchange import Exchange, ExchangeLabel, ReadOptions, fail
+from triage.ingest.exchange import Exchange, IncomingLabel, ReadOptions, fail
 from triage.ingest.exchange_pictures import Pictures
 from triage.ingest.exchange_values import BadValue
 
@@ -97,7 +97,7 @@ def _value(obj: dict[str, Any], answer: str) -> tuple[str | None, str | None, bo
 
 
 def _label(obj: dict[str, Any], key: str, where: str, default_annotator: str
-           ) -> tuple[ExchangeLabel, bool]:
+           ) -> tuple[IncomingLabel, bool]:
     answer = obj.get("answer")
     if answer not in ANSWERS:
         raise BadValue(f"answer {values.short(answer)} is not one of {', '.join(ANSWERS)}")
@@ -111,7 +111,7 @@ def _label(obj: dict[str, Any], key: str, where: str, default_annotator: str
         task_hash = f"{key}/{value or rejected}"
     source = (values.source_id("", extra.get("uid"), "_triage.uid")
               or values.source_id("prodigy:", f"{task_hash}:{annotator}", "_task_hash"))
-    label = ExchangeLabel(
+    label = IncomingLabel(
         key=key, annotator=annotator, value=value, rejected=rejected, where=where,
         session=session or annotator,
         created_at=(values.any_time(extra.get("created_at"), "_triage.created_at")

@@ -98,7 +98,7 @@ def undo_ruling(project: Project, session: Session) -> int | None:
     return last.candidate_id
 
 
-def rulings_by(rows: Iterable[store.LabelRow]) -> dict[int, str]:
+def rulings_by(rows: Iterable[store.LabelEvent]) -> dict[int, str]:
     """candidate id -> the curator whose ruling is in force (latest active adjudication)."""
     out: dict[int, str] = {}
     for row in sorted(rows, key=lambda r: r.id):  # the log's order, not the clock

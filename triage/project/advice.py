@@ -79,7 +79,7 @@ def _price(project: Project, snap: LiveSnapshot) -> float:
 
 def advice_inputs(project: Project, *, alpha: float | None = None,
                   overlap_items: int | None = None,
-                  rows: list[store.LabelRow] | None = None) -> AdviceInputs:
+                  rows: list[store.LabelEvent] | None = None) -> AdviceInputs:
     """Everything the stopping rules need, from the project's labels and settings.
 
     ``rows``: the active label events, when the caller has just read them (see
@@ -112,7 +112,7 @@ def advice_inputs(project: Project, *, alpha: float | None = None,
     )
 
 
-def current_rows(project: Project) -> list[store.LabelRow]:
+def current_rows(project: Project) -> list[store.LabelEvent]:
     """The project's active label events, oldest first, as of now.
 
     The tracker holds exactly those once refreshed (the rows ``store.active_labels`` would

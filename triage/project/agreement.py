@@ -40,12 +40,12 @@ class ProjectRatings:
     retest_sessions: list[str]
 
 
-def _current(rows: list[store.LabelRow]) -> tuple[
-        dict[tuple[int, str], tuple[store.LabelRow, str]], list[tuple[store.LabelRow, str]]]:
+def _current(rows: list[store.LabelEvent]) -> tuple[
+        dict[tuple[int, str], tuple[store.LabelEvent, str]], list[tuple[store.LabelEvent, str]]]:
     """Each annotator's current rating of each candidate by (candidate, annotator), and the
     re-test events; skips are left out, so every value here is a label."""
-    current: dict[tuple[int, str], tuple[store.LabelRow, str]] = {}
-    retest: list[tuple[store.LabelRow, str]] = []
+    current: dict[tuple[int, str], tuple[store.LabelEvent, str]] = {}
+    retest: list[tuple[store.LabelEvent, str]] = []
     for row in rows:
         if row.value is None:
             continue
@@ -114,7 +114,7 @@ def agreement_for_project(project: Project, *, level: str = "nominal", seed: int
     return report
 
 
-def project_reliability(project: Project, rows: list[store.LabelRow]) -> tuple[Coefficient, int]:
+def project_reliability(project: Project, rows: list[store.LabelEvent]) -> tuple[Coefficient, int]:
     """Nominal Krippendorff's α and the pairable items of the active label events ``rows``.
 
     What the advice needs of :func:`agreement_for_project`, without the rest of the report:

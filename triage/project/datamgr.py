@@ -67,7 +67,7 @@ class Catalog:
     scores: np.ndarray                         # their scores, same order
     ranks: np.ndarray                          # id -> 1-based rank (0: none)
     model: str
-    events: dict[int, list[store.LabelRow]]    # candidate -> active events, oldest first
+    events: dict[int, list[store.LabelEvent]]    # candidate -> active events, oldest first
     finals: dict[int, FinalLabel]
     key_order: np.ndarray | None = None
     key_rank: np.ndarray | None = None         # id -> position in key order
@@ -95,7 +95,7 @@ def load_catalog(db: sqlite_utils.Database, order: np.ndarray, scores: np.ndarra
                  ranks: np.ndarray, model: str) -> Catalog:
     """Read the active label events next to the (already loaded) ranking."""
     rows = store.active_labels(db)
-    events: dict[int, list[store.LabelRow]] = defaultdict(list)
+    events: dict[int, list[store.LabelEvent]] = defaultdict(list)
     for row in rows:
         events[row.candidate_id].append(row)
     notes = {cid: "\n".join(r.note for r in evs if r.note) for cid, evs in events.items()}
@@ -112,7 +112,7 @@ def build_search_index(db: sqlite_utils.Database, progress: Progress | None = No
     return True
 
 
-def _own(events: list[store.LabelRow], viewer: Viewer) -> list[store.LabelRow]:
+def _own(events: list[store.LabelEvent], viewer: Viewer) -> list[store.LabelEvent]:
     return events if viewer.lead else [e for e in events if e.annotator == viewer.name]
 
 

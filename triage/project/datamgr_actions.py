@@ -49,12 +49,12 @@ class Record:
     scores: dict[str, float]            # model -> score (empty: hidden)
     final: str | None                   # the final label (the lead only)
     status: str | None                  # unlabeled / labeled / majority / tie / ruled
-    labels: list[store.LabelRow]        # the current events the viewer may see
-    history: list[store.LabelRow]       # every event the viewer may see, undone ones too
+    labels: list[store.LabelEvent]        # the current events the viewer may see
+    history: list[store.LabelEvent]       # every event the viewer may see, undone ones too
     mine: str | None                    # the viewer's current label
 
 
-def _current(events: list[store.LabelRow], name: str) -> store.LabelRow | None:
+def _current(events: list[store.LabelEvent], name: str) -> store.LabelEvent | None:
     """The viewer's current decision: their last active event that is not a ruling."""
     mine = [e for e in events if e.annotator == name and e.undone_at is None
             and e.kind != "adjudication"]

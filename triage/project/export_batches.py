@@ -35,7 +35,7 @@ LABEL_COLUMNS = ("label", "label_status", "adjudicated", "adjudicated_by", "labe
                  "annotators", "notes")
 
 
-def notes_by_candidate(rows: list[store.LabelRow]) -> dict[int, list[str]]:
+def notes_by_candidate(rows: list[store.LabelEvent]) -> dict[int, list[str]]:
     """candidate id -> its notes ("annotator: note"), in event order."""
     notes: dict[int, list[str]] = {}
     for r in rows:
@@ -62,7 +62,7 @@ class ExportPlan:
     fields: list[str]
     order: np.ndarray                 # candidate ids in rank order
     scores: list[np.ndarray]          # per model, in rank order
-    rows: list[store.LabelRow]        # the active label events
+    rows: list[store.LabelEvent]        # the active label events
 
     def labeled(self) -> dict[int, dict[str, Any]]:
         """candidate id -> its label_cells, for every candidate with an active event."""

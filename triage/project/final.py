@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
 
-from triage.store.records import LabelRow
+from triage.base.labels import LabelEvent
 from triage.store.settings import Settings
 
 
@@ -72,18 +72,18 @@ def credited(final: FinalLabel | None, settings: Settings) -> str | None:
     return agreeing or final.ruled_by
 
 
-def _when(row: LabelRow) -> int:
+def _when(row: LabelEvent) -> int:
     # The log's order (the event id), never the wall clock: a clock stepped back under
     # a desk must not let an older decision outrank a change of mind made after it.
     return row.id
 
 
-def current_labels(rows: list[LabelRow]) -> dict[int, dict[str, str]]:
+def current_labels(rows: list[LabelEvent]) -> dict[int, dict[str, str]]:
     """candidate -> {annotator: latest non-skip label}, from active (not undone) events."""
     return _current(sorted(rows, key=_when))
 
 
-def _current(ordered: list[LabelRow]) -> dict[int, dict[str, str]]:
+def _current(ordered: list[LabelEvent]) -> dict[int, dict[str, str]]:
     current: dict[int, dict[str, str]] = {}
     for row in ordered:
         # Re-test labels measure consistency; they do not outvote the original label.
@@ -94,7 +94,7 @@ def _current(ordered: list[LabelRow]) -> dict[int, dict[str, str]]:
     return current
 
 
-def final_labels(rows: list[LabelRow]) -> dict[int, FinalLabel]:
+def final_labels(rows: list[LabelEvent]) -> dict[int, FinalLabel]:
     """The final label of every candidate that has at least one active event."""
     ordered = sorted(rows, key=_when)  # once: every advice refresh and export reads this
     votes = _current(ordered)

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from triage import store
-from triage.project.live_replay import label_events, replay
-from triage.stats.live import LabelEvent, LiveState
+from triage.project.live_replay import ranked_labels, replay
+from triage.stats.live import LiveState, RankedLabel
 from triage.store.settings import Settings
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ class LiveInputs:
     """What a rebuild of the live state reads, copied from the open project."""
 
     pool: int
-    rows: tuple[store.LabelRow, ...]  # the active label events, oldest first
+    rows: tuple[store.LabelEvent, ...]  # the active label events, oldest first
     ranks: np.ndarray                 # candidate id -> rank under the active model
     settings: Settings
     hourly_rates: dict[str, float]
@@ -46,7 +46,7 @@ class BuiltLive:
 
     inputs: LiveInputs
     state: LiveState
-    events: dict[int, LabelEvent]
+    events: dict[int, RankedLabel]
 
 
 def live_inputs(project: Project) -> LiveInputs | None:
@@ -64,7 +64,7 @@ def live_inputs(project: Project) -> LiveInputs | None:
 def build_live(inputs: LiveInputs) -> BuiltLive:
     """Replay the events into a fresh live state (any thread; the project is not touched)."""
     s = inputs.settings
-    events = label_events(inputs.rows, inputs.ranks, s)
+    events = ranked_labels(inputs.rows, inputs.ranks, s)
     state = replay(inputs.pool, events, price_model=s.price_model,
                    price_per_item=s.price_per_item, hourly_rates=inputs.hourly_rates,
                    budget=s.budget, value_per_positive=s.value_per_positive,
@@ -90,7 +90,7 @@ def adopt_live(project: Project, built: BuiltLive) -> bool:
         return False  # an undo (here or at another desk) since the copy: rebuild lazily
     live, events = built.state, dict(built.events)
     for label_id in sorted(i for i in rows if i > upto):
-        event = state.event(rows[label_id])
+        event = state.ranked(rows[label_id])
         live.apply(event)
         events[label_id] = event
     state.install_live(live, events)

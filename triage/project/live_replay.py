@@ -9,9 +9,10 @@ the gain curve is two cumulative sums. Later events still go through ``apply`` a
 ``revert``, so the result must be exactly the state the event-by-event rebuild leaves:
 tests/test_live_replay.py checks that, snapshots and every later apply and revert.
 
-:func:`label_events` turns the stored rows into :class:`LabelEvent`\\ s, deciding for each
-whether its candidate was positive by its final label at that moment (majority,
-adjudication) without rescanning the candidate's events for every row.
+:func:`ranked_labels` turns the label events into the :class:`RankedLabel`\\ s the live
+state counts, deciding for each whether its candidate was positive by its final label at
+that moment (majority, adjudication) without rescanning the candidate's events for every
+event. :func:`ranked_label` is the one place a :class:`RankedLabel` is made.
 
 The state's fields are filled here because :mod:`triage.stats.live` was not ours to change
 in this round; its ``rebuild`` stays the reference this module is tested against.
@@ -25,10 +26,10 @@ from typing import Unpack
 
 import numpy as np
 
-from triage import store
+from triage.base.labels import LabelEvent
 from triage.project.final import FinalLabel, credited, final_labels, is_positive
 from triage.stats.common import DECILES, decile_of_rank
-from triage.stats.live import KINDS, RULING, LabelEvent, LiveState, PriceSettings, rebuild
+from triage.stats.live import KINDS, RULING, LiveState, PriceSettings, RankedLabel, rebuild
 from triage.store.settings import Settings
 
 _OWN_DECISIONS = frozenset({"adjudication", "retest"})
@@ -43,50 +44,56 @@ def found_live(final: FinalLabel | None, settings: Settings) -> tuple[bool, str 
     found until somebody rules, on the live curve as in exports and reports."""
     return is_positive(final, settings), credited(final, settings)
 
-def replaced_by(row: store.LabelRow, earlier: Iterable[store.LabelRow]) -> int | None:
-    """The id of the decision ``row`` corrects (a change from the history), or None.
+def replaced_by(event: LabelEvent, earlier: Iterable[LabelEvent]) -> int | None:
+    """The id of the decision ``event`` corrects (a change from the history), or None.
 
     That is the same annotator's latest earlier event on the candidate. A ruling
     (adjudication) and a re-test are decisions of their own, so they neither correct nor
     are corrected.
     """
-    if row.kind in _OWN_DECISIONS:
+    if event.kind in _OWN_DECISIONS:
         return None
-    mine = [r.id for r in earlier if r.annotator == row.annotator and r.id < row.id
+    mine = [r.id for r in earlier if r.annotator == event.annotator and r.id < event.id
             and r.kind not in _OWN_DECISIONS]
     return max(mine) if mine else None
 
 
-def label_events(rows: Sequence[store.LabelRow], ranks: np.ndarray,
-                 settings: Settings) -> list[LabelEvent]:
-    """The live events of active ``rows`` (oldest first), ``positive`` as the project counts.
+def ranked_label(event: LabelEvent, rank: int, positive: bool, replaces: int | None,
+                 credit: str | None) -> RankedLabel:
+    """The live state's view of ``event``: at ``rank``, with the project's verdict."""
+    return RankedLabel(event.id, rank, event.annotator, positive, event.value is None,
+                       event.seconds, event.kind, replaces, credit)
+
+
+def ranked_labels(events: Sequence[LabelEvent], ranks: np.ndarray,
+                  settings: Settings) -> list[RankedLabel]:
+    """The ranked labels of active ``events`` (oldest first), ``positive`` as the project counts.
 
     A candidate's first event is positive by its own value; a later one by the final label
     of the candidate's events so far (the only candidates that cost more than a look-up
     are those labeled more than once: overlap, audit, adjudication).
     """
-    cids = np.fromiter((row.candidate_id for row in rows), np.int64, len(rows))
-    rank_of = ranks[cids].tolist() if len(rows) else []
-    seen: dict[int, list[store.LabelRow]] = {}
-    events = []
-    for row, rank in zip(rows, rank_of):
-        cid = row.candidate_id
+    cids = np.fromiter((e.candidate_id for e in events), np.int64, len(events))
+    rank_of = ranks[cids].tolist() if len(events) else []
+    seen: dict[int, list[LabelEvent]] = {}
+    out = []
+    for event, rank in zip(events, rank_of):
+        cid = event.candidate_id
         earlier = seen.get(cid)
         replaces = None
         credit = None
         if earlier is None:
-            seen[cid] = [row]
-            positive = settings.is_positive(row.value)
+            seen[cid] = [event]
+            positive = settings.is_positive(event.value)
         else:
-            replaces = replaced_by(row, earlier)
-            earlier.append(row)
+            replaces = replaced_by(event, earlier)
+            earlier.append(event)
             positive, credit = found_live(final_labels(list(earlier)).get(cid), settings)
-        events.append(LabelEvent(row.id, rank, row.annotator, positive, row.value is None,
-                                 row.seconds, row.kind, replaces, credit))
-    return events
+        out.append(ranked_label(event, rank, positive, replaces, credit))
+    return out
 
 
-def replay(pool_size: int, events: Iterable[LabelEvent],
+def replay(pool_size: int, events: Iterable[RankedLabel],
            **settings: Unpack[PriceSettings]) -> LiveState:
     """The state :func:`triage.stats.live.rebuild` returns for ``events``, built in numpy."""
     events = list(events)
@@ -109,7 +116,7 @@ def replay(pool_size: int, events: Iterable[LabelEvent],
     return state
 
 
-def _fill(state: LiveState, events: list[LabelEvent], rank: np.ndarray,  # long: field by field
+def _fill(state: LiveState, events: list[RankedLabel], rank: np.ndarray,  # long: field by field
           skipped: np.ndarray, positive: np.ndarray, seconds: np.ndarray) -> None:
     pool = state.pool
     n = len(events)
@@ -154,7 +161,7 @@ def _fill(state: LiveState, events: list[LabelEvent], rank: np.ndarray,  # long:
         tally=_tally(events, skipped, positive, seconds), curve=(curve_x, curve_y))
 
 
-def _tally(events: list[LabelEvent], skipped: np.ndarray, positive: np.ndarray,
+def _tally(events: list[RankedLabel], skipped: np.ndarray, positive: np.ndarray,
            seconds: np.ndarray) -> dict[str, list[int]]:
     """annotator -> [events, labels, skips, positives, µs, rulings], first seen first."""
     codes: dict[str, int] = {}

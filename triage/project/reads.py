@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from triage import store
+from triage.base.labels import LabelEvent
 from triage.project.state import HasState
-from triage.store.records import LabelRow
 
 
 def candidate_rows(project: HasState, ids: list[int]) -> dict[int, tuple]:
@@ -21,6 +21,6 @@ def model_ranking(project: HasState, model: store.ModelInfo) -> tuple[np.ndarray
     return store.ranking(project.state.db, model.id)
 
 
-def label_events(project: HasState) -> list[LabelRow]:
+def label_events(project: HasState) -> list[LabelEvent]:
     """Every label event not undone, oldest first, as the project follows them."""
     return project.state.events()

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 TIMELINE_POINTS = 1000
 
 
-def _rows(project: Project) -> list[store.LabelRow]:
+def _rows(project: Project) -> list[store.LabelEvent]:
     """The active label events, oldest first (read once per report, not once per section)."""
     from triage.project.advice import current_rows
 

@@ -23,12 +23,19 @@ import sqlite_utils
 
 from triage import store
 from triage.base.errors import TriageError
+from triage.base.labels import LabelEvent
 from triage.project.final import FinalLabel, final_labels
-from triage.project.live_replay import found_live, label_events, replaced_by, replay
+from triage.project.live_replay import (
+    found_live,
+    ranked_label,
+    ranked_labels,
+    replaced_by,
+    replay,
+)
 from triage.serving.compose import build_dispatcher
 from triage.serving.dispatcher import Dispatcher
 from triage.serving.tracker import LabelTracker
-from triage.stats.live import LabelEvent, LiveSnapshot, LiveState
+from triage.stats.live import LiveSnapshot, LiveState, RankedLabel
 from triage.store import connection
 from triage.store.settings import Settings
 from triage.store.writer import ProjectWriter
@@ -63,7 +70,7 @@ class ProjectState:
         self._ranking: Ranking | None = None
         self._dispatcher: Dispatcher | None = None
         self._live: LiveState | None = None
-        self._live_events: dict[int, LabelEvent] = {}
+        self._live_events: dict[int, RankedLabel] = {}
         self._finals: dict[int, FinalLabel] | None = None
         self._seen_version: int | None = None
         self._wrote = True
@@ -155,18 +162,18 @@ class ProjectState:
             dispatcher.follow(change)
         for row in change.added:
             if self._live is not None:
-                event = self.event(row)
-                self._live.apply(event)
-                self._live_events[row.id] = event
+                ranked = self.ranked(row)
+                self._live.apply(ranked)
+                self._live_events[row.id] = ranked
         for row in change.removed:
             if self._live is not None:
-                event = self._live_events.pop(row.id)
+                ranked = self._live_events.pop(row.id)
                 if self.tracker.is_handled(row.candidate_id):
                     # Other labels remain on the candidate: its final label is recomputed
                     # from scratch rather than patched.
                     self._live = None
                 else:
-                    self._live.revert(event)
+                    self._live.revert(ranked)
 
     def final_labels(self) -> Mapping[int, FinalLabel]:
         """Every labelled candidate's final label, kept and followed with the labels.
@@ -180,7 +187,7 @@ class ProjectState:
             self._finals = final_labels(list(self.tracker.rows.values()))
         return self._finals
 
-    def events(self) -> list[store.LabelRow]:
+    def events(self) -> list[LabelEvent]:
         """Every label event not undone, oldest first (followed, not read afresh)."""
         if self.active_model() is None:
             return []
@@ -189,24 +196,20 @@ class ProjectState:
 
     # -- the live numbers --------------------------------------------------------------
 
-    def event(self, row: store.LabelRow) -> LabelEvent:
-        """The live state's view of one label event."""
-        positive, credit = self._positive_now(row)
-        return LabelEvent(
-            event_id=row.id, rank=self.rank_of(row.candidate_id), annotator=row.annotator,
-            positive=positive, skipped=row.value is None,
-            seconds=row.seconds, kind=row.kind,
-            replaces=replaced_by(row, self.tracker.events_of(row.candidate_id)),
-            credit=credit,
-        )
+    def ranked(self, event: LabelEvent) -> RankedLabel:
+        """The live state's view of one label event (its rank and the project's verdict)."""
+        positive, credit = self._positive_now(event)
+        return ranked_label(event, self.rank_of(event.candidate_id), positive,
+                            replaced_by(event, self.tracker.events_of(event.candidate_id)),
+                            credit)
 
-    def _positive_now(self, row: store.LabelRow) -> tuple[bool, str | None]:
-        """Is the candidate found by its final label, counting events up to ``row``, and
+    def _positive_now(self, event: LabelEvent) -> tuple[bool, str | None]:
+        """Is the candidate found by its final label, counting events up to ``event``, and
         who is credited with it (None: the event's annotator)?"""
-        events = [r for r in self.tracker.events_of(row.candidate_id) if r.id <= row.id]
+        events = [r for r in self.tracker.events_of(event.candidate_id) if r.id <= event.id]
         if len(events) == 1:
-            return self.settings.is_positive(row.value), None
-        final = final_labels(events).get(row.candidate_id)
+            return self.settings.is_positive(event.value), None
+        final = final_labels(events).get(event.candidate_id)
         return found_live(final, self.settings)
 
     @property
@@ -216,7 +219,7 @@ class ProjectState:
         if self._live is None:
             s = self.settings
             rows = sorted(self.tracker.rows.values(), key=lambda r: r.id)
-            events = label_events(rows, self.ranking().ranks, s)
+            events = ranked_labels(rows, self.ranking().ranks, s)
             self._live = replay(
                 self.pool, events, price_model=s.price_model, price_per_item=s.price_per_item,
                 hourly_rates=store.hourly_rates(self.db, s.default_hourly_rate),
@@ -229,7 +232,7 @@ class ProjectState:
         """The live state if it is built and current, else None (never builds one)."""
         return self._live
 
-    def install_live(self, live: LiveState, events: dict[int, LabelEvent]) -> None:
+    def install_live(self, live: LiveState, events: dict[int, RankedLabel]) -> None:
         """Adopt a live state built elsewhere from these events (see ``live_build``)."""
         self._live, self._live_events = live, events
 

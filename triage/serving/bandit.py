@@ -18,10 +18,11 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
+from triage.base.labels import LabelEvent
 from triage.serving.calqueue import ARM, CalQueue
 from triage.serving.queue import RankedQueue
 from triage.stats.models.bandit import BanditAllocator
-from triage.store.records import LabelRow, ModelInfo, ranking
+from triage.store.records import ModelInfo, ranking
 from triage.store.settings import Settings
 
 DISCOUNT = 0.99
@@ -61,13 +62,13 @@ class BanditQueue:
         self.allocator = BanditAllocator(list(self.queues), beta=beta, discount=DISCOUNT,
                                          seed=self.settings.seed)
 
-    def fold(self, rows: list[LabelRow]) -> None:
+    def fold(self, rows: list[LabelEvent]) -> None:
         """Count newly recorded labels that an arm served (skips give no reward signal)."""
         for row in rows:
             if row.served_by in self.queues and row.value is not None:
                 self.allocator.update(row.served_by, self.settings.is_positive(row.value))
 
-    def rebuild(self, rows: list[LabelRow]) -> None:
+    def rebuild(self, rows: list[LabelEvent]) -> None:
         """Start over from the active labels (after an undo of a served label)."""
         self._fresh_allocator()
         self.fold(sorted(rows, key=lambda r: r.id))

@@ -14,7 +14,7 @@ import sqlite_utils
 
 from triage import store
 from triage.base.errors import AlreadyRecorded
-from triage.store.records import LabelRow
+from triage.base.labels import LabelEvent
 
 VOTING_KINDS = ("triage", "overlap", "audit", "certify")   # kinds that make an annotator's label
 SEEN_KINDS = ("triage", "overlap", "audit", "certify")   # kinds (skips too) that mean "has seen it"
@@ -24,8 +24,8 @@ SEEN_KINDS = ("triage", "overlap", "audit", "certify")   # kinds (skips too) tha
 class SyncResult:
     """What one :meth:`LabelTracker.sync` brought in: new events, and events undone."""
 
-    added: list[LabelRow] = field(default_factory=list)
-    removed: list[LabelRow] = field(default_factory=list)
+    added: list[LabelEvent] = field(default_factory=list)
+    removed: list[LabelEvent] = field(default_factory=list)
 
 
 class LabelTracker:
@@ -34,7 +34,7 @@ class LabelTracker:
     def __init__(self) -> None:
         self.seen_id = 0
         self.seen_undo = 0
-        self.rows: dict[int, LabelRow] = {}
+        self.rows: dict[int, LabelEvent] = {}
         self.by_candidate: dict[int, list[int]] = {}
         self.kind_counts: dict[str, int] = {}
 
@@ -54,12 +54,12 @@ class LabelTracker:
                 result.removed.append(undone)
         return result
 
-    def _add(self, row: LabelRow) -> None:
+    def _add(self, row: LabelEvent) -> None:
         self.rows[row.id] = row
         self.by_candidate.setdefault(row.candidate_id, []).append(row.id)
         self.kind_counts[row.kind] = self.kind_counts.get(row.kind, 0) + 1
 
-    def _remove(self, row: LabelRow) -> None:
+    def _remove(self, row: LabelEvent) -> None:
         del self.rows[row.id]
         ids = self.by_candidate[row.candidate_id]
         ids.remove(row.id)
@@ -67,7 +67,7 @@ class LabelTracker:
             del self.by_candidate[row.candidate_id]
         self.kind_counts[row.kind] -= 1
 
-    def events_of(self, candidate_id: int) -> list[LabelRow]:
+    def events_of(self, candidate_id: int) -> list[LabelEvent]:
         """The candidate's active events, oldest first."""
         return [self.rows[i] for i in self.by_candidate.get(candidate_id, ())]
 

@@ -1,7 +1,7 @@
 """The live state the desk and ``triage status`` draw from: what the money has bought so far.
 
-Qt-free and database-free: the project layer feeds label events in (``apply``), takes them
-back on undo (``revert``), and asks for a cheap immutable :class:`LiveSnapshot` after each.
+Qt-free and database-free: the project layer feeds label events in (``apply``), each as a
+:class:`RankedLabel` (its rank and the project's verdict), takes them back on undo (``revert``), and asks for a cheap immutable :class:`LiveSnapshot` after each.
 
 Counting rules (documented in the README):
 
@@ -38,9 +38,9 @@ import numpy as np
 
 from triage.stats.common import DECILES, decile_sizes
 from triage.stats.live_types import DecileLive as DecileLive
-from triage.stats.live_types import LabelEvent as LabelEvent
 from triage.stats.live_types import LiveSnapshot as LiveSnapshot
 from triage.stats.live_types import PriceSettings as PriceSettings
+from triage.stats.live_types import RankedLabel as RankedLabel
 
 KINDS = frozenset({"triage", "overlap", "audit", "retest", "adjudication", "certify"})
 PRICE_MODELS = frozenset({"per_item", "per_hour"})
@@ -76,7 +76,7 @@ class LiveState:
 
     # -- state -----------------------------------------------------------------------
     def _reset(self) -> None:
-        self._applied: dict[int, LabelEvent] = {}  # insertion order = apply order
+        self._applied: dict[int, RankedLabel] = {}  # insertion order = apply order
         self._labels: dict[int, list[tuple[int, bool]]] = {}  # rank -> active (id, positive)
         self._skips: dict[int, int] = {}  # rank -> active skip events
         self._tally: dict[str, list[int]] = {}  # annotator -> [events, labels, skips, pos, µs, rulings]
@@ -92,7 +92,7 @@ class LiveState:
 
     def restore(self, *, deciles: tuple[list[int], list[int], list[int]],
                 counts: tuple[int, int, int, int], labels: dict[int, list[tuple[int, bool]]],
-                skips: dict[int, int], applied: dict[int, LabelEvent],
+                skips: dict[int, int], applied: dict[int, RankedLabel],
                 tally: dict[str, list[int]], curve: tuple[np.ndarray, np.ndarray]) -> None:
         """Install totals computed in bulk from events, as applying them one by one would.
 
@@ -110,7 +110,7 @@ class LiveState:
         self._curve_n, self._exposed = n, 0
 
     @property
-    def events(self) -> list[LabelEvent]:
+    def events(self) -> list[RankedLabel]:
         """Active events in the order they were applied."""
         return list(self._applied.values())
 
@@ -147,7 +147,7 @@ class LiveState:
         self._annotated += da
         self._positives += dp
 
-    def _check(self, event: LabelEvent) -> None:
+    def _check(self, event: RankedLabel) -> None:
         if not 1 <= event.rank <= self.pool:
             raise ValueError(f"rank {event.rank} is outside the pool 1..{self.pool}")
         if event.kind not in KINDS:
@@ -155,7 +155,7 @@ class LiveState:
         if not (math.isfinite(event.seconds) and event.seconds >= 0):
             raise ValueError("seconds must be a finite number >= 0")
 
-    def apply(self, event: LabelEvent) -> None:
+    def apply(self, event: RankedLabel) -> None:
         """Count one new event. O(1) (O(labels on that candidate), a handful at most)."""
         self._check(event)
         if event.event_id in self._applied:
@@ -174,7 +174,7 @@ class LiveState:
         if not event.skipped:
             self._push_curve()
 
-    def revert(self, event: LabelEvent) -> None:
+    def revert(self, event: RankedLabel) -> None:
         """Undo an applied event. O(1) for the latest; O(k) when k events came after it."""
         stored = self._applied.get(event.event_id)
         if stored is None:
@@ -183,7 +183,7 @@ class LiveState:
             raise ValueError(f"event {event.event_id} differs from the one applied")
         # Another annotator may have labeled since: the curve points after this event
         # change, so take the later events off, remove this one, and put them back.
-        later: list[LabelEvent] = []
+        later: list[RankedLabel] = []
         for event_id in reversed(self._applied):
             if event_id == event.event_id:
                 break
@@ -194,7 +194,7 @@ class LiveState:
         for newer in reversed(later):
             self.apply(newer)
 
-    def _revert_latest(self, event: LabelEvent) -> None:
+    def _revert_latest(self, event: RankedLabel) -> None:
         before = self._rank_state(event.rank)
         if event.skipped:
             left = self._skips[event.rank] - 1
@@ -215,14 +215,14 @@ class LiveState:
         del self._applied[event.event_id]
         self._count(event, -1)
 
-    def _decisions(self, event: LabelEvent, sign: int) -> None:
+    def _decisions(self, event: RankedLabel, sign: int) -> None:
         """A correction takes its earlier decision out of (-1) or back into (+1) the counts."""
         if (old := self._applied.get(event.replaces or 0)) is not None and old.skipped:
             self._skip_events += sign
         elif old is not None:
             self._label_events += sign
 
-    def _count(self, event: LabelEvent, sign: int) -> None:
+    def _count(self, event: RankedLabel, sign: int) -> None:
         tally = self._tally.setdefault(event.annotator, [0, 0, 0, 0, 0, 0])
         old = self._applied.get(event.replaces or 0)  # event ids start at 1
         if old is None:
@@ -340,7 +340,7 @@ class LiveState:
         return DecileLive(d + 1, items, annotated, positives, yield_, marginal, share)
 
 
-def rebuild(pool_size: int, events: Iterable[LabelEvent],
+def rebuild(pool_size: int, events: Iterable[RankedLabel],
             **settings: Unpack[PriceSettings]) -> LiveState:
     """A fresh state with ``events`` applied in order (used when a project is opened)."""
     state = LiveState(pool_size, **settings)

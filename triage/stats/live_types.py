@@ -1,4 +1,4 @@
-"""The value types of the live state (:mod:`triage.stats.live`): events in, snapshots out."""
+"""The value types of the live state (:mod:`triage.stats.live`): ranked labels in, snapshots out."""
 
 from __future__ import annotations
 
@@ -21,8 +21,15 @@ class PriceSettings(TypedDict, total=False):
 
 
 @dataclass(frozen=True)
-class LabelEvent:
-    """One recorded decision on the candidate at ``rank`` (1-based, active model)."""
+class RankedLabel:
+    """A label event as the live tally counts it: at ``rank`` (1-based, active model), judged.
+
+    Not a second label event: the projection of one :class:`triage.base.labels.LabelEvent`
+    (``event_id``) onto the active ranking, with the project's verdict on the candidate
+    after it (``positive``, ``replaces``, ``credit``: rules of the project layer, which the
+    statistics do not know). Built in one place,
+    :func:`triage.project.live_replay.ranked_label`.
+    """
 
     event_id: int
     rank: int
@@ -30,7 +37,7 @@ class LabelEvent:
     positive: bool
     skipped: bool
     seconds: float
-    kind: str  # triage | overlap | audit | retest | adjudication
+    kind: str  # the event's kind: triage | overlap | audit | retest | adjudication | certify
     # A history change: the id of the same annotator's earlier event it corrects (unpaid).
     replaces: int | None = None
     # Who is credited with the find while this is the candidate's latest label (the

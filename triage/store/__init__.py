@@ -21,6 +21,7 @@ from triage.store._quiet_import import import_sqlite_utils
 
 import_sqlite_utils()  # before any module of ours imports it (see the module)
 
+from triage.base.labels import LabelEvent  # noqa: E402
 from triage.store.curation import (  # noqa: E402
     GuidelineRow,
     guideline_versions,
@@ -30,7 +31,6 @@ from triage.store.curation import (  # noqa: E402
     recent_labels,
 )
 from triage.store.records import (  # noqa: E402
-    LabelRow,
     ModelInfo,
     active_labels,
     annotator_names,
@@ -68,7 +68,7 @@ __all__ = [
     "new_uid",
     "now_iso",
     "ModelInfo",
-    "LabelRow",
+    "LabelEvent",
     "load_settings",
     "project_info",
     "models",

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from triage.store.records import _LABEL_SELECT, LabelRow, now_iso
+from triage.base.labels import LabelEvent
+from triage.store.records import _LABEL_SELECT, now_iso
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ def label_guideline_versions(db: sqlite_utils.Database) -> dict[int, int | None]
 
 
 def recent_labels(db: sqlite_utils.Database, annotator_id: int,
-                  limit: int = 50) -> list[LabelRow]:
+                  limit: int = 50) -> list[LabelEvent]:
     """The annotator's latest active decisions (labels and skips, not rulings), newest first.
 
     A candidate labeled twice (a change from the history) appears once, as its latest event.
@@ -65,14 +66,14 @@ def recent_labels(db: sqlite_utils.Database, annotator_id: int,
     sql = (_LABEL_SELECT + " WHERE l.annotator_id = ? AND l.undone_at IS NULL "  # noqa: S608
            "AND l.kind != 'adjudication' AND l.id = " + latest + " ORDER BY l.id DESC LIMIT ?")
     rows = db.execute(sql, [annotator_id, int(limit)]).fetchall()
-    return [LabelRow(*row) for row in rows]
+    return [LabelEvent(*row) for row in rows]
 
 
-def last_active_ruling(db: sqlite_utils.Database, annotator_id: int) -> LabelRow | None:
+def last_active_ruling(db: sqlite_utils.Database, annotator_id: int) -> LabelEvent | None:
     """The curator's most recent ruling (adjudication event) that has not been undone."""
     row = db.execute(
         _LABEL_SELECT + " WHERE l.annotator_id = ? AND l.undone_at IS NULL "
         "AND l.kind = 'adjudication' ORDER BY l.id DESC LIMIT 1",
         [annotator_id],
     ).fetchone()
-    return LabelRow(*row) if row else None
+    return LabelEvent(*row) if row else None

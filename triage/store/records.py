@@ -1,5 +1,7 @@
 """Small typed SQL functions over a project file: settings, models, rankings, label events.
 
+Label events are read as :class:`triage.base.labels.LabelEvent`, the one type of a label event.
+
 The writes here are the project file's half of the write path: an open project reaches
 them only through :class:`triage.store.writer.FileWriter`; they check their arguments with
 :mod:`triage.store.checks`, as the team server's writer does. Every statement takes parameters; nothing user-supplied is ever formatted into SQL.
@@ -20,6 +22,7 @@ import sqlite_utils
 
 from triage import __version__
 from triage.base.errors import TriageError
+from triage.base.labels import LabelEvent
 from triage.store import candidates, checks
 from triage.store.content import HAS_CHECKSUMS, store_ranking_hashes
 from triage.store.settings import Settings
@@ -55,23 +58,6 @@ class ModelInfo:
     name: str
     source_column: str | None
     tied_items: int
-
-
-@dataclass(frozen=True)
-class LabelRow:
-    """One label event as stored."""
-
-    id: int
-    candidate_id: int
-    annotator: str
-    session_id: int
-    value: str | None
-    kind: str
-    created_at: str
-    seconds: float
-    note: str | None
-    undone_at: str | None
-    served_by: str | None = None
 
 
 def load_settings(db: sqlite_utils.Database) -> Settings:
@@ -229,14 +215,14 @@ def insert_label(
     return _new_row_id(cur)
 
 
-def last_active_label(db: sqlite_utils.Database, annotator_id: int) -> LabelRow | None:
+def last_active_label(db: sqlite_utils.Database, annotator_id: int) -> LabelEvent | None:
     """The annotator's most recent label event that has not been undone."""
     row = db.execute(
         _LABEL_SELECT + " WHERE l.annotator_id = ? AND l.undone_at IS NULL "
         "AND l.kind != 'adjudication' ORDER BY l.id DESC LIMIT 1",
         [annotator_id],
     ).fetchone()
-    return LabelRow(*row) if row else None
+    return LabelEvent(*row) if row else None
 
 
 def mark_undone(db: sqlite_utils.Database, label_id: int, session_id: int | None = None) -> None:
@@ -256,10 +242,10 @@ def mark_undone(db: sqlite_utils.Database, label_id: int, session_id: int | None
         )
 
 
-def labels_after(db: sqlite_utils.Database, label_id: int) -> list[LabelRow]:
+def labels_after(db: sqlite_utils.Database, label_id: int) -> list[LabelEvent]:
     """Label events with an id above ``label_id`` (new since we last looked), any desk."""
     rows = db.execute(_LABEL_SELECT + " WHERE l.id > ? ORDER BY l.id", [label_id]).fetchall()
-    return [LabelRow(*row) for row in rows]
+    return [LabelEvent(*row) for row in rows]
 
 
 def undone_after(db: sqlite_utils.Database, undo_seq: int) -> list[tuple[int, int]]:
@@ -289,10 +275,10 @@ _LABEL_SELECT = (
 )
 
 
-def active_labels(db: sqlite_utils.Database) -> list[LabelRow]:
+def active_labels(db: sqlite_utils.Database) -> list[LabelEvent]:
     """Every label event not undone, oldest first."""
     rows = db.execute(_LABEL_SELECT + " WHERE l.undone_at IS NULL ORDER BY l.id").fetchall()
-    return [LabelRow(*row) for row in rows]
+    return [LabelEvent(*row) for row in rows]
 
 
 def max_undo_seq(db: sqlite_utils.Database) -> int:

@@ -15,8 +15,8 @@ import re
 import numpy as np
 import sqlite_utils
 
+from triage.base.labels import LabelEvent
 from triage.base.progress import Progress
-from triage.store.records import LabelRow
 
 BATCH = 25_000   # candidates per transaction: a desk writing meanwhile waits at most one batch
 _STATE = "SELECT indexed_to, rows FROM _text_search_state WHERE id = 1"
@@ -126,7 +126,7 @@ def ids_in_key_order(db: sqlite_utils.Database) -> np.ndarray:
     return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
 
 
-def label_events(db: sqlite_utils.Database, candidate_id: int) -> list[LabelRow]:
+def label_events(db: sqlite_utils.Database, candidate_id: int) -> list[LabelEvent]:
     """Every label event of one candidate, undone ones too, oldest first."""
     rows = db.execute(_EVENTS, [candidate_id]).fetchall()
-    return [LabelRow(*row) for row in rows]
+    return [LabelEvent(*row) for row in rows]

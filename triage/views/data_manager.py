@@ -79,7 +79,7 @@ class RecordView:
     mine: str | None
 
 
-def _event_line(e: store.LabelRow) -> str:
+def _event_line(e: store.LabelEvent) -> str:
     value = e.value if e.value is not None else "skipped"
     line = f"{e.annotator}: {value} ({e.kind}, {e.created_at[:19].replace('T', ' ')})"
     if e.note:

@@ -271,6 +271,11 @@ def insert_sql(name: str, conflict: str) -> str:
     return f"INSERT INTO {name}({t.column_list}) VALUES ({marks}){tail}"  # noqa: S608
 
 
+# A row of the labels table with every column in the head schema's order (uid, annotator
+# id, undo number, source id ... : ``table("labels").names``), as replication copies it.
+# Not a second label event: the desk reads it back from the file as a LabelEvent.
+LabelsTableRow = tuple[Any, ...]
+
 _LABELS = table("labels").names
 _UNDO = _LABELS.index("undo_seq")
 _LABEL_UPSERT = (
@@ -282,7 +287,7 @@ _RENUMBER = ("UPDATE labels SET undo_seq = (SELECT coalesce(max(undo_seq), 0) + 
              "WHERE id = ? AND undone_at IS NOT NULL AND undo_seq IS NULL")
 
 
-def store_labels(db: sqlite_utils.Database, rows: list[Any]) -> None:
+def store_labels(db: sqlite_utils.Database, rows: list[LabelsTableRow]) -> None:
     """Store label rows from the server; undo marks get the replica's own order numbers.
 
     Desks follow undo marks by ``undo_seq > last seen``. Numbered here, in the order the
