@@ -204,10 +204,15 @@ def test_bandit_has_cal_among_its_arms(tmp_path):
     for _ in range(60):
         c = project.next_candidate(ada)
         project.record_label(ada, c.candidate_id, gold[c.candidate_id])
-    assert set(project.bandit_belief().pulls) == {"m1", "cal"}
+    # Before the first snapshot cal serves the imported order: each label counts for both.
+    assert project.bandit_belief().pulls == {"m1": 60, "cal": 60}
+    assert {r[0] for r in project.db.execute("SELECT served_by FROM labels")} == {"cal"}
     assert project.train_cal() is not None
+    for _ in range(60):
+        c = project.next_candidate(ada)
+        project.record_label(ada, c.candidate_id, gold[c.candidate_id])
     served_by = {r[0] for r in project.db.execute("SELECT served_by FROM labels")}
-    assert served_by == {"m1", "cal"}
+    assert served_by == {"m1", "cal"}   # the snapshot's head differs: the baseline serves
 
 
 def test_a_pool_of_pictures_without_captions_learns_from_the_scores_only(tmp_path):
@@ -252,6 +257,34 @@ def test_simulate_reports_labels_to_target_per_repeat(tmp_path):
     assert text.returncode == 0, text.stderr
     assert "labels to 90% true recall per repeat" in text.stdout
     assert "cal learned from the scores only" in text.stdout
+
+
+@pytest.mark.slow
+def test_desks_of_a_team_in_bandit_mode_choose_the_same_arm_from_the_labels(tmp_path):
+    from triage.project import open_project
+
+    lead = project_with(tmp_path, n=300, queue_mode="bandit", learn=True)
+    gold = gold_of(lead)
+    s = lead.start_session("lead")
+    for _ in range(60):
+        c = lead.next_candidate(s)
+        lead.record_label(s, c.candidate_id, gold[c.candidate_id])
+    assert lead.train_cal() is not None
+    for _ in range(40):
+        c = lead.next_candidate(s)
+        lead.record_label(s, c.candidate_id, gold[c.candidate_id])
+    desks = [open_project(tmp_path / "p.triage") for _ in range(3)]
+    arms = []
+    for calls, desk in enumerate(desks, start=1):
+        mine, theirs = desk.bandit_belief(), lead.bandit_belief()   # rebuilt from the labels
+        assert mine is not None and theirs is not None
+        assert (mine.pulls, mine.posterior_mean) == (theirs.pulls, theirs.posterior_mean)
+        bandit = desk.dispatcher.bandit
+        # A desk asks as often as it serves; the arm depends on the labels, not on that.
+        arms.append({bandit.choose(frozenset())[0] for _ in range(calls)})
+    assert arms[0] == arms[1] == arms[2] and len(arms[0]) == 1, arms
+    for d in desks:
+        d.close()
 
 
 def test_three_desks_on_one_file_serve_one_snapshot_order(tmp_path):

@@ -1,6 +1,6 @@
 """The careful path streams a big file: the same sentences and the same pool as read whole.
 
-A file over ``carefulstream.WHOLE_BYTES`` that the fast path refuses is checked a chunk of
+A file over ``rule.WHOLE_BYTES`` that the fast path refuses is checked a chunk of
 records at a time; here both limits are made tiny so a small file takes that way, in many
 chunks, and the result is compared with the whole-file careful reader's.
 """
@@ -16,8 +16,8 @@ import pytest
 
 from tests.helpers import SCHEME
 from triage.base.errors import InputError
-from triage.ingest import carefulstream
 from triage.ingest.importer import ColumnMapping
+from triage.ingest.read import chunked, rule
 from triage.project import create_project
 from triage.store.settings import Settings
 
@@ -46,8 +46,8 @@ def bad_pool(path: Path) -> Path:
 
 
 def streamed(monkeypatch) -> None:
-    monkeypatch.setattr(carefulstream, "WHOLE_BYTES", 0)
-    monkeypatch.setattr(carefulstream, "CHUNK_BYTES", 700)
+    monkeypatch.setattr(rule, "WHOLE_BYTES", 0)
+    monkeypatch.setattr(chunked, "CHUNK_BYTES", 700)
 
 
 def pool_of(path: Path) -> list[tuple]:

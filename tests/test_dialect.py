@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from triage.ingest.dialect import Dialect, _header_row, sniff
+from triage.ingest.read.dialect import Dialect, _header_row, sniff
 
 
 def write(tmp_path, name: str, data: bytes):
@@ -49,7 +49,7 @@ def test_options_given_are_kept_and_not_explained(tmp_path):
 
 def test_a_plain_file_is_not_parsed_to_be_guessed(tmp_path, monkeypatch):
     """The million-row case pays for one header look and a UTF-8 check, no csv parse."""
-    from triage.ingest import dialect
+    from triage.ingest.read import dialect
 
     rows = "".join(f"k{i},\"text, {i}\",0.{i % 10}\n" for i in range(50_000))
     path = write(tmp_path, "big.csv", ("key,text,s\n" + rows).encode())
@@ -63,8 +63,8 @@ def test_a_byte_not_utf8_past_the_sample_is_named_when_guessing_columns(tmp_path
     import pytest
 
     from triage.base.errors import InputError
-    from triage.ingest.dialect import SAMPLE_BYTES
-    from triage.ingest.profile import profile
+    from triage.ingest.read import profile
+    from triage.ingest.read.dialect import SAMPLE_BYTES
 
     rows = [f"k{i},words of ticket {i} here,0.{i % 1000:03d}" for i in range(
         SAMPLE_BYTES // 30 + 10)]

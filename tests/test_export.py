@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from triage.ingest.reader import read_table
+from triage.ingest.read import read_table
 from triage.ingest.writer import guard_cell, write_table
 
 

@@ -13,7 +13,7 @@ import pytest
 from tests.qt_helpers import read_source
 from triage.base.errors import InputError, TriageError
 from triage.ingest.importer import ColumnMapping, import_candidates
-from triage.ingest.reader import read_table
+from triage.ingest.read import read_table
 from triage.project.export import export_project
 from triage.store.connection import create_database
 

@@ -1,4 +1,4 @@
-"""The streamed pool import (ingest.stream, ingest.poolstream) equals the careful path."""
+"""The streamed pool import (ingest.read.open_batches, ingest.poolbatch, ingest.poolstream) equals the careful path."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import triage.ingest.importer as importer
 import triage.ingest.poolstream as poolstream
 from triage.base.errors import InputError
 from triage.ingest.importer import ColumnMapping, import_candidates
-from triage.ingest.stream import Pipe
+from triage.ingest.poolbatch import Pipe
 from triage.store.connection import create_database
 
 MAPPING = ColumnMapping(text="text", key="key", scores=(("m1", "s1"), ("m2", "s2")),
@@ -145,9 +145,9 @@ def test_quoted_fields_and_extra_columns_stream_as_the_careful_path_reads(
 
 def test_stream_is_bounded_and_keeps_order(tmp_path, monkeypatch):
     """A queue smaller than the file: the reader waits for the writer, rows stay in order."""
-    monkeypatch.setattr("triage.ingest.stream.READ_BLOCK", 1 << 12)
-    monkeypatch.setattr("triage.ingest.stream.AHEAD_BYTES", 1 << 13)
-    monkeypatch.setattr("triage.ingest.stream.BEHIND_BYTES", 1 << 13)
+    monkeypatch.setattr("triage.ingest.read.fast.READ_BLOCK", 1 << 12)
+    monkeypatch.setattr("triage.ingest.poolbatch.AHEAD_BYTES", 1 << 13)
+    monkeypatch.setattr("triage.ingest.poolbatch.BEHIND_BYTES", 1 << 13)
     monkeypatch.setattr(Pipe.__init__, "__defaults__", (1 << 13,))
     rows = [(f"k{i:05d}", f"text {i}", float(i % 97), 0.5, "pos" if i % 3 else "", "x")
             for i in range(5000)]
@@ -163,7 +163,7 @@ def test_stream_is_bounded_and_keeps_order(tmp_path, monkeypatch):
 def test_a_failure_mid_stream_writes_nothing_and_reports_the_line(tmp_path, monkeypatch):
     """A bad value far down the file: the streamed rows are rolled back and the careful
     path names the line."""
-    monkeypatch.setattr("triage.ingest.stream.READ_BLOCK", 1 << 12)
+    monkeypatch.setattr("triage.ingest.read.fast.READ_BLOCK", 1 << 12)
     rows = [(f"k{i}", f"text {i}", 0.5, 0.5, "", "x") for i in range(3000)]
     src = write(tmp_path / "bad.csv", rows)
     lines = src.read_text(encoding="utf-8").splitlines()
@@ -180,7 +180,7 @@ def test_a_failure_mid_stream_writes_nothing_and_reports_the_line(tmp_path, monk
 def test_a_ragged_row_past_the_first_block_is_reported_by_line(tmp_path, monkeypatch):
     """Arrow's parse error on a later block is not the user's message: the careful path
     names the line."""
-    monkeypatch.setattr("triage.ingest.stream.READ_BLOCK", 1 << 12)
+    monkeypatch.setattr("triage.ingest.read.fast.READ_BLOCK", 1 << 12)
     rows = [(f"k{i}", f"text {i}", 0.5, 0.5, "", "x") for i in range(3000)]
     src = write(tmp_path / "ragged.csv", rows)
     lines = src.read_text(encoding="utf-8").splitlines()
@@ -199,7 +199,7 @@ def test_a_ragged_row_past_the_first_block_is_reported_by_line(tmp_path, monkeyp
 def test_blank_mask_is_the_regex_test(values):
     import pyarrow as pa
 
-    from triage.ingest.fastread import blank, blank_mask
+    from triage.ingest.read import blank, blank_mask
 
     array = pa.array(values, pa.string())
     mask = blank_mask(array)

@@ -14,9 +14,9 @@ from triage.ingest.importer import (
     ColumnMapping,
     add_scores,
     import_candidates,
-    preview,
     rank_scores,
 )
+from triage.ingest.read import preview
 from triage.store.connection import create_database, open_database
 from triage.store.records import ranking
 
@@ -329,7 +329,7 @@ def test_add_scores_errors_change_nothing(db, tmp_path):
 
 def test_cancel_leaves_nothing(tmp_path, monkeypatch):
     monkeypatch.setattr("triage.ingest.importer.CHUNK", 2)
-    monkeypatch.setattr("triage.ingest.parsing.PROGRESS_EVERY", 2)
+    monkeypatch.setattr("triage.ingest.read.careful.PROGRESS_EVERY", 2)
     src = pool(tmp_path)
     # While reading (the fast path reports once), inserting candidates, inserting scores.
     for stop_after in (1, 3, 5):

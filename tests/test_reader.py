@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from triage.base.errors import InputError, TriageError
-from triage.ingest.dialect import Dialect
-from triage.ingest.reader import read_table
+from triage.ingest.read import read_table
+from triage.ingest.read.dialect import Dialect
 
 CHECKS = {"numeric": ["score"], "nonempty": ["text"], "unique": ["key"]}
 
@@ -151,7 +151,7 @@ def test_embedded_newlines_keep_physical_line_numbers(tmp_path):
 
 
 def test_embedded_newlines_across_progress_chunks(tmp_path, monkeypatch):
-    monkeypatch.setattr("triage.ingest.parsing.PROGRESS_EVERY", 3)
+    monkeypatch.setattr("triage.ingest.read.careful.PROGRESS_EVERY", 3)
     rows = ["key,text"] + [f'k{i},"a\nb"' if i % 4 == 0 else f"k{i},t" for i in range(10)]
     table = read_table(write(tmp_path, "c.csv", "\n".join(rows) + "\n"))
     expected, line = [], 2
@@ -240,7 +240,7 @@ def test_jsonl_missing_key_and_nan(tmp_path):
 
 
 def test_progress_is_called_and_can_cancel(tmp_path, monkeypatch):
-    monkeypatch.setattr("triage.ingest.parsing.PROGRESS_EVERY", 10)
+    monkeypatch.setattr("triage.ingest.read.careful.PROGRESS_EVERY", 10)
     body = "".join(f"k{i}\n" for i in range(35))
     calls = []
     path = write(tmp_path, "p.csv", "key\n" + body)
@@ -251,7 +251,7 @@ def test_progress_is_called_and_can_cancel(tmp_path, monkeypatch):
         read_table(path, progress=lambda done, total: False)
     # The precise parser reports every ~10 records (the header counts as one), rising,
     # ending at all 36 records.
-    import triage.ingest.reader as reader
+    import triage.ingest.read.table as reader
 
     monkeypatch.setattr(reader, "fast_delimited", lambda *a, **k: None)
     calls.clear()
@@ -292,7 +292,7 @@ def test_roundtrip_matches_csv_writer(tmp_path, rows):
                 min_size=1, max_size=30))
 def test_fast_path_equals_the_precise_parser(tmp_path, monkeypatch, rows):
     """The C-parser fast path must give exactly what the precise parser gives."""
-    import triage.ingest.reader as reader
+    import triage.ingest.read.table as reader
 
     body = "".join(f"k{i},{text},{score!r}\n" for i, (text, score) in enumerate(rows))
     path = write(tmp_path, "fast.csv", "key,text,score\n" + body)
@@ -320,7 +320,7 @@ def test_quoted_fast_path_equals_the_precise_parser(tmp_path, monkeypatch, rows,
     """Quoted fields (delimiters, quotes, line breaks inside): the same columns and the same
     physical start lines on both paths, and the fast path takes every file without a
     lone CR."""
-    import triage.ingest.reader as reader
+    import triage.ingest.read.table as reader
 
     path = tmp_path / ("q.csv" if delim == "," else "q.tsv")
     with open(path, "w", encoding="utf-8", newline="") as handle:
@@ -347,7 +347,7 @@ def test_quoted_fast_path_equals_the_precise_parser(tmp_path, monkeypatch, rows,
 
 
 def test_fast_path_whitespace_is_pythons():
-    from triage.ingest.fastread import WHITESPACE
+    from triage.ingest.read import WHITESPACE
 
     assert sorted(WHITESPACE) == sorted(c for c in map(chr, range(0x110000)) if c.isspace())
 
@@ -363,7 +363,7 @@ def test_fast_path_whitespace_is_pythons():
     '{"key": "a", "text": "2020-01-01", "score": 9007199254740993}\n',
 ])
 def test_jsonl_fast_path_equals_the_precise_parser(tmp_path, monkeypatch, body):
-    import triage.ingest.reader as reader
+    import triage.ingest.read.table as reader
 
     path = write(tmp_path, "f.jsonl", body)
 

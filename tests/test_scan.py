@@ -1,11 +1,11 @@
-"""The quote-aware byte scan (ingest.scan): which files the fast path may take, and where
+"""The quote-aware byte scan (ingest.read.rule): which files the fast path may take, and where
 their records start."""
 
 from __future__ import annotations
 
 import pytest
 
-from triage.ingest.scan import scan
+from triage.ingest.read.rule import scan
 
 
 @pytest.mark.parametrize("body, records, lines", [
@@ -41,7 +41,7 @@ def test_only_the_quoting_matters_without_a_count():
 
 def test_state_carries_across_chunks(tmp_path, monkeypatch):
     """A quote, a CR or a record boundary on the edge of a read block."""
-    monkeypatch.setattr("triage.ingest.scan.BLOCK", 3)
+    monkeypatch.setattr("triage.ingest.read.rule.BLOCK", 3)
     body = b'k,t\n1,"a,""b""\r\nc"\r\n2,"x"\r\n3,y\n'
     path = tmp_path / "f.csv"
     path.write_bytes(body)

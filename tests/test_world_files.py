@@ -15,7 +15,7 @@ import pytest
 
 from tests.qt_helpers import read_source
 from triage.base.errors import TriageError
-from triage.ingest.reader import read_table
+from triage.ingest.read import read_table
 from triage.views.new_project import (
     Dialect,
     dialect_from_form,

@@ -183,14 +183,15 @@ def test_a_bad_row_after_streamed_batches_leaves_no_project(pg, tmp_path, capsys
                                                             monkeypatch):
     """The pool streams into the server's COPY as it is read: a bad row found after the
     first batches went in rolls the whole import back and is named by file, line, column."""
-    from triage.ingest import stream
+    from triage.ingest import poolbatch
+    from triage.ingest.read import fast
     from triage.store.pg import ingest
 
     rows = pool_rows(3000)
     rows[2500]["m1"] = "notanumber"
     src = write_pool(tmp_path / "late.csv", rows)
-    monkeypatch.setattr(stream, "READ_BLOCK", 8 << 10)   # many small batches,
-    monkeypatch.setattr(stream, "ahead_bytes", lambda path: 1)   # read one ahead of the COPY
+    monkeypatch.setattr(fast, "READ_BLOCK", 8 << 10)   # many small batches,
+    monkeypatch.setattr(poolbatch, "ahead_bytes", lambda path: 1)   # read one ahead of the COPY
     copied: list[int] = []
     real_copy = ingest.copy_arrow
 
@@ -359,7 +360,7 @@ def test_new_from_a_url_keeps_every_text_whether_or_not_it_needs_quotes(pg, tmp_
                                                                         monkeypatch):
     """Batches go to COPY unquoted when nothing in them needs quotes, quoted otherwise:
     texts with commas, quotes, line breaks and spaces, and blank gold, arrive as written."""
-    from triage.ingest import stream
+    from triage.ingest.read import fast
 
     rows = pool_rows(600)
     odd = {100: 'says "hi", then', 101: "two\nlines", 102: "  spaced  ", 103: "a\\.",
@@ -371,7 +372,7 @@ def test_new_from_a_url_keeps_every_text_whether_or_not_it_needs_quotes(pg, tmp_
     src = write_pool(tmp_path / "odd.csv", rows)
     from triage.store.pg import copy as pg_copy
 
-    monkeypatch.setattr(stream, "READ_BLOCK", 4 << 10)   # some batches plain, some not
+    monkeypatch.setattr(fast, "READ_BLOCK", 4 << 10)   # some batches plain, some not
     seen: list[bool] = []
     real = pg_copy.plain_strings
     monkeypatch.setattr(pg_copy, "plain_strings", lambda batch: seen.append(real(batch))

@@ -29,7 +29,7 @@ from triage.ingest.exchange_pictures import (
     remove,
     write_pictures,
 )
-from triage.ingest.reader import Table
+from triage.ingest.read import Table
 from triage.store import candidates as store_candidates
 from triage.store import exchange as store_exchange
 from triage.store import provenance

@@ -39,13 +39,12 @@ from triage.base import arrow
 from triage.base.errors import InputError, Problem, TriageError
 from triage.base.jobs import lane
 from triage.base.progress import Progress as Progress
-from triage.ingest import carefulstream, fastread, imagecols, metajson
 from triage.ingest import import_parts as parts
-from triage.ingest.dialect import Dialect, fast
-from triage.ingest.profile import preview as preview
+from triage.ingest import metajson
+from triage.ingest import read as reading
 from triage.ingest.progress import Ticker as _Ticker
 from triage.ingest.ranking import rank_scores as rank_scores
-from triage.ingest.reader import Table, read_table
+from triage.ingest.read import Dialect, NotClean, Table, may_stream, read_table
 from triage.store import bulk, candidates, provenance
 from triage.store.poolwrite import NewModel, Plan, warmed, write_pool
 from triage.store.records import now_iso, save_ranking
@@ -141,7 +140,7 @@ def _candidate_rows(table: Table, mapping: ColumnMapping, used: list[str]) -> An
         columns["meta"] = metas
     if mapping.gold:  # a blank gold cell is no gold label
         gold = table.arrow(mapping.gold)
-        columns["gold"] = pc.if_else(fastread.blank(gold), pa.nulls(n, gold.type), gold)
+        columns["gold"] = pc.if_else(reading.blank(gold), pa.nulls(n, gold.type), gold)
     return pa.table(columns)
 
 
@@ -184,7 +183,7 @@ def _import_candidates(db: sqlite_utils.Database, path: Path, mapping: ColumnMap
                        after: Callable[[sqlite_utils.Database], None] | None = None,
                        writer: Callable[..., None] = write_pool) -> ImportResult:
     # long: the fast path first, then the careful one, as import_candidates says
-    mapping = imagecols.with_image(mapping)
+    mapping = parts.with_image(mapping)
     seed = parts.project_seed(db) if seed is None else seed
     if candidates.exist(db):
         raise TriageError("this project already has its candidates; add a later model's "
@@ -203,15 +202,15 @@ def _import_candidates(db: sqlite_utils.Database, path: Path, mapping: ColumnMap
     # Keys are checked unique beside the write, on the ranking thread (a hash table over
     # a million strings takes a tenth of a second); duplicates roll the write back and the
     # file is read again with the check, which reports them (or drops them when skipping).
-    if table is None and after is None and fast(mapping.dialect, path):
+    if table is None and after is None and may_stream(mapping.dialect, path):
         streamed = _stream(db, path, mapping, ticker=ticker, seed=seed, kind=kind, plan=plan,
                            writer=writer)
         if streamed is not None:
             return ImportResult(str(path), streamed[0], 0, None,
                                 tuple(m for m, _ in mapping.scores), streamed[1],
                                 time.perf_counter() - started)
-        if carefulstream.suits(path):  # too big to read whole: checked as it streams
-            done = carefulstream.import_checked(path, carefulstream.Checks(
+        if reading.suits(path):  # too big to read whole: checked as it streams
+            done = reading.import_checked(path, reading.Checks(
                 score_columns, required, read.keywords["nonempty"], mapping.key), skip_invalid,
                 ticker.read, lambda clean: _stream(db, clean, mapping, ticker=ticker, seed=seed,
                                                    kind=kind, plan=plan, origin=path,
@@ -229,7 +228,7 @@ def _import_candidates(db: sqlite_utils.Database, path: Path, mapping: ColumnMap
             raise TriageError(f"{path}: candidate keys are not unique") from None
         table = read(unique=[mapping.key] if mapping.key else [])
         tied = write(table)
-    rejects = carefulstream.write_rejects(path, table.columns, table.rejected)
+    rejects = reading.write_rejects(path, table.columns, table.rejected)
     return ImportResult(str(path), len(table), len(table.rejected), rejects,
                         tuple(m for m, _ in mapping.scores), tied,
                         time.perf_counter() - started)
@@ -241,9 +240,9 @@ def _stream(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping, *, ti
     """(rows, tied items) of a clean file imported as a stream; None when it is not
     clean (nothing was written), for the careful path to read (see ``poolstream``).
     ``origin``: the file ``path`` is the checked copy of (recorded as the source)."""
-    from triage.ingest import poolstream, stream
+    from triage.ingest import poolbatch, poolstream
 
-    shape = stream.Shape(mapping.text, mapping.key, mapping.gold,
+    shape = poolbatch.Shape(mapping.text, mapping.key, mapping.gold,
                          tuple(c for _, c in mapping.scores), mapping.metadata)
     sources = provenance.sources(db)
     models = [m for m, _ in mapping.scores]
@@ -254,13 +253,13 @@ def _stream(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping, *, ti
         made = parts.source_entry(source, kind, models, rows,
                                   digest if origin is None else parts.file_digest(source))
         return [("source_file", str(source.resolve())),
-                provenance.sources_row(sources + [made]), *imagecols.image_rows(mapping, source)]
+                provenance.sources_row(sources + [made]), *parts.image_rows(mapping, source)]
 
     try:
         return poolstream.import_stream(db, path, shape, mapping.scores, seed=seed,
                                         ticker=ticker, chunk=CHUNK, entry=entry, plan=plan,
                                         writer=writer)
-    except stream.NotClean:
+    except NotClean:
         return None
 
 
@@ -292,7 +291,7 @@ def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
     # hashing in numpy release the GIL, and so does the bulk insert.
     sources = provenance.sources(db)
     with lane("import-rank", 1) as pool:
-        unique = pool.submit(fastread.all_unique, keys) if mapping.key else None
+        unique = pool.submit(reading.all_unique, keys) if mapping.key else None
         digest = pool.submit(parts.file_digest, path)
         rankings = {model: pool.submit(rank_scores, table.numbers(column), keys, seed, model)
                     for model, column in mapping.scores}
@@ -309,7 +308,7 @@ def _import_table(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping,
             entry = parts.source_entry(path, kind, [m for m, _ in mapping.scores], n,
                                   digest.result())
             return [("source_file", str(path.resolve())),
-                    provenance.sources_row(sources + [entry]), *imagecols.image_rows(mapping, path)]
+                    provenance.sources_row(sources + [entry]), *parts.image_rows(mapping, path)]
 
         extra = {"plan": plan} if writer is write_pool else {}  # a server plans on its own
         writer(db, rows, models, info=info, chunk=CHUNK, advance=ticker.advance, after=after,

@@ -20,7 +20,7 @@ from triage.ingest.exchange import Exchange, IncomingLabel, ReadOptions, fail
 from triage.ingest.exchange_pictures import Pictures
 from triage.ingest.exchange_values import BadValue
 from triage.ingest.labelstudio_config import LabelConfig
-from triage.ingest.parsing import parse_delimited
+from triage.ingest.read import parse_delimited
 
 ROW_FIELDS = ("id", "annotator", "annotation_id", "created_at", "updated_at", "lead_time")
 

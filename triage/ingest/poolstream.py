@@ -1,14 +1,14 @@
 """The pool import of a clean file as one stream: read, check and store batch by batch.
 
-:func:`import_stream` is the importer's first try for a pool file (see
-:mod:`triage.ingest.stream` for the reading). A reader thread parses and checks the
-file and queues candidate batches, which :func:`triage.store.poolwrite.write_pool`
-stores as they come, in the import's one transaction. When the reader has seen every
+:func:`import_stream` is the importer's first try for a pool file (the batches come from
+:func:`triage.ingest.read.open_batches`, become candidates in :mod:`triage.ingest.poolbatch`).
+A reader thread parses and checks the file and queues candidate batches, which
+:func:`triage.store.poolwrite.write_pool` stores as they come, in the import's one transaction. When the reader has seen every
 row it checks the keys are unique, ranks every model and hashes the file, still on its
 own thread, usually while SQLite is still writing; the writer then adds the models and
 the provenance entry and commits.
 
-Anything unclean (and duplicate keys) raises :class:`~triage.ingest.stream.NotClean`
+Anything unclean (and duplicate keys) raises :class:`~triage.ingest.read.NotClean`
 after the transaction is rolled back; the importer then takes the careful path, which
 names every problem. A cancel from the progress callback raises ``TriageError``.
 """
@@ -26,16 +26,23 @@ import sqlite_utils
 
 from triage.base.errors import TriageError
 from triage.base.jobs import lane, start
-from triage.ingest import fastread, stream
+from triage.ingest import poolbatch
 from triage.ingest.ranking import rank_sorted
-from triage.ingest.reader import format_of
+from triage.ingest.read import (
+    NotClean,
+    all_unique,
+    count_rows,
+    estimate_rows,
+    format_of,
+    open_batches,
+)
 from triage.store.poolwrite import NewModel, Plan, write_pool
 from triage.store.records import now_iso
 
 Entry = Callable[[int, str], list[tuple[str, str]]]  # (rows, sha256) -> project rows
 
 
-def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
+def import_stream(db: sqlite_utils.Database, path: Path, shape: poolbatch.Shape,
                   models: Sequence[tuple[str, str]], *, seed: int, ticker: Any, chunk: int,
                   entry: Entry, plan: Plan | None = None,
                   writer: Callable[..., None] = write_pool) -> tuple[int, dict[str, int]]:
@@ -52,8 +59,8 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
         reader.close()
         raise TriageError("cancelled")
     ticker.start_writing(rows)
-    kept = stream.Collected(rows)
-    pipe = stream.Pipe(stream.ahead_bytes(path))
+    kept = poolbatch.Collected(rows)
+    pipe = poolbatch.Pipe(poolbatch.ahead_bytes(path))
     checked: Future = Future()  # (rankings made on the reader thread or None, sha256)
     # The exact count (and, for CSV/TSV, the check that the quoting is clean) is a pass
     # over the bytes of its own, beside the parse; numpy and file reads release the GIL.
@@ -64,11 +71,11 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
     abandoned = threading.Event()  # the import failed: no SHA-256 is wanted
 
     def count() -> None:
-        stream.settle(counted, lambda: stream.count_rows(path, format_of(path)))
+        poolbatch.settle(counted, lambda: count_rows(path, format_of(path)))
         if abandoned.is_set():  # a reader still waiting for it must not wait forever
             digested.set_exception(TriageError("cancelled"))
         else:
-            stream.settle(digested, lambda: _sha256(path))
+            poolbatch.settle(digested, lambda: _sha256(path))
 
     counter = start(count, "triage-import-count")
 
@@ -77,13 +84,13 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
 
         try:
             for batch in reader:
-                pipe.put(stream.candidate_batch(batch, shape, names, kept.rows, kept))
+                pipe.put(poolbatch.candidate_batch(batch, shape, names, kept.rows, kept))
             # a blank line Arrow skipped, a lone CR line end, or unclean quoting
             if kept.rows == 0 or counted.result() not in (None, kept.rows):
-                raise stream.NotClean()
+                raise NotClean()
         except BaseException as error:
             if isinstance(error, pa.ArrowException):  # a ragged row past the first block,
-                error = stream.NotClean(str(error))   # say: the careful path names it
+                error = NotClean(str(error))   # say: the careful path names it
             pipe.fail(error)
             checked.set_exception(error)
             return
@@ -94,7 +101,7 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
         # time, each stored and freed before the next is made (bounded memory).
         early = not pipe.waited
         pipe.finish()
-        stream.settle(checked, lambda: _check(path, shape, models, seed, kept, early,
+        poolbatch.settle(checked, lambda: _check(path, shape, models, seed, kept, early,
                                                  digested))
 
     thread = start(read, "triage-import-read")
@@ -112,7 +119,7 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
         import pyarrow as pa
 
         # The schema is known, so SQLite gets ready while the first batch is parsed.
-        source = pa.RecordBatchReader.from_batches(stream.candidate_schema(shape, names),
+        source = pa.RecordBatchReader.from_batches(poolbatch.candidate_schema(shape, names),
                                                    pipe.batches())
         extra = {"plan": plan, "size_hint": rows} if writer is write_pool else {}
         writer(db, source, new_models, info=lambda: entry(kept.rows, checked.result()[1]),
@@ -125,27 +132,27 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: stream.Shape,
     return kept.rows, tied
 
 
-def _open(path: Path, shape: stream.Shape) -> tuple[int, list[str], Any]:
+def _open(path: Path, shape: poolbatch.Shape) -> tuple[int, list[str], Any]:
     """Rows (an estimate, for progress), column names and the batch reader of a file that may
     be clean and has every column the import needs; NotClean otherwise."""
     kind = format_of(path)
-    rows = stream.estimate_rows(path)
-    names, reader = stream.open_batches(path, kind, shape.numeric)
+    rows = estimate_rows(path)
+    names, reader = open_batches(path, kind, shape.numeric)
     needed = [shape.text, shape.key, shape.gold, *shape.numeric, *(shape.meta or ())]
     if any(name and name not in names for name in needed):
         reader.close()
-        raise stream.NotClean()
+        raise NotClean()
     return rows, names, reader
 
 
-def _check(path: Path, shape: stream.Shape, models: Sequence[tuple[str, str]], seed: int,
-           kept: stream.Collected, rank: bool, digested: Future) -> tuple[list[NewModel] | None,
+def _check(path: Path, shape: poolbatch.Shape, models: Sequence[tuple[str, str]], seed: int,
+           kept: poolbatch.Collected, rank: bool, digested: Future) -> tuple[list[NewModel] | None,
                                                                          str]:
     """After reading: NotClean when two rows share a key (the careful path reports them);
     else the rankings when ``rank`` (else None) and the file's SHA-256 (from ``digested``)."""
     if not rank:
-        if shape.key is not None and not fastread.all_unique(kept.key_array()):
-            raise stream.NotClean()
+        if shape.key is not None and not all_unique(kept.key_array()):
+            raise NotClean()
         return None, digested.result()
     return _parallel_rankings(path, models, seed, kept, shape.key is not None), \
         digested.result()
@@ -157,19 +164,19 @@ def _sha256(path: Path) -> str:
 
 
 def _parallel_rankings(path: Path, models: Sequence[tuple[str, str]], seed: int,
-                       kept: stream.Collected, keyed: bool) -> list[NewModel]:
+                       kept: poolbatch.Collected, keyed: bool) -> list[NewModel]:
     """Every model's ranking, while SQLite is still writing the candidates (the file fitted
     in memory), beside the check that the keys are unique (NotClean if not): numpy's sorts
     and hashing release the GIL, so the three share the cores."""
     keys = kept.key_array()
     with lane("import-rank", 3) as pool:
-        unique = pool.submit(fastread.all_unique, keys) if keyed else None
+        unique = pool.submit(all_unique, keys) if keyed else None
         futures = [pool.submit(_ranking, path, model, column, kept.numbers(column), keys, seed)
                    for model, column in models]
         if unique is not None and not unique.result():
             for future in futures:
                 future.cancel()
-            raise stream.NotClean()
+            raise NotClean()
         return [future.result() for future in futures]
 
 
@@ -181,7 +188,7 @@ def _ranking(path: Path, model: str, column: str, values: Any, keys: Any,
 
 
 def _rankings(path: Path, models: Sequence[tuple[str, str]], seed: int,
-              kept: stream.Collected) -> Iterator[NewModel]:
+              kept: poolbatch.Collected) -> Iterator[NewModel]:
     """Each model's ranking, one at a time (candidate ids are row numbers)."""
     keys = kept.key_array()
     last_use = {column: i for i, (_model, column) in enumerate(models)}

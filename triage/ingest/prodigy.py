@@ -22,7 +22,6 @@ with its line; nothing is written when there is one.
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from triage.ingest import exchange_values as values
 from triage.ingest.exchange import Exchange, IncomingLabel, ReadOptions, fail
 from triage.ingest.exchange_pictures import Pictures
 from triage.ingest.exchange_values import BadValue
+from triage.ingest.read import json_lines
 
 ANSWERS = ("accept", "reject", "ignore")
 PLAIN_SCORE_MODEL = "prodigy"
@@ -208,14 +208,10 @@ def read_prodigy(path: str | Path, options: ReadOptions | None = None) -> Exchan
     except (OSError, UnicodeDecodeError) as error:
         raise TriageError(f"{path}: cannot be read as UTF-8 text ({error})") from error
     reader = _Reader(path, options or ReadOptions())
-    for number, line in enumerate(raw.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as error:
-            reader.problems.append(Problem(str(path), number, error.colno,
-                                           f"not JSON: {error.msg}"))
+    for number, obj, bad in json_lines(raw):
+        if bad is not None:
+            reader.problems.append(Problem(str(path), number, bad.colno,
+                                           f"not JSON: {bad.msg}"))
             continue
         reader.line(number, obj)
     fail(reader.problems)

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from triage.base.errors import Problem, TriageError
-from triage.ingest.dialect import Dialect
-from triage.ingest.reader import read_table
+from triage.ingest.read import Dialect, read_table
 from triage.stats.models.report import PROBABILITY_SLACK, followed_warning
 
 
@@ -40,7 +39,7 @@ def load_scored_file(
     probabilities: bool = False, labels_followed: str | None = None,
     dialect: Dialect | None = None,
 ) -> ScoredFile:
-    """Read ``path`` with :func:`triage.ingest.reader.read_table` and validate what we need."""
+    """Read ``path`` with :func:`triage.ingest.read.read_table` and validate what we need."""
     if not scores:
         raise TriageError("give at least one --score NAME=COLUMN")
     names = [name for name, _ in scores]

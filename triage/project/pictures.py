@@ -1,7 +1,7 @@
 """The pictures of a project: where each candidate's picture is, and which cannot be shown.
 
 The import records the image column, the caption column and the pool file's folder in
-the ``project`` table (see :mod:`triage.ingest.imagecols`). Relative cells resolve against
+the ``project`` table (see :func:`triage.ingest.import_parts.image_rows`). Relative cells resolve against
 that folder; if it no longer exists (the pool moved), against the project file's folder.
 
 "Could not be shown" is computed when asked (``--check-images``), not recorded by the

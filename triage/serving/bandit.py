@@ -9,6 +9,14 @@ worked down (and whose yield is falling) loses its early lead.
 
 The arm that served each label is stored with it (``labels.served_by``), so every desk
 rebuilds the same belief from the file.
+
+With the learned ``cal`` ranking among the arms the allocator holds an incumbent (see
+:mod:`triage.stats.models.bandit`): it follows the baseline (the active model, else the
+first) until another arm is likely enough to yield more, and a label counts for every arm
+whose ranking had it next. A label served where cal's head and the followed arm's head
+agree is stored as served by cal; an imported arm's share is worked out again from its
+frozen ranking and the labels before it. The choice then depends on the stored labels
+only, so every desk of a team serves the same arm.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ import sqlite_utils
 from triage.base.labels import LabelEvent
 from triage.serving.calqueue import ARM, CalQueue
 from triage.serving.queue import RankedQueue
-from triage.stats.models.bandit import BanditAllocator
+from triage.stats.models.bandit import HOLD, BanditAllocator
 from triage.store.records import ModelInfo, ranking
 from triage.store.settings import Settings
 
@@ -50,23 +58,40 @@ class BanditQueue:
         self.mode = settings.queue_mode
         self.settings = settings
         self.queues: dict[str, RankedQueue | CalQueue] = {}
-        for m in models:
+        self.fixed: dict[str, RankedQueue] = {}
+        for m in sorted(models, key=lambda m: m.name != settings.active_model):  # baseline first
             order, scores = ranking(db, m.id)
-            self.queues[m.name] = RankedQueue(order, scores, is_handled)
+            self.queues[m.name] = self.fixed[m.name] = RankedQueue(order, scores, is_handled)
         if cal is not None and ARM not in self.queues:
             self.queues[ARM] = cal   # the learned ranking is one more arm
+        self.hold = HOLD if ARM in self.queues else None
         self._fresh_allocator()
 
     def _fresh_allocator(self) -> None:
         beta = PETS_BETA if self.mode == "pets" else 1.0
         self.allocator = BanditAllocator(list(self.queues), beta=beta, discount=DISCOUNT,
-                                         seed=self.settings.seed)
+                                         seed=self.settings.seed, hold=self.hold)
+        self._seen: set[int] = set()   # candidates labeled so far, in the order folded
+        self._ptr = dict.fromkeys(self.fixed, 0)
+
+    def _fixed_head(self, name: str) -> int | None:
+        """The frozen ranking's best candidate among those not labeled before the row folded."""
+        order = self.fixed[name].order
+        i = self._ptr[name]
+        while i < order.size and int(order[i]) in self._seen:
+            i += 1
+        self._ptr[name] = i
+        return int(order[i]) if i < order.size else None
 
     def fold(self, rows: list[LabelEvent]) -> None:
-        """Count newly recorded labels that an arm served (skips give no reward signal)."""
+        """Count newly recorded labels for the arms that served them (skips give no reward)."""
         for row in rows:
             if row.served_by in self.queues and row.value is not None:
-                self.allocator.update(row.served_by, self.settings.is_positive(row.value))
+                arms = [row.served_by]
+                if self.hold is not None:  # shared credit: every frozen ranking it headed
+                    arms += [n for n in self.fixed if self._fixed_head(n) == row.candidate_id]
+                self.allocator.credit(arms, self.settings.is_positive(row.value))
+            self._seen.add(row.candidate_id)
 
     def rebuild(self, rows: list[LabelEvent]) -> None:
         """Start over from the active labels (after an undo of a served label)."""
@@ -88,6 +113,8 @@ class BanditQueue:
         if not heads:
             return None
         arm = self.allocator.choose([a for a in self.queues if a in heads])
+        if self.hold is not None and heads.get(ARM) == heads[arm]:
+            arm = ARM  # cal agrees with the arm followed: the label counts for cal too
         return arm, heads[arm]
 
     def belief(self) -> BanditBelief:

@@ -13,19 +13,25 @@ from pathlib import Path
 
 from triage.base.errors import TriageError
 from triage.base.progress import Progress as Progress
-from triage.ingest.columnar import SPREADSHEETS
-from triage.ingest.columnar import sheet_names as sheet_names
-from triage.ingest.dialect import PLAIN, Sniffed, sniff, sniff_sheet
-from triage.ingest.dialect import Dialect as Dialect
 
 # ColumnMapping, Settings and preview are the dialog's vocabulary: ui/ takes them from here.
 from triage.ingest.importer import ColumnMapping as ColumnMapping
 from triage.ingest.importer import ImportResult
-from triage.ingest.importer import preview as preview
-from triage.ingest.profile import Column, from_rows
-from triage.ingest.profile import Profile as Profile
-from triage.ingest.profile import profile as profile
-from triage.ingest.reader import format_of
+from triage.ingest.read import (
+    PLAIN,
+    SPREADSHEETS,
+    Column,
+    Sniffed,
+    format_of,
+    from_rows,
+    sniff,
+    sniff_sheet,
+)
+from triage.ingest.read import Dialect as Dialect
+from triage.ingest.read import Profile as Profile
+from triage.ingest.read import preview as preview
+from triage.ingest.read import profile as profile
+from triage.ingest.read import sheet_names as sheet_names
 from triage.project import create_project
 from triage.store.settings import Settings as Settings
 from triage.store.settings import scheme_from_text

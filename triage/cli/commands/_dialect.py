@@ -1,5 +1,5 @@
 """How a text file is written, on the command line: --delimiter, --decimal, --encoding,
---header-row, and the guesses for what they leave open (see :mod:`triage.ingest.dialect`)."""
+--header-row, and the guesses for what they leave open (see :mod:`triage.ingest.read.dialect`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from triage.base.errors import TriageError
 
 if TYPE_CHECKING:
-    from triage.ingest.dialect import Dialect
+    from triage.ingest.read import Dialect
 
 
 _DELIMITERS = {",": ",", ";": ";", "tab": "\t", "\\t": "\t", "\t": "\t", "|": "|"}
@@ -52,7 +52,7 @@ def add_dialect_args(group: Any) -> None:
 
 def given_dialect(args: argparse.Namespace) -> tuple[Dialect, frozenset[str]]:
     """The dialect options the user gave, and which of them they gave."""
-    from triage.ingest.dialect import Dialect
+    from triage.ingest.read import Dialect
 
     chosen = {n for n in ("delimiter", "decimal", "encoding", "header_row")
               if getattr(args, n, None) is not None}
@@ -72,8 +72,7 @@ def read_dialect(args: argparse.Namespace) -> str:
     """
     # What views.new_project.read_as does, without loading the project package through
     # it (a fifth of a second of `triage new URL`'s start, which never opens a project).
-    from triage.ingest.dialect import Sniffed, sniff, sniff_sheet
-    from triage.ingest.reader import format_of
+    from triage.ingest.read import Sniffed, format_of, sniff, sniff_sheet
 
     given, chosen = given_dialect(args)
     kind = format_of(args.file)

@@ -15,7 +15,7 @@ from triage.cli.commands._dialect import add_dialect_args, file_dialect
 from triage.stats.agreement.ratings import BREAKDOWNS, LEVELS, numeric_values
 
 if TYPE_CHECKING:
-    from triage.ingest.reader import Table
+    from triage.ingest.read import Table
 
 # Items, annotators and labels in long form, and the optional session/decile/time columns.
 _LongForm = tuple[list[str], list[str], list[str], dict[str, list[str]]]
@@ -104,7 +104,7 @@ def _check_labels(table: Table, path: str, columns: list[str], args: argparse.Na
 
 
 def _long_arrays(args: argparse.Namespace, path: str, cats: list[str] | None) -> _LongForm:
-    from triage.ingest.reader import read_table
+    from triage.ingest.read import read_table
 
     extra = {k: getattr(args, k) for k in ("session", "decile", "time", "guideline_version")
              if getattr(args, k)}
@@ -117,7 +117,7 @@ def _long_arrays(args: argparse.Namespace, path: str, cats: list[str] | None) ->
 
 
 def _wide_arrays(args: argparse.Namespace, path: str, cats: list[str] | None) -> _LongForm:
-    from triage.ingest.reader import read_table
+    from triage.ingest.read import read_table
 
     table = read_table(path, dialect=file_dialect(args))
     has_item = args.item in table.columns

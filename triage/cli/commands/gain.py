@@ -75,7 +75,7 @@ def _check_args(args: argparse.Namespace) -> None:
 
 def gain_data(args: argparse.Namespace) -> dict[str, Any]:
     """Read the file and compute the full report as plain JSON-ready data."""
-    from triage.ingest.reader import read_table
+    from triage.ingest.read import read_table
     from triage.stats.gain.report import build_report
 
     _check_args(args)

@@ -151,7 +151,7 @@ def _guess(args: argparse.Namespace, reading: str) -> None:
     guesses), and say so: ``guessed: text=..., key=..., scores=...``."""
     import sys
 
-    from triage.ingest.reader import read_table
+    from triage.ingest.read import read_table
     from triage.views.new_project import (
         describe_guess,
         guess_mapping,

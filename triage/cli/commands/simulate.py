@@ -115,7 +115,7 @@ def labeling_orders(scores: dict[str, np.ndarray], gold: np.ndarray, strategy: s
 
 def run(args: argparse.Namespace) -> int:
     """Run ``triage simulate`` with the parsed arguments; returns the exit code."""
-    from triage.ingest.reader import read_table
+    from triage.ingest.read import read_table
     from triage.stats.models.cal_sim import labels_to_target
     from triage.stats.stopping.simulate import replay, summarise
     from triage.stats.stopping.validity import ADAPTIVE, FROZEN, rule_validity

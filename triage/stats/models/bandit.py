@@ -11,16 +11,44 @@ Exploration stops when the posterior probability that one arm is best reaches 1 
 Yield falls as a ranking is worked down, so evidence is discounted: each pull of an arm
 multiplies that arm's past counts by γ (``discount``) before adding the new label, which
 keeps the posterior about the arm's *current* yield (γ = 1: no discount).
+
+**Holding an incumbent** (``hold``, for a learned ranking among the arms). Thompson
+sampling between two rankings that are about as good alternates between them, and that
+costs labels: the positives a target recall still needs are the ones *both* rankings put
+deep, and reaching depth d along either one then costs the union of both heads, more than
+d labels as soon as the heads differ. With ``hold`` the allocator is conservative (in the
+spirit of Wu et al. 2016, "Conservative bandits"): it follows one arm, the incumbent
+(first the baseline, the first arm), and moves to another only once the posterior
+probability that the other's current yield is higher reaches ``hold``. The evidence for an
+arm it does not follow comes from shared credit: a label counts for every arm whose ranking
+had that candidate next (``credit``), so a learned ranking that agrees with the followed
+one gathers evidence without being played, and the followed arm alone answers for the
+candidates only it would serve. Only an arm that has counted ``EVIDENCE`` labels
+(discounted) can move the incumbent: an arm played once at the start, when every yield was
+high, would otherwise look better than the worked-down arm followed, and a switch to it is
+paid in labels. The choice is a function of the labels alone (no random draws), so every
+desk of a team serves the same arm.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 _REDRAWS = 1024  # PETS redraw cap; then a uniformly random other arm is played
 _REDRAW_BATCH = 64
+HOLD = 0.75  # P(another arm yields more) that moves an allocator holding an incumbent
+EVIDENCE = 10.0  # labels (discounted) an arm must have counted before it can move the incumbent
+
+
+def p_better(a1: float, b1: float, a2: float, b2: float) -> float:
+    """P(X1 > X2) for independent X1 ~ Beta(a1, b1), X2 ~ Beta(a2, b2) (normal approximation)."""
+    m1, m2 = a1 / (a1 + b1), a2 / (a2 + b2)
+    var = (a1 * b1 / ((a1 + b1) ** 2 * (a1 + b1 + 1))
+           + a2 * b2 / ((a2 + b2) ** 2 * (a2 + b2 + 1)))
+    return 0.5 * (1.0 + math.erf((m1 - m2) / math.sqrt(2.0 * var + 1e-300)))
 
 
 def ranking(scores: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -33,12 +61,16 @@ class BanditAllocator:
     """Stateful Thompson / PETS allocator over named arms with Beta(1, 1) priors."""
 
     def __init__(self, arms: list[str], *, beta: float = 1.0, discount: float = 1.0, seed: int = 0,
-                 samples: int = 4000):
+                 samples: int = 4000, hold: float | None = None):
         if not arms or len(set(arms)) != len(arms):
             raise ValueError("arms must be distinct names, at least one")
         if not 0.0 < beta <= 1.0 or not 0.0 < discount <= 1.0:
             raise ValueError("beta and discount must be in (0, 1]")
+        if hold is not None and not 0.5 <= hold < 1.0:
+            raise ValueError("hold must be in [0.5, 1)")
         self.arms = list(arms)
+        self.hold = hold
+        self.incumbent = 0  # the arm followed when holding (the baseline first)
         self.beta = beta
         self.discount = discount
         self.samples = samples
@@ -63,6 +95,11 @@ class BanditAllocator:
         unpulled = idx[self._pulls[idx] == 0]
         if unpulled.size:
             return self.arms[int(unpulled[0])]
+        if self.hold is not None:
+            if self.incumbent in idx:
+                return self.arms[self.incumbent]
+            means = self._a[idx] / (self._a[idx] + self._b[idx])
+            return self.arms[int(idx[int(np.argmax(means))])]
         first = idx[int(np.argmax(self._rng.beta(self._a[idx], self._b[idx])))]
         if self.beta >= 1.0 or idx.size == 1 or self._rng.random() <= self.beta:
             return self.arms[int(first)]
@@ -78,11 +115,29 @@ class BanditAllocator:
 
     def update(self, arm: str, positive: bool) -> None:
         """Record one label obtained by pulling ``arm``."""
-        i = self._index(arm)
+        self.credit([arm], positive)
+
+    def credit(self, arms: list[str], positive: bool) -> None:
+        """Record one label for every arm whose ranking had that candidate next."""
+        idx = sorted({self._index(arm) for arm in arms})
         g = self.discount
-        self._a[i] = 1.0 + g * (self._a[i] - 1.0) + float(bool(positive))
-        self._b[i] = 1.0 + g * (self._b[i] - 1.0) + float(not positive)
-        self._pulls[i] += 1
+        for i in idx:
+            self._a[i] = 1.0 + g * (self._a[i] - 1.0) + float(bool(positive))
+            self._b[i] = 1.0 + g * (self._b[i] - 1.0) + float(not positive)
+            self._pulls[i] += 1
+        if self.hold is not None:
+            self._challenge()
+
+    def _challenge(self) -> None:
+        """Move to the arm most likely to yield more than the incumbent, if likely enough."""
+        inc = self.incumbent
+        seen = self._a + self._b - 2.0
+        odds = [(p_better(self._a[j], self._b[j], self._a[inc], self._b[inc]), j)
+                for j in range(len(self.arms)) if j != inc and seen[j] >= EVIDENCE]
+        if odds and self._pulls[inc] > 0:
+            best, j = max(odds)
+            if best >= float(self.hold or 1.0):
+                self.incumbent = j
 
     def posterior(self) -> dict[str, tuple[float, float]]:
         """Beta parameters (a, b) per arm."""

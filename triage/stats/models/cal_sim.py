@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from triage.stats.models.bandit import BanditAllocator, ranking
+from triage.stats.models.bandit import HOLD, BanditAllocator, ranking
 from triage.stats.models.cal import DEFAULT, CalConfig, fit_scores, next_refit, warm_scores
 
 
@@ -81,47 +81,83 @@ def cal_order(features: Any, scores: list[np.ndarray], gold: np.ndarray,
     return np.asarray(order, dtype=np.int64)
 
 
-def bandit_cal_order(features: Any, scores: dict[str, np.ndarray], gold: np.ndarray,
-                     config: CalConfig = DEFAULT, discount: float = 0.99,
-                     stop_at: int | None = None, target: float | None = None
-                     ) -> tuple[np.ndarray, list[str]]:
-    """(row order, arm per label) of Thompson sampling over the imported models and cal.
+def _heads(fixed: dict[str, np.ndarray], ptr: dict[str, int], done: np.ndarray,
+           learned: _CalArm | None) -> dict[str, int]:
+    """Each arm's best-ranked row not labeled yet (arms worked to the end are left out)."""
+    heads: dict[str, int] = {}
+    for name, r in fixed.items():
+        while ptr[name] < r.size and done[r[ptr[name]]]:
+            ptr[name] += 1
+        if ptr[name] < r.size:
+            heads[name] = int(r[ptr[name]])
+    nxt = learned.next(done) if learned is not None else None
+    if nxt is not None:
+        heads["cal"] = nxt
+    return heads
 
-    ``stop_at`` and ``target`` as for :func:`cal_order`.
+
+def _allocate(fixed: dict[str, np.ndarray], learned: _CalArm | None, gold: np.ndarray,
+              alloc: BanditAllocator, refit_until: int | None, need: int | None
+              ) -> tuple[np.ndarray, list[str]]:
+    """(row order, arm per label) with ``alloc`` choosing among the arms' heads.
+
+    A label counts for every arm whose head it was (shared credit) when ``alloc`` holds
+    an incumbent; plain Thompson sampling counts it for the arm played only. Without a
+    learned arm the run ends once ``need`` positives are found.
     """
-    gold = np.asarray(gold, dtype=bool)
     n = gold.size
-    rng = np.random.default_rng([config.seed, 0xBA4])
-    fixed = {name: ranking(s, rng) for name, s in scores.items()}
     ptr = dict.fromkeys(fixed, 0)
-    arm = _CalArm(features, warm_scores(list(scores.values())), config)
-    names = [*fixed, "cal"]
-    alloc = BanditAllocator(names, discount=discount, seed=int(rng.integers(2 ** 31)))
     done = np.zeros(n, dtype=bool)
     train = np.ones(n, dtype=bool)
     order: list[int] = []
     arms: list[str] = []
-    need, found = _need(gold, target), 0
-    while len(order) < n:
-        if (stop_at is None or len(order) < stop_at) and (need is None or found < need):
-            arm.maybe_refit(order, gold, train)
-        heads: dict[str, int] = {}
-        for name, r in fixed.items():
-            while ptr[name] < n and done[r[ptr[name]]]:
-                ptr[name] += 1
-            if ptr[name] < n:
-                heads[name] = int(r[ptr[name]])
-        cal_head = arm.next(done)
-        if cal_head is not None:
-            heads["cal"] = cal_head
-        chosen = alloc.choose([a for a in names if a in heads])
+    found = 0
+    while len(order) < n and (learned is not None or need is None or found < need):
+        if learned is not None and (refit_until is None or len(order) < refit_until) and (
+                need is None or found < need):
+            learned.maybe_refit(order, gold, train)
+        heads = _heads(fixed, ptr, done, learned)
+        chosen = alloc.choose([a for a in alloc.arms if a in heads])
         item = heads[chosen]
         done[item] = True
         order.append(item)
         arms.append(chosen)
-        alloc.update(chosen, bool(gold[item]))
+        shared = [a for a, h in heads.items() if h == item] if alloc.hold is not None else [chosen]
+        alloc.credit(shared, bool(gold[item]))
         found += int(gold[item])
     return np.asarray(order, dtype=np.int64), arms
+
+
+def bandit_cal_order(features: Any, scores: dict[str, np.ndarray], gold: np.ndarray,
+                     config: CalConfig = DEFAULT, discount: float = 0.99,
+                     stop_at: int | None = None, target: float | None = None,
+                     hold: float | None = HOLD) -> tuple[np.ndarray, list[str]]:
+    """(row order, arm per label) of the bandit over the imported models and cal.
+
+    ``hold``: the allocator follows the first imported model until another arm is more
+    likely than that to yield more (None: plain Thompson sampling, as before).
+    ``stop_at`` and ``target`` as for :func:`cal_order`.
+    """
+    gold = np.asarray(gold, dtype=bool)
+    rng = np.random.default_rng([config.seed, 0xBA4])
+    fixed = {name: ranking(s, rng) for name, s in scores.items()}
+    arm = _CalArm(features, warm_scores(list(scores.values())), config)
+    alloc = BanditAllocator([*fixed, "cal"], discount=discount, seed=int(rng.integers(2 ** 31)),
+                            hold=hold)
+    return _allocate(fixed, arm, gold, alloc, stop_at, _need(gold, target))
+
+
+def bandit_order(orders: dict[str, np.ndarray], gold: np.ndarray, *, seed: int = 0,
+                 discount: float = 0.99, hold: float | None = HOLD, target: float | None = None
+                 ) -> tuple[np.ndarray, list[str]]:
+    """(row order, arm per label) of the bandit over fixed orders (the first is the baseline).
+
+    ``target``: stop once that recall is reached (None: label the whole pool).
+    """
+    gold = np.asarray(gold, dtype=bool)
+    alloc = BanditAllocator(list(orders), discount=discount, seed=seed, hold=hold)
+    fixed = {name: np.asarray(o, dtype=np.int64) for name, o in orders.items()}
+    return _allocate(fixed, None, gold, alloc, None, _need(gold, target))
 
 
 def labels_to_target(order: np.ndarray, gold: np.ndarray, target: float) -> int:
@@ -135,4 +171,4 @@ def labels_to_target(order: np.ndarray, gold: np.ndarray, target: float) -> int:
     return int(hit[0]) + 1 if hit.size else int(order.size)
 
 
-__all__ = ["bandit_cal_order", "cal_order", "labels_to_target"]
+__all__ = ["bandit_cal_order", "bandit_order", "cal_order", "labels_to_target"]

@@ -66,13 +66,6 @@ class Dialect:
 PLAIN = Dialect()
 
 
-def fast(dialect: Dialect | None, path: Path) -> bool:
-    """Can the fast paths read ``path`` as ``dialect`` says (None: as its extension says)?"""
-    if dialect is None:
-        return True
-    return dialect.fast("tsv" if path.suffix.lower() in (".tsv", ".tab") else "csv")
-
-
 @dataclass(frozen=True)
 class Sniffed:
     """The dialect guessed for a file, each guess with its reason.
@@ -279,7 +272,7 @@ def sniff_sheet(path: str | Path, given: Dialect = PLAIN,
     The header is the first row as wide as the data when only short rows (a title, or a
     merged title cell: at most half as many cells) come before it.
     """
-    from triage.ingest.columnar import sheet_rows
+    from triage.ingest.read.columnar import sheet_rows
 
     if "header_row" in chosen:
         return Sniffed(given)

@@ -7,7 +7,7 @@ problem as ``file:line: column C: reason`` (the first 20, then a count). Line nu
 the following rows down by two, exactly as an editor shows them.
 
 Format choices (documented for users in docs/formats.md; Parquet and spreadsheets are
-read whole by :mod:`triage.ingest.columnar` and checked here the same way):
+read whole by :mod:`triage.ingest.read.columnar` and checked here the same way):
 - the format comes from the extension: ``.csv``/``.txt`` comma, ``.tsv``/``.tab`` tab (same
   quoting rules as CSV), ``.jsonl``/``.ndjson`` one JSON object per line;
 - text must be UTF-8 (a BOM is accepted); header names are stripped of surrounding space;
@@ -32,23 +32,21 @@ from typing import Any
 
 import numpy as np
 
-from triage.base.errors import InputError, Problem, TriageError
-from triage.ingest import columnar, fastread
-from triage.ingest.dialect import PLAIN, Dialect, encoding_name, not_utf8
-from triage.ingest.fastread import fast_delimited, fast_jsonl
-from triage.ingest.numbers import VALUE_SHOWN as VALUE_SHOWN
-from triage.ingest.numbers import shorten as shorten
-from triage.ingest.numbers import to_float
-from triage.ingest.parsing import Progress, delimited_columns, fail, parse_jsonl, tick
+from triage.base.errors import InputError, Problem
+from triage.ingest.read import columnar
+from triage.ingest.read.careful import (
+    Progress,
+    delimited_columns,
+    fail,
+    parse_jsonl,
+    shorten,
+    tick,
+    to_float,
+)
+from triage.ingest.read.dialect import PLAIN, Dialect, encoding_name, not_utf8
+from triage.ingest.read.fast import all_unique, any_blank, fast_delimited, fast_jsonl
+from triage.ingest.read.rule import COLUMNAR, format_of
 
-FORMATS = {
-    ".csv": "csv", ".txt": "csv",
-    ".tsv": "tsv", ".tab": "tsv",
-    ".jsonl": "jsonl", ".ndjson": "jsonl",
-    ".parquet": "parquet", ".pq": "parquet",
-    **columnar.SPREADSHEETS,
-}
-COLUMNAR = ("parquet", "xlsx", "ods")  # read whole by pyarrow or calamine, no lines
 # Problems kept on the exception (the message shows InputError.SHOWN of them).
 PROBLEMS_KEPT = 1000
 
@@ -58,7 +56,7 @@ class Table:
     """A validated table: columns in file order, one physical source line per row.
 
     ``data`` holds float64 arrays for numeric columns and, for the others, ``list[str]``
-    (precise parser) or an Arrow string array (fast path); :meth:`column` and
+    (careful parser) or an Arrow string array (fast mode); :meth:`column` and
     :meth:`arrow` give either form, converting once on demand.
     """
 
@@ -113,16 +111,6 @@ class Table:
     def row(self, index: int) -> dict[str, object]:
         """Row ``index`` (0-based) as a dict, for previews and error messages."""
         return {name: self.column(name)[index] for name in self.columns}
-
-
-def format_of(path: str | Path) -> str:
-    """The format (csv, tsv, jsonl, parquet, xlsx, ods) of the extension, or TriageError."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in FORMATS:
-        known = ", ".join(sorted(FORMATS))
-        raise TriageError(f"{path}: unknown file type {suffix or '(no extension)'!r}; "
-                          f"use one of {known}")
-    return FORMATS[suffix]
 
 
 def decode_utf8(path: Path, data: bytes) -> str:
@@ -193,12 +181,12 @@ def read_table(
     checked; problems raise one :class:`InputError`. With ``skip_invalid`` the bad rows
     are left out and listed in ``table.rejected`` as (line, raw row, reason) instead; the
     file being unreadable or lacking a required column still raises.
-    ``progress(done_rows, total_estimate)`` is called every 50,000 rows by the precise
-    parser, and once by the fast path (which reads a million rows in about 0.1 s);
+    ``progress(done_rows, total_estimate)`` is called every 50,000 rows by the careful
+    parser, and once by the fast mode (which reads a million rows in about 0.1 s);
     returning False raises ``TriageError("cancelled")``. ``sheet`` names a workbook's
     sheet (None: the first); other formats ignore it. ``dialect`` says how a text file is
     written (delimiter, decimal separator, encoding, header line; see
-    :mod:`triage.ingest.dialect`) and, for a workbook, its sheet and header row.
+    :mod:`triage.ingest.read.dialect`) and, for a workbook, its sheet and header row.
     """
     path = Path(path)
     kind = format_of(path)
@@ -237,9 +225,9 @@ def read_table(
 def _read_fast(path: Path, kind: str, numeric: list[str], required: list[str],
                nonempty: list[str], unique: list[str], progress: Progress | None,
                delimiter: str) -> Table | None:
-    """The table when the fast path can read the file and every check passes, else None.
+    """The table when the fast mode can read the file and every check passes, else None.
 
-    A file with any problem goes to the precise parser, which reports (or, with
+    A file with any problem goes to the careful parser, which reports (or, with
     ``skip_invalid``, drops) exactly what is wrong; so nothing here explains an error.
     """
     if kind == "jsonl":
@@ -252,10 +240,10 @@ def _read_fast(path: Path, kind: str, numeric: list[str], required: list[str],
     if any(name not in columns for name in required):
         return None
     for name in nonempty:
-        if isinstance(data[name], np.ndarray) or fastread.any_blank(data[name]):
+        if isinstance(data[name], np.ndarray) or any_blank(data[name]):
             return None
-    for name in unique:  # numbers are compared as written ("1" != "1.0"): the precise path
-        if isinstance(data[name], np.ndarray) or not fastread.all_unique(data[name]):
+    for name in unique:  # numbers are compared as written ("1" != "1.0"): the careful mode
+        if isinstance(data[name], np.ndarray) or not all_unique(data[name]):
             return None
     tick(progress, len(lines) + 1, len(lines) + 1)
     return Table(path, kind, columns, lines, data)
@@ -311,7 +299,7 @@ def _validate(path: Path, kind: str, columns: list[str], lines: np.ndarray, raw:
               decimal: str = ".") -> Table:
     """Check values (numbers, empties, duplicates); raise, or drop bad rows when skipping.
 
-    ``raw`` holds strings, except numeric columns the fast path has already converted.
+    ``raw`` holds strings, except numeric columns the fast mode has already converted.
     """
     table_data: dict[str, list[str] | np.ndarray] = dict(raw)
     n = len(lines)

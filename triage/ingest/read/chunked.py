@@ -1,13 +1,13 @@
-"""The careful path for a big CSV or TSV pool, in bounded memory: check as it streams.
+"""The careful mode for a big CSV or TSV pool, in bounded memory: check as it streams.
 
-The whole-file careful reader (:func:`triage.ingest.reader.read_table`) holds every
+The whole-file careful reader (:func:`triage.ingest.read.read_table`) holds every
 field of the file as a Python string, eight times the file in memory; for a file of more
-than :data:`WHOLE_BYTES` the importer comes here instead. The file is parsed a few
+than :data:`~triage.ingest.read.rule.WHOLE_BYTES` the importer comes here instead. The file is parsed a few
 megabytes of records at a time with the same checks and the same sentences (fields per
 row, numbers, empty values, repeated keys, each naming its line); the rows that pass are
 copied, numbers as Python writes them, to a plain CSV beside the file, which the fast
 path then imports. Without ``--skip-invalid`` any problem raises one InputError naming
-the first :data:`~triage.ingest.reader.PROBLEMS_KEPT` and counting all; with it the bad
+the first :data:`~triage.ingest.read.table.PROBLEMS_KEPT` and counting all; with it the bad
 rows are left out and each is named, with its line and reason, in ``rejected``.
 
 Memory: a chunk of records, the first occurrence of each key as a 64-bit hash and its
@@ -28,20 +28,20 @@ from typing import Any
 import numpy as np
 
 from triage.base.errors import InputError, Problem
-from triage.ingest.numbers import shorten, to_float
-from triage.ingest.parsing import Progress, check_header, fail, tick
-from triage.ingest.reader import PROBLEMS_KEPT, format_of
+from triage.ingest.read.careful import (
+    Progress,
+    check_header,
+    fail,
+    record_chunks,
+    shorten,
+    tick,
+    to_float,
+)
+from triage.ingest.read.rule import format_of
+from triage.ingest.read.table import PROBLEMS_KEPT
 
-WHOLE_BYTES = 64 << 20     # smaller files: the whole-file careful reader
-CHUNK_BYTES = 8 << 20      # text parsed at a time
-
-
-def suits(path: Path) -> bool:
-    """Should the careful path for ``path`` stream (a CSV or TSV over WHOLE_BYTES)?"""
-    try:
-        return format_of(path) in ("csv", "tsv") and path.stat().st_size > WHOLE_BYTES
-    except OSError:
-        return False
+CHUNK_BYTES = 8 << 20      # text checked at a time
+RECORDS = 1024             # records parsed at a time, then checked CHUNK_BYTES at a time
 
 
 @dataclass
@@ -56,7 +56,7 @@ class Checks:
 
 @dataclass
 class Cleaned:
-    """The rows that passed, as a CSV for the fast path, and the rows left out."""
+    """The rows that passed, as a CSV for the fast mode, and the rows left out."""
 
     path: Path
     rows: int
@@ -98,27 +98,17 @@ class _Keys:
 
 def _records(path: Path, delimiter: str) -> Iterator[tuple[list[tuple[int, list[str]]], int]]:
     """(line, fields) records a chunk at a time, and the bytes read so far (approximately)."""
-    csv.field_size_limit(2**31 - 1)
     with open(path, encoding="utf-8-sig", newline="") as handle:
-        reader = csv.reader(handle, delimiter=delimiter, strict=True)
         chunk: list[tuple[int, list[str]]] = []
         size = done = 0
-        end = 0
-        while True:
-            try:
-                record = next(reader, None)
-            except csv.Error as error:
-                raise fail(path, reader.line_num, None, f"cannot parse ({error}); check the "
-                           "quoting on this line or the one it continues") from error
-            if record is None:
-                break
-            chunk.append((end + 1, record))
-            end = reader.line_num
-            size += sum(map(len, record)) + len(record)
-            if size >= CHUNK_BYTES:
-                done += size
-                yield chunk, done
-                chunk, size = [], 0
+        for records, starts in record_chunks(path, handle, delimiter, size=RECORDS):
+            for line, record in zip(starts.tolist(), records):
+                chunk.append((line, record))
+                size += sum(map(len, record)) + len(record)
+                if size >= CHUNK_BYTES:
+                    done += size
+                    yield chunk, done
+                    chunk, size = [], 0
         if chunk:
             yield chunk, done + size
 
@@ -147,7 +137,7 @@ def import_checked(path: Path, checks: Checks, skip_invalid: bool, progress: Pro
                    ) -> tuple[int, dict[str, int], int, str | None]:
     """Check ``path`` as it streams and import its good rows with ``stream``.
 
-    ``stream`` is the fast path, given the clean copy. Returns (rows, tied items per
+    ``stream`` is the fast mode, given the clean copy. Returns (rows, tied items per
     model, rows left out, the file naming them or None).
     """
     from triage.base.errors import TriageError
@@ -222,7 +212,7 @@ def _check_chunk(chunk: list[tuple[int, list[str]]], columns: list[str], checks:
                  skip_invalid: bool, keys: _Keys, writer: Any,
                  cleaned: Cleaned) -> list[tuple[int, str | int | None, str]]:
     """Check one chunk as read_table does; write its good rows; (line, column, reason)s."""
-    # long: the same checks as reader._validate, in its order, for a chunk
+    # long: the same checks as table._validate, in its order, for a chunk
     width = len(columns)
     problems: list[tuple[int, str | int | None, str]] = []
     rows: list[list[str]] = []

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from triage.base.errors import TriageError
-from triage.ingest.parsing import check_header, fail
+from triage.ingest.read.careful import check_header, fail
 
 SPREADSHEETS = {".xlsx": "xlsx", ".xlsm": "xlsx", ".xls": "xlsx", ".xlsb": "xlsx",
                 ".ods": "ods"}
