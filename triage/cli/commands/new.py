@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from triage.base.errors import TriageError
 from triage.cli.commands._common import report_import
@@ -22,6 +22,10 @@ from triage.cli.commands._project_args import (
     settings_changes,
 )
 from triage.views.formatting import plural
+
+if TYPE_CHECKING:
+    from triage.store.pg.ahead import Ahead
+    from triage.store.pg.url import ServerUrl
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -120,7 +124,7 @@ def run_server(args: argparse.Namespace) -> int:
         ahead.close()
 
 
-def _create_on_server(args: argparse.Namespace, url: Any, ahead: Any) -> int:
+def _create_on_server(args: argparse.Namespace, url: ServerUrl, ahead: Ahead) -> int:
     """The import of ``run_server``, in the transaction ``ahead`` began."""
     from triage.ingest.server import create_on_server
     from triage.store.settings import Settings
