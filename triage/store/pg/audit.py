@@ -67,8 +67,8 @@ def store_shuffled(conn: psycopg.Connection[Any], url: ServerUrl, order: bytes) 
     """Replace the server's audit order with ``order`` (from :func:`shuffled`).
 
     One row, stored uncompressed so the server reads the slices it needs (the start of the
-    order), never all of it. By a binary COPY: as a statement's parameter, 8 MB took the
-    client 0.8 s to send (libpq moves the rest of one big message after each write).
+    order), never all of it. By a binary COPY (:func:`triage.store.pg.ingest.copy_blobs`), which
+    sends a big value in pieces; docs/benchmarks.md has the figures.
     """
     s = url.schema
     conn.execute(f"DELETE FROM {s}.audit_order".encode())

@@ -117,10 +117,10 @@ def store_plan(conn: psycopg.Connection[Any], url: ServerUrl, ids: np.ndarray, *
                fresh: bool = False) -> None:
     """Replace the overlap plan with ``ids``, by COPY.
 
-    An array parameter of a hundred thousand ids took a fifth of a second to send.
+    COPY, because one big array parameter is slow for the client to send.
     ``fresh``: the plan is empty and was made in this transaction (a new project), so
-    it is emptied, copied frozen and keyed once afterwards (half the time of 100,000
-    inserts into the key).
+    it is emptied, copied frozen and keyed once afterwards (cheaper than inserting each id
+    into the key).
     """
     s = url.schema
     if not fresh:
@@ -142,8 +142,9 @@ def copy_blobs(conn: psycopg.Connection[Any], target: str, types: list[str],
                row: list[Any]) -> None:
     """Insert one row holding big ``bytea`` values by a binary COPY into ``target``.
 
-    The same 8 MB as a statement's parameter took the client 0.8 s to send (libpq moves
-    the rest of one big message after each partial write); COPY sends it in small pieces.
+    As a statement's parameter, a value of megabytes is slow for the client to send (libpq
+    moves the rest of one big message after each partial write); COPY sends it in small
+    pieces. docs/benchmarks.md has the figures.
     """
     with conn.cursor() as cur, cur.copy(f"COPY {target} FROM STDIN (FORMAT binary)"
                                         .encode()) as copy:
