@@ -11,9 +11,11 @@ alternating, ``--runs`` times each, and the medians are compared:
   plain table ``(key text, text text, m1 double precision, m2 double precision)``, no
   index, no key, created before the clock starts;
 - ours: ``triage new postgresql://…?project=NAME pool.csv --text text --key key
-  --score m1=m1 --score m2=m2`` for a fresh project: Python start-up, reading and checking
-  the file, ranking both models (ties by seeded hash), the project's schema, roles and
-  functions, the candidates by COPY, their primary key, both rankings, in one transaction.
+  --score m1=m1 --score m2=m2`` for a fresh project: Python start-up, the project's
+  schema, roles and functions (made on the server while the process loads), reading and
+  checking the file while its batches stream into COPY, ranking both models (ties by
+  seeded hash) beside the COPY, the candidates' primary key, both rankings, the overlap
+  plan and the audit order, in one transaction.
 
 The server is pgserver's PostgreSQL 16 on a Unix socket in a temporary directory, stopped
 at the end; a CHECKPOINT runs before each timed process so neither inherits the other's

@@ -96,7 +96,7 @@ INTERNAL = {
     "triage.store.pg.schema:grant_roles": "`triage server grant`",
     "triage.store.pg.schema:annotator_limits": "`triage server init|grant`: role limits",
     "triage.store.pg.judge:judge_template": "`triage server init`: the judge's functions",
-    "triage.store.pg.audit:store_audit_order": "`triage push|server init`, a new seed: the server's audit order",
+    "triage.store.pg.audit:store_shuffled": "`triage push|new URL|server init`, a new seed: the server's audit order",
 }
 
 

@@ -87,3 +87,29 @@ def test_the_leads_paths_reach_no_annotator(team):
             rows = db.execute("SELECT source_file FROM models").fetchall()
             dump = "\n".join(db.iterdump())
         assert rows and all(f is None for (f,) in rows) and _PATH not in dump
+
+
+def test_when_others_joined_reaches_an_annotator_only_to_the_day(team):
+    """``annotators.created_at`` is a person's moment: others' only to the day."""
+    pg, url, s, tmp_path = team
+    with pg.connect() as admin:   # an exact moment that is not midnight
+        admin.execute(f"UPDATE {s}.annotators SET created_at = '2026-11-20T14:37:12.345678+00:00'")
+    with pg.connect("bana") as ana, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        ana.execute(f"SELECT created_at FROM {s}.annotators")
+    with pg.connect("bana") as ana:
+        fed = dict(ana.execute(f"SELECT name, created_at FROM {s}.annotator_feed()").fetchall())
+        names = {n for (n,) in ana.execute(f"SELECT name FROM {s}.annotators")}
+    with pg.connect("blead") as lead:
+        lead_fed = dict(lead.execute(f"SELECT name, created_at FROM {s}.annotator_feed()"))
+    assert fed["bben"] == "2026-11-20T00:00:00+00:00"
+    assert fed["bana"] == "2026-11-20T14:37:12.345678+00:00" and names == set(fed)
+    assert lead_fed["bben"] == "2026-11-20T14:37:12.345678+00:00"
+    desk = open_project(url("bana"))   # her desk's replica holds the day only
+    desk.start_session("bana")
+    desk.close()
+    from triage.project.team import replica_path
+    from triage.store.pg.url import parse_url
+
+    with sqlite3.connect(replica_path(parse_url(url("bana")), "bana")) as db:
+        joined = dict(db.execute("SELECT name, created_at FROM annotators"))
+    assert joined["bben"] == "2026-11-20T00:00:00+00:00"

@@ -179,6 +179,40 @@ def test_new_from_a_url_with_a_bad_file_leaves_no_project(pg, tmp_path, capsys):
         assert conn.execute("SELECT to_regclass('triage_broken.candidates')").fetchone()[0] is None
 
 
+def test_a_bad_row_after_streamed_batches_leaves_no_project(pg, tmp_path, capsys,
+                                                            monkeypatch):
+    """The pool streams into the server's COPY as it is read: a bad row found after the
+    first batches went in rolls the whole import back and is named by file, line, column."""
+    from triage.ingest import poolbatch
+    from triage.ingest.read import fast
+    from triage.store.pg import ingest
+
+    rows = pool_rows(3000)
+    rows[2500]["m1"] = "notanumber"
+    src = write_pool(tmp_path / "late.csv", rows)
+    monkeypatch.setattr(fast, "READ_BLOCK", 8 << 10)   # many small batches,
+    monkeypatch.setattr(poolbatch, "ahead_bytes", lambda path: 1)   # read one ahead of the COPY
+    copied: list[int] = []
+    real_copy = ingest.copy_arrow
+
+    def counting_copy(conn, url, name, batches, **kw):
+        def counted():
+            for batch in batches:
+                copied.append(batch.num_rows)
+                yield batch
+        return real_copy(conn, url, name, counted(), **kw)
+
+    monkeypatch.setattr(ingest, "copy_arrow", counting_copy)
+    url = pg.url("late_bad")
+    assert main(["new", url, str(src), "--text", "text", "--key", "key", "--score", "m1=m1",
+                 "--score", "m2=m2"]) == 2
+    assert "late.csv:2502: column m1: 'notanumber' is not a number" in capsys.readouterr().err
+    assert 0 < sum(copied) < 2500   # rows had gone into the COPY before the bad one was read
+    with pg.connect() as conn:
+        assert conn.execute("SELECT to_regclass('triage_late_bad.candidates')").fetchone()[0] \
+            is None
+
+
 def test_a_label_notifies_listeners_on_the_project_channel(pg, original):
     url = parse_url(pg.url("live"))
     assert main(["push", str(original), str(url)]) == 0
@@ -302,3 +336,53 @@ def test_agree_and_gain_take_a_server_address(pg, original, command, capsys, tmp
     on_server.pop("file", None)   # gain names its input; everything else is the same
     on_file.pop("file", None)
     assert on_server == on_file
+
+
+def test_new_from_a_url_does_not_load_the_project_package(tmp_path):
+    """`triage new URL FILE` never opens a project: its start loads no project package."""
+    import subprocess
+    import sys
+
+    src = write_pool(tmp_path / "pool.csv", pool_rows(20))
+    url = f"postgresql://nobody@/postgres?host={tmp_path / 'no-server'}&project=p"
+    probe = ("import sys; from triage.cli.program import main; "
+             f"code = main(['new', {url!r}, {str(src)!r}, '--text', 'text', '--key', 'key', "
+             "'--score', 'm1=m1']); "
+             "print(code, sorted(m for m in ('triage.project', 'triage.views.new_project', 'pandas') "
+             "if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.split("\n")[-2] == "2 []", done.stdout + done.stderr
+    assert "is not answering" in done.stderr
+
+
+def test_new_from_a_url_keeps_every_text_whether_or_not_it_needs_quotes(pg, tmp_path,
+                                                                        monkeypatch):
+    """Batches go to COPY unquoted when nothing in them needs quotes, quoted otherwise:
+    texts with commas, quotes, line breaks and spaces, and blank gold, arrive as written."""
+    from triage.ingest.read import fast
+
+    rows = pool_rows(600)
+    odd = {100: 'says "hi", then', 101: "two\nlines", 102: "  spaced  ", 103: "a\\.",
+           104: "comma,", 500: "cr\r\nlf"}
+    for i, text in odd.items():
+        rows[i]["text"] = text
+    for i in (5, 300):
+        rows[i]["gold"] = ""
+    src = write_pool(tmp_path / "odd.csv", rows)
+    from triage.store.pg import copy as pg_copy
+
+    monkeypatch.setattr(fast, "READ_BLOCK", 4 << 10)   # some batches plain, some not
+    seen: list[bool] = []
+    real = pg_copy.plain_strings
+    monkeypatch.setattr(pg_copy, "plain_strings", lambda batch: seen.append(real(batch))
+                        or seen[-1])
+    url = pg.url("odd_texts")
+    assert main(["new", url, str(src), "--text", "text", "--key", "key", "--score", "m1=m1",
+                 "--score", "m2=m2", "--gold", "gold", "--labels", "idiom:i,literal:l",
+                 "--positive", "idiom"]) == 0
+    with pg.connect() as conn:
+        got = conn.execute("SELECT key, text, gold FROM triage_odd_texts.candidates "
+                           "ORDER BY id").fetchall()
+    assert got == [(r["key"], r["text"], r["gold"] or None) for r in rows]
+    assert True in seen and False in seen

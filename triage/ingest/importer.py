@@ -202,9 +202,9 @@ def _import_candidates(db: sqlite_utils.Database, path: Path, mapping: ColumnMap
     # Keys are checked unique beside the write, on the ranking thread (a hash table over
     # the keys, off the writing thread's way); duplicates roll the write back and the
     # file is read again with the check, which reports them (or drops them when skipping).
-    if table is None and after is None and writer is write_pool \
-            and may_stream(mapping.dialect, path):
-        streamed = _stream(db, path, mapping, ticker=ticker, seed=seed, kind=kind, plan=plan)
+    if table is None and after is None and may_stream(mapping.dialect, path):
+        streamed = _stream(db, path, mapping, ticker=ticker, seed=seed, kind=kind, plan=plan,
+                           writer=writer)
         if streamed is not None:
             return ImportResult(str(path), streamed[0], 0, None,
                                 tuple(m for m, _ in mapping.scores), streamed[1],
@@ -213,7 +213,8 @@ def _import_candidates(db: sqlite_utils.Database, path: Path, mapping: ColumnMap
             done = reading.import_checked(path, reading.Checks(
                 score_columns, required, read.keywords["nonempty"], mapping.key), skip_invalid,
                 ticker.read, lambda clean: _stream(db, clean, mapping, ticker=ticker, seed=seed,
-                                                   kind=kind, plan=plan, origin=path))
+                                                   kind=kind, plan=plan, origin=path,
+                                                   writer=writer))
             return ImportResult(str(path), done[0], done[2], done[3], tuple(
                 m for m, _ in mapping.scores), done[1], time.perf_counter() - started)
     given = table is not None
@@ -234,8 +235,8 @@ def _import_candidates(db: sqlite_utils.Database, path: Path, mapping: ColumnMap
 
 
 def _stream(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping, *, ticker: _Ticker,
-            seed: int, kind: str, plan: Plan | None,
-            origin: Path | None = None) -> tuple[int, dict[str, int]] | None:
+            seed: int, kind: str, plan: Plan | None, origin: Path | None = None,
+            writer: Callable[..., None] = write_pool) -> tuple[int, dict[str, int]] | None:
     """(rows, tied items) of a clean file imported as a stream; None when it is not
     clean (nothing was written), for the careful path to read (see ``poolstream``).
     ``origin``: the file ``path`` is the checked copy of (recorded as the source)."""
@@ -256,7 +257,8 @@ def _stream(db: sqlite_utils.Database, path: Path, mapping: ColumnMapping, *, ti
 
     try:
         return poolstream.import_stream(db, path, shape, mapping.scores, seed=seed,
-                                        ticker=ticker, chunk=CHUNK, entry=entry, plan=plan)
+                                        ticker=ticker, chunk=CHUNK, entry=entry, plan=plan,
+                                        writer=writer)
     except NotClean:
         return None
 

@@ -44,12 +44,14 @@ Entry = Callable[[int, str], list[tuple[str, str]]]  # (rows, sha256) -> project
 
 def import_stream(db: sqlite_utils.Database, path: Path, shape: poolbatch.Shape,
                   models: Sequence[tuple[str, str]], *, seed: int, ticker: Any, chunk: int,
-                  entry: Entry, plan: Plan | None = None) -> tuple[int, dict[str, int]]:
+                  entry: Entry, plan: Plan | None = None,
+                  writer: Callable[..., None] = write_pool) -> tuple[int, dict[str, int]]:
     """Import a clean pool file; returns (rows, tied items per model). NotClean otherwise.
 
     ``models`` are (name, column) pairs; ``ticker`` is the importer's progress
     (``read``, ``start_writing``, ``advance``); ``entry(rows, sha256)`` gives the
-    ``project`` rows recording the file; ``plan`` see ``write_pool``.
+    ``project`` rows recording the file; ``plan`` see ``write_pool``. ``writer`` stores
+    the stream: :func:`write_pool` into the file, or a server's (``plan`` is its own then).
     """
     # long: the reader thread and the writer share the pipe, the rows kept and the checks
     rows, names, reader = _open(path, shape)
@@ -119,9 +121,9 @@ def import_stream(db: sqlite_utils.Database, path: Path, shape: poolbatch.Shape,
         # The schema is known, so SQLite gets ready while the first batch is parsed.
         source = pa.RecordBatchReader.from_batches(poolbatch.candidate_schema(shape, names),
                                                    pipe.batches())
-        write_pool(db, source, new_models,
-                   info=lambda: entry(kept.rows, checked.result()[1]),
-                   chunk=chunk, advance=ticker.advance, plan=plan, size_hint=rows)
+        extra = {"plan": plan, "size_hint": rows} if writer is write_pool else {}
+        writer(db, source, new_models, info=lambda: entry(kept.rows, checked.result()[1]),
+               chunk=chunk, advance=ticker.advance, **extra)
     finally:
         abandoned.set()
         pipe.stop()

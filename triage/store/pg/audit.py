@@ -46,18 +46,38 @@ def _candidate_ids(conn: psycopg.Connection[Any], url: ServerUrl) -> np.ndarray:
 
 
 def store_audit_order(conn: psycopg.Connection[Any], url: ServerUrl) -> int:
-    """Replace the server's audit order with the shuffle of its candidates; its length.
+    """Replace the server's audit order with the shuffle of its candidates; its length."""
+    return store_order(conn, url, _candidate_ids(conn, url), server_seed(conn, url))
 
-    One row: the candidate ids in order as 8-byte big-endian integers, stored uncompressed
-    so the server reads the slices it needs (the start of the order), never all of it.
+
+def store_order(conn: psycopg.Connection[Any], url: ServerUrl, ids: np.ndarray,
+                seed: int) -> int:
+    """Replace the server's audit order with the shuffle of ``ids`` by ``seed``; its length."""
+    order = shuffled(ids, seed)
+    store_shuffled(conn, url, order)
+    return len(order) // 8
+
+
+def shuffled(ids: np.ndarray, seed: int) -> bytes:
+    """The audit order of ``ids`` as the server stores it: 8-byte big-endian integers."""
+    return audit_order(ids, seed).astype(">i8").tobytes()
+
+
+def store_shuffled(conn: psycopg.Connection[Any], url: ServerUrl, order: bytes) -> None:
+    """Replace the server's audit order with ``order`` (from :func:`shuffled`).
+
+    One row, stored uncompressed so the server reads the slices it needs (the start of the
+    order), never all of it. By a binary COPY (:func:`triage.store.pg.ingest.copy_blobs`), which
+    sends a big value in pieces; docs/benchmarks.md has the figures.
     """
-    order = audit_order(_candidate_ids(conn, url), server_seed(conn, url))
     s = url.schema
     conn.execute(f"DELETE FROM {s}.audit_order".encode())
-    if order.size:
-        conn.execute(f"INSERT INTO {s}.audit_order (id, n, ids) VALUES (1, %s, %b)".encode(),
-                     [int(order.size), order.astype(">i8").tobytes()])
-    return int(order.size)
+    if order:
+        with conn.cursor() as cur, cur.copy(f"COPY {s}.audit_order (id, n, ids) FROM STDIN "
+                                            "(FORMAT binary)".encode()) as copy:
+            copy.set_types(["int4", "int4", "bytea"])
+            copy.write_row([1, len(order) // 8, order])
 
 
-__all__ = ["server_seed", "store_audit_order"]
+__all__ = ["server_seed", "store_audit_order", "store_order", "store_shuffled",
+           "shuffled"]

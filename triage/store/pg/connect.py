@@ -75,6 +75,20 @@ def transaction(url: ServerUrl | str) -> Iterator[psycopg.Connection[Any]]:
         conn.close()
 
 
+@contextmanager
+def adopted(conn: psycopg.Connection[Any], url: ServerUrl) -> Iterator[psycopg.Connection[Any]]:
+    """An open connection's transaction (begun elsewhere): committed at the end, closed."""
+    import psycopg
+
+    try:
+        yield conn
+        conn.commit()
+    except psycopg.Error as error:
+        raise translate(error, url) from error
+    finally:
+        conn.close()
+
+
 def translate(error: Exception, url: ServerUrl) -> TriageError:
     """The user-facing error for a psycopg error raised while talking to ``url``'s server."""
     import psycopg

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import sqlite_utils
 
 from triage.base.errors import TriageError
@@ -77,8 +78,10 @@ def refuse_if_published(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
 
 
 def push_tables(db: sqlite_utils.Database, conn: psycopg.Connection[Any], url: ServerUrl,
-                only: tuple[str, ...] | None = None) -> dict[str, int]:
-    """COPY every table (or those named in ``only``) of ``db`` into the server schema."""
+                only: tuple[str, ...] | None = None, *, finish: bool = True) -> dict[str, int]:
+    """COPY every table (or those named in ``only``) of ``db`` into the server schema.
+
+    ``finish`` False leaves the identities and the audit order to the caller."""
     counts: dict[str, int] = {}
     for t in head_tables():
         if t.name in SERVER_ONLY or (only is not None and t.name not in only):
@@ -96,8 +99,9 @@ def push_tables(db: sqlite_utils.Database, conn: psycopg.Connection[Any], url: S
                 counts[t.name] = copy_rows(conn, url, t, rows)
         else:
             counts[t.name] = copy_rows(conn, url, t, rows)
-    restart_identities(conn, url)
-    store_audit_order(conn, url)
+    if finish:
+        restart_identities(conn, url)
+        store_audit_order(conn, url)
     if "annotators" in counts:
         add_member_annotators(conn, url)
     return counts
@@ -137,25 +141,52 @@ def copy_arrow(conn: psycopg.Connection[Any], url: ServerUrl, name: str, batches
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    options = pacsv.WriteOptions(include_header=False)
+    quoted = pacsv.WriteOptions(include_header=False)
+    bare = pacsv.WriteOptions(include_header=False, quoting_style="none")
     n = 0
-    with conn.cursor() as cur:
-        copy_cm: Any = None
+    with conn.cursor() as cur, contextlib.ExitStack() as stack:
+        # The COPY starts with the first batch (its columns name the table's); a failure
+        # in the batches (a bad row read on another thread, a cancel) ends it as failed.
+        copy: Any = None
         for batch in batches:
-            if copy_cm is None:
+            if copy is None:
                 statement = (f"COPY {url.schema}.{name} ({', '.join(batch.schema.names)}) "
                              f"FROM STDIN (FORMAT csv{', FREEZE' if freeze else ''})")
-                copy_cm = cur.copy(statement.encode())
-                copy = copy_cm.__enter__()
+                copy = stack.enter_context(cur.copy(statement.encode()))
             sink = pa.BufferOutputStream()
-            pacsv.write_csv(batch, sink, options)
+            pacsv.write_csv(batch, sink, bare if plain_strings(batch) else quoted)
             copy.write(memoryview(sink.getvalue()))
             n += batch.num_rows
             if advance is not None:
                 advance(batch.num_rows)
-        if copy_cm is not None:
-            copy_cm.__exit__(None, None, None)
     return n
+
+
+def plain_strings(batch: Any) -> bool:
+    """Whether every string of ``batch`` may go into CSV unquoted.
+
+    None may be empty (unquoted, that is NULL) or hold a comma, quote, CR or LF. The server
+    parses unquoted CSV about a tenth faster; the check is four byte searches over the
+    strings' bytes and a minimum of their lengths, in C.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for column in batch.columns:
+        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+            continue
+        if column.null_count == len(column):
+            continue
+        if pc.min(pc.binary_length(column)).as_py() == 0:
+            return False
+        offsets, data = column.buffers()[1:3]
+        kind = np.int64 if pa.types.is_large_string(column.type) else np.int32
+        ends = np.frombuffer(offsets, dtype=kind)
+        lo, hi = int(ends[column.offset]), int(ends[column.offset + len(column)])
+        raw = data.slice(lo, hi - lo).to_pybytes()
+        if any(mark in raw for mark in (b",", b'"', b"\r", b"\n")):
+            return False
+    return True
 
 
 def _push_candidates(db: sqlite_utils.Database, conn: psycopg.Connection[Any],

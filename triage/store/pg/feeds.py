@@ -11,6 +11,9 @@ may not read:
   replaced, its times rounded down to the hour, the kind reduced to
   what serving needs (``audit`` and ``certify`` kept, everything else ``triage``), and
   the lead's adjudications left out.
+- ``annotator_feed(after_seq = NULL)``: the annotators (changed after ``after_seq``), with
+  ``seq``; another annotator's ``created_at`` only to the day (an annotator reads the
+  table's id, name, rate and ``seq`` directly, not when the others joined).
 - ``active_kinds(candidate) → (annotator, kind)``: the same reduction, for a claim's check.
 - ``session_feed(after_seq)``: sessions; on others' sessions host and version blank and
   the start and end rounded down to the hour, like their labels' times (not their pace).
@@ -53,6 +56,12 @@ CREATE OR REPLACE FUNCTION {s}.label_feed(p_after bigint, p_only bigint[] DEFAUL
   WHERE l.seq > p_after AND (p_only IS NULL OR l.id = ANY(p_only))
     AND NOT (x.masked AND l.kind = 'adjudication')
   ORDER BY l.seq $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.annotator_feed(p_after bigint DEFAULT NULL)
+  RETURNS TABLE({annotator_out}, seq bigint) LANGUAGE sql STABLE {head}
+  WITH who AS MATERIALIZED (SELECT is_lead() AS lead)
+  SELECT {annotator_select}, a.seq FROM annotators a CROSS JOIN who
+  WHERE p_after IS NULL OR a.seq > p_after ORDER BY a.seq $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.active_kinds(p_candidate bigint)
   RETURNS TABLE(annotator text, kind text) LANGUAGE sql STABLE {head}
@@ -153,7 +162,13 @@ def feed_statements(url: ServerUrl) -> list[str]:
     model_select = ", ".join(
         f"CASE WHEN who.lead THEN m.{c} END" if c == "source_file" else f"m.{c}"
         for c in table("models").names)
+    annotator_select = ", ".join(
+        f"CASE WHEN who.lead OR a.name = session_user THEN a.{c} "
+        f"ELSE left(a.{c}, 10) || 'T00:00:00+00:00' END" if c == "created_at" else f"a.{c}"
+        for c in table("annotators").names)
     text = (_FEEDS.replace("{label_out}", _outputs("labels"))
+            .replace("{annotator_out}", _outputs("annotators"))
+            .replace("{annotator_select}", annotator_select)
             .replace("{model_out}", _outputs("models"))
             .replace("{model_select}", model_select)
             .replace("{cal_out}", _outputs("cal_snapshots"))

@@ -32,8 +32,7 @@ def _queries(schema: str) -> list[bytes]:
     return [q.as_bytes(None) for q in (
         sql.SQL("SELECT {}, seq FROM {}.label_feed(%s)").format(cols("labels"), s),
         sql.SQL("SELECT {}, seq FROM {}.session_feed(%s)").format(cols("sessions"), s),
-        sql.SQL("SELECT {}, seq FROM {}.annotators WHERE seq > %s ORDER BY seq").format(
-            cols("annotators"), s),
+        sql.SQL("SELECT {}, seq FROM {}.annotator_feed(%s)").format(cols("annotators"), s),
     )]
 
 

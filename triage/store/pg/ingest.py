@@ -2,16 +2,21 @@
 
 The importer (:mod:`triage.ingest.importer`) reads and checks the file with Arrow and ranks
 the models exactly as for a file; :func:`pool_writer` gives it a writer that sends the
-candidates to PostgreSQL instead of SQLite. Each Arrow batch is written as CSV by Arrow's
-C++ writer and streamed into ``COPY … FROM STDIN (FORMAT csv)``: the server parses the same
-bytes ``psql``'s ``\\copy`` would send, and no Python object is made per value. The primary
-key is dropped for the copy and built once after it: growing it row by row made the copy
-three times slower. Everything runs inside the caller's transaction: an error or a cancel
-leaves the server as it was.
+candidates to PostgreSQL instead of SQLite. The writer is called as soon as the reader
+thread has started, so the connection and the project's schema are made while the first
+batches are parsed, and the batches go into ``COPY … FROM STDIN (FORMAT csv, FREEZE)`` as
+they arrive: each is written as CSV by Arrow's C++ writer (the server parses the same
+bytes ``psql``'s ``\\copy`` would send; no Python object per value). Meanwhile the reader
+thread ranks the models, draws the overlap plan and shuffles the audit order, so what
+follows the COPY is server work: the primary key, built once (growing it row by row made
+the COPY three times slower), then the rankings, plan and audit order. Everything runs in
+one server transaction: an error, a bad row found mid-file or a cancel leaves the server
+as it was.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -25,31 +30,54 @@ from triage.store.poolwrite import ALREADY, Advance, Info, Models, Plan
 
 if TYPE_CHECKING:
     import psycopg
+    import sqlite_utils
+
+    from triage.store.pg.ahead import Ahead
 
 
-
-def pool_writer(conn: psycopg.Connection[Any], url: ServerUrl,
-                plan: Plan | None = None) -> Callable[..., None]:
+def pool_writer(url: ServerUrl, project: sqlite_utils.Database, *, seed: int,
+                plan: Plan | None = None, ahead: Ahead | None = None) -> Callable[..., None]:
     """A writer with :func:`triage.store.poolwrite.write_pool`'s signature, to the server.
 
-    ``plan(model)`` may give the overlap plan to store with a model's ranking, in the
-    same server transaction (as for a file).
+    Each call is one server transaction: the project's schema, ``project``'s ``project``
+    and ``settings`` rows (a new project file made for it), the pool, and the audit order
+    shuffled with ``seed``. ``plan(model)`` may give the overlap plan to store with a
+    model's ranking (as for a file). ``ahead``: the transaction begun while the command
+    loaded (:mod:`triage.store.pg.ahead`), which the first call continues.
     """
 
     def write(db: Any, rows: Any, models: Models, *, info: Info, chunk: int,
               advance: Advance, after: Any = None) -> None:
+        from triage.store.pg.connect import adopted, transaction
+        from triage.store.pg.copy import push_tables, refuse_if_published
+        from triage.store.pg.schema import ensure_project
+
         if after is not None:
             raise TriageError("a file that carries labels cannot go straight to a server: "
                               "create a project file from it, then `triage push` it")
-        write_pool(conn, url, rows, models, info=info, chunk=chunk, advance=advance,
-                   plan=plan)
+        begun = ahead.take() if ahead is not None else None
+        with adopted(begun, url) if begun is not None else transaction(url) as conn:
+            if begun is None:   # a second try (the careful read) starts from nothing
+                ensure_project(conn, url, audit=False)
+                refuse_if_published(conn, url)
+            push_tables(project, conn, url, only=("settings",), finish=False)
+            write_pool(conn, url, rows, models, info=info, chunk=chunk, advance=advance,
+                       seed=seed, plan=plan)
+            push_tables(project, conn, url, only=("project",), finish=False)
 
     return write
 
 
 def write_pool(conn: psycopg.Connection[Any], url: ServerUrl, rows: Any, models: Models, *,
-               info: Info, chunk: int, advance: Advance, plan: Plan | None = None) -> None:
-    """Candidates 1..N from the Arrow table ``rows``, then ``models()`` and ``info()``."""
+               info: Info, chunk: int, advance: Advance, seed: int,
+               plan: Plan | None = None) -> int:
+    """Candidates 1..N from ``rows``, then ``models()``, ``info()``, the audit order; N.
+
+    ``rows`` is an Arrow table or a stream of record batches; ``seed`` shuffles the audit
+    order."""
+    from triage.base.jobs import lane
+    from triage.store.pg.audit import shuffled, store_shuffled
+
     s = url.schema
     found = conn.execute(f"SELECT EXISTS (SELECT 1 FROM {s}.candidates)".encode()).fetchone()
     if found and found[0]:
@@ -57,56 +85,90 @@ def write_pool(conn: psycopg.Connection[Any], url: ServerUrl, rows: Any, models:
     # Emptying the table in this transaction lets COPY write the rows frozen (no later
     # rewrite by VACUUM or hint bits); it was empty already.
     conn.execute(f"TRUNCATE {s}.candidates".encode())
-    with without_primary_key(conn, url, "candidates"):
-        copy_candidates(conn, url, rows, chunk, advance)
-    for model in models():
-        row = conn.execute(
-            f"INSERT INTO {s}.models(name, source_column, source_file, imported_at, "
-            "tied_items) VALUES (%s, %s, %s, %s, %s) RETURNING id".encode(), model.row(),
-        ).fetchone()
-        if row is None:
-            raise TriageError(f"the server did not return the id of model {model.name!r}")
-        conn.execute(f"INSERT INTO {s}.rankings(model_id, candidate_ids, scores) "
-                     "VALUES (%s, %b, %b)".encode(), [row[0], *model.blobs()])
-        ids = plan(model) if plan is not None else None
-        if ids is not None:
-            store_plan(conn, url, np.asarray(ids, dtype=np.int64))
-        advance(len(model.candidate_ids))
-    for key, value in info():
-        conn.execute(f"INSERT INTO {s}.project(key, value) VALUES (%s, %s) ON CONFLICT (key) "
-                     "DO UPDATE SET value = excluded.value".encode(), [key, value])
-    restart_identities(conn, url)
+    # What the client computes after the COPY (the audit order, the overlap plan) runs on
+    # a second thread while the server builds the key and stores the rankings.
+    with lane("pg-import", 1) as pool:
+        with without_primary_key(conn, url, "candidates"):
+            n = copy_candidates(conn, url, rows, chunk, advance)
+            order = pool.submit(shuffled, np.arange(1, n + 1, dtype=np.int64), seed)
+        for model in models():
+            planned = pool.submit(plan, model) if plan is not None else None
+            row = conn.execute(
+                f"INSERT INTO {s}.models(name, source_column, source_file, imported_at, "
+                "tied_items) VALUES (%s, %s, %s, %s, %s) RETURNING id".encode(), model.row(),
+            ).fetchone()
+            if row is None:
+                raise TriageError(f"the server did not return the id of model {model.name!r}")
+            copy_blobs(conn, f"{s}.rankings (model_id, candidate_ids, scores)",
+                       ["int8", "bytea", "bytea"], [row[0], *model.blobs()])
+            ids = planned.result() if planned is not None else None
+            if ids is not None:
+                store_plan(conn, url, np.asarray(ids, dtype=np.int64), fresh=True)
+            advance(len(model.candidate_ids))
+        for key, value in info():
+            conn.execute(f"INSERT INTO {s}.project(key, value) VALUES (%s, %s) ON CONFLICT "
+                         "(key) DO UPDATE SET value = excluded.value".encode(), [key, value])
+        restart_identities(conn, url)
+        store_shuffled(conn, url, order.result())
+    return n
 
 
-def store_plan(conn: psycopg.Connection[Any], url: ServerUrl, ids: np.ndarray) -> None:
+def store_plan(conn: psycopg.Connection[Any], url: ServerUrl, ids: np.ndarray, *,
+               fresh: bool = False) -> None:
     """Replace the overlap plan with ``ids``, by COPY.
 
-    An array parameter of a hundred thousand ids took a fifth of a second to send.
+    COPY, because one big array parameter is slow for the client to send.
+    ``fresh``: the plan is empty and was made in this transaction (a new project), so
+    it is emptied, copied frozen and keyed once afterwards (cheaper than inserting each id
+    into the key).
     """
     s = url.schema
-    conn.execute(f"DELETE FROM {s}.plan WHERE kind = 'overlap'".encode())
+    if not fresh:
+        conn.execute(f"DELETE FROM {s}.plan WHERE kind = 'overlap'".encode())
     if not ids.size:
         return
     text = "\toverlap\n".join(map(str, ids.tolist())) + "\toverlap\n"
-    with conn.cursor() as cur, cur.copy(f"COPY {s}.plan (candidate_id, kind) FROM STDIN"
+    statement = f"COPY {s}.plan (candidate_id, kind) FROM STDIN"
+    with contextlib.ExitStack() as stack:
+        if fresh:
+            conn.execute(f"TRUNCATE {s}.plan".encode())
+            stack.enter_context(without_primary_key(conn, url, "plan"))
+            statement += " (FREEZE)"
+        with conn.cursor() as cur, cur.copy(statement.encode()) as copy:
+            copy.write(text.encode())
+
+
+def copy_blobs(conn: psycopg.Connection[Any], target: str, types: list[str],
+               row: list[Any]) -> None:
+    """Insert one row holding big ``bytea`` values by a binary COPY into ``target``.
+
+    As a statement's parameter, a value of megabytes is slow for the client to send (libpq
+    moves the rest of one big message after each partial write); COPY sends it in small
+    pieces. docs/benchmarks.md has the figures.
+    """
+    with conn.cursor() as cur, cur.copy(f"COPY {target} FROM STDIN (FORMAT binary)"
                                         .encode()) as copy:
-        copy.write(text.encode())
+        copy.set_types(types)
+        copy.write_row(row)
 
 
 def copy_candidates(conn: psycopg.Connection[Any], url: ServerUrl, rows: Any, chunk: int,
-                    advance: Advance) -> None:
-    """Stream the Arrow table ``rows`` (key, text[, meta, gold]) into COPY, with ids 1..N."""
+                    advance: Advance) -> int:
+    """Stream ``rows`` (key, text[, meta, gold]) into COPY, with ids 1..N; returns N.
+
+    ``rows`` is an Arrow table or a stream of record batches."""
     import pyarrow as pa
 
     def batches() -> Any:
         start = 1
-        for batch in rows.to_batches(max_chunksize=chunk):
+        parts = rows.to_batches(max_chunksize=chunk) if isinstance(rows, pa.Table) else rows
+        for batch in parts:
             ids = arrow.from_numpy(np.arange(start, start + batch.num_rows, dtype=np.int64))
             start += batch.num_rows
             yield pa.RecordBatch.from_arrays([ids, *batch.columns],
-                                             names=["id", *rows.column_names])
+                                             names=["id", *batch.schema.names])
 
-    copy_arrow(conn, url, "candidates", batches(), freeze=True, advance=advance)
+    return copy_arrow(conn, url, "candidates", batches(), freeze=True, advance=advance)
 
 
-__all__ = ["copy_candidates", "pool_writer", "store_plan", "write_pool"]
+__all__ = ["copy_blobs", "copy_candidates", "pool_writer", "store_plan", "write_pool"]

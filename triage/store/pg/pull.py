@@ -178,9 +178,11 @@ def _fetch(conn: psycopg.Connection[Any], url: ServerUrl, after: int,
 
     out: dict[str, Any] = {}
     out["project"] = rows(f"SELECT {table('project').column_list} FROM {s}.project_feed()")
-    for name in ("settings", "annotators", "guidelines"):
+    for name in ("settings", "guidelines"):
         t = table(name)
         out[name] = rows(f"SELECT {t.column_list} FROM {s}.{name} ORDER BY {t.key}")
+    t = table("annotators")   # others' joining day only, for an annotator
+    out["annotators"] = rows(f"SELECT {t.column_list} FROM {s}.annotator_feed() ORDER BY {t.key}")
     out["models"] = rows(f"SELECT {table('models').column_list} FROM {s}.model_feed()")
     out["cal_snapshots"] = _rankings_blank(rows(
         f"SELECT {table('cal_snapshots').column_list} FROM {s}.cal_feed(%s)", [after_cal]))

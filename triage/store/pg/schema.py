@@ -94,7 +94,9 @@ def role_statements(url: ServerUrl) -> list[str]:
 
 # What an annotator may SELECT directly (blind labelling: no gold, rankings, leases,
 # certifications; labels and sessions only their own rows).
-ANNOTATOR_READS = ("settings", "annotators", "plan", "guidelines", "labels", "sessions")
+ANNOTATOR_READS = ("settings", "plan", "guidelines", "labels", "sessions")
+# Of annotators, not when each joined (annotator_feed gives others' day only).
+ANNOTATOR_COLUMNS = ("id", "name", "hourly_rate", "seq")
 MODEL_COLUMNS = ("id", "name", "source_column", "imported_at", "tied_items")  # no path
 CANDIDATE_COLUMNS = ("id", "key", "text")   # meta (other columns) through candidate_feed
 # Signatures of earlier versions' functions, dropped so no old door stays open.
@@ -128,6 +130,8 @@ def permission_statements(url: ServerUrl) -> list[str]:
         f"REVOKE SELECT (meta, gold) ON {s}.candidates FROM {ann}",
         f"GRANT SELECT ({', '.join(CANDIDATE_COLUMNS)}) ON {s}.candidates TO {ann}",
         f"GRANT SELECT ({', '.join(MODEL_COLUMNS)}) ON {s}.models TO {ann}",
+        f"REVOKE SELECT ON {s}.annotators FROM {ann}",
+        f"GRANT SELECT ({', '.join(ANNOTATOR_COLUMNS)}) ON {s}.annotators TO {ann}",
         f"REVOKE ALL ON ALL FUNCTIONS IN SCHEMA {s} FROM PUBLIC",
         f"GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA {s} TO {lead}, {ann}",
         *(f"REVOKE EXECUTE ON FUNCTION {s}.{f} FROM {lead}, {ann}"
@@ -162,8 +166,10 @@ def project_statements(url: ServerUrl) -> list[str]:
     ]
 
 
-def ensure_project(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
-    """Create (or bring up to date) ``url``'s project on the server, in the open transaction."""
+def ensure_project(conn: psycopg.Connection[Any], url: ServerUrl, *, audit: bool = True) -> None:
+    """Create (or bring up to date) ``url``'s project on the server, in the open transaction.
+
+    ``audit`` False: the caller stores the audit order itself (a pool it is importing)."""
     # The schema's ALTER TABLEs wait for every open transaction that read a table, and
     # every desk's next statement would queue behind them: they wait a few seconds at
     # most, then the lead is told to try again (an annotator can hold a transaction open).
@@ -173,7 +179,8 @@ def ensure_project(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
     with conn.pipeline():   # a hundred statements in one round trip, not a hundred
         for statement in project_statements(url):
             conn.execute(statement.encode())
-    store_audit_order(conn, url)   # a project published before the server kept it
+    if audit:
+        store_audit_order(conn, url)   # a project published before the server kept it
 
 
 def project_exists(conn: psycopg.Connection[Any], url: ServerUrl) -> bool:
