@@ -99,6 +99,11 @@ def test_missing_price_and_unknown_positive(pool: Path):
     data = json.loads(done.stdout)
     assert data["positives"] == 0
     assert "undefined" in data["undefined_reason"] and "'idiom'" in data["undefined_reason"]
+    assert data["undefined_reason_code"] == "no_positives"
+    early = data["earliest_to_all_positives"]
+    assert early["reason_code"] == "no_positives" and "gold label" in early["reason"]
+    assert early["convention_code"] == "to_last_positive"
+    assert early["convention"].startswith("per candidate: expected rank of the last positive")
     assert data["models"]["good"]["deciles"][0]["gain"] is None
 
 

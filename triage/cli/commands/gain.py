@@ -20,6 +20,7 @@ from triage.cli.commands._common import (
 )
 from triage.cli.commands._dialect import file_dialect
 from triage.views.formatting import format_money
+from triage.views.gain_words import gain_words
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     if is_server_url(args.file) or is_sqlite_file(args.file):
         from triage.project.gain import gain_report
 
-        data = gain_report(args.file, args)
+        data = gain_words(gain_report(args.file, args))
     else:
         data = gain_data(args)
     return emit(args, data, render_text)
@@ -89,13 +90,9 @@ def gain_data(args: argparse.Namespace) -> dict[str, Any]:
     scores = {name: (col, table.numbers(col)) for name, col in args.score}
     data = build_report(scores, positive, cost_per_item=args.cost, budget=args.budget,
                         after_deciles=args.after_deciles, currency=args.currency)
-    if data["undefined_reason"]:
-        seen = sorted(set(gold))
-        shown = ", ".join(repr(v) for v in seen[:10]) + (" ..." if len(seen) > 10 else "")
-        data["undefined_reason"] += (f" (--positive {sorted(wanted)}; values in "
-                                     f"{args.gold!r}: {shown})")
-    return {"file": args.file, "gold_column": args.gold, "positive_values": sorted(wanted),
-            **data}
+    seen = sorted(set(gold)) if data["undefined_reason"] else None
+    return gain_words({"file": args.file, "gold_column": args.gold,
+                       "positive_values": sorted(wanted), **data}, seen)
 
 
 

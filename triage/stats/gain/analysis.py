@@ -34,7 +34,8 @@ _AFFORD_SLACK = 1e-9
 # An expected decile count this close to a whole number is reported as that number.
 _WHOLE_TOL = 1e-9
 
-NO_POSITIVES = "no item has a positive gold label, so gain (positives / all positives) is undefined"
+# Why gain is undefined, as a code (worded by triage.views.gain_words): no positive gold label.
+NO_POSITIVES = "no_positives"
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ class ModelGain:
     positives_within_budget_whole_deciles: float | None
     tied_items: int
     tie_groups: int
-    undefined_reason: str | None  # why gain figures are None, or None when defined
+    undefined_reason: str | None  # why gain figures are None, as a code; None when defined
 
     def cumulative_positives(self, deciles: int) -> float:
         """Expected positives found after annotating the first ``deciles`` deciles."""

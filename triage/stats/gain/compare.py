@@ -18,11 +18,11 @@ from triage.stats.gain.analysis import ModelGain
 # Expected positives are sums of fractions: models within this are tied, not ranked.
 _TIE_TOL = 1e-9
 
-WITHIN_CANDIDATES = "whole candidates: the budget buys floor(budget / price) candidates from the top"
-WITHIN_DECILES = "whole deciles: each decile costs price × N / 10 (paper convention)"
-TO_LAST_POSITIVE = "per candidate: expected rank of the last positive × price"
-TO_ALL_DECILES = "whole deciles: deciles to all positives × price × N / 10 (paper convention)"
-NEXT_DECILE = "whole deciles: one more decile costs price × N / 10 (paper convention)"
+# The cost convention of each answer, as a code (worded by triage.views.gain_words).
+WITHIN_CANDIDATES = "within_candidates"
+WITHIN_DECILES = "within_deciles"
+TO_LAST_POSITIVE = "to_last_positive"
+TO_ALL_DECILES = "to_all_deciles"
 
 
 @dataclass(frozen=True)
@@ -35,8 +35,8 @@ class Choice:
     candidates: float | None  # candidates annotated (expected when ties in scores)
     deciles: float | None  # expected with tied scores
     cost: float | None
-    convention: str
-    reason: str | None = None  # why there is no answer, when models is empty
+    convention: str  # a code: WITHIN_CANDIDATES, WITHIN_DECILES, TO_LAST_POSITIVE, TO_ALL_DECILES
+    reason: str | None = None  # why there is no answer (a code), when models is empty
 
 
 @dataclass(frozen=True)

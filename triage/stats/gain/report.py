@@ -1,7 +1,8 @@
 """The JSON-ready gain report for one pool and several models' scores (seed 000).
 
 Every figure states its cost convention in ``conventions``: whole deciles (the paper's)
-or per candidate.
+or per candidate. Reasons and conventions are codes; :func:`triage.views.gain_words.gain_words`
+words them for ``gain`` and the report.
 """
 
 from __future__ import annotations
@@ -14,21 +15,11 @@ from triage.base.jsonutil import jsonable
 from triage.stats.gain.analysis import analyse_model
 from triage.stats.gain.compare import compare_models
 
-CONVENTIONS = {
-    "cost_to_all_positives_whole_deciles": (
-        "whole deciles (paper convention): deciles_to_all_positives × price × N / 10"),
-    "cost_per_decile_whole": "whole deciles (paper convention): price × N / 10",
-    "cost_to_last_positive": "per candidate: rank_of_last_positive × price",
-    "positives_within_budget": (
-        "whole candidates: floor(budget / price) candidates from the top of the ranking"),
-    "positives_within_budget_whole_deciles": (
-        "whole deciles: floor(budget / (price × N / 10)) deciles from the top"),
-    "deciles.cost": "per candidate: price × items in the decile",
-    "deciles.marginal_cost_per_positive": "per candidate: decile cost / positives in it",
-    "next_decile.cost": "whole deciles (paper convention): price × N / 10",
-    "ties": ("tied scores: every figure is its expected value under a uniformly random "
-             "order of the tied items (positives may be fractional)"),
-}
+# The figures whose cost convention ``conventions`` states (worded by triage.views.gain_words).
+CONVENTIONS = ("cost_to_all_positives_whole_deciles", "cost_per_decile_whole",
+               "cost_to_last_positive", "positives_within_budget",
+               "positives_within_budget_whole_deciles", "deciles.cost",
+               "deciles.marginal_cost_per_positive", "next_decile.cost", "ties")
 
 
 def build_report(scores: dict[str, tuple[str, np.ndarray]], positive: np.ndarray, *,
@@ -68,5 +59,5 @@ def build_report(scores: dict[str, tuple[str, np.ndarray]], positive: np.ndarray
         "earliest_to_all_positives_whole_deciles": jsonable(
             comparison.earliest_to_all_positives_whole_deciles),
         "next_decile": {n.model: jsonable(n) for n in comparison.next_decile},
-        "conventions": CONVENTIONS,
+        "conventions": list(CONVENTIONS),
     }

@@ -19,6 +19,7 @@ from triage.base.jsonutil import jsonable
 from triage.base.progress import Progress as Progress
 from triage.views.advice import advice_lines
 from triage.views.agreement_words import agreement_words
+from triage.views.gain_words import gain_words
 from triage.views.panels import (
     PanelInfo,
     comparison_data,
@@ -165,7 +166,7 @@ def _model_parts(project: Project, seed: int) -> dict[str, Any]:
     from triage.project.gain import project_gain_report
     from triage.views.models import build_models_view_data
 
-    gain = project_gain_report(project)
+    gain = gain_words(project_gain_report(project))
     try:
         # The report shows no p-values: the paired permutation tests (most of a report's
         # time at a million gold labels) are left to `triage compare` and the Models tab.
