@@ -130,6 +130,7 @@ def test_compare_numeric_gold_and_undefined_metrics(tmp_path, run):
     data = json.loads(out.stdout)
     model = data["models"]["s"]
     assert model["roc_auc"] is None and model["undefined"]["roc_auc"] == "no positive items in the gold labels"
+    assert model["undefined_codes"]["roc_auc"] == "no_positive"
     assert data["warnings"] and data["warnings"][0].startswith("no row counts as positive")
     path.write_text("s,gold\n0.2,0\n0.4,1.0\n0.9,1\n", encoding="utf-8")
     ok = json.loads(run("compare", str(path), "--score", "s", "--gold", "gold",

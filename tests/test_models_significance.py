@@ -18,6 +18,7 @@ from triage.stats.models.significance import (
     score_statistics,
 )
 from triage.stats.models.swaps import score_permutation_tests
+from triage.views.model_words import metric_reason_text
 
 A = np.array([1, 2, 1, 2, 2, 2, 0])
 B = np.array([4, 5, 5, 4, 3, 2, 1])
@@ -98,7 +99,8 @@ def test_undefined_statistic_gives_reason():
     gold = np.zeros(5, bool)
     stats = score_statistics(gold)
     r = permutation_test(np.arange(5.0), np.arange(5.0)[::-1], stats["roc_auc"], trials=10)
-    assert r.p_value is None and "undefined" in r.reason
+    assert r.p_value is None and r.reason == "statistic_undefined"
+    assert "undefined" in metric_reason_text(r.reason)
 
 
 # -- the score tests without sorting each permuted row (swaps.py) against the plain test --

@@ -20,6 +20,7 @@ from triage.base.errors import TriageError
 from triage.base.progress import Progress as Progress
 from triage.views.formatting import format_money
 from triage.views.model_inputs import ModelsInputs, models_inputs
+from triage.views.model_words import metric_reason_text, undefined_words
 
 if TYPE_CHECKING:
     from triage.project.core import Project
@@ -271,7 +272,7 @@ def build_models_view_data(
                                         k_ndcg=k_ndcg, trials=trials, seed=seed))
     _tick(progress, 2, total)
     metrics = {m: {k: v.value for k, v in r.metrics.items()} for m, r in models.items()}
-    undefined = {m: {k: v.reason for k, v in r.metrics.items() if v.reason}
+    undefined = {m: undefined_words({k: v.reason for k, v in r.metrics.items() if v.reason})
                  for m, r in models.items()}
     data = replace(
         empty, unavailable=None, metric_names=tuple(next(iter(models.values())).metrics),
@@ -311,7 +312,7 @@ def models_value(inputs: ModelsInputs, *, calibrate: str = "platt",
 
 def _pvalue_dict(pairs: dict[str, dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
     return {pair: {metric: {"difference": r.difference, "p": r.p_value, "exact": r.exact,
-                            "reason": r.reason, "trials": r.trials, "se": r.standard_error}
+                            "reason": metric_reason_text(r.reason), "trials": r.trials, "se": r.standard_error}
                    for metric, r in row.items()}
             for pair, row in pairs.items()}
 

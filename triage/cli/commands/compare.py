@@ -41,6 +41,7 @@ def compare_data(args: argparse.Namespace) -> dict[str, Any]:
     """Read the file and compute metrics and paired tests as JSON-ready data."""
     from triage.ingest.scored import load_scored_file
     from triage.stats.models.report import compare_report
+    from triage.views.model_words import pair_words, undefined_words
 
     require(args.trials >= 1, "--trials must be at least 1")
     require(args.k_ndcg >= 1, "--k-ndcg must be at least 1")
@@ -55,8 +56,9 @@ def compare_data(args: argparse.Namespace) -> dict[str, Any]:
     models = {}
     for name, r in report.models.items():
         metrics = {key: m.value for key, m in r.metrics.items()}
-        undefined = {key: m.reason for key, m in r.metrics.items() if m.reason}
-        models[name] = {"score_column": data.columns[name], **metrics, "undefined": undefined,
+        codes = {key: m.reason for key, m in r.metrics.items() if m.reason}
+        models[name] = {"score_column": data.columns[name], **metrics,
+                        "undefined": undefined_words(codes), "undefined_codes": codes,
                         "confusion": jsonable(r.confusion), "tied_scores": r.tied_scores}
     out = {
         "file": args.file,
@@ -68,7 +70,7 @@ def compare_data(args: argparse.Namespace) -> dict[str, Any]:
         "seed": args.seed,
         "metrics": list(next(iter(report.models.values())).metrics),
         "models": models,
-        "pairs": jsonable(report.pairs),
+        "pairs": pair_words(jsonable(report.pairs)),
         "warnings": report.warnings,
     }
     if getattr(args, "curves", False):

@@ -21,8 +21,6 @@ import numpy as np
 
 from triage.base.errors import TriageError
 
-LEARN_HINT = ("the cal ranking needs scikit-learn; install it with "
-              "pip install 'triage[learn]' (or pip install scikit-learn)")
 N_FEATURES = 2 ** 18
 SCORE_WEIGHT = 3.0      # imported scores count as much as a few strong words at the start
 
@@ -48,7 +46,8 @@ def require_sklearn() -> Any:
     try:
         import sklearn
     except ImportError as error:
-        raise TriageError(LEARN_HINT) from error
+        raise TriageError("the cal ranking needs scikit-learn; install it with "
+                          "pip install 'triage[learn]' (or pip install scikit-learn)") from error
     return sklearn
 
 
@@ -166,5 +165,5 @@ def trainable(kinds: list[str]) -> np.ndarray:
     return np.array([k not in ("audit", "certify") for k in kinds], dtype=bool)
 
 
-__all__ = ["DEFAULT", "CalConfig", "LEARN_HINT", "build_features", "epochs_for", "fit_scores", "head", "next_refit",
+__all__ = ["DEFAULT", "CalConfig", "build_features", "epochs_for", "fit_scores", "head", "next_refit",
            "require_sklearn", "score_columns", "text_features", "trainable", "warm_scores"]

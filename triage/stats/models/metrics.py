@@ -2,7 +2,8 @@
 
 Threshold metrics count an item as predicted positive when ``score >= threshold``.
 Ranking metrics (ROC-AUC, AP, NDCG) follow scikit-learn's handling of tied scores, so a
-tie never lets input order decide. Undefined cases return ``Metric(None, reason)``.
+tie never lets input order decide. Undefined cases return ``Metric(None, reason)`` with the
+reason as a code; :mod:`triage.views.model_words` words it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from triage.stats.models.ranked import Ranked
 
 @dataclass(frozen=True)
 class Metric:
-    """A metric value, or ``None`` with the reason it is undefined for this data."""
+    """A metric value, or ``None`` with the reason (a code) it is undefined for this data."""
 
     value: float | None
     reason: str | None = None
@@ -76,26 +77,26 @@ def _ratio(num: float, den: float, reason: str) -> Metric:
 
 def precision(c: Confusion) -> Metric:
     """TP / (TP + FP); undefined when nothing is predicted positive."""
-    return _ratio(c.tp, c.tp + c.fp, "no item is predicted positive (TP + FP = 0)")
+    return _ratio(c.tp, c.tp + c.fp, "no_predicted_positive")
 
 
 def recall(c: Confusion) -> Metric:
     """TP / (TP + FN); undefined when the gold labels hold no positive."""
-    return _ratio(c.tp, c.tp + c.fn, "no positive items in the gold labels (TP + FN = 0)")
+    return _ratio(c.tp, c.tp + c.fn, "recall_no_positive")
 
 
 def f1(c: Confusion) -> Metric:
     """2TP / (2TP + FP + FN); undefined when nothing is positive, predicted or gold."""
     # 2TP / (2TP + FP + FN) equals the harmonic mean when both P and R exist, and is 0
     # (not undefined) when positives exist but none is predicted, as in scikit-learn.
-    return _ratio(2 * c.tp, 2 * c.tp + c.fp + c.fn, "no positives predicted or in the gold labels")
+    return _ratio(2 * c.tp, 2 * c.tp + c.fp + c.fn, "f1_no_positive")
 
 
 def mcc(c: Confusion) -> Metric:
     """Matthews correlation; undefined when any margin of the matrix is empty."""
     den = float(c.tp + c.fp) * (c.tp + c.fn) * (c.tn + c.fp) * (c.tn + c.fn)
     if den == 0:
-        return _undefined("a row or column of the confusion matrix is empty (MCC is 0/0)")
+        return _undefined("mcc_empty_margin")
     return Metric(float((c.tp * c.tn - c.fp * c.fn) / np.sqrt(den)))
 
 
@@ -107,7 +108,7 @@ def symmetric_balanced_accuracy(c: Confusion) -> Metric:
     """
     n = c.n
     if n == 0:
-        return _undefined("no items")
+        return _undefined("no_items")
     total = 0.0
     for hit, actual, predicted in ((c.tp, c.tp + c.fn, c.tp + c.fp), (c.tn, c.tn + c.fp, c.tn + c.fn)):
         total += hit / actual if actual else predicted / n
@@ -130,9 +131,9 @@ def _ranked(scores: np.ndarray, gold: np.ndarray, ranked: Ranked | None) -> Rank
 
 def _classes_of(r: Ranked) -> str | None:
     if r.positives == 0:
-        return "no positive items in the gold labels"
+        return "no_positive"
     if r.positives == r.n:
-        return "no negative items in the gold labels"
+        return "no_negative"
     return None
 
 
@@ -150,7 +151,7 @@ def average_precision(scores: np.ndarray, gold: np.ndarray, *,
     """AP as scikit-learn defines it: sum over distinct thresholds of ΔRecall × Precision."""
     r = _ranked(scores, gold, ranked)
     if r.positives == 0:
-        return _undefined("no positive items in the gold labels")
+        return _undefined("no_positive")
     return Metric(rk.average_precision(r))
 
 
@@ -163,10 +164,10 @@ def ndcg_at_k(scores: np.ndarray, gold: np.ndarray, k: int | None = 10, *, form:
     """
     r = _ranked(scores, gold, ranked)
     if r.positives == 0:
-        return _undefined("no positive items in the gold labels (ideal DCG is 0)")
+        return _undefined("ndcg_no_positive")
     k = r.n if k is None else min(int(k), r.n)
     if k < 1:
-        return _undefined("k must be at least 1")
+        return _undefined("k_below_1")
     return Metric(rk.ndcg(r, k, form))
 
 

@@ -50,7 +50,7 @@ class PermutationResult:
     trials: int  # swap patterns evaluated
     exact: bool  # True when every pattern was enumerated
     uncommon: int  # items where the two systems differ
-    reason: str | None = None  # why the test is undefined, if it is
+    reason: str | None = None  # why the test is undefined (a code), if it is
 
 
 def _all_patterns(m: int) -> np.ndarray:
@@ -171,7 +171,7 @@ def swap_tests(both: dict[str, np.ndarray], m: int, evaluate: SwapEvaluator, *,
         fb_v = None if np.isnan(fb) else float(fb)
         if fa_v is None or fb_v is None:
             results[name] = PermutationResult(fa_v, fb_v, None, None, 0, False, m,
-                                              "the statistic is undefined for a system")
+                                              "statistic_undefined")
         elif m == 0:
             results[name] = PermutationResult(fa_v, fb_v, fa_v - fb_v, 1.0, 1, True, 0, None)
         else:
