@@ -9,7 +9,7 @@ import numpy as np
 
 from triage.base.errors import Problem, TriageError
 from triage.ingest.read import Dialect, read_table
-from triage.stats.models.report import PROBABILITY_SLACK, followed_warning
+from triage.stats.models.report import PROBABILITY_SLACK
 
 
 @dataclass(frozen=True)
@@ -88,3 +88,13 @@ def load_scored_file(
     data = {name: np.clip(np.asarray(table.column(col), dtype=np.float64), 0.0, 1.0) if probabilities
             else np.asarray(table.column(col), dtype=np.float64) for name, col in scores}
     return ScoredFile(data, dict(scores), is_pos, warnings)
+
+
+def followed_warning(model: str) -> str:
+    """The biased-sample warning for gold labels gathered by following one model's ranking."""
+    return (
+        f"gold labels came from annotation that followed {model}'s ranking: the labeled items "
+        f"are the ones {model} ranked high, not a random sample, so every figure here favours "
+        f"{model} and says little about the items nobody labeled. Compare models on a random "
+        "audit sample instead."
+    )

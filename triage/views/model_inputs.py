@@ -166,7 +166,7 @@ def models_inputs(project: Project,
         positive = _flags(ids, [c for c, f in finals.items() if f.value in wanted])
         keep, labels_from = labeled, "labels"
         if s.queue_mode == "follow" and s.active_model:
-            from triage.stats.models.report import followed_warning
+            from triage.ingest.scored import followed_warning
 
             # The core's wording speaks of gold labels; here they are the project's own.
             warnings.append(followed_warning(s.active_model).replace(

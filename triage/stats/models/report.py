@@ -263,13 +263,3 @@ def pair_tests(
                 for metric, r in tests.items()
             }
     return pairs
-
-
-def followed_warning(model: str) -> str:
-    """The biased-sample warning for gold labels gathered by following one model's ranking."""
-    return (
-        f"gold labels came from annotation that followed {model}'s ranking: the labeled items "
-        f"are the ones {model} ranked high, not a random sample, so every figure here favours "
-        f"{model} and says little about the items nobody labeled. Compare models on a random "
-        "audit sample instead."
-    )
