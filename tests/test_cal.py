@@ -55,6 +55,13 @@ def gold_of(project) -> dict[int, str]:
     return dict(project.db.execute("SELECT id, gold FROM candidates").fetchall())
 
 
+def label_from_gold(project, session, gold: dict[int, str], n: int) -> None:
+    """``n`` labels in serving order, each the candidate's gold value."""
+    for _ in range(n):
+        c = project.next_candidate(session)
+        project.record_label(session, c.candidate_id, gold[c.candidate_id])
+
+
 def test_the_trainer_is_deterministic_given_its_seed_and_learns_the_text():
     data = rows(400)
     texts = [r["text"] for r in data]
@@ -201,16 +208,12 @@ def test_bandit_has_cal_among_its_arms(tmp_path):
     project = project_with(tmp_path, n=300, queue_mode="bandit", learn=True)
     gold = gold_of(project)
     ada = project.start_session("ada")
-    for _ in range(60):
-        c = project.next_candidate(ada)
-        project.record_label(ada, c.candidate_id, gold[c.candidate_id])
+    label_from_gold(project, ada, gold, 60)
     # Before the first snapshot cal serves the imported order: each label counts for both.
     assert project.bandit_belief().pulls == {"m1": 60, "cal": 60}
     assert {r[0] for r in project.db.execute("SELECT served_by FROM labels")} == {"cal"}
     assert project.train_cal() is not None
-    for _ in range(60):
-        c = project.next_candidate(ada)
-        project.record_label(ada, c.candidate_id, gold[c.candidate_id])
+    label_from_gold(project, ada, gold, 60)
     served_by = {r[0] for r in project.db.execute("SELECT served_by FROM labels")}
     assert served_by == {"m1", "cal"}   # the snapshot's head differs: the baseline serves
 
@@ -266,13 +269,9 @@ def test_desks_of_a_team_in_bandit_mode_choose_the_same_arm_from_the_labels(tmp_
     lead = project_with(tmp_path, n=300, queue_mode="bandit", learn=True)
     gold = gold_of(lead)
     s = lead.start_session("lead")
-    for _ in range(60):
-        c = lead.next_candidate(s)
-        lead.record_label(s, c.candidate_id, gold[c.candidate_id])
+    label_from_gold(lead, s, gold, 60)
     assert lead.train_cal() is not None
-    for _ in range(40):
-        c = lead.next_candidate(s)
-        lead.record_label(s, c.candidate_id, gold[c.candidate_id])
+    label_from_gold(lead, s, gold, 40)
     desks = [open_project(tmp_path / "p.triage") for _ in range(3)]
     arms = []
     for calls, desk in enumerate(desks, start=1):
@@ -331,9 +330,7 @@ def test_advice_marks_each_rule_valid_or_heuristic_for_the_ranking_followed(tmp_
     project = project_with(tmp_path, n=300, audit_rate=0.05)
     gold = gold_of(project)
     ada = project.start_session("ada")
-    for _ in range(80):
-        c = project.next_candidate(ada)
-        project.record_label(ada, c.candidate_id, gold[c.candidate_id])
+    label_from_gold(project, ada, gold, 80)
     frozen = advice_state(project).to_json()
     validity = {r["rule"]: r["validity"] for r in frozen["reasons"]}
     assert validity["recall"] == "valid" and validity["knee"] == "heuristic"
@@ -376,9 +373,7 @@ def test_advise_names_the_rules_valid_for_a_learned_ranking(tmp_path):
     project = project_with(tmp_path, n=200, active_model="cal", audit_rate=0.05)
     gold = gold_of(project)
     ada = project.start_session("ada")
-    for _ in range(40):
-        c = project.next_candidate(ada)
-        project.record_label(ada, c.candidate_id, gold[c.candidate_id])
+    label_from_gold(project, ada, gold, 40)
     project.close()
     res = run("advise", str(tmp_path / "p.triage"))
     assert res.returncode == 0, res.stderr
