@@ -97,7 +97,10 @@ def test_a_burst_of_labels_redraws_one_panel_per_label_and_all_of_them_after_a_p
     qtbot.wait(250)
     for n, key in enumerate("ili", start=1):
         qtbot.keyClick(window.desk, key)
-        qtbot.waitUntil(lambda n=n: len(given) == n, timeout=5000)
+        try:
+            qtbot.waitUntil(lambda n=n: len(given) >= n, timeout=5000)
+        except Exception:
+            raise AssertionError(f"key {n}: panels given {given}") from None
         qtbot.wait(250)
         assert len(given) == n and given[-1][1] == n   # one panel, with this label in it
     assert len({name for name, _ in given}) == 3        # each panel had its turn

@@ -56,6 +56,9 @@ class PanelController(QObject):
         self.info: PanelInfo | None = None
         self.refreshes = 0
         self._background: set = set()  # workers for the panels, kept until they report
+        # A curves read asked for but not started yet (it starts on the next turn of the
+        # event loop): it counts as out, or busy() would say "done" in between.
+        self._curves_due: Project | None = None
         self._live_building: Any = None  # the project whose live state a worker builds
         self._checkpointing = False
         self.policy = RedrawPolicy(min_gap_s=MIN_GAP_S, pause_s=PAUSE_MS / 1000)
@@ -76,7 +79,7 @@ class PanelController(QObject):
 
     def busy(self) -> bool:
         """Is a background read of the panels (the offline curves included) still out?"""
-        return bool(self._background)
+        return bool(self._background) or self._curves_due is not None
 
     def closed(self) -> None:
         """The project closed: what arrives for it is dropped."""
@@ -160,9 +163,12 @@ class PanelController(QObject):
         self.info = self._panel_info(self.info.offline_curves if self.info else {})
         if not self.live_pending():
             self.refresh_panels()
+        self._curves_due = project
         QTimer.singleShot(0, lambda: self._read_curves(project))
 
     def _read_curves(self, project: Project) -> None:
+        if self._curves_due is project:
+            self._curves_due = None
         if project is not self.project:
             return
         path = project.path
