@@ -32,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             startup.desk_started()
     code = cli.main(argv)
     if ending:
-        startup.command_ending()   # shutdown's collections skip what the command made
+        startup.freeze_survivors()   # shutdown's collections skip what the command made
     return code
 
 

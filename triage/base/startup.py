@@ -25,9 +25,9 @@ No measure touches a private name of another library.
     each full collection would walk them all. The collector waits while the desk starts
     (:func:`desk_starting`) and then freezes them out of later collections
     (:func:`desk_started`), as are matplotlib's once the charts load it
-    (:func:`library_loaded`). At the end of a command, interpreter shutdown would collect
+    (:func:`freeze_survivors`). At the end of a command, interpreter shutdown would collect
     every object numpy and pyarrow made, for memory the system takes back anyway, so the
-    objects are frozen first (:func:`command_ending`).
+    objects are frozen first (:func:`freeze_survivors`).
 ``pause-gc``
     The lead's quick read-only commands (``status``, ``advise``...) run with the collector
     paused (:func:`prepare_command`): they live for a second or two and make few
@@ -161,18 +161,15 @@ def desk_starting() -> None:
 
 def desk_started() -> None:
     """The desk is up: what lives now stays out of later collections, which run again."""
-    if _gc_applies():
-        gc.freeze()
+    freeze_survivors()
     gc.enable()
 
 
-def library_loaded() -> None:
-    """A library that stays loaded (matplotlib) was imported: freeze its objects too."""
-    if _gc_applies():
-        gc.freeze()
+def freeze_survivors() -> None:
+    """What exists now lives as long as the process: keep it out of later collections.
 
-
-def command_ending() -> None:
-    """A command returns and the process ends: interpreter shutdown skips the objects."""
+    Called once the desk is up, when a library that stays loaded (matplotlib) has been
+    imported, and when a command returns just before the process ends (interpreter
+    shutdown then skips those objects)."""
     if _gc_applies():
         gc.freeze()

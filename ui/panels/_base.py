@@ -72,7 +72,7 @@ def _freeze_matplotlib() -> None:
     global _FROZE
     if not _FROZE:
         _FROZE = True
-        startup.library_loaded()
+        startup.freeze_survivors()
 
 
 class _RenderSignals(QObject):
