@@ -82,6 +82,27 @@ def test_no_fork_beside_other_threads():
     assert got == "False None"
 
 
+def test_the_command_line_report_forks_with_the_collector_paused_then_restored(demo, tmp_path):
+    # A thread started before the fork (the start-up policy once warmed scipy.special on
+    # one for every statistics command) kept the report on one core.
+    got = _run(f"""
+        import gc
+        import triage.views.report.side as side
+        start, seen = side.start_side, []
+        def recording(*args, **kwargs):
+            made = start(*args, **kwargs)
+            seen.append((made is not None, gc.isenabled()))
+            return made
+        side.start_side = recording
+        from triage.cli.program import main
+        code = main(["report", {str(demo)!r}, "-o", {str(tmp_path / "r.html")!r},
+                     "--bootstrap", "20"])
+        print(code, seen, gc.isenabled())
+    """)
+    assert got.splitlines()[-1] == "0 [(True, False)] True"
+    assert "Triage report" in (tmp_path / "r.html").read_text(encoding="utf-8")
+
+
 @pytest.mark.slow
 def test_the_report_from_two_processes_is_the_report_from_one(demo):
     out = triage("report", demo, "--json", "--bootstrap", "50")   # forks: one thread

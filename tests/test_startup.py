@@ -52,3 +52,11 @@ def test_the_collector_runs_again_after_a_command_run_in_process(tmp_path):
 
     assert main(["status", str(tmp_path / "missing.triage")]) == 2
     assert gc.isenabled()
+
+
+def test_a_command_that_forks_first_starts_no_thread_and_pauses_the_collector():
+    got = run("import gc, threading; from triage.base import startup; "
+              "print(startup.prepare_command('report')); "
+              "print(threading.active_count(), gc.isenabled()); "
+              "startup.command_finished(); print(gc.isenabled())")
+    assert got == ["None", "1", "False", "True"]

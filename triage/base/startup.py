@@ -33,6 +33,13 @@ No measure touches a private name of another library.
     paused (:func:`prepare_command`): they live for a second or two and make few
     reference cycles, which refcounting cannot free and the process's exit frees anyway,
     while each full collection would walk every object the imports made.
+``fork-first``
+    ``triage report`` forks its second process (``triage/views/report/side.py``) before it
+    imports what only the first one needs, and a process may fork only while it runs one
+    thread. So nothing is warmed on a thread for it (a warming import would keep it from
+    forking: the report then ran on one core), and the collector pauses while it runs
+    (:func:`fork_first`): it makes a few million short-lived objects and ends with the
+    command, so collections would only walk them.
 """
 
 from __future__ import annotations
@@ -61,6 +68,9 @@ QUICK_READS = frozenset({"adjudicate", "advise", "agree", "gain", "status"})
 # What a helper process that computes the advice imports before its first request (the
 # desk's forkserver preloads these, so forked helpers never pay for them).
 HELPER_PRELOAD = ("scipy.special",)
+
+# Commands that fork a helper process before they compute (``fork-first``).
+FORK_FIRST = frozenset({"report"})
 
 _WARMING: dict[str, Future] = {}
 _PAUSED: list[str] = []   # the command that paused the collector, until it returns
@@ -133,12 +143,26 @@ def prepare_command(command: str) -> Future | None:
     """Start what ``command`` will need: ``scipy.special`` for the statistics.
 
     Returns the import's future; None when the command needs nothing (or no warming)."""
+    if fork_first(command):
+        return None
     if command in QUICK_READS and _gc_applies("pause-gc") and gc.isenabled():
         gc.disable()
         _PAUSED.append(command)
     if command not in STATISTICS_COMMANDS:
         return None
     return warm("scipy.special") if ENABLED["warm-scipy"] else None
+
+
+def fork_first(command: str) -> bool:
+    """True for a command that forks first: no thread starts for it; the collector pauses.
+
+    The collector runs again when the command returns (:func:`command_finished`)."""
+    if command not in FORK_FIRST:
+        return False
+    if _gc_applies("pause-gc") and gc.isenabled():
+        gc.disable()
+        _PAUSED.append(command)
+    return True
 
 
 def command_finished() -> None:
