@@ -129,14 +129,24 @@ def ranking(db: sqlite_utils.Database, model_id: int) -> tuple[np.ndarray, np.nd
             np.frombuffer(row[1], dtype="<f8").astype(np.float64))
 
 
+def _ranking_column(db: sqlite_utils.Database, model_id: int, column: str,
+                    dtype: str) -> np.ndarray:
+    """One column of a stored ranking, read alone (each is a pool-sized blob)."""
+    sql = {"candidate_ids": "SELECT candidate_ids FROM rankings WHERE model_id = ?",
+           "scores": "SELECT scores FROM rankings WHERE model_id = ?"}[column]
+    row = db.execute(sql, [model_id]).fetchone()
+    kind = np.int64 if dtype == "<i8" else np.float64
+    return np.empty(0, dtype=kind) if row is None else np.frombuffer(row[0], dtype=dtype).astype(kind)
+
+
 def rank_order(db: sqlite_utils.Database, model_id: int) -> np.ndarray:
     """Candidate ids in rank order for one model (index 0 = rank 1)."""
-    return ranking(db, model_id)[0]
+    return _ranking_column(db, model_id, "candidate_ids", "<i8")
 
 
 def scores_in_rank_order(db: sqlite_utils.Database, model_id: int) -> np.ndarray:
     """One model's scores in its rank order (index 0 = rank 1)."""
-    return ranking(db, model_id)[1]
+    return _ranking_column(db, model_id, "scores", "<f8")
 
 
 def scores_by_candidate(db: sqlite_utils.Database, model_id: int) -> np.ndarray:

@@ -267,6 +267,8 @@ def without_thumbnails(data: dict[str, Any]) -> dict[str, Any]:
 
 
 SIDE_PARTS = ("models", "agreement", "samples")
+# The sections ready before the side's (what ``early`` gets in build_report_data).
+EARLY = ("title", "generated_at", "project", "spend", "gain", "yield", "advice", "provenance")
 
 
 def side_sections(project: Project, names: tuple[str, ...], *, bootstrap: int = 1000,
@@ -290,8 +292,9 @@ def build_report_data(project: Project, *, bootstrap: int = 1000, seed: int = 0,
     ``images``: thumbnails of a picture pool's disagreements and positives (False leaves
     them out, for privacy; the counts stay). ``side``: a child computing
     :func:`side_sections` (see :mod:`.side`); whatever it fails to deliver is computed here.
-    ``early`` is called with the title, spend, gain and yield sections (JSON-ready) before the
-    side's sections are waited for, so their charts can be drawn meanwhile."""
+    ``early`` is called with the sections in :data:`EARLY` (JSON-ready) before the side's
+    sections are waited for, so their charts can be drawn and their pages laid out
+    meanwhile."""
     from triage.project.report import project_provenance
 
     if project.active_model() is None:
@@ -319,7 +322,7 @@ def build_report_data(project: Project, *, bootstrap: int = 1000, seed: int = 0,
                           bootstrap=bootstrap, seed=seed)
     _tick(progress, 3)
     if early is not None:
-        early(jsonable({name: data[name] for name in ("title", "spend", "gain", "yield")}))
+        early(jsonable({name: data[name] for name in EARLY}))
     from_side = (side.result() if side is not None else None) or side_sections(
         project, tuple(n for n in SIDE_PARTS if n not in parts), bootstrap=bootstrap, seed=seed)
     parts.update(from_side)
@@ -334,5 +337,5 @@ def build_report_data(project: Project, *, bootstrap: int = 1000, seed: int = 0,
     return jsonable(data)
 
 
-__all__ = ["SIDE_PARTS", "build_report_data", "format_money", "format_share", "report_advice",
+__all__ = ["EARLY", "SIDE_PARTS", "build_report_data", "format_money", "format_share", "report_advice",
            "side_sections", "without_thumbnails"]

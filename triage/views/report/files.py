@@ -29,18 +29,18 @@ def _write_atomically(out: Path, payload: bytes) -> None:
 
 
 def render_report(data: dict[str, Any], fmt: str, drawn: dict[str, Any] | None = None,
-                  document: Any = None) -> bytes:
+                  begun: Any = None) -> bytes:
     """The report's bytes in ``fmt`` ('html' or 'pdf') from :func:`build_report_data`.
 
     ``drawn``: charts of that format drawn already (see :func:`.charts.drawn_charts`);
-    ``document``: the PDF's ``ReportPDF``, made ahead."""
+    ``begun``: the PDF's first pages, laid out ahead (see :func:`.pdf.begin_pdf`)."""
     if fmt == "html":
         from triage.views.report.html import render_html
 
         return render_html(data, drawn).encode("utf-8")
     from triage.views.report.pdf import render_pdf
 
-    return render_pdf(data, drawn, document)
+    return render_pdf(data, drawn, begun)
 
 
 def _side_sections(project: Any, names: tuple[str, ...], bootstrap: int,
@@ -48,6 +48,17 @@ def _side_sections(project: Any, names: tuple[str, ...], bootstrap: int,
     from triage.views.report.data import side_sections
 
     return side_sections(project, names, bootstrap=bootstrap, seed=seed)
+
+
+def _side_imports() -> None:
+    """What the child imports while the parent opens the project (it waits meanwhile)."""
+    import importlib
+
+    for module in ("numpy.ma", "numpy.random", "triage.views.report.data", "triage.views.models",
+                   "triage.stats.models.report", "triage.stats.agreement.report",
+                   "triage.stats.gain", "triage.project.gain", "triage.project.agreement",
+                   "triage.project.adjudication", "triage.project.report"):
+        importlib.import_module(module)
 
 
 def report_data_at(project_path: str | Path, *, bootstrap: int = 1000, seed: int = 0,
@@ -66,7 +77,8 @@ def report_data_at(project_path: str | Path, *, bootstrap: int = 1000, seed: int
     # so the names are data.SIDE_PARTS written out: every part the child can compute.
     names = ("models", "agreement", "samples")
     side = None if is_server_url(project_path) else start_side(
-        project_path, lambda project: _side_sections(project, names, bootstrap, seed), names)
+        project_path, lambda project: _side_sections(project, names, bootstrap, seed), names,
+        prepare=_side_imports)
     try:
         from triage.project.files import open_project
         from triage.views.report.data import build_report_data
@@ -104,10 +116,14 @@ def write_report(project_path: str | Path, out: str | Path | Sequence[str | Path
 
         for fmt in drawn:   # drawn while the side's sections are computed
             drawn[fmt] = drawn_charts(first, fmt)
-        if "pdf" in drawn:   # and the PDF library imported, its fonts read: a fifth of a PDF
-            from triage.views.report.pdf import ReportPDF
+        if "html" in drawn:   # the page's template compiled meanwhile
+            from triage.views.report.html import template
 
-            documents["pdf"] = ReportPDF(first["title"])
+            template()
+        if "pdf" in drawn:   # the PDF's library imported, its fonts read, its first pages
+            from triage.views.report.pdf import begin_pdf
+
+            documents["pdf"] = begin_pdf(first, drawn["pdf"])
 
     data = report_data_at(project_path, bootstrap=bootstrap, seed=seed, progress=progress,
                           images=images, early=early)

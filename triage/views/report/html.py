@@ -8,10 +8,11 @@ markup not escaped is the charts' SVG, which matplotlib draws with text as paths
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment, PackageLoader, StrictUndefined, Template
 from markupsafe import Markup
 
 from triage.views.panels import format_money, format_share
@@ -62,10 +63,16 @@ def environment() -> Environment:
     return env
 
 
+@functools.cache
+def template() -> Template:
+    """The report's page template, compiled once per process (ahead of the render, if asked)."""
+    return environment().get_template("report.html.j2")
+
+
 def render_html(data: dict[str, Any], drawn: dict[str, str] | None = None) -> str:
     """The whole page for report data from :func:`build_report_data`.
 
     ``drawn``: charts already drawn as SVG (by name); the others are drawn here."""
     charts = {name: Markup(svg)  # noqa: S704 - matplotlib's own SVG, sanitised
               for name, svg in drawn_charts(data, "html", drawn).items()}
-    return environment().get_template("report.html.j2").render(d=data, charts=charts)
+    return template().render(d=data, charts=charts)

@@ -336,14 +336,17 @@ def _provenance(pdf: ReportPDF, d: dict[str, Any]) -> None:
                f"{pv['triage_version']}.", small=True)
 
 
-def render_pdf(data: dict[str, Any], drawn: dict[str, Any] | None = None,
-               document: ReportPDF | None = None) -> bytes:
-    """The whole report as PDF bytes, from :func:`build_report_data`.
+# What :func:`begin_pdf` lays out: sections ready before the second process's are.
+FIRST_SECTIONS = ("title", "generated_at", "project", "spend", "gain", "yield", "advice",
+                  "provenance")
 
-    ``drawn``: charts already drawn (by name, see :func:`.charts.drawn_charts`); the
-    others are drawn here. ``document``: a fresh ``ReportPDF(data["title"])`` made ahead
-    (its fonts loaded while other work waited), else one is made here."""
-    charts = drawn_charts(data, "pdf", drawn)
+
+def begin_pdf(data: dict[str, Any], charts: dict[str, Any],
+              document: ReportPDF | None = None) -> ReportPDF:
+    """A new document with the title, project, spend, gain, yield and advice laid out.
+
+    ``data`` needs only :data:`FIRST_SECTIONS`; ``charts``: the spend, gain and yield charts
+    (see :func:`.charts.drawn_charts`); ``document``: a fresh ``ReportPDF`` made ahead."""
     pdf = document if document is not None else ReportPDF(data["title"])
     pdf.add_page()
     pdf.set_font("DejaVu", "B", 17)
@@ -354,6 +357,18 @@ def render_pdf(data: dict[str, Any], drawn: dict[str, Any] | None = None,
     _project(pdf, data)
     _spend_gain_yield(pdf, data, charts)
     _advice(pdf, data)
+    return pdf
+
+
+def render_pdf(data: dict[str, Any], drawn: dict[str, Any] | None = None,
+               begun: ReportPDF | None = None) -> bytes:
+    """The whole report as PDF bytes, from :func:`build_report_data`.
+
+    ``drawn``: charts already drawn (by name, see :func:`.charts.drawn_charts`); the
+    others are drawn here. ``begun``: the document :func:`begin_pdf` laid out from the
+    same data while other work went on (else it is laid out here)."""
+    charts = drawn_charts(data, "pdf", drawn)
+    pdf = begun if begun is not None else begin_pdf(data, charts)
     _agreement(pdf, data)
     _models(pdf, data, charts)
     _samples(pdf, data)

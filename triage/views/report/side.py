@@ -43,10 +43,13 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def _child(go: int, out: int, path: Path, work: SideWork) -> NoReturn:
-    """Wait for the parent's go, compute, send the pickled result (or the error); exit."""
+def _child(go: int, out: int, path: Path, work: SideWork,
+           prepare: Callable[[], object] | None) -> NoReturn:
+    """Prepare, wait for the parent's go, compute, send the pickled result; exit."""
     code = 1
     try:
+        if prepare is not None:   # e.g. imports, while the parent opens the project
+            prepare()
         if os.read(go, 1) == b"1":
             from triage.project.files import open_for_reading
 
@@ -144,10 +147,13 @@ def reuse_freed_memory() -> bool:
         return False
 
 
-def start_side(path: str | Path, work: SideWork, names: tuple[str, ...] = ()) -> Side | None:
+def start_side(path: str | Path, work: SideWork, names: tuple[str, ...] = (),
+               prepare: Callable[[], object] | None = None) -> Side | None:
     """Fork a child that will compute ``work(project)``; None where forking is not safe.
 
     ``names``: the sections ``work`` returns (:attr:`Side.names`, for the parent to skip).
+    ``prepare``: what the child may do before the project is open (imports), in the time
+    the parent takes to open it; a failure there is a failure of the child.
     Both processes then reuse the memory they free (:func:`reuse_freed_memory`): this runs
     only in a process of one thread, the command line's, which ends with the report."""
     if not can_fork():
@@ -161,7 +167,7 @@ def start_side(path: str | Path, work: SideWork, names: tuple[str, ...] = ()) ->
     if pid == 0:   # the child
         os.close(go_w)
         os.close(out_r)
-        _child(go_r, out_w, Path(path), work)
+        _child(go_r, out_w, Path(path), work, prepare)
     os.close(go_r)
     os.close(out_w)
     return Side(pid, go_w, out_r, names)
