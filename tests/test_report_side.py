@@ -58,6 +58,27 @@ def test_the_child_delivers_its_result_or_none(demo, work, expected):
     assert got == expected
 
 
+@pytest.mark.parametrize(("first", "work", "expected"), [
+    # a first part bigger than a pipe holds: the child computes on while it waits to be read
+    ("lambda project: {'curve': bytes(1 << 21)}", "lambda project: {'pool': project.pool}",
+     "2097152 {'pool': 1500}"),
+    ("lambda project: 1 / 0", "lambda project: {'pool': project.pool}", "None None"),
+    ("lambda project: {'curve': b'x'}", "lambda project: 1 / 0", "1 None"),
+])
+def test_the_first_part_comes_at_once_and_failures_leave_none(demo, first, work, expected):
+    got = _run(f"""
+        from triage.project import open_project
+        from triage.views.report.side import start_side
+        side = start_side({str(demo)!r}, {work}, first={first})
+        with open_project({str(demo)!r}):
+            side.go()
+            early = side.first()
+            print(None if early is None else len(early["curve"]), side.result())
+        assert side.first() == early   # asked again: the same
+    """)
+    assert got == expected
+
+
 def test_a_child_never_told_to_start_exits_and_is_reaped(demo):
     got = _run(f"""
         import os

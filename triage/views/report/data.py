@@ -76,11 +76,20 @@ def _active_name(project: Project) -> str | None:
     return model.name if model is not None else None
 
 
-def _panel_info(project: Project) -> PanelInfo:
+def side_first(project: Project) -> dict[str, Any]:
+    """What a second process computes first and sends at once: the gold curves.
+
+    They need a scan of the pool's gold labels, which its models' section reads anyway."""
+    return {"offline_curves": project.offline_curves()}
+
+
+def _panel_info(project: Project, side: Side | None) -> PanelInfo:
     s = project.settings
+    first = side.first() if side is not None else None
     return PanelInfo(pool=project.pool, currency=s.currency, budget=s.budget,
                      value_per_positive=s.value_per_positive, price_per_item=s.price_per_item,
-                     offline_curves=project.offline_curves(),
+                     offline_curves=first["offline_curves"] if first is not None
+                     else project.offline_curves(),
                      active_model=_active_name(project),
                      annotator_rows=project.annotator_table())
 
@@ -301,8 +310,8 @@ def build_report_data(project: Project, *, bootstrap: int = 1000, seed: int = 0,
         raise TriageError(f"{project.path} has no candidates yet; import a pool first")
     _tick(progress, 0)
     snap = project.snapshot()
-    info = _panel_info(project)
     advice = report_advice(project)
+    info = _panel_info(project, side)   # the side's gold curves have come meanwhile
     _tick(progress, 1)
     data: dict[str, Any] = {
         "title": f"Triage report — {project.path.stem}",
@@ -337,5 +346,5 @@ def build_report_data(project: Project, *, bootstrap: int = 1000, seed: int = 0,
     return jsonable(data)
 
 
-__all__ = ["EARLY", "SIDE_PARTS", "build_report_data", "format_money", "format_share", "report_advice",
-           "side_sections", "without_thumbnails"]
+__all__ = ["EARLY", "SIDE_PARTS", "build_report_data", "format_money", "format_share",
+           "report_advice", "side_first", "side_sections", "without_thumbnails"]

@@ -50,6 +50,12 @@ def _side_sections(project: Any, names: tuple[str, ...], bootstrap: int,
     return side_sections(project, names, bootstrap=bootstrap, seed=seed)
 
 
+def _side_first(project: Any) -> dict[str, Any]:
+    from triage.views.report.data import side_first
+
+    return side_first(project)
+
+
 def _side_imports() -> None:
     """What the child imports while the parent opens the project (it waits meanwhile)."""
     import importlib
@@ -78,7 +84,7 @@ def report_data_at(project_path: str | Path, *, bootstrap: int = 1000, seed: int
     names = ("models", "agreement", "samples")
     side = None if is_server_url(project_path) else start_side(
         project_path, lambda project: _side_sections(project, names, bootstrap, seed), names,
-        prepare=_side_imports)
+        prepare=_side_imports, first=_side_first)
     try:
         from triage.project.files import open_project
         from triage.views.report.data import build_report_data

@@ -43,10 +43,37 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def _child(go: int, out: int, path: Path, work: SideWork,
-           prepare: Callable[[], object] | None) -> NoReturn:
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_exactly(fd: int, size: int) -> bytes | None:
+    """``size`` bytes from the pipe; None when it ends first (the child failed)."""
+    chunks, left = [], size
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _send_first(out: int, value: Any) -> threading.Thread:
+    """Send the first part (length, then pickle) from a thread: the child computes on."""
+    payload = pickle.dumps(("ok", value), protocol=pickle.HIGHEST_PROTOCOL)
+    sender = threading.Thread(target=_write_all,
+                              args=(out, len(payload).to_bytes(8, "little") + payload))
+    sender.start()
+    return sender
+
+
+def _child(go: int, out: int, path: Path, work: SideWork, prepare: Callable[[], object] | None,
+           first: SideWork | None) -> NoReturn:
     """Prepare, wait for the parent's go, compute, send the pickled result; exit."""
-    code = 1
+    code, sender = 1, None
     try:
         if prepare is not None:   # e.g. imports, while the parent opens the project
             prepare()
@@ -54,27 +81,59 @@ def _child(go: int, out: int, path: Path, work: SideWork,
             from triage.project.files import open_for_reading
 
             with open_for_reading(path) as project:
+                if first is not None:
+                    sender = _send_first(out, first(project))
                 result: tuple[str, Any] = ("ok", work(project))
         else:
             result = ("skip", None)
         payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+        if sender is not None:
+            sender.join()
         with os.fdopen(out, "wb") as sink:
             sink.write(payload)
         code = 0
     except BaseException:   # noqa: BLE001 - the parent computes it itself then
         code = 1
     finally:
+        if sender is not None:   # the first part is whole, even when the rest failed
+            sender.join()
         os._exit(code)   # no atexit handlers, no flushing of the parent's buffers
+
+
+def _unpickled(payload: bytes | None) -> Any:
+    """The value of an ("ok", value) payload; None for anything else (the child failed)."""
+    try:
+        status, value = pickle.loads(payload) if payload else ("failed", None)
+    except Exception:   # noqa: BLE001 - a truncated payload: compute it here
+        status, value = "failed", None
+    return value if status == "ok" else None
 
 
 class Side:
     """A forked child computing ``work(project)`` on its own connection."""
 
-    def __init__(self, pid: int, go: int, result: int, names: tuple[str, ...] = ()) -> None:
+    def __init__(self, pid: int, go: int, result: int, names: tuple[str, ...] = (),
+                 first: bool = False) -> None:
         self.pid, self._go, self._result = pid, go, result
         self.names = names   # the sections it computes
         self._value: dict[str, Any] | None = None
+        self._first: dict[str, Any] | None = None
+        self._first_pending = first   # a first part is coming and has not been read
         self._done = False
+
+    def first(self) -> dict[str, Any] | None:
+        """The child's first part (see :func:`start_side`), or None if it failed.
+
+        Waits for it; asked again, gives the same."""
+        if self._first_pending and not self._done:
+            self._first_pending = False
+            size = _read_exactly(self._result, 8)
+            payload = None if size is None else _read_exactly(
+                self._result, int.from_bytes(size, "little"))
+            self._first = _unpickled(payload)
+            if self._first is None:   # the child failed: nothing more will come
+                self.result()
+        return self._first
 
     def go(self) -> None:
         """The parent has opened the project: the child may open it too."""
@@ -91,17 +150,17 @@ class Side:
         """The child's sections, or None if it failed (then compute them here)."""
         if not self._done:
             self._signal(b"0")   # never started: let it exit
+            if self._first_pending:
+                self.first()
+            if self._done:   # the first part failed, and so the child
+                return None
             try:
                 payload = _read_all(self._result)
             finally:
                 os.close(self._result)
                 os.waitpid(self.pid, 0)
                 self._done = True
-            try:
-                status, value = pickle.loads(payload) if payload else ("failed", None)
-            except Exception:   # noqa: BLE001 - a truncated payload: compute it here
-                status, value = "failed", None
-            self._value = value if status == "ok" else None
+            self._value = _unpickled(payload)
         return self._value
 
     def close(self) -> None:
@@ -148,12 +207,15 @@ def reuse_freed_memory() -> bool:
 
 
 def start_side(path: str | Path, work: SideWork, names: tuple[str, ...] = (),
-               prepare: Callable[[], object] | None = None) -> Side | None:
+               prepare: Callable[[], object] | None = None,
+               first: SideWork | None = None) -> Side | None:
     """Fork a child that will compute ``work(project)``; None where forking is not safe.
 
     ``names``: the sections ``work`` returns (:attr:`Side.names`, for the parent to skip).
     ``prepare``: what the child may do before the project is open (imports), in the time
-    the parent takes to open it; a failure there is a failure of the child.
+    the parent takes to open it; a failure there is a failure of the child. ``first``:
+    computed before ``work`` and sent at once (:meth:`Side.first`), for what the parent
+    needs early.
     Both processes then reuse the memory they free (:func:`reuse_freed_memory`): this runs
     only in a process of one thread, the command line's, which ends with the report."""
     if not can_fork():
@@ -167,10 +229,10 @@ def start_side(path: str | Path, work: SideWork, names: tuple[str, ...] = (),
     if pid == 0:   # the child
         os.close(go_w)
         os.close(out_r)
-        _child(go_r, out_w, Path(path), work, prepare)
+        _child(go_r, out_w, Path(path), work, prepare, first)
     os.close(go_r)
     os.close(out_w)
-    return Side(pid, go_w, out_r, names)
+    return Side(pid, go_w, out_r, names, first is not None)
 
 
 __all__ = ["Side", "can_fork", "reuse_freed_memory", "start_side"]
