@@ -69,19 +69,20 @@ def _side_imports() -> None:
 
 def report_data_at(project_path: str | Path, *, bootstrap: int = 1000, seed: int = 0,
                    progress: Progress | None = None, images: bool = True,
-                   early: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+                   early: Callable[[dict[str, Any]], None] | None = None,
+                   side_agreement: bool = True) -> dict[str, Any]:
     """The report's data for the project at ``project_path``, on both cores where safe.
 
-    Where a child may be forked (:func:`.side.can_fork`: the command line) the models' and
-    agreement sections and the samples' reads are computed in one while this process
-    computes the rest (and ``early`` draws the first charts); elsewhere, or if the child
-    fails, here alone. The data is the same either way."""
+    Where a child may be forked (:func:`.side.can_fork`: the command line) the models'
+    section, the samples' reads and (``side_agreement``) the agreement section are computed
+    in one while this process computes the rest (and ``early`` draws the first charts);
+    elsewhere, or if the child fails, here alone. The data is the same either way."""
     from triage.base.address import is_server_url
     from triage.views.report.side import start_side
 
     # Forked before this process imports what only it needs (the child imports its own),
-    # so the names are data.SIDE_PARTS written out: every part the child can compute.
-    names = ("models", "agreement", "samples")
+    # so the names are those of data.SIDE_PARTS written out.
+    names = ("models", "agreement", "samples") if side_agreement else ("models", "samples")
     side = None if is_server_url(project_path) else start_side(
         project_path, lambda project: _side_sections(project, names, bootstrap, seed), names,
         prepare=_side_imports, first=_side_first)
@@ -131,8 +132,10 @@ def write_report(project_path: str | Path, out: str | Path | Sequence[str | Path
 
             documents["pdf"] = begin_pdf(first, drawn["pdf"])
 
+    # What each process computes, balanced for a report that is drawn: a PDF takes longer
+    # to draw than a page, so its second process takes the agreement as well.
     data = report_data_at(project_path, bootstrap=bootstrap, seed=seed, progress=progress,
-                          images=images, early=early)
+                          images=images, early=early, side_agreement="pdf" in drawn)
     from triage.views.report.data import STEPS
 
     payloads = [render_report(data, fmt, drawn[fmt], documents.pop(fmt, None))
