@@ -1,6 +1,7 @@
 """Time ``triage report`` (HTML and PDF) on a 1,000,000-candidate project with 10,000 labels.
 
     python -m bench.bench_report [--work DIR] [--rows 1000000] [--labels 10000] [--repeat 3]
+    python -m bench.bench_report --work DIR --profile   # where the time goes, both processes
 
 The pool is generated with gold labels (``bench/_generate.py``) and labelled by two
 annotators taking turns, as ``bench/bench_e2e.py`` does, once per ``--work`` folder. Then
@@ -76,6 +77,50 @@ sys.exit(code)
 """
 
 
+# Run inside a profiled process: cProfile in the parent and, through side._child, in the
+# forked child (which ends with os._exit, so its profile is written just before).
+_PROFILED = """
+import cProfile, os, sys
+import triage.views.report.side as side
+out, child_run = sys.argv[1], side._child
+def profiled_child(*args):
+    profile, leave = cProfile.Profile(), os._exit
+    def written(code):
+        profile.disable()
+        profile.dump_stats(out + "-child.prof")
+        leave(code)
+    os._exit = written
+    profile.enable()
+    child_run(*args)
+side._child = profiled_child
+from triage.cli.program import main
+profile = cProfile.Profile()
+profile.enable()
+code = main(["report", *sys.argv[2:]])
+profile.disable()
+profile.dump_stats(out + "-parent.prof")
+sys.exit(code)
+"""
+
+
+def profiled(project: Path, outs: list[Path], stem: Path) -> None:
+    """Profile one whole report: ``stem``-parent.prof and ``stem``-child.prof (pstats)."""
+    import pstats
+    import subprocess
+
+    args = [sys.executable, "-c", _PROFILED, str(stem), str(project)]
+    for out in outs:
+        args += ["-o", str(out)]
+    done = subprocess.run(args, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(done.stderr)
+    for side in ("parent", "child"):
+        path = Path(f"{stem}-{side}.prof")
+        if path.exists():
+            print(f"--- {path} (cumulative seconds, waits included)")
+            pstats.Stats(str(path)).sort_stats("cumulative").print_stats(25)
+
+
 def timed(project: Path, outs: list[Path], mode: str) -> tuple[float, float, float]:
     """(wall, CPU, critical-path CPU) seconds of one whole ``triage report`` process."""
     import subprocess
@@ -100,8 +145,15 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--labels", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--profile", action="store_true",
+                        help="profile one HTML and one PDF report instead (parent and child, "
+                             "cProfile files in --work)")
     args = parser.parse_args()
     project = build(args.work, args.rows, args.labels)
+    if args.profile:
+        for suffix in ("html", "pdf"):
+            profiled(project, [args.work / f"report.{suffix}"], args.work / f"profile-{suffix}")
+        return 0
     import os
 
     for rep in range(args.repeat):
