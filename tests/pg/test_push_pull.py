@@ -386,3 +386,46 @@ def test_new_from_a_url_keeps_every_text_whether_or_not_it_needs_quotes(pg, tmp_
                            "ORDER BY id").fetchall()
     assert got == [(r["key"], r["text"], r["gold"] or None) for r in rows]
     assert True in seen and False in seen
+
+
+def test_new_from_a_url_begins_the_server_work_before_loading_the_command(pg, tmp_path,
+                                                                          monkeypatch):
+    """The command line starts the server's part of `triage new URL FILE` (the connection
+    and the schema) on another thread before it loads the command, and the command carries
+    on in that one transaction: one connection, begun once, off the main thread."""
+    import threading
+
+    from triage.store.pg import ahead as pg_ahead
+
+    begun: list[str] = []
+    real = pg_ahead.begin
+    monkeypatch.setattr(pg_ahead, "begin", lambda url: begun.append(
+        threading.current_thread().name) or real(url))
+    src = write_pool(tmp_path / "pool.csv", pool_rows(30))
+    url = pg.url("early")
+    assert main(["new", url, str(src), "--text", "text", "--key", "key", "--score",
+                 "m1=m1"]) == 0
+    assert len(begun) == 1 and begun[0] != threading.current_thread().name
+    with pg.connect() as conn:
+        assert conn.execute("SELECT count(*) FROM triage_early.candidates").fetchone()[0] == 30
+
+
+def test_a_refused_new_from_a_url_rolls_back_the_work_begun_early(pg, tmp_path, capsys):
+    """`triage new URL FILE` refused by its own checks (no --text) after the command line
+    began the server's work: nothing stays on the server, no transaction stays open."""
+    src = write_pool(tmp_path / "pool.csv", pool_rows(10))
+    url = pg.url("refused_early")
+    assert main(["new", url, str(src), "--key", "key", "--score", "m1=m1"]) == 2
+    assert "--text" in capsys.readouterr().err
+    import time
+
+    with pg.connect() as conn:
+        deadline = time.monotonic() + 30   # the roll-back ends on the connecting thread
+        while conn.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                           "'triage' AND state LIKE 'idle in transaction%'").fetchone()[0]:
+            assert time.monotonic() < deadline, "a transaction begun early stayed open"
+            time.sleep(0.05)
+        assert conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = "
+                            "'triage_refused_early'").fetchone()[0] == 0
+    assert main(["new", url, str(src), "--text", "text", "--key", "key", "--score",
+                 "m1=m1"]) == 0
