@@ -21,12 +21,9 @@ import os
 import sqlite3
 import sys
 from collections.abc import Sequence
-from concurrent.futures import Future
-from typing import Any
 
 from triage import __version__
 from triage.base import startup
-from triage.base.address import is_server_url
 from triage.base.errors import TriageError
 from triage.cli import commands
 
@@ -105,49 +102,8 @@ def gui_requested(argv: Sequence[str]) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand headless; print help when none is given."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    early = begin_server_work(argv)
-    try:
-        return _run(argv, early)
-    finally:
-        if early is not None:
-            early.add_done_callback(_close_untaken)
-
-
-def begin_server_work(argv: Sequence[str]) -> Future | None:
-    """``triage new postgresql://… FILE``: start the server's work before the command loads.
-
-    The server makes the project's schema (:mod:`triage.store.pg.ahead`) while this
-    process imports the command and the importer, instead of after: a thread of the shared
-    pool connects first thing. The future gives the :class:`~triage.store.pg.ahead.Ahead`
-    the command continues (``args.server_ahead``); None for any other command line.
-    """
-    if len(argv) < 3 or argv[0] != "new" or not is_server_url(argv[1]):
-        return None
-    from triage.base.jobs import start
-
-    address = argv[1]
-
-    def begin() -> Any:
-        from triage.store.pg.ahead import begin
-        from triage.store.pg.url import parse_url
-
-        return begin(parse_url(address))
-
-    return start(begin, "pg-import-early")
-
-
-def _close_untaken(early: Future) -> None:
-    """Roll back the server work begun early when the command never took it."""
-    if not early.cancelled() and early.exception() is None:
-        early.result().close()
-
-
-def _run(argv: list[str], early: Future | None) -> int:
-    """:func:`main` after the server work of ``early`` (if any) has begun."""
     parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args = parser.parse_args(argv)
-    if early is not None:
-        args.server_ahead = early
     flag = _desktop_flag(args)
     if flag is not None and getattr(args, "func", None) is not None:
         parser.error(f"{flag} takes no command")

@@ -116,14 +116,8 @@ def run_server(args: argparse.Namespace) -> int:
     if not args.score:
         raise TriageError("give at least one model score column with --score NAME=COLUMN")
     # The server makes the project's schema while this process loads the importer (all of
-    # it in the import's one transaction: nothing is committed unless the import is); the
-    # command line began it before loading this command, for this address.
-    early = getattr(args, "server_ahead", None)
-    ahead = early.result() if early is not None else None
-    if ahead is None or ahead.url != url:
-        if ahead is not None:
-            ahead.close()
-        ahead = begin(url)
+    # it in the import's one transaction: nothing is committed unless the import is).
+    ahead = begin(url)
     try:
         return _create_on_server(args, url, ahead)
     finally:
