@@ -9,9 +9,10 @@ they arrive: each is written as CSV by Arrow's C++ writer (the server parses the
 bytes ``psql``'s ``\\copy`` would send; no Python object per value). Meanwhile the reader
 thread ranks the models, draws the overlap plan and shuffles the audit order, so what
 follows the COPY is server work: the primary key, built once (growing it row by row made
-the COPY three times slower), then the rankings, plan and audit order. Everything runs in
-one server transaction: an error, a bad row found mid-file or a cancel leaves the server
-as it was.
+the COPY three times slower), then the rankings, plan and audit order. The key's statement
+is pipelined: while the server builds it, the client takes the first ranking and draws
+the overlap plan. Everything runs in one server transaction: an error, a bad row found
+mid-file or a cancel leaves the server as it was.
 """
 
 from __future__ import annotations
@@ -100,14 +101,15 @@ def write_pool(conn: psycopg.Connection[Any], url: ServerUrl, rows: Any, models:
         with conn.pipeline():   # the server builds the key while the client goes on
             add_primary_key(conn, url, "candidates")
             first = next(made, None)   # its ranking, and its plan drawn beside the key
-            planned = pool.submit(plan, first) if plan is not None and first else None
-        stored_plan = False
+            planned = pool.submit(plan, first) if plan is not None and first is not None \
+                else None
+        keyed = plan is None   # the plan's key is dropped until a plan is stored
         for i, model in enumerate(itertools.chain([first] if first is not None else [], made)):
             if i > 0:
                 planned = pool.submit(plan, model) if plan is not None else None
-            stored_plan |= _store_model(conn, url, model, planned)
+            keyed |= _store_model(conn, url, model, planned, keyed=keyed)
             advance(len(model.candidate_ids))
-        if plan is not None and not stored_plan:
+        if not keyed:
             conn.execute(f"ALTER TABLE {s}.plan ADD PRIMARY KEY (candidate_id)".encode())
         for key, value in info():
             conn.execute(f"INSERT INTO {s}.project(key, value) VALUES (%s, %s) ON CONFLICT "
@@ -117,10 +119,11 @@ def write_pool(conn: psycopg.Connection[Any], url: ServerUrl, rows: Any, models:
     return n
 
 
-def _store_model(conn: psycopg.Connection[Any], url: ServerUrl, model: Any,
-                 planned: Any) -> bool:
-    """Store ``model`` and its ranking, and the plan ``planned`` gives (a future of ids or
-    None) into the emptied, unkeyed plan table; whether a plan was stored."""
+def _store_model(conn: psycopg.Connection[Any], url: ServerUrl, model: Any, planned: Any,
+                 *, keyed: bool) -> bool:
+    """Store ``model``, its ranking and the plan ``planned`` gives (a future of ids, or
+    None) into the plan table emptied in this transaction; whether the plan's key was
+    built (``keyed``: it is already)."""
     s = url.schema
     row = conn.execute(
         f"INSERT INTO {s}.models(name, source_column, source_file, imported_at, "
@@ -133,8 +136,9 @@ def _store_model(conn: psycopg.Connection[Any], url: ServerUrl, model: Any,
     ids = planned.result() if planned is not None else None
     if ids is None:
         return False
-    _copy_plan(conn, url, np.asarray(ids, dtype=np.int64), freeze=True)
-    conn.execute(f"ALTER TABLE {s}.plan ADD PRIMARY KEY (candidate_id)".encode())
+    _copy_plan(conn, url, np.asarray(ids, dtype=np.int64))
+    if not keyed:
+        conn.execute(f"ALTER TABLE {s}.plan ADD PRIMARY KEY (candidate_id)".encode())
     return True
 
 
@@ -145,15 +149,14 @@ def add_primary_key(conn: psycopg.Connection[Any], url: ServerUrl, name: str) ->
                  .encode())
 
 
-def _copy_plan(conn: psycopg.Connection[Any], url: ServerUrl, ids: np.ndarray, *,
-               freeze: bool) -> None:
-    """COPY ``ids`` into the plan as overlap items (``freeze``: a table emptied in this
-    transaction)."""
+def _copy_plan(conn: psycopg.Connection[Any], url: ServerUrl, ids: np.ndarray) -> None:
+    """COPY ``ids`` into the plan (emptied in this transaction) as overlap items, frozen.
+
+    COPY, because one big array parameter is slow for the client to send."""
     if not ids.size:
         return
     text = "\toverlap\n".join(map(str, ids.tolist())) + "\toverlap\n"
-    statement = f"COPY {url.schema}.plan (candidate_id, kind) FROM STDIN" + (
-        " (FREEZE)" if freeze else "")
+    statement = f"COPY {url.schema}.plan (candidate_id, kind) FROM STDIN (FREEZE)"
     with conn.cursor() as cur, cur.copy(statement.encode()) as copy:
         copy.write(text.encode())
 
