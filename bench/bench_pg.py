@@ -17,6 +17,10 @@ alternating, ``--runs`` times each, and the medians are compared:
   seeded hash) beside the COPY, the candidates' primary key, both rankings, the overlap
   plan and the audit order, in one transaction.
 
+Each process's CPU seconds (user + system, from ``getrusage``) are printed beside the wall
+times: on a loaded machine they move less, and they show the work ``\\copy``'s client does
+not do (``psql`` parses nothing; the server does).
+
 The server is pgserver's PostgreSQL 16 on a Unix socket in a temporary directory, stopped
 at the end; a CHECKPOINT runs before each timed process so neither inherits the other's
 dirty pages.
@@ -41,6 +45,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -75,11 +80,18 @@ def _psql(host: str, command: str) -> None:
                     "-v", "ON_ERROR_STOP=1", "-c", command], check=True, capture_output=True)
 
 
+# The CPU seconds (user + system) of each timed process, in the order they ran.
+CLIENT_CPU: list[float] = []
+
+
 def _timed(command: list[str]) -> float:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CLIENT_CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     if done.returncode != 0:
         raise SystemExit(f"{command[0]} failed:\n{done.stderr}")
     return seconds
@@ -113,15 +125,17 @@ def import_ratio(rows: int, runs: int) -> dict[str, Any]:
             contenders: dict[str, Callable[[str, Path, int], float]] = {
                 "psql \\copy": anchor_copy, "triage new URL": ours_new}
             times: dict[str, list[float]] = {name: [] for name in contenders}
+            cpu: dict[str, list[float]] = {name: [] for name in contenders}
             for run in range(runs):
                 for name, func in contenders.items():
                     times[name].append(func(host, csv_path, run))
+                    cpu[name].append(CLIENT_CPU[-1])
         finally:
             server.cleanup()
     ours, anchor = (statistics.median(times[n]) for n in ("triage new URL", "psql \\copy"))
     return {"case": "import to PostgreSQL", "rows": rows, "runs": runs, "ours_s": ours,
             "anchor_s": anchor, "ratio": ours / anchor, "target": 1.5, "met": ours / anchor <= 1.5,
-            "all_s": times, "load_average": os.getloadavg()}
+            "all_s": times, "client_cpu_s": cpu, "load_average": os.getloadavg()}
 
 
 def _print_import(result: dict[str, Any]) -> None:
@@ -131,6 +145,8 @@ def _print_import(result: dict[str, Any]) -> None:
     print("|---|---|---|---|---|---|")
     print(f"| import to PostgreSQL | {result['ours_s']:.2f} s | {result['anchor_s']:.2f} s | "
           f"{result['ratio']:.2f}x | <= 1.5x | {'yes' if result['met'] else '**no**'} |")
+    print("client CPU (user + system) per run: " + "; ".join(
+        f"{name} {', '.join(f'{x:.2f}' for x in xs)} s" for name, xs in result["client_cpu_s"].items()))
     print(json.dumps(result))
 
 

@@ -339,7 +339,8 @@ def test_agree_and_gain_take_a_server_address(pg, original, command, capsys, tmp
 
 
 def test_new_from_a_url_does_not_load_the_project_package(tmp_path):
-    """`triage new URL FILE` never opens a project: its start loads no project package."""
+    """`triage new URL FILE` never opens a project: its start loads no project package, and
+    it only pushes: nor the pull and quarantine modules a replica needs."""
     import subprocess
     import sys
 
@@ -348,7 +349,8 @@ def test_new_from_a_url_does_not_load_the_project_package(tmp_path):
     probe = ("import sys; from triage.cli.program import main; "
              f"code = main(['new', {url!r}, {str(src)!r}, '--text', 'text', '--key', 'key', "
              "'--score', 'm1=m1']); "
-             "print(code, sorted(m for m in ('triage.project', 'triage.views.new_project', 'pandas') "
+             "print(code, sorted(m for m in ('triage.project', 'triage.views.new_project', 'pandas', "
+             "'triage.store.pg.pull', 'triage.store.pg.quarantine') "
              "if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           timeout=120)

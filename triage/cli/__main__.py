@@ -2,6 +2,9 @@
 
 import sys
 
+from triage.base import startup
 from triage.cli.program import main
 
-sys.exit(main())
+code = main()
+startup.freeze_survivors()   # the process ends: shutdown's collections skip what it made
+sys.exit(code)

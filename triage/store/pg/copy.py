@@ -247,8 +247,19 @@ def restart_identities(conn: psycopg.Connection[Any], url: ServerUrl) -> None:
                  f"false) FROM {url.schema}.labels".encode())
 
 
-# Pulling lives in .pull; these names stay importable from here.
-from triage.store.pg.pull import Pulled, pull, pull_into, refresh_labels  # noqa: E402
+# Pulling lives in .pull; these names stay importable from here, loaded when first asked
+# for (a team import, which only pushes, never loads the pull and quarantine modules).
+PULLED = ("Pulled", "pull", "pull_into", "refresh_labels")
 
-__all__ = ["Pulled", "add_member_annotators", "copy_arrow", "copy_rows", "pull", "pull_into", "push", "push_tables",
-           "refresh_labels", "refuse_if_published", "restart_identities"]
+
+def __getattr__(name: str) -> Any:
+    """:mod:`.pull`'s names, asked for from here."""
+    if name in PULLED:
+        from triage.store.pg import pull as pulling
+
+        return getattr(pulling, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["add_member_annotators", "copy_arrow", "copy_rows", "push", "push_tables",
+           "refuse_if_published", "restart_identities"]

@@ -9,14 +9,15 @@ they arrive: each is written as CSV by Arrow's C++ writer (the server parses the
 bytes ``psql``'s ``\\copy`` would send; no Python object per value). Meanwhile the reader
 thread ranks the models, draws the overlap plan and shuffles the audit order, so what
 follows the COPY is server work: the primary key, built once (growing it row by row made
-the COPY three times slower), then the rankings, plan and audit order. Everything runs in
-one server transaction: an error, a bad row found mid-file or a cancel leaves the server
-as it was.
+the COPY three times slower), then the rankings, plan and audit order. The key's statement
+is pipelined: while the server builds it, the client takes the first ranking and draws
+the overlap plan. Everything runs in one server transaction: an error, a bad row found
+mid-file or a cancel leaves the server as it was.
 """
 
 from __future__ import annotations
 
-import contextlib
+import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,8 @@ import numpy as np
 
 from triage.base import arrow
 from triage.base.errors import TriageError
-from triage.store.pg.copy import copy_arrow, restart_identities, without_primary_key
+from triage.store.pg.copy import copy_arrow, restart_identities
+from triage.store.pg.tables import table
 from triage.store.pg.url import ServerUrl
 from triage.store.poolwrite import ALREADY, Advance, Info, Models, Plan
 
@@ -82,29 +84,33 @@ def write_pool(conn: psycopg.Connection[Any], url: ServerUrl, rows: Any, models:
     found = conn.execute(f"SELECT EXISTS (SELECT 1 FROM {s}.candidates)".encode()).fetchone()
     if found and found[0]:
         raise TriageError(ALREADY)
-    # Emptying the table in this transaction lets COPY write the rows frozen (no later
-    # rewrite by VACUUM or hint bits); it was empty already.
-    conn.execute(f"TRUNCATE {s}.candidates".encode())
+    # Emptying the tables in this transaction lets COPY write the rows frozen (no later
+    # rewrite by VACUUM or hint bits); they were empty already. The plan's table is made
+    # ready now too, so nothing but its COPY waits for the candidates' key.
+    with conn.pipeline():
+        conn.execute(f"TRUNCATE {s}.candidates, {s}.plan".encode())
+        conn.execute(f"ALTER TABLE {s}.candidates DROP CONSTRAINT candidates_pkey".encode())
+        if plan is not None:
+            conn.execute(f"ALTER TABLE {s}.plan DROP CONSTRAINT plan_pkey".encode())
     # What the client computes after the COPY (the audit order, the overlap plan) runs on
     # a second thread while the server builds the key and stores the rankings.
     with lane("pg-import", 1) as pool:
-        with without_primary_key(conn, url, "candidates"):
-            n = copy_candidates(conn, url, rows, chunk, advance)
-            order = pool.submit(shuffled, np.arange(1, n + 1, dtype=np.int64), seed)
-        for model in models():
-            planned = pool.submit(plan, model) if plan is not None else None
-            row = conn.execute(
-                f"INSERT INTO {s}.models(name, source_column, source_file, imported_at, "
-                "tied_items) VALUES (%s, %s, %s, %s, %s) RETURNING id".encode(), model.row(),
-            ).fetchone()
-            if row is None:
-                raise TriageError(f"the server did not return the id of model {model.name!r}")
-            copy_blobs(conn, f"{s}.rankings (model_id, candidate_ids, scores)",
-                       ["int8", "bytea", "bytea"], [row[0], *model.blobs()])
-            ids = planned.result() if planned is not None else None
-            if ids is not None:
-                store_plan(conn, url, np.asarray(ids, dtype=np.int64), fresh=True)
+        n = copy_candidates(conn, url, rows, chunk, advance)
+        order = pool.submit(shuffled, np.arange(1, n + 1, dtype=np.int64), seed)
+        made = iter(models())
+        with conn.pipeline():   # the server builds the key while the client goes on
+            add_primary_key(conn, url, "candidates")
+            first = next(made, None)   # its ranking, and its plan drawn beside the key
+            planned = pool.submit(plan, first) if plan is not None and first is not None \
+                else None
+        keyed = plan is None   # the plan's key is dropped until a plan is stored
+        for i, model in enumerate(itertools.chain([first] if first is not None else [], made)):
+            if i > 0:
+                planned = pool.submit(plan, model) if plan is not None else None
+            keyed |= _store_model(conn, url, model, planned, keyed=keyed)
             advance(len(model.candidate_ids))
+        if not keyed:
+            conn.execute(f"ALTER TABLE {s}.plan ADD PRIMARY KEY (candidate_id)".encode())
         for key, value in info():
             conn.execute(f"INSERT INTO {s}.project(key, value) VALUES (%s, %s) ON CONFLICT "
                          "(key) DO UPDATE SET value = excluded.value".encode(), [key, value])
@@ -113,29 +119,46 @@ def write_pool(conn: psycopg.Connection[Any], url: ServerUrl, rows: Any, models:
     return n
 
 
-def store_plan(conn: psycopg.Connection[Any], url: ServerUrl, ids: np.ndarray, *,
-               fresh: bool = False) -> None:
-    """Replace the overlap plan with ``ids``, by COPY.
-
-    COPY, because one big array parameter is slow for the client to send.
-    ``fresh``: the plan is empty and was made in this transaction (a new project), so
-    it is emptied, copied frozen and keyed once afterwards (cheaper than inserting each id
-    into the key).
-    """
+def _store_model(conn: psycopg.Connection[Any], url: ServerUrl, model: Any, planned: Any,
+                 *, keyed: bool) -> bool:
+    """Store ``model``, its ranking and the plan ``planned`` gives (a future of ids, or
+    None) into the plan table emptied in this transaction; whether the plan's key was
+    built (``keyed``: it is already)."""
     s = url.schema
-    if not fresh:
-        conn.execute(f"DELETE FROM {s}.plan WHERE kind = 'overlap'".encode())
+    row = conn.execute(
+        f"INSERT INTO {s}.models(name, source_column, source_file, imported_at, "
+        "tied_items) VALUES (%s, %s, %s, %s, %s) RETURNING id".encode(), model.row(),
+    ).fetchone()
+    if row is None:
+        raise TriageError(f"the server did not return the id of model {model.name!r}")
+    copy_blobs(conn, f"{s}.rankings (model_id, candidate_ids, scores)",
+               ["int8", "bytea", "bytea"], [row[0], *model.blobs()])
+    ids = planned.result() if planned is not None else None
+    if ids is None:
+        return False
+    _copy_plan(conn, url, np.asarray(ids, dtype=np.int64))
+    if not keyed:
+        conn.execute(f"ALTER TABLE {s}.plan ADD PRIMARY KEY (candidate_id)".encode())
+    return True
+
+
+def add_primary_key(conn: psycopg.Connection[Any], url: ServerUrl, name: str) -> None:
+    """Build table ``name``'s primary key, in one pass (see ``without_primary_key``)."""
+    conn.execute("SET LOCAL maintenance_work_mem = '256MB'")
+    conn.execute(f"ALTER TABLE {url.schema}.{name} ADD PRIMARY KEY ({table(name).key})"
+                 .encode())
+
+
+def _copy_plan(conn: psycopg.Connection[Any], url: ServerUrl, ids: np.ndarray) -> None:
+    """COPY ``ids`` into the plan (emptied in this transaction) as overlap items, frozen.
+
+    COPY, because one big array parameter is slow for the client to send."""
     if not ids.size:
         return
     text = "\toverlap\n".join(map(str, ids.tolist())) + "\toverlap\n"
-    statement = f"COPY {s}.plan (candidate_id, kind) FROM STDIN"
-    with contextlib.ExitStack() as stack:
-        if fresh:
-            conn.execute(f"TRUNCATE {s}.plan".encode())
-            stack.enter_context(without_primary_key(conn, url, "plan"))
-            statement += " (FREEZE)"
-        with conn.cursor() as cur, cur.copy(statement.encode()) as copy:
-            copy.write(text.encode())
+    statement = f"COPY {url.schema}.plan (candidate_id, kind) FROM STDIN (FREEZE)"
+    with conn.cursor() as cur, cur.copy(statement.encode()) as copy:
+        copy.write(text.encode())
 
 
 def copy_blobs(conn: psycopg.Connection[Any], target: str, types: list[str],
@@ -171,4 +194,4 @@ def copy_candidates(conn: psycopg.Connection[Any], url: ServerUrl, rows: Any, ch
     return copy_arrow(conn, url, "candidates", batches(), freeze=True, advance=advance)
 
 
-__all__ = ["copy_blobs", "copy_candidates", "pool_writer", "store_plan", "write_pool"]
+__all__ = ["add_primary_key", "copy_blobs", "copy_candidates", "pool_writer", "write_pool"]
