@@ -79,6 +79,15 @@ def test_the_first_part_comes_at_once_and_failures_leave_none(demo, first, work,
     assert got == expected
 
 
+def test_asking_for_the_first_part_of_a_child_never_told_to_start_does_not_hang(demo):
+    got = _run(f"""
+        from triage.views.report.side import start_side
+        side = start_side({str(demo)!r}, lambda project: 1, first=lambda project: {{}})
+        print(side.first(), side.result())
+    """)
+    assert got == "None None"
+
+
 def test_a_child_never_told_to_start_exits_and_is_reaped(demo):
     got = _run(f"""
         import os

@@ -6,7 +6,9 @@ report). :func:`start_side` forks a child before the parent opens the project; t
 waits until the parent has opened (and, if need be, migrated and checked) the file, opens
 its own connection read-only, computes that section with the same functions the parent
 would call, and sends it back pickled through a pipe. The parent meanwhile builds the
-other sections and draws their charts.
+other sections and draws their charts. A first, smaller part (the gold curves, which the
+parent needs early) can be sent ahead of the rest (:meth:`Side.first`), by a thread of the
+child, so the child computes on while the parent is not yet reading.
 
 Forking is only safe in a process that runs one thread (a lock another thread holds at the
 fork is held forever in the child), so :func:`can_fork` asks for Linux and a single thread:
@@ -126,6 +128,7 @@ class Side:
 
         Waits for it; asked again, gives the same."""
         if self._first_pending and not self._done:
+            self._signal(b"0")   # never told to start: let it exit rather than wait for it
             self._first_pending = False
             size = _read_exactly(self._result, 8)
             payload = None if size is None else _read_exactly(
