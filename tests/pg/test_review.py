@@ -162,3 +162,26 @@ def test_note_edits_keep_a_human_pace(team):
                 break
     assert refusal is not None and "a second" in str(refusal), edits
     assert edits <= 10
+
+
+def test_her_own_desks_leases_do_not_move_her_on_in_the_sample(team):
+    pg, url, s = team
+    lead = open_project(url("rlead"))
+    start_certification(lead)
+    lead.close()
+    with pg.connect("rana") as ana:
+        order = np.frombuffer(_one(ana, f"SELECT sample_order FROM {s}.certification_feed() "
+                                        "WHERE ended_at IS NULL"), dtype="<i8").tolist()
+        first, second = _session(ana, s), _session(ana, s)
+        # The first item (a positive she read) parked on one of her desks, to label the
+        # negatives after it first: the sequential test would stop before it is counted.
+        assert _claim(ana, s, first, order[0])
+        assert _claim(ana, s, second, order[1])
+        with pytest.raises(psycopg.Error, match="not the next item"):
+            _label(ana, s, second, order[1], "literal", "certify")
+        ana.execute(f"SELECT {s}.release(%s)", [first])
+    # Another person's desk holding the first item does let her go on (two honest desks).
+    with pg.connect("rben") as ben, pg.connect("rana") as ana:
+        assert _claim(ben, s, _session(ben, s), order[0])
+        assert _claim(ana, s, second, order[1])
+        _label(ana, s, second, order[1], "literal", "certify")

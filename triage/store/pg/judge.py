@@ -8,11 +8,13 @@ a team role). An annotator's label counts only when the server's state says it m
   ``served_at`` by the server's clock), and a kind the server's state allows: ``triage``
   on a candidate nobody has decided; ``audit`` only when the lease was the item of the
   server's audit order due (``audit_due``: the first item of the stored order neither
-  handled nor on another desk's lease, judged when it was claimed or now); ``overlap`` on an item of the stored
+  handled nor on another annotator's lease, judged when it was claimed or now);
+  ``overlap`` on an item of the stored
   plan that someone else decided and that is short of its labels; ``retest`` of the
   caller's own earlier decision from another session, once; ``certify`` on the running
-  sample's items in sample order only (every earlier item decided or on another desk's
-  lease, judged when it was served or now), once per item. A second label by the same
+  sample's items in sample order only (every earlier item decided or on another
+  annotator's lease, judged when it was served or now: her own desks' leases do not move
+  her on), once per item. A second label by the same
   annotator on a candidate is a change of their own decision (``decision_kind``: it takes
   that decision's kind, whatever the desk sent), needs no lease and is not paid. Paid time is the time between serving and labelling, capped at the lease
   length (and never more than the desk says).
@@ -179,6 +181,7 @@ LANGUAGE sql STABLE {head}
 CREATE OR REPLACE FUNCTION {s}.certify_due(p_candidate bigint, p_session bigint)
   RETURNS boolean LANGUAGE plpgsql STABLE {head}
 DECLARE v_order bytea; v_pos integer; v_now float8 := extract(epoch FROM clock_timestamp());
+  v_me bigint := (SELECT annotator_id FROM sessions WHERE id = p_session);
 BEGIN
   SELECT sample_order INTO v_order FROM certifications WHERE ended_at IS NULL
     ORDER BY id DESC LIMIT 1;
@@ -187,21 +190,23 @@ BEGIN
   IF v_pos IS NULL OR decided(p_candidate) THEN RETURN NULL; END IF;
   RETURN NOT EXISTS (SELECT 1 FROM sample_items(v_order) i WHERE i.pos < v_pos
     AND NOT decided(i.candidate_id)
-    AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.candidate_id = i.candidate_id
-                    AND c.session_id <> p_session AND c.expires_at > v_now));
+    AND NOT EXISTS (SELECT 1 FROM claims c JOIN sessions t ON t.id = c.session_id
+                    WHERE c.candidate_id = i.candidate_id AND t.annotator_id <> v_me
+                      AND c.expires_at > v_now));
 END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.audit_due(p_candidate bigint, p_session bigint)
   RETURNS boolean LANGUAGE plpgsql STABLE {head}
 DECLARE v_n integer; v_from integer := 0; v_first bigint; v_part bytea;
   v_now float8 := extract(epoch FROM clock_timestamp());
+  v_me bigint := (SELECT annotator_id FROM sessions WHERE id = p_session);
 BEGIN
   SELECT n INTO v_n FROM audit_order WHERE id = 1;
   IF v_n IS NULL OR EXISTS (SELECT 1 FROM labels WHERE candidate_id = p_candidate
                             AND undone_at IS NULL) THEN
     RETURN NULL;
   END IF;
-  -- The item due: the first of the order neither handled nor on another desk's lease,
+  -- The item due: the first of the order neither handled nor on another annotator's lease,
   -- read {chunk} at a time from the start (slices of the stored order, never all of it).
   WHILE v_from < v_n LOOP
     SELECT substring(ids FROM v_from * 8 + 1 FOR {chunk} * 8) INTO v_part FROM audit_order
@@ -210,8 +215,9 @@ BEGIN
       v_first := ('x' || encode(substring(v_part FROM g * 8 + 1 FOR 8), 'hex'))::bit(64)::bigint;
       IF NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = v_first
                      AND l.undone_at IS NULL)
-         AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.candidate_id = v_first
-                         AND c.session_id <> p_session AND c.expires_at > v_now) THEN
+         AND NOT EXISTS (SELECT 1 FROM claims c JOIN sessions t ON t.id = c.session_id
+                         WHERE c.candidate_id = v_first AND t.annotator_id <> v_me
+                           AND c.expires_at > v_now) THEN
         RETURN v_first = p_candidate;
       END IF;
     END LOOP;
