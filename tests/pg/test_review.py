@@ -185,3 +185,28 @@ def test_her_own_desks_leases_do_not_move_her_on_in_the_sample(team):
         assert _claim(ben, s, _session(ben, s), order[0])
         assert _claim(ana, s, second, order[1])
         _label(ana, s, second, order[1], "literal", "certify")
+
+
+def test_re_tests_keep_the_projects_rate(team):
+    """Re-testing every one of her decisions would double her paid items: the rate holds."""
+    pg, _url, s = team
+    free = _unlabelled(pg, s)[:2]
+    with pg.connect("rana") as ana:
+        first = _session(ana, s)
+        for candidate in free:
+            assert _claim(ana, s, first, candidate)
+            _label(ana, s, first, candidate, "idiom")
+        second = _session(ana, s)
+        assert _claim(ana, s, second, free[0])
+        with pytest.raises(psycopg.Error, match="no re-test"):   # the project's rate is 0
+            _label(ana, s, second, free[0], "idiom", "retest")
+        with pg.connect() as admin:
+            admin.execute(f"UPDATE {s}.settings SET value = '0.5' WHERE key = 'retest_rate'")
+        fresh = _unlabelled(pg, s)[0]
+        assert _claim(ana, s, second, fresh)
+        _label(ana, s, second, fresh, "idiom")
+        assert _claim(ana, s, second, free[0])
+        _label(ana, s, second, free[0], "literal", "retest")   # one in two labels: due
+        assert _claim(ana, s, second, free[1])
+        with pytest.raises(psycopg.Error, match="no re-test"):
+            _label(ana, s, second, free[1], "idiom", "retest")

@@ -11,7 +11,8 @@ a team role). An annotator's label counts only when the server's state says it m
   handled nor on another annotator's lease, judged when it was claimed or now);
   ``overlap`` on an item of the stored
   plan that someone else decided and that is short of its labels; ``retest`` of the
-  caller's own earlier decision from another session, once; ``certify`` on the running
+  caller's own earlier decision from another session, once, at the project's re-test rate
+  within the session (as the desk's dispatcher draws them); ``certify`` on the running
   sample's items in sample order only (every earlier item decided or on another
   annotator's lease, judged when it was served or now: her own desks' leases do not move
   her on), once per item. A second label by the same
@@ -43,7 +44,7 @@ WAIT_S = 4.0          # how long a write waits for the order lock before "try ag
 SESSIONS_PER_MINUTE = 10   # sessions an annotator may start a minute (2 × the label rate if more)
 INTERNAL = ("order_lock", "unstall", "pace", "judged_seconds", "certify_due",
             "sample_items", "setting_number", "decided", "decision_kind", "audit_due",
-            "in_sample", "note_pace", "session_pace")
+            "in_sample", "note_pace", "session_pace", "retest_due")
 
 _JUDGE = r"""
 CREATE TABLE IF NOT EXISTS {s}.serial (id integer PRIMARY KEY CHECK (id = 1));
@@ -160,6 +161,14 @@ BEGIN
       USING ERRCODE = 'configuration_limit_exceeded';
   END IF;
 END $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.retest_due(p_annotator bigint, p_session bigint)
+  RETURNS boolean LANGUAGE sql STABLE {head}
+  SELECT count(*) FILTER (WHERE kind = 'retest') + 1 <= coalesce((
+           SELECT CASE WHEN value ~ '^[0-9]+(\.[0-9]+)?$' THEN value::float8 END
+           FROM settings WHERE key = 'retest_rate'), 0) * (count(*) + 1)
+  FROM labels WHERE session_id = p_session AND annotator_id = p_annotator
+    AND undone_at IS NULL $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.in_sample(p_candidate bigint) RETURNS boolean
 LANGUAGE sql STABLE {head}
@@ -289,7 +298,8 @@ BEGIN
         AND annotator_id = p_annotator AND undone_at IS NULL AND kind = 'retest')
       OR NOT EXISTS (SELECT 1 FROM labels WHERE candidate_id = p_candidate
         AND annotator_id = p_annotator AND undone_at IS NULL AND session_id <> p_session
-        AND kind IN ('triage', 'overlap', 'audit')) THEN
+        AND kind IN ('triage', 'overlap', 'audit') AND value IS NOT NULL)
+      OR NOT retest_due(p_annotator, p_session) THEN
       PERFORM refuse(format('no re-test of candidate %s is due', p_candidate));
     END IF;
   ELSIF p_kind = 'overlap' THEN
