@@ -210,3 +210,15 @@ def test_re_tests_keep_the_projects_rate(team):
         assert _claim(ana, s, second, free[1])
         with pytest.raises(psycopg.Error, match="no re-test"):
             _label(ana, s, second, free[1], "idiom", "retest")
+
+
+def test_others_leases_do_not_say_whose_desk_moves_on(team):
+    pg, _url, s = team
+    free = _unlabelled(pg, s)[:2]
+    with pg.connect("rben") as ben, pg.connect("rana") as ana:
+        theirs, mine = _session(ben, s), _session(ana, s)
+        assert _claim(ben, s, theirs, free[0])
+        assert _claim(ana, s, mine, free[1])
+        seen = dict(ana.execute(f"SELECT candidate_id, session_id FROM {s}.live_leases()"))
+    # Taken is all a desk needs to know of the others; her own lease stays hers.
+    assert seen == {free[0]: 0, free[1]: mine}
