@@ -207,6 +207,7 @@ def restore(admin: Any, stage: Stage) -> None:
     labels, sessions = _BASELINE[stage.schema]
     with admin.transaction():
         admin.execute(f"DELETE FROM {s}.claims")
+        admin.execute(f"DELETE FROM {s}.note_edits")   # the pace of her note edits
         admin.execute(f"DELETE FROM {s}.labels WHERE annotator_id = %s AND NOT id = ANY(%s)",
                       [stage.attacker_id, [r[0] for r in labels]])
         for label_id, note, undone_at, undo_seq in labels:

@@ -24,7 +24,8 @@ may not read:
 - ``certification_feed()``: certification samples; found, p-value and sample counts only
   for the lead.
 - ``model_feed()``: the models; the file their scores came from only for the lead.
-- ``live_leases()``: leases not expired by the server's clock (candidate, session).
+- ``live_leases()``: leases not expired by the server's clock (candidate, session); for
+  an annotator others' sessions are 0 (which desk moves on when is their pace).
 - ``candidate_feed(after)``: candidates with an id above ``after``; for an annotator the
   extra columns (``meta``) only as far as the lead made them public (the project fact
   ``server_public_fields``, a JSON list of column names, and the picture's columns), and
@@ -120,7 +121,10 @@ CREATE OR REPLACE FUNCTION {s}.model_feed()
 
 CREATE OR REPLACE FUNCTION {s}.live_leases()
   RETURNS TABLE(candidate_id bigint, session_id bigint) LANGUAGE sql STABLE {head}
-  SELECT c.candidate_id, c.session_id FROM claims c
+  WITH who AS MATERIALIZED (SELECT is_lead() AS lead, my_id() AS me)
+  SELECT c.candidate_id, CASE WHEN who.lead OR t.annotator_id = who.me THEN c.session_id
+                              ELSE 0 END
+  FROM claims c JOIN sessions t ON t.id = c.session_id CROSS JOIN who
   WHERE c.expires_at > extract(epoch FROM clock_timestamp()) $fn$;
 """
 

@@ -131,6 +131,7 @@ BEGIN
     PERFORM refuse('host name or version too long');
   END IF;
   v_me := ensure_annotator();
+  IF NOT is_lead() THEN PERFORM session_pace(v_me); END IF;
   -- A person has a few desks; more open sessions are desks that died: end the oldest.
   WITH old AS (SELECT id FROM sessions WHERE annotator_id = v_me AND ended_at IS NULL
                ORDER BY id DESC OFFSET {max_open} - 1),
@@ -300,6 +301,7 @@ BEGIN
     RAISE EXCEPTION 'label % is not yours', p_label USING ERRCODE = 'insufficient_privilege';
   END IF;
   IF NOT is_lead() THEN
+    PERFORM note_pace(my_id());
     PERFORM pace(my_id(), left(p_note, greatest(length(p_note) - coalesce(
       (SELECT length(note) FROM labels WHERE id = p_label), 0), 0)));
   END IF;

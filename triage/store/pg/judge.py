@@ -8,11 +8,14 @@ a team role). An annotator's label counts only when the server's state says it m
   ``served_at`` by the server's clock), and a kind the server's state allows: ``triage``
   on a candidate nobody has decided; ``audit`` only when the lease was the item of the
   server's audit order due (``audit_due``: the first item of the stored order neither
-  handled nor on another desk's lease, judged when it was claimed or now); ``overlap`` on an item of the stored
+  handled nor on another annotator's lease, judged when it was claimed or now);
+  ``overlap`` on an item of the stored
   plan that someone else decided and that is short of its labels; ``retest`` of the
-  caller's own earlier decision from another session, once; ``certify`` on the running
-  sample's items in sample order only (every earlier item decided or on another desk's
-  lease, judged when it was served or now), once per item. A second label by the same
+  caller's own earlier decision from another session, once, at the project's re-test rate
+  within the session (as the desk's dispatcher draws them); ``certify`` on the running
+  sample's items in sample order only (every earlier item decided or on another
+  annotator's lease, judged when it was served or now: her own desks' leases do not move
+  her on), once per item. A second label by the same
   annotator on a candidate is a change of their own decision (``decision_kind``: it takes
   that decision's kind, whatever the desk sent), needs no lease and is not paid. Paid time is the time between serving and labelling, capped at the lease
   length (and never more than the desk says).
@@ -38,8 +41,10 @@ DEFAULT_NOTE_QUOTA = 200_000
 PACE_WINDOW_S = 2.0
 HOLD_S = 2.0          # a transaction holding the order lock this long while not waiting
 WAIT_S = 4.0          # how long a write waits for the order lock before "try again"
+SESSIONS_PER_MINUTE = 10   # sessions an annotator may start a minute (2 × the label rate if more)
 INTERNAL = ("order_lock", "unstall", "pace", "judged_seconds", "certify_due",
-            "sample_items", "setting_number", "decided", "decision_kind", "audit_due")
+            "sample_items", "setting_number", "decided", "decision_kind", "audit_due",
+            "in_sample", "note_pace", "session_pace", "retest_due")
 
 _JUDGE = r"""
 CREATE TABLE IF NOT EXISTS {s}.serial (id integer PRIMARY KEY CHECK (id = 1));
@@ -123,6 +128,54 @@ BEGIN
   END IF;
 END $fn$;
 
+CREATE TABLE IF NOT EXISTS {s}.note_edits (
+  annotator_id bigint NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp());
+
+CREATE INDEX IF NOT EXISTS note_edits_who ON {s}.note_edits (annotator_id, at);
+
+CREATE OR REPLACE FUNCTION {s}.note_pace(p_annotator bigint) RETURNS void
+LANGUAGE plpgsql {head}
+DECLARE v_rate float8 := setting_number('{rate_key}', {rate});
+BEGIN
+  DELETE FROM note_edits WHERE annotator_id = p_annotator
+    AND at < clock_timestamp() - interval '{window} seconds';
+  IF (SELECT count(*) FROM note_edits WHERE annotator_id = p_annotator)
+      >= greatest(ceil(v_rate * {window})::integer, 1) THEN
+    RAISE EXCEPTION 'more than % note edits a second from one annotator', v_rate
+      USING ERRCODE = 'configuration_limit_exceeded';
+  END IF;
+  INSERT INTO note_edits(annotator_id) VALUES (p_annotator);
+END $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.session_pace(p_annotator bigint) RETURNS void
+LANGUAGE plpgsql {head}
+DECLARE v_limit integer := greatest({per_minute},
+                                    ceil(2 * setting_number('{rate_key}', {rate}))::integer);
+  v_at text;
+BEGIN
+  SELECT started_at INTO v_at FROM sessions WHERE annotator_id = p_annotator
+    ORDER BY id DESC OFFSET v_limit - 1 LIMIT 1;
+  IF v_at IS NOT NULL AND v_at > to_char((clock_timestamp() - interval '60 seconds')
+      AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"') THEN
+    RAISE EXCEPTION 'more than % sessions started in a minute by one annotator', v_limit
+      USING ERRCODE = 'configuration_limit_exceeded';
+  END IF;
+END $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.retest_due(p_annotator bigint, p_session bigint)
+  RETURNS boolean LANGUAGE sql STABLE {head}
+  SELECT count(*) FILTER (WHERE kind = 'retest') + 1 <= coalesce((
+           SELECT CASE WHEN value ~ '^[0-9]+(\.[0-9]+)?$' THEN value::float8 END
+           FROM settings WHERE key = 'retest_rate'), 0) * (count(*) + 1)
+  FROM labels WHERE session_id = p_session AND annotator_id = p_annotator
+    AND undone_at IS NULL $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.in_sample(p_candidate bigint) RETURNS boolean
+LANGUAGE sql STABLE {head}
+  SELECT EXISTS (SELECT 1 FROM certifications c, sample_items(c.sample_order) i
+                 WHERE c.ended_at IS NULL AND i.candidate_id = p_candidate)
+    AND NOT decided(p_candidate) $fn$;
+
 CREATE OR REPLACE FUNCTION {s}.sample_items(p_order bytea)
   RETURNS TABLE(pos integer, candidate_id bigint) LANGUAGE sql IMMUTABLE {head}
   SELECT g, (SELECT sum(get_byte(p_order, g * 8 + k)::bigint << (8 * k))
@@ -137,6 +190,7 @@ LANGUAGE sql STABLE {head}
 CREATE OR REPLACE FUNCTION {s}.certify_due(p_candidate bigint, p_session bigint)
   RETURNS boolean LANGUAGE plpgsql STABLE {head}
 DECLARE v_order bytea; v_pos integer; v_now float8 := extract(epoch FROM clock_timestamp());
+  v_me bigint := (SELECT annotator_id FROM sessions WHERE id = p_session);
 BEGIN
   SELECT sample_order INTO v_order FROM certifications WHERE ended_at IS NULL
     ORDER BY id DESC LIMIT 1;
@@ -145,21 +199,23 @@ BEGIN
   IF v_pos IS NULL OR decided(p_candidate) THEN RETURN NULL; END IF;
   RETURN NOT EXISTS (SELECT 1 FROM sample_items(v_order) i WHERE i.pos < v_pos
     AND NOT decided(i.candidate_id)
-    AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.candidate_id = i.candidate_id
-                    AND c.session_id <> p_session AND c.expires_at > v_now));
+    AND NOT EXISTS (SELECT 1 FROM claims c JOIN sessions t ON t.id = c.session_id
+                    WHERE c.candidate_id = i.candidate_id AND t.annotator_id <> v_me
+                      AND c.expires_at > v_now));
 END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.audit_due(p_candidate bigint, p_session bigint)
   RETURNS boolean LANGUAGE plpgsql STABLE {head}
 DECLARE v_n integer; v_from integer := 0; v_first bigint; v_part bytea;
   v_now float8 := extract(epoch FROM clock_timestamp());
+  v_me bigint := (SELECT annotator_id FROM sessions WHERE id = p_session);
 BEGIN
   SELECT n INTO v_n FROM audit_order WHERE id = 1;
   IF v_n IS NULL OR EXISTS (SELECT 1 FROM labels WHERE candidate_id = p_candidate
                             AND undone_at IS NULL) THEN
     RETURN NULL;
   END IF;
-  -- The item due: the first of the order neither handled nor on another desk's lease,
+  -- The item due: the first of the order neither handled nor on another annotator's lease,
   -- read {chunk} at a time from the start (slices of the stored order, never all of it).
   WHILE v_from < v_n LOOP
     SELECT substring(ids FROM v_from * 8 + 1 FOR {chunk} * 8) INTO v_part FROM audit_order
@@ -168,8 +224,9 @@ BEGIN
       v_first := ('x' || encode(substring(v_part FROM g * 8 + 1 FOR 8), 'hex'))::bit(64)::bigint;
       IF NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = v_first
                      AND l.undone_at IS NULL)
-         AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.candidate_id = v_first
-                         AND c.session_id <> p_session AND c.expires_at > v_now) THEN
+         AND NOT EXISTS (SELECT 1 FROM claims c JOIN sessions t ON t.id = c.session_id
+                         WHERE c.candidate_id = v_first AND t.annotator_id <> v_me
+                           AND c.expires_at > v_now) THEN
         RETURN v_first = p_candidate;
       END IF;
     END LOOP;
@@ -187,9 +244,10 @@ CREATE OR REPLACE FUNCTION {s}.decision_kind(p_annotator bigint, p_candidate big
 CREATE OR REPLACE FUNCTION {s}.judged_seconds(p_annotator bigint, p_candidate bigint,
   p_session bigint, p_kind text, p_seconds float8) RETURNS float8 LANGUAGE plpgsql {head}
 DECLARE v_mine text; v_served float8; v_in_order boolean; v_due boolean; v_others integer;
-  v_need integer; v_in_audit boolean;
+  v_need integer; v_in_audit boolean; v_skip boolean; v_last float8;
+  v_now float8 := extract(epoch FROM clock_timestamp());
 BEGIN
-  SELECT kind INTO v_mine FROM labels WHERE candidate_id = p_candidate
+  SELECT kind, value IS NULL INTO v_mine, v_skip FROM labels WHERE candidate_id = p_candidate
     AND annotator_id = p_annotator AND undone_at IS NULL AND kind <> 'retest'
     ORDER BY id DESC LIMIT 1;
   IF v_mine IS NOT NULL AND p_kind <> 'retest' THEN
@@ -200,6 +258,23 @@ BEGIN
     IF p_kind <> v_mine THEN
       PERFORM refuse(format('you have decided on candidate %s (%s); a change of your '
                             'decision keeps its kind', p_candidate, v_mine));
+    END IF;
+    -- A skip is no pass: not while another desk holds the candidate, nor after someone
+    -- else decided it (an overlap item is decided by others by design).
+    IF v_skip AND EXISTS (SELECT 1 FROM claims WHERE candidate_id = p_candidate
+                          AND session_id <> p_session AND expires_at > v_now) THEN
+      PERFORM refuse(format('candidate %s was not served to session %s (its lease went to '
+                            'another desk)', p_candidate, p_session));
+    END IF;
+    IF v_skip AND v_mine <> 'overlap' AND EXISTS (SELECT 1 FROM labels
+        WHERE candidate_id = p_candidate AND annotator_id <> p_annotator
+          AND undone_at IS NULL AND value IS NOT NULL) THEN
+      PERFORM refuse(format('candidate %s has been decided by someone else', p_candidate));
+    END IF;
+    IF v_skip AND in_sample(p_candidate) THEN
+      PERFORM refuse(format('candidate %s is in the running certification sample: it '
+                            'counts only as a certification label, in sample order',
+                            p_candidate));
     END IF;
     RETURN 0;   -- a change of one's own decision: nothing new was served, nothing is paid
   END IF;
@@ -223,7 +298,8 @@ BEGIN
         AND annotator_id = p_annotator AND undone_at IS NULL AND kind = 'retest')
       OR NOT EXISTS (SELECT 1 FROM labels WHERE candidate_id = p_candidate
         AND annotator_id = p_annotator AND undone_at IS NULL AND session_id <> p_session
-        AND kind IN ('triage', 'overlap', 'audit')) THEN
+        AND kind IN ('triage', 'overlap', 'audit') AND value IS NOT NULL)
+      OR NOT retest_due(p_annotator, p_session) THEN
       PERFORM refuse(format('no re-test of candidate %s is due', p_candidate));
     END IF;
   ELSIF p_kind = 'overlap' THEN
@@ -235,13 +311,18 @@ BEGIN
     END IF;
   ELSIF v_others > 0 THEN
     PERFORM refuse(format('candidate %s has been decided by someone else', p_candidate));
+  ELSIF in_sample(p_candidate) THEN
+    PERFORM refuse(format('candidate %s is in the running certification sample: it counts '
+                          'only as a certification label, in sample order', p_candidate));
   ELSIF p_kind = 'audit' AND NOT (coalesce(v_in_audit, false)
                                   OR coalesce(audit_due(p_candidate, p_session), false)) THEN
     PERFORM refuse(format('candidate %s is not the next item of the audit sample for this '
                           'session', p_candidate));
   END IF;
-  RETURN least(p_seconds, greatest(extract(epoch FROM clock_timestamp()) - v_served, 0),
-               lease_seconds());
+  -- One person's time is paid once: from serving or her previous label, the later.
+  SELECT extract(epoch FROM created_at::timestamptz) INTO v_last FROM labels
+    WHERE annotator_id = p_annotator ORDER BY id DESC LIMIT 1;
+  RETURN least(p_seconds, greatest(v_now - greatest(v_served, v_last), 0), lease_seconds());
 END $fn$;
 """
 
@@ -253,7 +334,8 @@ def judge_template(url: ServerUrl) -> str:
                         "{tries}": str(int(WAIT_S / 0.5)), "{wait}": str(int(WAIT_S)),
                         "{rate_key}": LABEL_RATE_KEY, "{rate}": str(DEFAULT_LABEL_RATE),
                         "{quota_key}": NOTE_QUOTA_KEY, "{quota}": str(DEFAULT_NOTE_QUOTA),
-                        "{window}": str(PACE_WINDOW_S), "{chunk}": "64"}.items():
+                        "{window}": str(PACE_WINDOW_S), "{chunk}": "64",
+                        "{per_minute}": str(SESSIONS_PER_MINUTE)}.items():
         text = text.replace(name, value)
     return text
 
