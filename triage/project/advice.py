@@ -122,27 +122,29 @@ def current_rows(project: Project) -> list[store.LabelEvent]:
 
 
 def _certification_inputs(project: Project) -> dict[str, Any]:
-    from triage.project.certify import sample_counts
+    from triage.project.certify import sample_count
 
     row = latest_certification(project.db)
     if row is None or row.outcome == "cancelled":
         return {}
-    n, k = sample_counts(project.state, row)
-    return {"cert_found": row.found, "cert_remaining": row.remaining, "cert_n": n, "cert_k": k}
+    c = sample_count(project.state, row)
+    return {"cert_found": row.found, "cert_remaining": row.remaining, "cert_n": c.n,
+            "cert_k": c.k, "cert_skipped": c.skipped, "cert_waiting": c.waiting}
 
 
 def certification_record(project: Project) -> dict[str, Any] | None:
     """The latest certification sample as plain data (None when there never was one)."""
-    from triage.project.certify import sample_counts
+    from triage.project.certify import sample_count
 
     row = latest_certification(project.db)
     if row is None:
         return None
-    n, k = sample_counts(project.state, row)
+    c = sample_count(project.state, row)
     return {"started_at": row.started_at, "target": row.target, "confidence": row.confidence,
             "found_before": row.found, "remaining": row.remaining, "planned": row.planned,
             "labels_at": row.labels_at, "running": row.running, "ended_at": row.ended_at,
-            "outcome": row.outcome, "p_value": row.p_value, "labelled": n, "positives": k}
+            "outcome": row.outcome, "p_value": row.p_value, "labelled": c.n, "positives": c.k,
+            "skipped_as_positive": c.skipped, "waiting": c.waiting}
 
 
 def _reliability(advice_json: dict[str, Any], reading: str) -> dict[str, Any]:

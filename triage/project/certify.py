@@ -3,18 +3,22 @@
 "Certify now" draws a seeded random order of the unlabelled remainder and stores it with
 the positives known at that moment (:mod:`triage.store.certification`); the desks serve it
 blind, first, as label kind ``certify``. After every certify label the hypergeometric test
-of Callaghan & Müller-Hansen runs on the sample so far; the sample ends as soon as it
-rejects "recall < target" (certified), or when every item of it is labelled (not
-certified), or when the lead cancels it.
+of Callaghan & Müller-Hansen runs on the sample so far — the longest prefix of the sample
+order in which every item is decided, a skipped item counting as a positive
+(:func:`sample_count`); the sample ends as soon as it rejects "recall < target"
+(certified), or when every item of it is decided (not certified), or when the lead cancels
+it.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from triage import store
 from triage.base.errors import TriageError
-from triage.project.final import final_labels, is_positive
+from triage.project.final import FinalStatus, is_positive
 from triage.project.state import HasState, ProjectState
 from triage.store import certification as cert_store
 
@@ -54,18 +58,51 @@ def start_certification(project: HasState,
     return row
 
 
+@dataclass(frozen=True)
+class SampleCount:
+    """What the test counts of a sample: its longest decided prefix, in sample order.
+
+    ``n`` items from the start of the order are all decided and ``k`` of them count as
+    positives, ``skipped`` of those because they were skipped or left unresolved (the worst
+    case for recall). ``waiting`` items further on are decided but not counted until every
+    item before them is.
+    """
+
+    n: int
+    k: int
+    skipped: int = 0
+    waiting: int = 0
+
+
+def sample_count(state: ProjectState, row: cert_store.CertificationRow) -> SampleCount:
+    """Count the sample as the test sees it: the longest prefix of its order all decided.
+
+    A sample is random only as a prefix of its order: items labelled past an undecided one
+    are not a random sample of the rest, so they wait. An item is decided once it has any
+    active label event; it counts with its final label over every kind (a label that is not
+    a certification label, e.g. from a second desk on the same file, counts as it stands),
+    and as a positive when it was only skipped or its labels tie.
+    """
+    order = row.sample_order
+    finals = state.final_labels()
+    if order.size == 0 or not finals:
+        return SampleCount(0, 0, 0, 0)
+    ids = np.fromiter(finals.keys(), np.int64, len(finals))
+    vals = list(finals.values())
+    worst = np.fromiter((f.status is not FinalStatus.RESOLVED for f in vals), bool, len(vals))
+    pos = np.fromiter((is_positive(f, state.settings) for f in vals), bool, len(vals))
+    decided = np.isin(order, ids)
+    n = int(order.size if decided.all() else np.argmin(decided))
+    prefix = order[:n]
+    return SampleCount(n=n, k=int(np.isin(prefix, ids[pos | worst]).sum()),
+                       skipped=int(np.isin(prefix, ids[worst]).sum()),
+                       waiting=int(decided[n:].sum()))
+
+
 def sample_counts(state: ProjectState, row: cert_store.CertificationRow) -> tuple[int, int]:
-    """(items of the sample labelled, positives among them) from the certify labels."""
-    events = [r for r in store.active_labels(state.db) if r.kind == "certify"]
-    in_sample = set(row.sample_order.tolist())
-    finals = final_labels([r for r in events if r.candidate_id in in_sample])
-    n = k = 0
-    for f in finals.values():
-        if f.skipped or f.value is None:
-            continue
-        n += 1
-        k += int(is_positive(f, state.settings))
-    return n, k
+    """(items of the sample counted, positives among them): the decided prefix only."""
+    count = sample_count(state, row)
+    return count.n, count.k
 
 
 def _pvalue(row: cert_store.CertificationRow, n: int, k: int) -> float:

@@ -232,8 +232,7 @@ def certification_text(data: Mapping[str, Any]) -> str:
     if sample:
         verb = "certified" if sample.get("certified") else (
             "running" if record.get("running") else "not certified")
-        return (f"certification sample {verb}: {sample.get('labelled', 0):,} of "
-                f"{sample.get('remaining', 0):,} sampled, {sample.get('positives', 0)} positive, "
+        return (f"certification sample {verb}: {sample.get('text') or ''}, "
                 f"p = {_finite(sample.get('p_value')) or 0:.3f}")
     plan = cert.get("plan") or {}
     return str(plan.get("text") or "")

@@ -13,6 +13,7 @@ from typing import Any
 
 from triage.views.estimate_words import source_words
 from triage.views.formatting import format_money
+from triage.views.rule_words import sample_words
 
 
 def _f(x: Any) -> float | None:
@@ -57,8 +58,7 @@ def _budget(n: Mapping[str, Any], cur: str) -> str:
 
 def _certification(n: Mapping[str, Any], cur: str) -> str:
     if "labelled" in n:
-        return (f"{_n(n.get('labelled'))} of {_n(n.get('remaining'))} sampled, "
-                f"{_n(n.get('positives'))} positive; p = {(_f(n.get('p_value')) or 0):.3f}")
+        return f"{sample_words(n)}; p = {(_f(n.get('p_value')) or 0):.3f}"
     items = n.get("plan_items")
     return ("no sample would certify now" if items is None else
             f"a random sample of {_n(items)} labels would certify")

@@ -161,15 +161,30 @@ def _quant(name: str) -> Callable[[str, Numbers, str], str]:
     return words
 
 
+def sample_words(n: Mapping[str, Any]) -> str:
+    """How a certification sample is counted: its decided prefix, skips as positives."""
+    pos, skipped, waiting = _i(n.get("positives")), _i(n.get("skipped_as_positive")), _i(
+        n.get("waiting"))
+    text = (f"{_i(n.get('labelled')):,} of {_i(n.get('remaining')):,} unlabelled items "
+            f"sampled at random and decided in sample order, {pos} positive"
+            f"{'s' if pos != 1 else ''}")
+    if skipped:
+        text += (f" ({skipped} of them skipped or undecided between annotators, counted as "
+                 f"positives)")
+    if waiting:
+        text += (f"; {waiting:,} decided further on "
+                 f"{'wait' if waiting != 1 else 'waits'} for the items before "
+                 f"{'them' if waiting != 1 else 'it'}")
+    return text
+
+
 def _certification(code: str, n: Numbers, cur: str, data: Mapping[str, Any]) -> str:
     if code == "nothing_left":
         return "Nothing left to certify."
     if code == "plan":
         plan = (data.get("certification") or {}).get("plan") or {}
         return plan_words(plan, cur) if "code" in plan else str(plan.get("text") or "")
-    pos = _i(n.get("positives"))
-    what = (f"{_i(n.get('labelled')):,} of {_i(n.get('remaining')):,} unlabelled items sampled "
-            f"at random, {pos} positive{'s' if pos != 1 else ''}; p = {_f(n.get('p_value')):.3f}")
+    what = f"{sample_words(n)}; p = {_f(n.get('p_value')):.3f}"
     if code == "certified":
         return (f"Certified: recall is at least {_pct(n.get('target'))} with "
                 f"{_pct(n.get('confidence'))} confidence ({what}).")
@@ -305,6 +320,8 @@ def certification_words(cert: Mapping[str, Any] | None, cur: str) -> dict[str, A
         part = cert.get(key)
         if isinstance(part, Mapping) and "code" in part:
             out[key] = dict(part, text=words(part))
+    if isinstance(cert.get("sample"), Mapping):
+        out["sample"] = dict(cert["sample"], text=sample_words(cert["sample"]))
     return out
 
 

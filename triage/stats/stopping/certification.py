@@ -47,6 +47,7 @@ def certification_rule(inp: AdviceInputs, st: State, rem: Remainder
     certified = p < 1 - conf
     sample = {"found_before": inp.cert_found, "remaining": inp.cert_remaining,
               "labelled": inp.cert_n, "positives": inp.cert_k, "p_value": p,
+              "skipped_as_positive": inp.cert_skipped, "waiting": inp.cert_waiting,
               "certified": certified, "target": t, "confidence": conf}
     info["sample"] = sample
     if certified:

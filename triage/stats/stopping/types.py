@@ -73,8 +73,10 @@ class AdviceInputs:
     audit_rate: float | None = None
     cert_found: int | None = None      # certification sample: positives known at its start,
     cert_remaining: int | None = None  # unlabelled items it was drawn from,
-    cert_n: int = 0                    # items labelled in it so far
-    cert_k: int = 0                    # and positives among them
+    cert_n: int = 0                    # items of its decided prefix (in sample order)
+    cert_k: int = 0                    # and positives among them (skips count as positives)
+    cert_skipped: int = 0              # of those, skipped or tied (counted as positives)
+    cert_waiting: int = 0              # decided past the prefix: not counted yet
     ranking: str = "frozen"            # "adaptive": the order followed learns from the labels
 
     def __post_init__(self) -> None:
