@@ -31,14 +31,24 @@ class _Row:
         self.sample_order = order
 
 
-class _State:
-    """Just what the counting reads: the final labels and the settings."""
+class _Event:
+    def __init__(self, kind: str = "certify") -> None:
+        self.kind = kind
 
-    def __init__(self, finals: dict[int, FinalLabel]) -> None:
-        self.finals, self.settings = finals, SETTINGS
+
+class _State:
+    """Just what the counting reads: final labels, settings, events (all certify labels)."""
+
+    def __init__(self, finals: dict[int, FinalLabel], kinds: dict[int, str] | None = None
+                 ) -> None:
+        self.finals, self.settings, self.tracker = finals, SETTINGS, self
+        self.kinds = kinds or {}
 
     def final_labels(self) -> dict[int, FinalLabel]:
         return self.finals
+
+    def events_of(self, candidate_id: int) -> list[_Event]:
+        return [_Event(self.kinds.get(candidate_id, "certify"))] if candidate_id in self.finals else []
 
 
 def _final(cid: int, value: str | None) -> FinalLabel:
@@ -76,6 +86,18 @@ def test_a_tie_and_a_skip_count_as_positives():
     finals = {5: _final(5, "literal"), 6: tie, 7: _final(7, None), 8: _final(8, "literal")}
     got = sample_count(_State(finals), _Row(order))  # type: ignore[arg-type]
     assert (got.n, got.k, got.skipped, got.waiting) == (4, 2, 2, 0)
+
+
+def test_a_label_of_another_kind_counts_as_it_stands_and_a_skip_of_it_waits():
+    """A decision of another kind on a sample item (a second desk on the same file) counts
+    with its value; a skip of another kind decides nothing: the item is still served."""
+    order = np.array([5, 6, 7], dtype=np.int64)
+    finals = {5: _final(5, "literal"), 6: _final(6, None), 7: _final(7, "idiom")}
+    got = sample_count(_State(finals, {5: "triage", 6: "triage"}), _Row(order))  # type: ignore[arg-type]
+    assert (got.n, got.k, got.skipped, got.waiting) == (1, 0, 0, 1)
+    finals[6] = _final(6, "literal")
+    got = sample_count(_State(finals, {5: "triage", 6: "triage"}), _Row(order))  # type: ignore[arg-type]
+    assert (got.n, got.k, got.skipped, got.waiting) == (3, 1, 0, 0)
 
 
 def _sample_project(tmp_path: Path):

@@ -117,6 +117,59 @@ def test_a_certificate_cannot_be_forged(team):
     assert [r[0] for r in rows] == order[:2]
 
 
+def _lead_certification(url) -> tuple[dict, dict]:
+    from triage.project.advice import advice_state
+    from triage.views.rule_words import worded
+
+    lead = open_project(url("slead"))
+    try:
+        state = advice_state(lead)
+    finally:
+        lead.close()
+    data = worded(state.to_json())
+    rule = next(r for r in data["reasons"] if r["rule"] == "certification")
+    return state.certification or {}, rule
+
+
+def test_positives_parked_on_leases_keep_the_certificate_waiting(team):
+    """sana holds two sample items on leases of her desks while sben certifies past them:
+    the lead's test counts only the decided prefix, so it says nothing is certified until
+    she decides them (and then counts her skip as a positive)."""
+    pg, url, s, _name = team
+    lead = open_project(url("slead"))
+    start_certification(lead)
+    lead.close()
+    with pg.connect("sana") as ana, pg.connect("sben") as ben:
+        order = np.frombuffer(_one(ana, f"SELECT sample_order FROM {s}.certification_feed() "
+                                        "WHERE ended_at IS NULL"), dtype="<i8").tolist()
+        parked = [_session(ana, s), _session(ana, s)]
+        for session, candidate in zip(parked, order[:2], strict=True):
+            assert _claim(ana, s, session, candidate)
+        # What sben skipped before the sample is in it (skips count as unlabelled), and
+        # the server leaves those to someone else: the lead labels them.
+        skipped = set(_ids(pg, s, "SELECT candidate_id FROM {s}.labels WHERE value IS NULL"))
+        desk = _session(ben, s)
+        with pg.connect("slead") as lead_conn:
+            lead_desk = _session(lead_conn, s)
+            for candidate in order[2:]:   # on another annotator's lease: he may go on
+                conn, session = (lead_conn, lead_desk) if candidate in skipped else (ben, desk)
+                assert _claim(conn, s, session, candidate)
+                _label(conn, s, session, candidate, "certify", "literal")
+        record, rule = _lead_certification(url)
+        assert (record["labelled"], record["positives"]) == (0, 0)
+        assert record["waiting"] == len(order) - 2
+        assert rule["code"] == "under_way" and "Certified" not in rule["detail"]
+        assert f"{len(order) - 2:,} decided further on wait" in rule["detail"]
+        # Her turn comes: one positive, one skip (counted as a positive).
+        _label(ana, s, parked[0], order[0], "certify", "idiom")
+        _label(ana, s, parked[1], order[1], "certify", None)
+    record, rule = _lead_certification(url)
+    assert (record["labelled"], record["positives"]) == (len(order), 2)
+    assert record["skipped_as_positive"] == 1 and record["waiting"] == 0
+    assert "1 of them skipped or undecided between annotators, counted as positives" in rule[
+        "detail"]
+
+
 def test_paid_time_comes_from_the_servers_clock(team):
     pg, _url, s, _name = team
     with pg.connect("sana") as ana:

@@ -78,25 +78,35 @@ def sample_count(state: ProjectState, row: cert_store.CertificationRow) -> Sampl
     """Count the sample as the test sees it: the longest prefix of its order all decided.
 
     A sample is random only as a prefix of its order: items labelled past an undecided one
-    are not a random sample of the rest, so they wait. An item is decided once it has any
-    active label event; it counts with its final label over every kind (a label that is not
-    a certification label, e.g. from a second desk on the same file, counts as it stands),
-    and as a positive when it was only skipped or its labels tie.
+    are not a random sample of the rest, so they wait. An item is decided once it has a
+    certification label (a skip too) or any decision of another kind (e.g. from a second
+    desk on the same file); a skip of another kind leaves it to be served as a certification
+    item. It counts with its final label over every kind, and as a positive when that is a
+    certification skip or a tie (the worst case for recall).
     """
     order = row.sample_order
     finals = state.final_labels()
-    if order.size == 0 or not finals:
-        return SampleCount(0, 0, 0, 0)
     ids = np.fromiter(finals.keys(), np.int64, len(finals))
-    vals = list(finals.values())
-    worst = np.fromiter((f.status is not FinalStatus.RESOLVED for f in vals), bool, len(vals))
-    pos = np.fromiter((is_positive(f, state.settings) for f in vals), bool, len(vals))
-    decided = np.isin(order, ids)
-    n = int(order.size if decided.all() else np.argmin(decided))
+    ids = ids[np.isin(ids, order)]   # the sample's items with any event: at most the labels
+    flags = np.zeros((3, ids.size), dtype=bool)   # decided, positive, worst case
+    for i, cid in enumerate(ids.tolist()):
+        f = finals[cid]
+        certified = any(e.kind == "certify" for e in state.tracker.events_of(cid))
+        decided = certified or not f.skipped
+        flags[:, i] = (decided, is_positive(f, state.settings),
+                       decided and f.status is not FinalStatus.RESOLVED)
+    return prefix_count(order, ids[flags[0]], ids[flags[1] | flags[2]], ids[flags[2]])
+
+
+def prefix_count(order: np.ndarray, decided: np.ndarray, positive: np.ndarray,
+                 worst: np.ndarray) -> SampleCount:
+    """The decided prefix of ``order`` and what it holds (ids: decided, counted positive,
+    of those the worst cases); a few vectorised passes over the order."""
+    done = np.isin(order, decided)
+    n = int(order.size if done.all() else np.argmin(done))
     prefix = order[:n]
-    return SampleCount(n=n, k=int(np.isin(prefix, ids[pos | worst]).sum()),
-                       skipped=int(np.isin(prefix, ids[worst]).sum()),
-                       waiting=int(decided[n:].sum()))
+    return SampleCount(n=n, k=int(np.isin(prefix, positive).sum()),
+                       skipped=int(np.isin(prefix, worst).sum()), waiting=int(done[n:].sum()))
 
 
 def sample_counts(state: ProjectState, row: cert_store.CertificationRow) -> tuple[int, int]:
