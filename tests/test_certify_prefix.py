@@ -177,4 +177,4 @@ def test_skipping_the_positives_certifies_no_sooner_than_labelling_them(tmp_path
     assert skips == sum(gold_q[c] == "idiom" for c in row_q.sample_order[: skipped[1]].tolist())
     text = certification_text(worded(state.to_json()))
     if skips:
-        assert "skipped or undecided between annotators, counted as positives" in text
+        assert "skipped or tied between annotators: counted as" in text

@@ -166,7 +166,7 @@ def test_positives_parked_on_leases_keep_the_certificate_waiting(team):
     record, rule = _lead_certification(url)
     assert (record["labelled"], record["positives"]) == (len(order), 2)
     assert record["skipped_as_positive"] == 1 and record["waiting"] == 0
-    assert "1 of them skipped or undecided between annotators, counted as positives" in rule[
+    assert "1 of them skipped or tied between annotators: counted as a positive" in rule[
         "detail"]
 
 

@@ -169,8 +169,8 @@ def sample_words(n: Mapping[str, Any]) -> str:
             f"sampled at random and decided in sample order, {pos} positive"
             f"{'s' if pos != 1 else ''}")
     if skipped:
-        text += (f" ({skipped} of them skipped or undecided between annotators, counted as "
-                 f"positives)")
+        text += (f" ({skipped} of them skipped or tied between annotators: counted as "
+                 f"{'positives' if skipped != 1 else 'a positive'}, the worst case)")
     if waiting:
         text += (f"; {waiting:,} decided further on "
                  f"{'wait' if waiting != 1 else 'waits'} for the items before "
