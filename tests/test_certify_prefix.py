@@ -27,6 +27,8 @@ SETTINGS = Settings(labels=("idiom", "literal"), positive_labels=("idiom",))
 
 
 class _Row:
+    running, sample_n, sample_k = True, None, None
+
     def __init__(self, order: np.ndarray) -> None:
         self.sample_order = order
 
@@ -178,3 +180,20 @@ def test_skipping_the_positives_certifies_no_sooner_than_labelling_them(tmp_path
     text = certification_text(worded(state.to_json()))
     if skips:
         assert "skipped or tied between annotators: counted as" in text
+
+
+@pytest.mark.slow
+def test_labels_after_the_sample_ended_do_not_change_its_certificate(tmp_path):
+    """The ranked pass goes on after a certificate: a triage label on a sample item past
+    the counted prefix neither extends it nor changes what was certified."""
+    p, row, gold_of = _sample_project(tmp_path)
+    outcome, n = _label_order(p, row, gold_of, skip_positives=False)
+    assert outcome == "certified" and n < row.remaining
+    before = advice_state(p).certification
+    s = p.start_session("dee")
+    for cid in row.sample_order[n:].tolist():
+        p.record_label(s, cid, "idiom", kind="triage")
+    after = advice_state(p).certification
+    assert before is not None and after is not None
+    assert (after["labelled"], after["positives"]) == (before["labelled"], before["positives"])
+    assert after["outcome"] == "certified"

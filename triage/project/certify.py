@@ -82,7 +82,9 @@ def sample_count(state: ProjectState, row: cert_store.CertificationRow) -> Sampl
     certification label (a skip too) or any decision of another kind (e.g. from a second
     desk on the same file); a skip of another kind leaves it to be served as a certification
     item. It counts with its final label over every kind, and as a positive when that is a
-    certification skip or a tie (the worst case for recall).
+    certification skip or a tie (the worst case for recall). An ended sample keeps the
+    prefix and positives stored when it ended: labels made after it (the ranked pass goes
+    on) neither extend nor change the certificate.
     """
     order = row.sample_order
     finals = state.final_labels()
@@ -95,7 +97,11 @@ def sample_count(state: ProjectState, row: cert_store.CertificationRow) -> Sampl
         decided = certified or not f.skipped
         flags[:, i] = (decided, is_positive(f, state.settings),
                        decided and f.status is not FinalStatus.RESOLVED)
-    return prefix_count(order, ids[flags[0]], ids[flags[1] | flags[2]], ids[flags[2]])
+    worst = ids[flags[2]]
+    if not row.running and row.sample_n is not None:
+        n = min(int(row.sample_n), int(order.size))
+        return SampleCount(n, int(row.sample_k or 0), int(np.isin(order[:n], worst).sum()), 0)
+    return prefix_count(order, ids[flags[0]], ids[flags[1] | flags[2]], worst)
 
 
 def prefix_count(order: np.ndarray, decided: np.ndarray, positive: np.ndarray,
