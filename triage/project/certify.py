@@ -106,8 +106,10 @@ def sample_count(state: ProjectState, row: cert_store.CertificationRow) -> Sampl
 
 def prefix_count(order: np.ndarray, decided: np.ndarray, positive: np.ndarray,
                  worst: np.ndarray) -> SampleCount:
-    """The decided prefix of ``order`` and what it holds (ids: decided, counted positive,
-    of those the worst cases); a few vectorised passes over the order."""
+    """The decided prefix of ``order`` and what it holds; a few vectorised passes.
+
+    ``decided``, ``positive`` and ``worst`` are candidate ids: decided, counted as positives,
+    and of those the worst cases (skips and ties)."""
     done = np.isin(order, decided)
     n = int(order.size if done.all() else np.argmin(done))
     prefix = order[:n]
