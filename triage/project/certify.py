@@ -108,13 +108,22 @@ def prefix_count(order: np.ndarray, decided: np.ndarray, positive: np.ndarray,
                  worst: np.ndarray) -> SampleCount:
     """The decided prefix of ``order`` and what it holds; a few vectorised passes.
 
-    ``decided``, ``positive`` and ``worst`` are candidate ids: decided, counted as positives,
-    and of those the worst cases (skips and ties)."""
-    done = np.isin(order, decided)
-    n = int(order.size if done.all() else np.argmin(done))
+    ``decided``, ``positive`` and ``worst`` are candidate ids of the sample: decided,
+    counted as positives, and of those the worst cases (skips and ties)."""
+    n, block = 0, 1024
+    # Walk the head of the order in growing blocks: the decided prefix is at most the
+    # labels made, so a million-item order is not scanned after every certify label.
+    while n < order.size:
+        done = np.isin(order[n:n + block], decided)
+        if not done.all():
+            n += int(np.argmin(done))
+            break
+        n, block = n + done.size, block * 2
     prefix = order[:n]
+    decided_in_order = int(np.unique(decided).size)   # the caller's ids are the sample's
     return SampleCount(n=n, k=int(np.isin(prefix, positive).sum()),
-                       skipped=int(np.isin(prefix, worst).sum()), waiting=int(done[n:].sum()))
+                       skipped=int(np.isin(prefix, worst).sum()),
+                       waiting=decided_in_order - n)
 
 
 def sample_counts(state: ProjectState, row: cert_store.CertificationRow) -> tuple[int, int]:

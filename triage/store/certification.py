@@ -46,7 +46,8 @@ _SELECT = ("SELECT id, started_at, target, confidence, found, remaining, planned
 
 
 def _row(r: tuple[Any, ...]) -> CertificationRow:
-    order = np.frombuffer(r[8], dtype="<i8").astype(np.int64)
+    # Read-only, no copy: nothing changes a stored order (8 MB at a million items).
+    order = np.frombuffer(r[8], dtype="<i8").astype(np.int64, copy=False)
     return CertificationRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], order, *r[9:])
 
 
@@ -80,18 +81,45 @@ def end_certification(db: sqlite_utils.Database, cert_id: int, *, outcome: str,
 
 def certifications(db: sqlite_utils.Database) -> list[CertificationRow]:
     """Every certification sample, oldest first (empty for files without the table)."""
-    exists = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
-                        "AND name = 'certifications'").fetchone()
-    if not exists:
+    if not certifications_exist(db):
         return []
     return [_row(r) for r in db.execute(_SELECT + " ORDER BY id").fetchall()]
 
 
 def latest_certification(db: sqlite_utils.Database) -> CertificationRow | None:
-    """The running sample, else the most recent one, else None."""
-    rows = certifications(db)
-    running = [r for r in rows if r.running]
-    return running[-1] if running else (rows[-1] if rows else None)
+    """The running sample, else the most recent one, else None (one row's order read)."""
+    if not certifications_exist(db):
+        return None
+    # The id first: a sort over rows holding their orders would copy every 8 MB blob.
+    found = db.execute("SELECT id FROM certifications "
+                       "ORDER BY ended_at IS NULL DESC, id DESC LIMIT 1").fetchone()
+    if found is None:
+        return None
+    return _row(db.execute(_SELECT + " WHERE id = ?", [found[0]]).fetchone())
+
+
+def certifications_exist(db: sqlite_utils.Database) -> bool:
+    """True when the file has the certifications table (older files may not)."""
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
+                      "AND name = 'certifications'").fetchone() is not None
+
+
+def running_certification_id(db: sqlite_utils.Database) -> int | None:
+    """The id of the running sample, or None; reads no sample order (a desk asks per pick)."""
+    if not certifications_exist(db):
+        return None
+    row = db.execute("SELECT id FROM certifications WHERE ended_at IS NULL "
+                     "ORDER BY id DESC LIMIT 1").fetchone()
+    return None if row is None else int(row[0])
+
+
+def sample_order(db: sqlite_utils.Database, cert_id: int) -> np.ndarray:
+    """The stored order of one sample (it never changes once stored)."""
+    row = db.execute("SELECT sample_order FROM certifications WHERE id = ?",
+                     [int(cert_id)]).fetchone()
+    if row is None:
+        raise KeyError(cert_id)
+    return np.frombuffer(row[0], dtype="<i8").astype(np.int64, copy=False)
 
 
 def last_label_id(db: sqlite_utils.Database) -> int:
