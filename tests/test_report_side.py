@@ -144,3 +144,31 @@ def test_the_report_from_two_processes_is_the_report_from_one(demo):
         data.pop("generated_at")
     assert forked["models"]["view"]["reliability"]   # the child's part is there
     assert forked == alone
+
+
+def test_the_child_reads_each_ranking_once_and_shares_it_read_only(demo, monkeypatch):
+    """After keep_rankings (the report's child) a ranking is read once; elsewhere each time."""
+    import numpy as np
+
+    from triage import store
+    from triage.project import kept_rankings
+
+    calls: list[int] = []
+    real = store.ranking
+    monkeypatch.setattr(store, "ranking", lambda db, mid: calls.append(mid) or real(db, mid))
+    project = open_project(demo)
+    try:
+        model = project.models[0]
+        first = kept_rankings.ranking(project.db, model.id)
+        kept_rankings.ranking(project.db, model.id)
+        assert len(calls) == 2   # nothing kept: each call reads the file
+        kept_rankings.keep_rankings(project.db)
+        kept = kept_rankings.ranking(project.db, model.id)
+        assert kept_rankings.ranking(project.db, model.id) is kept
+        assert kept_rankings.rank_order(project.db, model.id) is kept[0]
+        assert len(calls) == 3
+        assert np.array_equal(kept[0], first[0]) and np.array_equal(kept[1], first[1])
+        with pytest.raises(ValueError):
+            kept[0][0] = 0   # shared: read-only
+    finally:
+        project.close()

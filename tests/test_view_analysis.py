@@ -255,6 +255,18 @@ def test_the_comparison_in_two_steps_equals_it_in_one(tmp_path):
     assert models_view_at(tmp_path / "p.triage", stage="pvalues") == full.pvalues
 
 
+def test_the_comparison_without_curves_has_every_other_figure(tmp_path):
+    """The report asks for no curves: none are built, and every other figure is the same."""
+    p = _labeled_without_gold(tmp_path)
+    inputs = models_inputs(p)
+    full = build_models_view_data(inputs, trials=1000, pvalues=False).as_dict()
+    bare = build_models_view_data(inputs, trials=1000, pvalues=False, curves=False).as_dict()
+    p.close()
+    assert full["curves"] and bare["curves"] == {} and bare["gain"] == {}
+    assert {k: v for k, v in bare.items() if k not in ("curves", "gain")} == \
+        {k: v for k, v in full.items() if k not in ("curves", "gain")}
+
+
 def test_the_comparison_in_three_steps_equals_it_in_one(tmp_path):
     """The lead window's helper: metrics first, then the value tables, then the tests, the
     later steps reusing the first one's reading; together exactly the one-step view."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from triage import store
+from triage.project import kept_rankings
 from triage.project.summary import gold_positive_flags
 from triage.store import candidates
 
@@ -28,7 +28,7 @@ def project_rankings(project: Project) -> dict[str, tuple[str, np.ndarray, np.nd
     order frozen at import)."""
     out = {}
     for m in project.models:
-        ids, values = store.ranking(project.db, m.id)
+        ids, values = kept_rankings.ranking(project.db, m.id)
         by_id = np.full(int(ids.max()) + 1 if ids.size else 1, np.nan)
         by_id[ids] = values
         out[m.name] = (m.source_column or m.name, by_id[1:], ids - 1)

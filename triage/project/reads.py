@@ -8,6 +8,7 @@ import numpy as np
 
 from triage import store
 from triage.base.labels import LabelEvent
+from triage.project import kept_rankings
 from triage.project.state import HasState
 
 
@@ -18,7 +19,7 @@ def candidate_rows(project: HasState, ids: list[int]) -> dict[int, tuple]:
 
 def model_ranking(project: HasState, model: store.ModelInfo) -> tuple[np.ndarray, np.ndarray]:
     """A model's stored ranking: (candidate ids best first, their scores)."""
-    return store.ranking(project.state.db, model.id)
+    return kept_rankings.ranking(project.state.db, model.id)
 
 
 def label_events(project: HasState) -> list[LabelEvent]:

@@ -24,6 +24,7 @@ import sqlite_utils
 from triage import store
 from triage.base.errors import TriageError
 from triage.base.labels import LabelEvent
+from triage.project import kept_rankings
 from triage.project.final import FinalLabel, final_labels
 from triage.project.live_replay import (
     found_live,
@@ -95,7 +96,7 @@ class ProjectState:
         """The active model's ranking (read from the file on first use)."""
         if self._ranking is None:
             model = self.require_model()
-            order, scores = store.ranking(self.db, model.id)
+            order, scores = kept_rankings.ranking(self.db, model.id)
             ranks = np.zeros(int(order.max()) + 1 if order.size else 1, dtype=np.int64)
             ranks[order] = np.arange(1, order.size + 1)
             self._ranking = Ranking(model, order, scores, ranks)

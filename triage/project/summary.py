@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from triage import store
+from triage.project import kept_rankings
 from triage.project.final import final_labels, is_positive
 from triage.project.state import HasState, ProjectState
 from triage.project.types import ProjectStatus
@@ -69,7 +70,7 @@ def gold_positive_in_rank_order(project: HasState, model: store.ModelInfo,
 
     ``flags``: :func:`gold_positive_flags`, when the caller has read them already."""
     flags = gold_positive_flags(project) if flags is None else flags
-    return flags[store.rank_order(project.state.db, model.id)]
+    return flags[kept_rankings.rank_order(project.state.db, model.id)]
 
 
 def offline_curves(project: HasState, flags: np.ndarray | None = None) -> dict[str, np.ndarray]:

@@ -233,6 +233,7 @@ def build_models_view_data(
     source: ModelsInputs | Project, *, threshold: float = 0.5, k_ndcg: int = 10,
     trials: int = 1000, seed: int = 0, calibrate: str = "platt", validation_share: float = 0.5,
     progress: Progress | None = None, pvalues: bool = True, value: bool = True,
+    curves: bool = True,
 ) -> ModelsViewData:  # long: the one place that assembles every figure of the view
     """Every number of the model view.
 
@@ -240,7 +241,9 @@ def build_models_view_data(
     first with :func:`models_inputs`). With ``pvalues=False`` the permutation tests are
     left out (``pvalues_pending``); :func:`models_pvalues` computes them afterwards. With
     ``value=False`` so are the value tables and calibration (``value_pending``), which
-    :func:`models_value` computes and :func:`with_value` fills in.
+    :func:`models_value` computes and :func:`with_value` fills in. With ``curves=False``
+    the ROC and precision-recall points and every item's gain curve are left out (empty),
+    for a caller that shows neither (the report).
     """
     from triage.stats.models import metrics as mt
     from triage.stats.models.report import pair_tests
@@ -256,7 +259,7 @@ def build_models_view_data(
         models=names, labels_from=inputs.labels_from, n=int(g.size), positives=int(g.sum()),
         warnings=inputs.warnings,
         unavailable="fewer than two labeled candidates: nothing to compare yet",
-        gain=dict(inputs.offline_curves), budget_items=budget_items, threshold=threshold,
+        gain=dict(inputs.offline_curves) if curves else {}, budget_items=budget_items, threshold=threshold,
         metric_names=(), metrics={}, undefined={}, pvalues={}, trials=trials,
         value_ks=VALUE_KS, value_tuned={}, value_rule={}, value_reasons={}, reliability={},
         acceptance={}, bandit=inputs.bandit, currency=inputs.currency)
@@ -280,7 +283,8 @@ def build_models_view_data(
         pvalues_pending=not pvalues and len(names) > 1, value_pending=not value,
         one_sided={m: why for m, r in models.items()
                    if (why := _one_sided(r.confusion, threshold)) is not None},
-        curves={m: mt.model_curves(inputs.scores[m], g, ranked=ranked[m]) for m in names})
+        curves={m: mt.model_curves(inputs.scores[m], g, ranked=ranked[m])
+                for m in names} if curves else {})
     if not value:
         return data
     return with_value(data, _value_tables(

@@ -51,8 +51,10 @@ def _side_sections(project: Any, names: tuple[str, ...], bootstrap: int,
 
 
 def _side_first(project: Any) -> dict[str, Any]:
+    from triage.project.kept_rankings import keep_rankings
     from triage.views.report.data import side_first
 
+    keep_rankings(project.db)   # the child reads each model's ranking once, not seven times
     return side_first(project)
 
 
@@ -70,19 +72,21 @@ def _side_imports() -> None:
 def report_data_at(project_path: str | Path, *, bootstrap: int = 1000, seed: int = 0,
                    progress: Progress | None = None, images: bool = True,
                    early: Callable[[dict[str, Any]], None] | None = None,
-                   side_agreement: bool = True) -> dict[str, Any]:
+                   side_parts: tuple[str, ...] = ("models", "agreement", "samples"),
+                   ) -> dict[str, Any]:
     """The report's data for the project at ``project_path``, on both cores where safe.
 
-    Where a child may be forked (:func:`.side.can_fork`: the command line) the models'
-    section, the samples' reads and (``side_agreement``) the agreement section are computed
-    in one while this process computes the rest (and ``early`` draws the first charts);
-    elsewhere, or if the child fails, here alone. The data is the same either way."""
+    Where a child may be forked (:func:`.side.can_fork`: the command line) the parts named
+    in ``side_parts`` (of data.SIDE_PARTS: the models' section, the agreement section, the
+    samples section's reads) are computed in one while this process computes the rest (and
+    ``early`` draws the first charts); elsewhere, or if the child fails, here alone. The
+    data is the same either way."""
     from triage.base.address import is_server_url
     from triage.views.report.side import start_side
 
     # Forked before this process imports what only it needs (the child imports its own),
     # so the names are those of data.SIDE_PARTS written out.
-    names = ("models", "agreement", "samples") if side_agreement else ("models", "samples")
+    names = side_parts
     side = None if is_server_url(project_path) else start_side(
         project_path, lambda project: _side_sections(project, names, bootstrap, seed), names,
         prepare=_side_imports, first=_side_first)
@@ -132,10 +136,12 @@ def write_report(project_path: str | Path, out: str | Path | Sequence[str | Path
 
             documents["pdf"] = begin_pdf(first, drawn["pdf"])
 
-    # What each process computes, balanced for a report that is drawn: a PDF takes longer
-    # to draw than a page, so its second process takes the agreement as well.
+    # What each process computes, balanced for a report that is drawn: the second process
+    # takes the models and the agreement; a PDF takes longer to draw than a page, so for a
+    # PDF it takes the samples' reads as well (a page's parent reads them itself).
+    parts = ("models", "agreement", "samples") if "pdf" in drawn else ("models", "agreement")
     data = report_data_at(project_path, bootstrap=bootstrap, seed=seed, progress=progress,
-                          images=images, early=early, side_agreement="pdf" in drawn)
+                          images=images, early=early, side_parts=parts)
     from triage.views.report.data import STEPS
 
     payloads = [render_report(data, fmt, drawn[fmt], documents.pop(fmt, None))
