@@ -35,7 +35,7 @@ class _Row:
 
 class _Event:
     def __init__(self, kind: str = "certify") -> None:
-        self.kind = kind
+        self.kind, self.value = kind, "literal"
 
 
 class _State:
@@ -197,3 +197,28 @@ def test_labels_after_the_sample_ended_do_not_change_its_certificate(tmp_path):
     assert before is not None and after is not None
     assert (after["labelled"], after["positives"]) == (before["labelled"], before["positives"])
     assert after["outcome"] == "certified"
+
+
+def test_a_pick_walks_past_a_long_decided_head_and_reads_the_order_once(monkeypatch):
+    """The desk's pick looks at the order a block at a time, past hundreds of decided items
+    and the ones other desks hold, and reads a sample's stored order once."""
+    import triage.serving.certify as serving_certify
+
+    order = np.random.default_rng(3).permutation(np.arange(1, 2001)).astype(np.int64)
+    reads: list[int] = []
+
+    def read_order(_db, cert_id):
+        reads.append(cert_id)
+        return order
+
+    monkeypatch.setattr(serving_certify, "running_certification_id", lambda _db: 7)
+    monkeypatch.setattr(serving_certify, "sample_order", read_order)
+    decided = {int(c): "literal" for c in order[:700]}
+    tracker = _State({c: _final(c, v) for c, v in decided.items()})
+    source = serving_certify.CertifySource(None, tracker)  # type: ignore[arg-type]
+    taken = frozenset({int(order[700]), int(order[701])})
+    assert source(taken).candidate_id == int(order[702])
+    assert source(frozenset()).candidate_id == int(order[700])
+    assert reads == [7]
+    monkeypatch.setattr(serving_certify, "running_certification_id", lambda _db: None)
+    assert source(frozenset()) is None
