@@ -27,6 +27,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -63,13 +64,13 @@ def _read_exactly(fd: int, size: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def _send_first(out: int, value: Any) -> threading.Thread:
-    """Send the first part (length, then pickle) from a thread: the child computes on."""
+def _send_first(out: int, value: Any) -> Future:
+    """Send the first part (length, then pickle) from a job: the child computes on."""
+    from triage.base.jobs import start
+
     payload = pickle.dumps(("ok", value), protocol=pickle.HIGHEST_PROTOCOL)
-    sender = threading.Thread(target=_write_all,
-                              args=(out, len(payload).to_bytes(8, "little") + payload))
-    sender.start()
-    return sender
+    framed = len(payload).to_bytes(8, "little") + payload
+    return start(lambda: _write_all(out, framed), "report-send-first")
 
 
 def _child(go: int, out: int, path: Path, work: SideWork, prepare: Callable[[], object] | None,
@@ -90,7 +91,7 @@ def _child(go: int, out: int, path: Path, work: SideWork, prepare: Callable[[], 
             result = ("skip", None)
         payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
         if sender is not None:
-            sender.join()
+            sender.result()
         with os.fdopen(out, "wb") as sink:
             sink.write(payload)
         code = 0
@@ -98,7 +99,8 @@ def _child(go: int, out: int, path: Path, work: SideWork, prepare: Callable[[], 
         code = 1
     finally:
         if sender is not None:   # the first part is whole, even when the rest failed
-            sender.join()
+            with contextlib.suppress(BaseException):   # never leave without os._exit
+                sender.exception()
         os._exit(code)   # no atexit handlers, no flushing of the parent's buffers
 
 
