@@ -75,6 +75,7 @@ def test_discard_closes_and_a_clean_editor_closes_without_asking(qtbot, lead):
     assert asked == [1] and not lead.isVisible()
 
 
+@pytest.mark.slow  # several seconds: a whole window driven to its end
 def test_closing_the_desk_with_a_draft_cancelled_keeps_both_open(qtbot, lead):
     lead, window = lead
     lead.guidelines.ask_about_draft = lambda: Button.Cancel

@@ -14,6 +14,7 @@ from triage.views import tasks
 from ui import advice_process
 
 
+@pytest.mark.slow  # several seconds: a whole window driven to its end
 @pytest.mark.skipif(not hasattr(os, "getpriority"), reason="process priorities are POSIX")
 def test_advice_helper_runs_below_the_desk(tmp_path):
     project = make_project(tmp_path, n=30)

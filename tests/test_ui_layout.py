@@ -118,6 +118,7 @@ def test_lead_window_stays_on_screen_when_its_chart_views_widen_it(qtbot, projec
     window.close()
 
 
+@pytest.mark.slow  # several seconds: a whole window driven to its end
 def test_lead_window_remembers_its_tab_and_closes_on_esc_and_ctrl_w(qtbot, project_path):
     window = open_main_window(qtbot, project_path, "ada")
     window.show_lead_view()
@@ -139,6 +140,7 @@ def test_lead_window_remembers_its_tab_and_closes_on_esc_and_ctrl_w(qtbot, proje
     again.close()
 
 
+@pytest.mark.slow  # several seconds: a whole window driven to its end
 def test_models_tabs_are_enabled_by_title_with_one_model(qtbot, tmp_path):
     """The bug: with one model Calibration was greyed out and Bandit stayed enabled."""
     from triage.views.models import build_models_view_data, models_inputs
@@ -160,6 +162,7 @@ def test_models_tabs_are_enabled_by_title_with_one_model(qtbot, tmp_path):
     assert all(states[t] for t in ("Gain", "Metrics", "Value"))
 
 
+@pytest.mark.slow  # several seconds: a whole window driven to its end
 @pytest.mark.parametrize("scale", ["1.5", "1.0"])
 def test_main_window_fits_a_1366x768_screen_at_any_scale(tmp_path, scale):
     """The bug: at QT_SCALE_FACTOR=1.5 the window opened larger than a 1366×768 screen."""

@@ -46,6 +46,7 @@ def test_banner_shows_the_advice_headline(window, qtbot):
     assert window.advice_banner.stamp.text() == f"computed at {state.labels_at:,} labels"
 
 
+@pytest.mark.slow  # several seconds: a whole window driven to its end
 def test_lead_window_tabs_compute_off_the_gui_thread(window, qtbot):
     window.show_lead_view()
     lead = window.lead_view
@@ -126,6 +127,7 @@ def test_export_report_writes_the_file_in_the_background(window, qtbot, tmp_path
     assert str(out) in lead.status.text()
 
 
+@pytest.mark.slow  # several seconds: a whole window driven to its end
 def test_cancelled_report_writes_nothing(window, qtbot, tmp_path):
     window.show_lead_view()
     lead = window.lead_view
@@ -142,6 +144,7 @@ def test_cancelled_report_writes_nothing(window, qtbot, tmp_path):
     assert lead.status.text() == "report cancelled; nothing was written"
 
 
+@pytest.mark.slow  # several seconds: a whole window driven to its end
 def test_certify_now_asks_then_starts_and_cancel_ends_the_sample(window, qtbot, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
 
