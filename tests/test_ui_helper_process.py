@@ -39,12 +39,17 @@ def test_once_the_desk_has_settled_helpers_fork_from_a_server_that_has_their_imp
     project = make_project(tmp_path, n=30)
     label_top(project, "ada", 4)
     path = tmp_path / "p.triage"
+    for helper in ("lead", "advice"):   # a desk that has settled before any helper started
+        advice_process.stop_helper(helper)
     advice_process.prepare_lead_helpers()
     try:
         assert advice_process.helper_call(tasks.DISAGREEMENTS, path) == []
         curves = advice_process.helper_call(tasks.CURVES, path)
-        kinds = {p.name: type(p).__name__ for p in multiprocessing.active_children()}
-        assert kinds["triage-lead"] == kinds["triage-advice"] == "ForkServerProcess"
+        # The processes these helpers run now (an earlier test's helper, stopped but not
+        # yet reaped, may still be among multiprocessing's children under the same name).
+        kinds = {name: type(advice_process.HELPERS_RUNNING.process(name)).__name__
+                 for name in ("lead", "advice")}
+        assert kinds == {"lead": "ForkServerProcess", "advice": "ForkServerProcess"}
         helper = advice_process.HELPERS_RUNNING.process("advice")   # forked, still below the desk
         ours = os.getpriority(os.PRIO_PROCESS, 0)
         assert os.getpriority(os.PRIO_PROCESS, helper.pid) == min(19, ours + 10)
