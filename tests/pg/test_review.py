@@ -59,6 +59,26 @@ def _rows(pg, sql: str) -> list[tuple]:
         return conn.execute(sql).fetchall()
 
 
+def _sample_order(url, ana, s: str) -> list[int]:
+    """The lead starts a certification sample; its order as the annotator reads it."""
+    lead = open_project(url("rlead"))
+    start_certification(lead)
+    lead.close()
+    return np.frombuffer(_one(ana, f"SELECT sample_order FROM {s}.certification_feed() "
+                                   "WHERE ended_at IS NULL"), dtype="<i8").tolist()
+
+
+def _until_refused(attempt, tries: int = 200) -> tuple[int, Exception | None]:
+    """How many of ``tries`` calls of ``attempt(i)`` succeed before the server refuses one,
+    and that refusal (None if none was refused)."""
+    for i in range(tries):
+        try:
+            attempt(i)
+        except psycopg.Error as error:
+            return i, error
+    return tries, None
+
+
 def _unlabelled(pg, s: str) -> list[int]:
     return [r[0] for r in _rows(pg, f"SELECT id FROM {s}.candidates WHERE id NOT IN "
                                     f"(SELECT candidate_id FROM {s}.labels) ORDER BY id")]
@@ -66,12 +86,8 @@ def _unlabelled(pg, s: str) -> list[int]:
 
 def test_a_triage_label_cannot_take_an_item_out_of_the_certification_sample(team):
     pg, url, s = team
-    lead = open_project(url("rlead"))
-    start_certification(lead)
-    lead.close()
     with pg.connect("rana") as ana:
-        order = np.frombuffer(_one(ana, f"SELECT sample_order FROM {s}.certification_feed() "
-                                        "WHERE ended_at IS NULL"), dtype="<i8").tolist()
+        order = _sample_order(url, ana, s)
         session = _session(ana, s)
         # A positive she read far down the sample, decided as triage: it would leave the
         # sample (certify labels skip decided items) while the remainder keeps it.
@@ -129,15 +145,8 @@ def test_sessions_cannot_be_started_in_a_flood(team):
     pg, _url, s = team
     with pg.connect() as admin:
         admin.execute(f"UPDATE {s}.project SET value = '5' WHERE key = %s", [LABEL_RATE_KEY])
-    started, refusal = 0, None
     with pg.connect("rana") as ana:
-        for _ in range(200):
-            try:
-                _session(ana, s)
-                started += 1
-            except psycopg.Error as error:
-                refusal = error
-                break
+        started, refusal = _until_refused(lambda _i: _session(ana, s))
     assert refusal is not None and "sessions" in str(refusal), started
     assert started <= 20
 
@@ -152,26 +161,16 @@ def test_note_edits_keep_a_human_pace(team):
         with pg.connect() as admin:
             admin.execute(f"UPDATE {s}.project SET value = '2' WHERE key = %s",
                           [LABEL_RATE_KEY])
-        edits, refusal = 0, None
-        for i in range(200):
-            try:
-                ana.execute(f"SELECT {s}.set_note(%s, %s)", [label, "ab"[i % 2] * 9_000])
-                edits += 1
-            except psycopg.Error as error:
-                refusal = error
-                break
+        edits, refusal = _until_refused(lambda i: ana.execute(
+            f"SELECT {s}.set_note(%s, %s)", [label, "ab"[i % 2] * 9_000]))
     assert refusal is not None and "a second" in str(refusal), edits
     assert edits <= 10
 
 
 def test_her_own_desks_leases_do_not_move_her_on_in_the_sample(team):
     pg, url, s = team
-    lead = open_project(url("rlead"))
-    start_certification(lead)
-    lead.close()
     with pg.connect("rana") as ana:
-        order = np.frombuffer(_one(ana, f"SELECT sample_order FROM {s}.certification_feed() "
-                                        "WHERE ended_at IS NULL"), dtype="<i8").tolist()
+        order = _sample_order(url, ana, s)
         first, second = _session(ana, s), _session(ana, s)
         # The first item (a positive she read) parked on one of her desks, to label the
         # negatives after it first: the sequential test would stop before it is counted.
