@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import psycopg
 import pytest
 
@@ -114,10 +115,21 @@ def test_labels_only_into_ones_own_open_session(team):
             _label(ana, 10**12, uid="u-nosess-001")
 
 
+def _ranked_heads(pg, count: int) -> list[int]:
+    """The first ``count`` unlabelled candidates of the active model's ranking (a desk's next)."""
+    with pg.connect() as conn:
+        blob = _one(conn, f"SELECT r.candidate_ids FROM {S}.rankings r JOIN {S}.models m ON "
+                          f"m.id = r.model_id ORDER BY m.name <> (SELECT value::jsonb #>> '{{}}' "
+                          f"FROM {S}.settings WHERE key = 'active_model'), m.id LIMIT 1")
+        done = {r[0] for r in conn.execute(f"SELECT candidate_id FROM {S}.labels")}
+    return [int(c) for c in np.frombuffer(blob, dtype="<i8") if int(c) not in done][:count]
+
+
 def test_ids_times_and_undo_order_come_from_the_server(team):
+    heads = _ranked_heads(team, 2)   # triage labels count in ranking order
     with team.connect("jana") as ana:
         session = _session(ana)
-        label = _label(ana, session, uid="u-server-0001", candidate=11)
+        label = _label(ana, session, uid="u-server-0001", candidate=heads[0])
         created = _one(ana, f"SELECT created_at FROM {S}.labels WHERE id = %s", [label])
         assert created.startswith(_one(ana, "SELECT to_char(now() AT TIME ZONE 'UTC', "
                                             "'YYYY-MM-DD')"))
@@ -127,7 +139,8 @@ def test_ids_times_and_undo_order_come_from_the_server(team):
                 ana.execute(f"SELECT {S}.{retired}")
         first = _one(ana, f"SELECT {S}.undo(%s, %s)", [label, session])
         second = _one(ana, f"SELECT {S}.undo(%s, %s)",
-                      [_label(ana, session, uid="u-server-0002", candidate=12), session])
+                      [_label(ana, session, uid="u-server-0002", candidate=heads[1]),
+                       session])
         assert second == first + 1
 
 

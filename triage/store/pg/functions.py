@@ -14,7 +14,8 @@ from a sequence: never from arguments.
   the caller's open sessions, for the server's lease length (``seconds`` may only shorten
   it). The candidate row is locked ``FOR UPDATE SKIP LOCKED``; refused while another
   session holds a live lease; one lease per session (its other leases go). The lease
-  records whether it was the certification sample's or the audit order's item due.
+  records whether it was the certification sample's or the audit order's item due, or
+  near the head of a ranking the project serves (:mod:`.order`).
 - ``release(session, candidate | NULL)``: drop a session's lease.
 - ``add_label(uid, candidate, session, value, kind, seconds, note, served_by) → bigint``:
   value in the scheme (or NULL, a skip), kind allowed for the caller's role, seconds
@@ -37,7 +38,7 @@ from __future__ import annotations
 
 import zlib
 
-from triage.store.pg import judge
+from triage.store.pg import judge, order
 from triage.store.pg.plpgsql import cached_plans
 from triage.store.pg.url import ServerUrl
 from triage.store.schema import LABEL_KINDS
@@ -156,6 +157,7 @@ END $fn$;
 CREATE OR REPLACE FUNCTION {s}.claim(p_candidate bigint, p_session bigint,
   p_seconds float8 DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql {head}
 DECLARE v_len float8 := lease_seconds(); v_now float8 := extract(epoch FROM clock_timestamp());
+  v_order boolean; v_audit boolean;
 BEGIN
   PERFORM own_session(p_session);
   IF p_seconds IS NOT NULL AND p_seconds = p_seconds AND p_seconds < v_len THEN
@@ -173,11 +175,12 @@ BEGIN
     RETURN false;
   END IF;
   DELETE FROM claims WHERE session_id = p_session AND candidate_id <> p_candidate;
+  v_order := coalesce(certify_due(p_candidate, p_session), false);
+  v_audit := coalesce(audit_due(p_candidate, p_session), false);
   INSERT INTO claims(candidate_id, session_id, expires_at, served_at, claimed_in, in_order,
-                     in_audit)
-    VALUES (p_candidate, p_session, v_now + v_len, v_now, pg_current_xact_id(),
-            coalesce(certify_due(p_candidate, p_session), false),
-            coalesce(audit_due(p_candidate, p_session), false))
+                     in_audit, in_rank)
+    VALUES (p_candidate, p_session, v_now + v_len, v_now, pg_current_xact_id(), v_order,
+            v_audit, NOT (v_order OR v_audit) AND in_rank(p_candidate, p_session))
     ON CONFLICT (candidate_id) DO UPDATE
     SET session_id = excluded.session_id, expires_at = excluded.expires_at,
         claimed_in = excluded.claimed_in,
@@ -187,7 +190,9 @@ BEGIN
         in_order = excluded.in_order OR (claims.session_id = excluded.session_id
                                          AND coalesce(claims.in_order, false)),
         in_audit = excluded.in_audit OR (claims.session_id = excluded.session_id
-                                         AND coalesce(claims.in_audit, false));
+                                         AND coalesce(claims.in_audit, false)),
+        in_rank = excluded.in_rank OR (claims.session_id = excluded.session_id
+                                       AND coalesce(claims.in_rank, false));
   RETURN true;
 END $fn$;
 
@@ -266,6 +271,7 @@ BEGIN
     VALUES (p_uid, p_candidate, v_annotator, p_session, p_value, v_kind, {now},
             v_seconds, p_note, p_served_by)
     RETURNING id INTO v_id;
+  PERFORM advance_orders();   -- where the next ranking-order checks start
   RETURN v_id;
 END $fn$;
 
@@ -336,7 +342,7 @@ END $fn$;
 
 # Functions only triggers call: nobody gets EXECUTE on them.
 TRIGGER_FUNCTIONS = ("label_guideline", "stamp_change", "notify_change", "refuse",
-                     "own_session", "check_label", *judge.INTERNAL)
+                     "own_session", "check_label", *judge.INTERNAL, *order.INTERNAL)
 
 
 def render(template: str, url: ServerUrl) -> list[str]:
@@ -363,6 +369,7 @@ def function_statements(url: ServerUrl) -> list[str]:
     out += [f"CREATE INDEX IF NOT EXISTS {name}_seq ON {s}.{name} (seq)" for name in CHANGED]
     out += render(_FUNCTIONS, url)
     out += render(judge.judge_template(url), url)
+    out += render(order.order_template(url), url)
     for name in CHANGED:
         out.append(f"CREATE OR REPLACE TRIGGER {name}_seq BEFORE INSERT OR UPDATE ON {s}.{name} "
                    f"FOR EACH ROW EXECUTE FUNCTION {s}.stamp_change()")

@@ -6,7 +6,8 @@ a team role). An annotator's label counts only when the server's state says it m
 - ``judged_seconds(...)`` → the seconds to store. A new decision needs the lease the
   server gave that session for that candidate (``claims``: served there, at
   ``served_at`` by the server's clock), and a kind the server's state allows: ``triage``
-  on a candidate nobody has decided; ``audit`` only when the lease was the item of the
+  on a candidate nobody has decided, near the head of a ranking the project serves
+  (``in_rank``, :mod:`.order`); ``audit`` only when the lease was the item of the
   server's audit order due (``audit_due``: the first item of the stored order neither
   handled nor on another annotator's lease, judged when it was claimed or now);
   ``overlap`` on an item of the stored
@@ -244,7 +245,7 @@ CREATE OR REPLACE FUNCTION {s}.decision_kind(p_annotator bigint, p_candidate big
 CREATE OR REPLACE FUNCTION {s}.judged_seconds(p_annotator bigint, p_candidate bigint,
   p_session bigint, p_kind text, p_seconds float8) RETURNS float8 LANGUAGE plpgsql {head}
 DECLARE v_mine text; v_served float8; v_in_order boolean; v_due boolean; v_others integer;
-  v_need integer; v_in_audit boolean; v_skip boolean; v_last float8;
+  v_need integer; v_in_audit boolean; v_skip boolean; v_last float8; v_in_rank boolean;
   v_now float8 := extract(epoch FROM clock_timestamp());
 BEGIN
   SELECT kind, value IS NULL INTO v_mine, v_skip FROM labels WHERE candidate_id = p_candidate
@@ -278,8 +279,8 @@ BEGIN
     END IF;
     RETURN 0;   -- a change of one's own decision: nothing new was served, nothing is paid
   END IF;
-  SELECT served_at, in_order, in_audit INTO v_served, v_in_order, v_in_audit FROM claims
-    WHERE candidate_id = p_candidate AND session_id = p_session;
+  SELECT served_at, in_order, in_audit, in_rank INTO v_served, v_in_order, v_in_audit, v_in_rank
+    FROM claims WHERE candidate_id = p_candidate AND session_id = p_session;
   IF v_served IS NULL THEN
     PERFORM refuse(format('candidate %s was not served to session %s (or its lease went '
                           'to another desk)', p_candidate, p_session));
@@ -318,6 +319,11 @@ BEGIN
                                   OR coalesce(audit_due(p_candidate, p_session), false)) THEN
     PERFORM refuse(format('candidate %s is not the next item of the audit sample for this '
                           'session', p_candidate));
+  ELSIF p_kind = 'triage' AND NOT (coalesce(v_in_rank, false)
+                                   OR in_rank(p_candidate, p_session)) THEN
+    PERFORM refuse(format('candidate %s is not among the next candidates of a ranking this '
+                          'project serves: a triage label counts in ranking order',
+                          p_candidate));
   END IF;
   -- One person's time is paid once: from serving or her previous label, the later.
   SELECT extract(epoch FROM created_at::timestamptz) INTO v_last FROM labels

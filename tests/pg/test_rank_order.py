@@ -1,0 +1,161 @@
+"""A triage label counts in ranking order: the server, not the desk, says what is next.
+
+``oana`` (the attacker, her own login role at a SQL prompt) leases candidates far down the
+ranking with ``claim`` and labels them ``triage``: the server refuses, and the lead's
+status and advice do not move. What she was served at the head counts. Holding row locks
+on the head of the queue does not make the server refuse the other desks' labels.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import psycopg
+import pytest
+
+from tests.pg.team_setup import publish
+from triage.cli.program import main
+from triage.project import open_project
+from triage.project.demo import simulate
+from triage.store.pg.order import WINDOW
+
+_uids = itertools.count(1)
+
+
+@pytest.fixture
+def team(pg, pg_url, project_name, tmp_path, monkeypatch):
+    """Lead ``olead``, annotators ``oana`` (the attacker) and ``oben`` (who labelled 20)."""
+    monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
+    publish(pg, pg_url(), tmp_path, n=150, annotators=("oana", "oben"), leads=("olead",),
+            overlap_rate=0.0, audit_rate=0.0, retest_rate=0.0)
+    ben = open_project(pg_url("oben"))
+    simulate(ben, 20, "oben")
+    ben.close()
+    return pg, pg_url, f"triage_{project_name}"
+
+
+def _one(conn, sql, params=()):
+    return conn.execute(sql, params).fetchone()[0]
+
+
+def _session(conn, s: str) -> int:
+    return _one(conn, f"SELECT {s}.start_session('desk', 'test')")
+
+
+def _claim(conn, s: str, session: int, candidate: int) -> bool:
+    return bool(_one(conn, f"SELECT {s}.claim(%s, %s)", [candidate, session]))
+
+
+def _label(conn, s: str, session: int, candidate: int, value: str | None = "idiom",
+           kind: str = "triage") -> int:
+    return _one(conn, f"SELECT {s}.add_label(%s, %s, %s, %s, %s, 1.0, NULL, NULL)",
+                [f"u-order-{next(_uids):06d}", candidate, session, value, kind])
+
+
+def _free_in_rank_order(pg, s: str) -> list[int]:
+    """Unlabelled candidates, best first under m1 (the active model: ids in key order)."""
+    with pg.connect() as conn:
+        return [r[0] for r in conn.execute(
+            f"SELECT id FROM {s}.candidates WHERE id NOT IN (SELECT candidate_id FROM "
+            f"{s}.labels WHERE undone_at IS NULL) ORDER BY id").fetchall()]
+
+
+def _lead_view(url, capsys) -> tuple[dict, dict]:
+    """What the lead decides from: ``triage status --json`` and the advice."""
+    from triage.project.advice import advice_state
+
+    capsys.readouterr()
+    assert main(["status", url("olead"), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    lead = open_project(url("olead"))
+    try:
+        advice = advice_state(lead).to_json()
+    finally:
+        lead.close()
+    return status, advice
+
+
+def test_hand_picked_labels_far_down_the_ranking_are_refused(team, capsys):
+    pg, url, s = team
+    free = _free_in_rank_order(pg, s)
+    # The positives furthest down (what moved Quant from 57 % to 9 %): twelve of them.
+    picked = [c for c in reversed(free) if c % 3 == 0][:12]
+    with pg.connect("oana") as ana:
+        session = _session(ana, s)
+        before = _lead_view(url, capsys)
+        for candidate in picked:
+            assert _claim(ana, s, session, candidate)   # a lease is no licence
+            with pytest.raises(psycopg.Error, match="ranking order"):
+                _label(ana, s, session, candidate)
+            with pytest.raises(psycopg.Error, match="ranking order"):
+                _label(ana, s, session, candidate, value=None)   # nor a skip
+        with pg.connect() as admin:
+            assert _one(admin, f"SELECT count(*) FROM {s}.labels l JOIN {s}.annotators a "
+                               "ON a.id = l.annotator_id WHERE a.name = 'oana'") == 0
+        assert _lead_view(url, capsys) == before
+        # What the server would serve next counts: the head of the ranking is hers to label.
+        head = free[0]
+        assert _claim(ana, s, session, head)
+        assert _label(ana, s, session, head) > 0
+
+
+def test_the_window_is_the_first_free_candidates_of_the_ranking(team):
+    pg, _url, s = team
+    free = _free_in_rank_order(pg, s)
+    with pg.connect("oana") as ana, pg.connect("oben") as ben:
+        session = _session(ana, s)
+        assert _claim(ana, s, session, free[WINDOW])
+        with pytest.raises(psycopg.Error, match="ranking order"):
+            _label(ana, s, session, free[WINDOW])   # WINDOW free candidates come first
+        # Another desk's lease is not free: with one held ahead, her candidate is in reach.
+        assert _claim(ben, s, _session(ben, s), free[0])
+        assert _label(ana, s, session, free[WINDOW]) > 0
+
+
+def test_an_undone_label_is_served_again_and_counts(team):
+    pg, url, s = team
+    desk = open_project(url("oana"))
+    session = desk.start_session("oana")
+    item = desk.next_candidate(session)
+    desk.record_label(session, item.candidate_id, "idiom")
+    # Others label past it meanwhile; then she takes it back: far behind the head now, and
+    # still hers to decide again.
+    ben = open_project(url("oben"))
+    simulate(ben, WINDOW + 5, "oben")
+    ben.close()
+    assert desk.undo(session) == item.candidate_id
+    again = desk.next_candidate(session)
+    assert again.candidate_id == item.candidate_id
+    desk.record_label(session, again.candidate_id, "literal")
+    desk.close()
+
+
+def test_row_locks_held_on_the_head_do_not_get_other_desks_refused(team):
+    """She locks more than WINDOW head candidates in open transactions (one claim per session
+    and transaction, so several connections over her four sessions): the desks skip them,
+    and the server counts what another transaction is claiming as taken, so their labels
+    count."""
+    pg, url, s = team
+    free = _free_in_rank_order(pg, s)
+    held = free[:WINDOW + 4]
+    with pg.connect("oana") as ana:
+        sessions = [_session(ana, s) for _ in range(4)]
+    holders = []
+    try:
+        for at in range(0, len(held), len(sessions)):
+            conn = pg.connect("oana", autocommit=False)
+            holders.append(conn)
+            conn.execute("SET idle_in_transaction_session_timeout = 0")
+            for session, candidate in zip(sessions, held[at:at + len(sessions)]):
+                assert _claim(conn, s, session, candidate)
+        desk = open_project(url("oben"))
+        session = desk.start_session("oben")
+        for _ in range(3):
+            item = desk.next_candidate(session)
+            assert item.candidate_id not in held
+            desk.record_label(session, item.candidate_id, "literal")
+        desk.close()
+    finally:
+        for conn in holders:
+            conn.close()
