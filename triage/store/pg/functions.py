@@ -271,7 +271,7 @@ BEGIN
     VALUES (p_uid, p_candidate, v_annotator, p_session, p_value, v_kind, {now},
             v_seconds, p_note, p_served_by)
     RETURNING id INTO v_id;
-  PERFORM advance_orders();   -- where the next ranking-order checks start
+  PERFORM advance_orders(p_session);   -- where the next ranking-order checks start
   RETURN v_id;
 END $fn$;
 

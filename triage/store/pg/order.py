@@ -7,10 +7,13 @@ newest ``cal`` snapshot, then its fallback, the active model's ranking (``follow
 the active model ``cal``). The server has every one of those orders: the rankings stored
 at import and each cal snapshot the lead publishes (annotators can write neither).
 
-- ``served_orders()`` → (key, fallback, rank): the orders the settings serve from, keys
-  ``m<model id>`` and ``c<snapshot id>``. Each change of the settings or a new snapshot
-  first records the orders served until then in ``order_grace`` (:data:`GRACE_S`), so a
-  desk that has not yet pulled the change is not refused meanwhile.
+- ``served_orders()`` → (key, fallback, rank): the orders the settings serve from now,
+  keys ``m<model id>`` and ``c<snapshot id>``. A desk keeps the settings it was opened with
+  (and a desk without a live listener its cal snapshot), so before every change of the
+  settings, the models or the snapshots the orders served until then go into
+  ``order_grace`` with the moment they stopped; ``session_orders(session)`` adds to the
+  current orders those served at any time since the session started (less
+  :data:`GRACE_S`, for a desk opened a little before its session).
 - ``in_rank(candidate, session)``: the candidate is unhandled and among the first
   :data:`WINDOW` free candidates (not handled, not on another session's live lease, and
   not locked by another transaction claiming it) of one of those orders; or it was
@@ -30,12 +33,12 @@ from __future__ import annotations
 from triage.store.pg.url import ServerUrl
 
 WINDOW = 16       # free candidates of an order's head a triage claim may be among
-GRACE_S = 120.0   # seconds an order stays allowed after the settings stop serving it
+GRACE_S = 120.0   # seconds a desk may have been open before its session started
 CHUNK = 64        # ids read per slice of a stored order (512 bytes)
 MAX_AHEAD = 64    # leased candidates a frontier steps over and remembers
 MAX_ADVANCE = 4096   # positions one label moves a frontier at most
-INTERNAL = ("served_orders", "order_slice", "order_ids", "rank_window", "in_rank",
-            "advance_orders", "advance_order", "remember_orders", "reset_frontier",
+INTERNAL = ("served_orders", "session_orders", "order_slice", "order_ids", "rank_window",
+            "in_rank", "advance_orders", "advance_order", "remember_orders", "reset_frontier",
             "unlocked")
 
 _ORDER = r"""
@@ -70,9 +73,9 @@ CREATE OR REPLACE FUNCTION {s}.served_orders()
 CREATE OR REPLACE FUNCTION {s}.remember_orders() RETURNS trigger LANGUAGE plpgsql {head}
 DECLARE v_now float8 := extract(epoch FROM clock_timestamp());
 BEGIN
-  DELETE FROM order_grace WHERE until < v_now;
+  -- Before a change to what is served: the orders served until now, and since when not.
   INSERT INTO order_grace (key, fallback, until)
-    SELECT o.key, o.fallback, v_now + {grace} FROM served_orders() o
+    SELECT o.key, o.fallback, v_now FROM served_orders() o
     ON CONFLICT (key) DO UPDATE SET fallback = excluded.fallback, until = excluded.until;
   RETURN NULL;
 END $fn$;
@@ -85,6 +88,19 @@ CREATE OR REPLACE TRIGGER cal_snapshots_orders BEFORE INSERT OR UPDATE OR DELETE
 
 CREATE OR REPLACE TRIGGER models_orders BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE
   ON {s}.models FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_orders();
+
+CREATE OR REPLACE FUNCTION {s}.session_orders(p_session bigint)
+  RETURNS TABLE(key text, fallback text, rank integer) LANGUAGE sql STABLE {head}
+  -- What a desk of this session may serve from: a desk keeps the settings it opened with
+  -- (and a headless one its snapshot), so also every order served since it started.
+  SELECT DISTINCT ON (a.key) a.key, a.fallback, a.rank FROM (
+    SELECT o.key, o.fallback, o.rank FROM served_orders() o
+    UNION ALL
+    SELECT g.key, g.fallback, 3 FROM order_grace g, sessions t
+    WHERE t.id = p_session
+      AND (t.started_at !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9:.]+([+-][0-9:]+|Z)?$'
+           OR g.until >= extract(epoch FROM t.started_at::timestamptz) - {grace})) a
+  ORDER BY a.key, a.rank $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.reset_frontier() RETURNS trigger LANGUAGE plpgsql {head}
 BEGIN
@@ -191,12 +207,8 @@ BEGIN
              AND undone_at IS NOT NULL) THEN
     RETURN true;   -- served before and undone: a desk serves it again where it was
   END IF;
-  FOR r IN SELECT key, fallback FROM (
-        SELECT o.key, o.fallback, o.rank FROM served_orders() o
-        UNION ALL
-        SELECT g.key, g.fallback, 3 FROM order_grace g
-        WHERE g.until > extract(epoch FROM clock_timestamp())) a
-      ORDER BY rank, key LOOP
+  FOR r IN SELECT o.key, o.fallback FROM session_orders(p_session) o ORDER BY o.rank, o.key
+  LOOP
     v_seen := rank_window(p_candidate, p_session, r.key, 0);
     IF v_seen = -1 THEN RETURN true; END IF;
     IF r.fallback IS NOT NULL AND v_seen < {window}
@@ -244,15 +256,15 @@ BEGIN
   END IF;
 END $fn$;
 
-CREATE OR REPLACE FUNCTION {s}.advance_orders() RETURNS void LANGUAGE plpgsql {head}
+CREATE OR REPLACE FUNCTION {s}.advance_orders(p_session bigint) RETURNS void
+LANGUAGE plpgsql {head}
 DECLARE k text;
 BEGIN
-  -- Called by add_label under the order lock: frontiers move one writer at a time.
-  FOR k IN SELECT DISTINCT o.key FROM (
-        SELECT a.key FROM served_orders() a
-        UNION ALL SELECT a.fallback FROM served_orders() a WHERE a.fallback IS NOT NULL
-        UNION ALL SELECT g.key FROM order_grace g
-        WHERE g.until > extract(epoch FROM clock_timestamp())) o ORDER BY o.key LOOP
+  -- Called by add_label under the order lock: frontiers move one writer at a time, those
+  -- of the orders the labelling desk may serve from (so the ones desks use stay current).
+  FOR k IN SELECT o.key FROM session_orders(p_session) o
+           UNION SELECT o.fallback FROM session_orders(p_session) o
+           WHERE o.fallback IS NOT NULL ORDER BY 1 LOOP
     PERFORM advance_order(k);
   END LOOP;
 END $fn$;
