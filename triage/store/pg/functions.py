@@ -157,7 +157,7 @@ END $fn$;
 CREATE OR REPLACE FUNCTION {s}.claim(p_candidate bigint, p_session bigint,
   p_seconds float8 DEFAULT NULL) RETURNS boolean LANGUAGE plpgsql {head}
 DECLARE v_len float8 := lease_seconds(); v_now float8 := extract(epoch FROM clock_timestamp());
-  v_order boolean; v_audit boolean;
+  v_order boolean; v_audit boolean; v_rank boolean;
 BEGIN
   PERFORM own_session(p_session);
   IF p_seconds IS NOT NULL AND p_seconds = p_seconds AND p_seconds < v_len THEN
@@ -177,10 +177,13 @@ BEGIN
   DELETE FROM claims WHERE session_id = p_session AND candidate_id <> p_candidate;
   v_order := coalesce(certify_due(p_candidate, p_session), false);
   v_audit := coalesce(audit_due(p_candidate, p_session), false);
+  IF NOT (v_order OR v_audit OR is_lead()) THEN   -- a triage label needs ranking order
+    v_rank := in_rank(p_candidate, p_session);
+  END IF;
   INSERT INTO claims(candidate_id, session_id, expires_at, served_at, claimed_in, in_order,
                      in_audit, in_rank)
     VALUES (p_candidate, p_session, v_now + v_len, v_now, pg_current_xact_id(), v_order,
-            v_audit, NOT (v_order OR v_audit) AND in_rank(p_candidate, p_session))
+            v_audit, coalesce(v_rank, false))
     ON CONFLICT (candidate_id) DO UPDATE
     SET session_id = excluded.session_id, expires_at = excluded.expires_at,
         claimed_in = excluded.claimed_in,
