@@ -61,29 +61,27 @@ def _free_in_rank_order(pg, s: str) -> list[int]:
             f"{s}.labels WHERE undone_at IS NULL) ORDER BY id").fetchall()]
 
 
-def _lead_view(url, capsys) -> tuple[dict, dict]:
-    """What the lead decides from: ``triage status --json`` and the advice."""
-    from triage.project.advice import advice_state
-
-    capsys.readouterr()
-    assert main(["status", url("olead"), "--json"]) == 0
-    status = json.loads(capsys.readouterr().out)
-    lead = open_project(url("olead"))
-    try:
-        advice = advice_state(lead).to_json()
-    finally:
-        lead.close()
-    return status, advice
+def _lead_view(url, capsys, tmp_path) -> tuple:
+    """What the lead decides from: status, agreement and advice (``--json``), and the export."""
+    out = []
+    for command in (["status"], ["agree"], ["advise"]):
+        capsys.readouterr()
+        assert main([*command, url("olead"), "--json"]) == 0
+        out.append(json.loads(capsys.readouterr().out))
+    export = tmp_path / "export.csv"
+    assert main(["export", url("olead"), str(export)]) == 0
+    out.append(export.read_text())
+    return tuple(out)
 
 
-def test_hand_picked_labels_far_down_the_ranking_are_refused(team, capsys):
+def test_hand_picked_labels_far_down_the_ranking_are_refused(team, capsys, tmp_path):
     pg, url, s = team
     free = _free_in_rank_order(pg, s)
     # The positives furthest down (what moved Quant from 57 % to 9 %): twelve of them.
     picked = [c for c in reversed(free) if c % 3 == 0][:12]
     with pg.connect("oana") as ana:
         session = _session(ana, s)
-        before = _lead_view(url, capsys)
+        before = _lead_view(url, capsys, tmp_path)
         for candidate in picked:
             assert _claim(ana, s, session, candidate)   # a lease is no licence
             with pytest.raises(psycopg.Error, match="ranking order"):
@@ -93,7 +91,7 @@ def test_hand_picked_labels_far_down_the_ranking_are_refused(team, capsys):
         with pg.connect() as admin:
             assert _one(admin, f"SELECT count(*) FROM {s}.labels l JOIN {s}.annotators a "
                                "ON a.id = l.annotator_id WHERE a.name = 'oana'") == 0
-        assert _lead_view(url, capsys) == before
+        assert _lead_view(url, capsys, tmp_path) == before
         # What the server would serve next counts: the head of the ranking is hers to label.
         head = free[0]
         assert _claim(ana, s, session, head)

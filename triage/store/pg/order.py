@@ -37,7 +37,7 @@ GRACE_S = 120.0   # seconds a desk may have been open before its session started
 CHUNK = 64        # ids read per slice of a stored order (512 bytes)
 MAX_AHEAD = 64    # leased candidates a frontier steps over and remembers
 MAX_ADVANCE = 4096   # positions one label moves a frontier at most
-INTERNAL = ("served_orders", "session_orders", "order_slice", "order_ids", "rank_window",
+INTERNAL = ("served_orders", "session_orders", "order_id", "order_ids", "rank_window",
             "in_rank", "advance_orders", "advance_order", "remember_orders", "reset_frontier",
             "unlocked")
 
@@ -116,17 +116,16 @@ CREATE OR REPLACE TRIGGER rankings_frontier AFTER INSERT OR UPDATE OR DELETE OR 
 CREATE OR REPLACE TRIGGER labels_frontier AFTER DELETE OR TRUNCATE
   ON {s}.labels FOR EACH STATEMENT EXECUTE FUNCTION {s}.reset_frontier();
 
-CREATE OR REPLACE FUNCTION {s}.order_slice(p_ids bytea)
-  RETURNS TABLE(g integer, cid bigint) LANGUAGE sql IMMUTABLE {head}
-  SELECT g, (get_byte(p_ids, 8 * g)::bigint
-             | (get_byte(p_ids, 8 * g + 1)::bigint << 8)
-             | (get_byte(p_ids, 8 * g + 2)::bigint << 16)
-             | (get_byte(p_ids, 8 * g + 3)::bigint << 24)
-             | (get_byte(p_ids, 8 * g + 4)::bigint << 32)
-             | (get_byte(p_ids, 8 * g + 5)::bigint << 40)
-             | (get_byte(p_ids, 8 * g + 6)::bigint << 48)
-             | (get_byte(p_ids, 8 * g + 7)::bigint << 56))
-  FROM generate_series(0, length(p_ids) / 8 - 1) g $fn$;
+CREATE OR REPLACE FUNCTION {s}.order_id(p_ids bytea, p_at integer) RETURNS bigint
+  LANGUAGE sql IMMUTABLE AS $fn$   -- inlined where it is used: no SECURITY DEFINER, no SET
+  SELECT get_byte(p_ids, 8 * p_at)::bigint
+         | (get_byte(p_ids, 8 * p_at + 1)::bigint << 8)
+         | (get_byte(p_ids, 8 * p_at + 2)::bigint << 16)
+         | (get_byte(p_ids, 8 * p_at + 3)::bigint << 24)
+         | (get_byte(p_ids, 8 * p_at + 4)::bigint << 32)
+         | (get_byte(p_ids, 8 * p_at + 5)::bigint << 40)
+         | (get_byte(p_ids, 8 * p_at + 6)::bigint << 48)
+         | (get_byte(p_ids, 8 * p_at + 7)::bigint << 56) $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.order_ids(p_key text, p_from integer)
   RETURNS bytea LANGUAGE sql STABLE {head}
@@ -155,41 +154,35 @@ END $fn$;
 CREATE OR REPLACE FUNCTION {s}.rank_window(p_candidate bigint, p_session bigint, p_key text,
   p_seen integer) RETURNS integer LANGUAGE plpgsql {head}
 DECLARE v_pos integer; v_ahead bigint[]; v_free bigint[] := '{}'; v_part bytea; x bigint;
-  v_is_free boolean; v_now float8 := extract(epoch FROM clock_timestamp());
+  v_now float8 := extract(epoch FROM clock_timestamp());
 BEGIN
   -- -1: the candidate is among the first {window} free ones (p_seen of them counted in
   -- an order before); otherwise how many free ones this order had before it ended.
+  -- Position by position (a desk's candidate is nearly always the first one looked at).
   SELECT pos, ahead INTO v_pos, v_ahead FROM rank_frontier WHERE key = p_key;
-  FOR x, v_is_free IN
-      SELECT a.x, NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = a.x
-                              AND l.undone_at IS NULL)
-             AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.candidate_id = a.x
-                             AND c.session_id <> p_session AND c.expires_at > v_now)
-      FROM unnest(coalesce(v_ahead, '{}')) WITH ORDINALITY a(x, i) ORDER BY a.i LOOP
+  FOREACH x IN ARRAY coalesce(v_ahead, '{}') LOOP
     IF x = p_candidate THEN RETURN -1; END IF;
-    IF v_is_free THEN v_free := v_free || x; END IF;
+    IF NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = x AND l.undone_at IS NULL)
+       AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.candidate_id = x
+                       AND c.session_id <> p_session AND c.expires_at > v_now) THEN
+      v_free := v_free || x;
+    END IF;
   END LOOP;
   v_pos := coalesce(v_pos, 0);
   LOOP
-    IF p_seen + cardinality(v_free) >= {window} THEN
-      v_free := unlocked(v_free);
-      IF p_seen + cardinality(v_free) >= {window} THEN RETURN cardinality(v_free); END IF;
-    END IF;
     v_part := order_ids(p_key, v_pos);
     IF v_part IS NULL OR length(v_part) < 8 THEN RETURN cardinality(v_free); END IF;
-    FOR x, v_is_free IN
-        SELECT o.cid, NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = o.cid
-                                  AND l.undone_at IS NULL)
-               AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.candidate_id = o.cid
-                               AND c.session_id <> p_session AND c.expires_at > v_now)
-        FROM order_slice(v_part) o ORDER BY o.g LOOP
+    FOR g IN 0 .. length(v_part) / 8 - 1 LOOP
+      IF p_seen + cardinality(v_free) >= {window} THEN
+        v_free := unlocked(v_free);
+        IF p_seen + cardinality(v_free) >= {window} THEN RETURN cardinality(v_free); END IF;
+      END IF;
+      x := order_id(v_part, g);
       IF x = p_candidate THEN RETURN -1; END IF;
-      IF v_is_free THEN
+      IF NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = x AND l.undone_at IS NULL)
+         AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.candidate_id = x
+                         AND c.session_id <> p_session AND c.expires_at > v_now) THEN
         v_free := v_free || x;
-        IF p_seen + cardinality(v_free) >= {window} THEN
-          v_free := unlocked(v_free);
-          IF p_seen + cardinality(v_free) >= {window} THEN RETURN cardinality(v_free); END IF;
-        END IF;
       END IF;
     END LOOP;
     v_pos := v_pos + length(v_part) / 8;
@@ -220,29 +213,27 @@ BEGIN
 END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.advance_order(p_key text) RETURNS void LANGUAGE plpgsql {head}
-DECLARE v_pos integer; v_ahead bigint[]; v_new bigint[]; v_start integer; v_part bytea;
-  x bigint; v_handled boolean; v_leased boolean;
-  v_now float8 := extract(epoch FROM clock_timestamp());
+DECLARE v_pos integer; v_ahead bigint[]; v_new bigint[] := '{}'; v_start integer;
+  v_part bytea; x bigint; v_now float8 := extract(epoch FROM clock_timestamp());
 BEGIN
   SELECT pos, ahead INTO v_pos, v_ahead FROM rank_frontier WHERE key = p_key;
   v_pos := coalesce(v_pos, 0);
   v_start := v_pos;
-  v_new := ARRAY(SELECT a.x FROM unnest(coalesce(v_ahead, '{}')) WITH ORDINALITY a(x, i)
-                 WHERE NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = a.x
-                                   AND l.undone_at IS NULL) ORDER BY a.i);
+  FOREACH x IN ARRAY coalesce(v_ahead, '{}') LOOP   -- stepped over: still unhandled?
+    IF NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = x AND l.undone_at IS NULL) THEN
+      v_new := v_new || x;
+    END IF;
+  END LOOP;
   <<walk>>
   WHILE v_pos < v_start + {max_advance} LOOP
     v_part := order_ids(p_key, v_pos);
     EXIT WHEN v_part IS NULL OR length(v_part) < 8;
-    FOR x, v_handled, v_leased IN
-        SELECT o.cid, EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = o.cid
-                              AND l.undone_at IS NULL),
-               EXISTS (SELECT 1 FROM claims c WHERE c.candidate_id = o.cid
-                       AND c.expires_at > v_now)
-        FROM order_slice(v_part) o ORDER BY o.g LOOP
-      IF v_handled THEN
+    FOR g IN 0 .. length(v_part) / 8 - 1 LOOP
+      x := order_id(v_part, g);
+      IF EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = x AND l.undone_at IS NULL) THEN
         v_pos := v_pos + 1;
-      ELSIF v_leased AND cardinality(v_new) < {max_ahead} THEN
+      ELSIF cardinality(v_new) < {max_ahead} AND EXISTS (SELECT 1 FROM claims c
+          WHERE c.candidate_id = x AND c.expires_at > v_now) THEN
         v_new := v_new || x;   -- on a desk's screen: stepped over, remembered
         v_pos := v_pos + 1;
       ELSE
@@ -262,9 +253,8 @@ DECLARE k text;
 BEGIN
   -- Called by add_label under the order lock: frontiers move one writer at a time, those
   -- of the orders the labelling desk may serve from (so the ones desks use stay current).
-  FOR k IN SELECT o.key FROM session_orders(p_session) o
-           UNION SELECT o.fallback FROM session_orders(p_session) o
-           WHERE o.fallback IS NOT NULL ORDER BY 1 LOOP
+  FOR k IN SELECT DISTINCT v.k FROM session_orders(p_session) o,
+             LATERAL (VALUES (o.key), (o.fallback)) v(k) WHERE v.k IS NOT NULL ORDER BY 1 LOOP
     PERFORM advance_order(k);
   END LOOP;
 END $fn$;
