@@ -15,7 +15,7 @@ at import and each cal snapshot the lead publishes (annotators can write neither
   current orders those served at any time since the session started (less
   :data:`GRACE_S`, for a desk opened a little before its session).
 - ``in_rank(candidate, session)``: the candidate is unhandled and among the first
-  :data:`WINDOW` free candidates (not handled, not on another session's live lease, and
+  :data:`WINDOW` free candidates (not handled, not on another annotator's live lease, and
   not locked by another transaction claiming it) of one of those orders; or it was
   labelled once and that label was undone (a desk serves it again, at the head where it
   was). ``claim`` records the answer in the lease (``in_rank``), ``add_label`` takes an
@@ -155,16 +155,19 @@ CREATE OR REPLACE FUNCTION {s}.rank_window(p_candidate bigint, p_session bigint,
   p_seen integer) RETURNS integer LANGUAGE plpgsql {head}
 DECLARE v_pos integer; v_ahead bigint[]; v_free bigint[] := '{}'; v_part bytea; x bigint;
   v_now float8 := extract(epoch FROM clock_timestamp());
+  v_me bigint := (SELECT annotator_id FROM sessions WHERE id = p_session);
 BEGIN
   -- -1: the candidate is among the first {window} free ones (p_seen of them counted in
   -- an order before); otherwise how many free ones this order had before it ended.
   -- Position by position (a desk's candidate is nearly always the first one looked at).
+  -- Her own desks' leases count as free: holding the head on them moves her on no further.
   SELECT pos, ahead INTO v_pos, v_ahead FROM rank_frontier WHERE key = p_key;
   FOREACH x IN ARRAY coalesce(v_ahead, '{}') LOOP
     IF x = p_candidate THEN RETURN -1; END IF;
     IF NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = x AND l.undone_at IS NULL)
-       AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.candidate_id = x
-                       AND c.session_id <> p_session AND c.expires_at > v_now) THEN
+       AND NOT EXISTS (SELECT 1 FROM claims c JOIN sessions t ON t.id = c.session_id
+                       WHERE c.candidate_id = x AND c.expires_at > v_now
+                         AND t.annotator_id <> v_me) THEN
       v_free := v_free || x;
     END IF;
   END LOOP;
@@ -180,8 +183,9 @@ BEGIN
       x := order_id(v_part, g);
       IF x = p_candidate THEN RETURN -1; END IF;
       IF NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = x AND l.undone_at IS NULL)
-         AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.candidate_id = x
-                         AND c.session_id <> p_session AND c.expires_at > v_now) THEN
+         AND NOT EXISTS (SELECT 1 FROM claims c JOIN sessions t ON t.id = c.session_id
+                         WHERE c.candidate_id = x AND c.expires_at > v_now
+                           AND t.annotator_id <> v_me) THEN
         v_free := v_free || x;
       END IF;
     END LOOP;
