@@ -141,3 +141,19 @@ def test_cooperative_desks_are_never_refused(pg, pg_url, project_name, tmp_path,
         served_by = {r[0] for r in conn.execute(
             f"SELECT DISTINCT served_by FROM {s}.labels WHERE kind = 'triage'")}
     assert {"m1", "m2", "cal"} <= served_by   # every order was served from
+
+
+@pytest.mark.slow   # six desk processes labelling at once
+@pytest.mark.timeout(600)
+def test_desks_racing_for_the_head_are_never_refused(pg, pg_url, project_name, tmp_path):
+    """Four desks of one annotator and two of another, each its own process, race for the
+    same head of the ranking: every label is taken (a refusal ends a desk with an error)."""
+    from tests.pg.test_team_desks import _desk, check_team_run
+
+    roles = ("race_a",) * 4 + ("race_b",) * 2
+    publish(pg, pg_url(), tmp_path, n=3000, annotators=tuple(sorted(set(roles))), overlap_rate=0.05,
+            audit_rate=0.0, retest_rate=0.0)
+    desks = [_desk(pg_url(role), role, 150, tmp_path / f"cache{i}")
+             for i, role in enumerate(roles)]
+    outputs = [desk.communicate(timeout=500) for desk in desks]
+    check_team_run(pg, f"triage_{project_name}", desks, outputs, 150 * len(roles))
