@@ -8,6 +8,7 @@ import json
 import select
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.helpers import pool_rows, write_pool
@@ -91,6 +92,17 @@ def _session(conn, schema: str) -> int:
     return conn.execute(f"SELECT {schema}.start_session('host', 'test')").fetchone()[0]
 
 
+def _next_in_rank_order(conn, s: str) -> int:
+    """The first unhandled candidate of the active model's ranking (what a desk serves)."""
+    blob = conn.execute(
+        f"SELECT r.candidate_ids FROM {s}.ranking_feed() r JOIN {s}.models m ON m.id = "
+        f"r.model_id ORDER BY m.name IS DISTINCT FROM (SELECT value::jsonb #>> '{{}}' FROM "
+        f"{s}.settings WHERE key = 'active_model'), m.id LIMIT 1").fetchone()[0]
+    done = {r[0] for r in conn.execute(f"SELECT candidate_id FROM {s}.label_feed(0) "
+                                       "WHERE undone_at IS NULL")}
+    return next(int(c) for c in np.frombuffer(blob, dtype="<i8") if int(c) not in done)
+
+
 def test_pull_into_a_replica_brings_new_labels_and_undo_marks_only(pg, tmp_path, original):
     pg.role("ana")
     url = parse_url(pg.url("incr"))
@@ -107,8 +119,7 @@ def test_pull_into_a_replica_brings_new_labels_and_undo_marks_only(pg, tmp_path,
 
     with pg.connect("ana") as ana:   # a desk elsewhere writes a label, then undoes another
         session = _session(ana, url.schema)
-        free = ana.execute(f"SELECT min(id) FROM {url.schema}.candidates WHERE id NOT IN "
-                           f"(SELECT candidate_id FROM {url.schema}.label_feed(0))").fetchone()[0]
+        free = _next_in_rank_order(ana, url.schema)   # a triage label counts in order
         ana.execute(f"SELECT {url.schema}.claim(%s, %s)", [free, session])   # served to her
         label = ana.execute(f"SELECT {url.schema}.add_label('u-000001', %s, %s, 'idiom', "
                             "'triage', 2.5, 'a note', NULL)", [free, session]).fetchone()[0]
