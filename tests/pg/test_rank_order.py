@@ -162,3 +162,16 @@ def test_row_locks_held_on_the_head_do_not_get_other_desks_refused(team):
     finally:
         for conn in holders:
             conn.close()
+
+
+def test_server_init_gives_a_labelled_project_its_frontiers(team):
+    """A project set up by an earlier version has labels but no frontiers: ``server init``
+    walks past its labelled head once, so its desks' first leases need not."""
+    pg, url, s = team
+    with pg.connect() as admin:
+        admin.execute(f"DELETE FROM {s}.rank_frontier")
+    assert main(["server", "init", url(), "--lead", "olead", "--annotator", "oana",
+                 "--annotator", "oben"]) == 0
+    with pg.connect() as admin:
+        assert admin.execute(f"SELECT key, pos FROM {s}.rank_frontier").fetchall() == [
+            (f"m{_one(admin, f'SELECT min(id) FROM {s}.models')}", 20)]

@@ -262,6 +262,22 @@ BEGIN
     PERFORM advance_order(k);
   END LOOP;
 END $fn$;
+
+DO $do$
+DECLARE k text; v_before integer; v_after integer;
+BEGIN
+  -- Run by server init: a project that has labels but no frontiers yet (one set up by an
+  -- earlier version) gets them now, not in its first desks' leases.
+  FOR k IN SELECT DISTINCT v.k FROM {s}.served_orders() o,
+             LATERAL (VALUES (o.key), (o.fallback)) v(k) WHERE v.k IS NOT NULL LOOP
+    LOOP
+      SELECT pos INTO v_before FROM {s}.rank_frontier WHERE key = k;
+      PERFORM {s}.advance_order(k);
+      SELECT pos INTO v_after FROM {s}.rank_frontier WHERE key = k;
+      EXIT WHEN v_after IS NOT DISTINCT FROM v_before;
+    END LOOP;
+  END LOOP;
+END $do$
 """
 
 
