@@ -19,7 +19,10 @@ alternating, ``--runs`` times each, and the medians are compared:
 
 Each process's CPU seconds (user + system, from ``getrusage``) are printed beside the wall
 times: on a loaded machine they move less, and they show the work ``\\copy``'s client does
-not do (``psql`` parses nothing; the server does).
+not do (``psql`` parses nothing; the server does). So is the server's CPU during each run:
+the postmaster's children's user + system time from ``/proc``, read before the process
+starts and after its backend has ended (background processes included: the WAL writer's
+work is the run's).
 
 Ours runs as an installed program does, from compiled bytecode: one untimed run first
 writes the ``.pyc`` files of every module the command loads into a cache under the run's
@@ -92,11 +95,49 @@ def _psql(host: str, command: str) -> None:
 
 
 ANCHOR = "psql \\copy"
-# The CPU seconds (user + system) of each timed process, in the order they ran.
+# The CPU seconds (user + system) of each timed process, in the order they ran, and the
+# server's during each (when SERVER_PID names its postmaster).
 CLIENT_CPU: list[float] = []
+SERVER_CPU: list[float] = []
+SERVER_PID: list[int] = []
+
+
+def server_cpu(pid: int) -> float:
+    """CPU seconds the server has used: its postmaster's ended children (backends, parallel
+    workers) and those running (the WAL writer, checkpointer, ...), from ``/proc``."""
+    def stat(p: int | str) -> list[str]:
+        text = Path(f"/proc/{p}/stat").read_text()
+        return text[text.rindex(")") + 2:].split()   # from field 3, the state, on
+
+    ticks = 0
+    own = stat(pid)
+    ticks += sum(int(x) for x in own[11:15])   # utime, stime, cutime, cstime
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = stat(entry)
+            except (OSError, ValueError):
+                continue   # ended meanwhile
+            if fields[1] == str(pid):
+                ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _settled_server_cpu() -> float:
+    """The server's CPU seconds once the backend of the process just ended has been reaped
+    (two readings 50 ms apart agree)."""
+    last = server_cpu(SERVER_PID[0])
+    for _ in range(40):
+        time.sleep(0.05)
+        now = server_cpu(SERVER_PID[0])
+        if now == last:
+            break
+        last = now
+    return last
 
 
 def _timed(command: list[str], env: dict[str, str] | None = None) -> float:
+    server_before = server_cpu(SERVER_PID[0]) if SERVER_PID else 0.0
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True,
@@ -105,6 +146,8 @@ def _timed(command: list[str], env: dict[str, str] | None = None) -> float:
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     CLIENT_CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    if SERVER_PID:
+        SERVER_CPU.append(_settled_server_cpu() - server_before)
     if done.returncode != 0:
         raise SystemExit(f"{command[0]} failed:\n{done.stderr}")
     return seconds
@@ -164,23 +207,27 @@ def import_ratio(rows: int, runs: int, *, also: Path | None = None,
         server = start_server(where)
         try:
             host = str(server.get_postmaster_info().socket_dir)
+            SERVER_PID[:] = [server.get_postmaster_info().pid]
             contenders = _contenders(where, also, compile_each_run)
             for name, func in contenders.items():   # untimed: bytecode compiled and cached
                 if name != ANCHOR and not compile_each_run:
                     func(host, csv_path, -1)
             times: dict[str, list[float]] = {name: [] for name in contenders}
             cpu: dict[str, list[float]] = {name: [] for name in contenders}
+            on_server: dict[str, list[float]] = {name: [] for name in contenders}
             for run in range(runs):
                 for name, func in contenders.items():
                     times[name].append(func(host, csv_path, run))
                     cpu[name].append(CLIENT_CPU[-1])
+                    on_server[name].append(SERVER_CPU[-1])
         finally:
+            SERVER_PID.clear()
             server.cleanup()
     medians = {name: statistics.median(xs) for name, xs in times.items()}
     ours, anchor = medians["triage new URL"], medians[ANCHOR]
     return {"case": "import to PostgreSQL", "rows": rows, "runs": runs, "ours_s": ours,
             "anchor_s": anchor, "ratio": ours / anchor, "target": 1.5, "met": ours / anchor <= 1.5,
-            "medians_s": medians, "all_s": times, "client_cpu_s": cpu,
+            "medians_s": medians, "all_s": times, "client_cpu_s": cpu, "server_cpu_s": on_server,
             "bytecode": "compiled each run" if compile_each_run else "cached",
             "load_average": os.getloadavg()}
 
@@ -202,6 +249,8 @@ def _print_import(result: dict[str, Any]) -> None:
         for name, xs in result["all_s"].items() if name != ANCHOR))
     print("client CPU (user + system) per run: " + "; ".join(
         f"{name} {', '.join(f'{x:.2f}' for x in xs)} s" for name, xs in result["client_cpu_s"].items()))
+    print("server CPU (user + system) per run: " + "; ".join(
+        f"{name} {', '.join(f'{x:.2f}' for x in xs)} s" for name, xs in result["server_cpu_s"].items()))
     print(json.dumps(result))
 
 
