@@ -4,15 +4,17 @@ The importer (:mod:`triage.ingest.importer`) reads and checks the file with Arro
 the models exactly as for a file; :func:`pool_writer` gives it a writer that sends the
 candidates to PostgreSQL instead of SQLite. The writer is called as soon as the reader
 thread has started, so the connection and the project's schema are made while the first
-batches are parsed, and the batches go into ``COPY … FROM STDIN (FORMAT csv, FREEZE)`` as
-they arrive: each is written as CSV by Arrow's C++ writer (the server parses the same
-bytes ``psql``'s ``\\copy`` would send; no Python object per value). Meanwhile the reader
-thread ranks the models, draws the overlap plan and shuffles the audit order, so what
-follows the COPY is server work: the primary key, built once (growing it row by row made
-the COPY three times slower), then the rankings, plan and audit order. The key's statement
-is pipelined: while the server builds it, the client takes the first ranking and draws
-the overlap plan. Everything runs in one server transaction: an error, a bad row found
-mid-file or a cancel leaves the server as it was.
+batches are parsed, and the batches go into ``COPY … FROM STDIN (… FREEZE)`` as they
+arrive: Arrow's C++ writer writes each in the server's text format, or as CSV once a
+batch holds a string that format would need escaped
+(:func:`~triage.store.pg.copy.copy_arrow`; no Python object per value). Meanwhile the
+reader thread ranks the models, so what follows the COPY is server work: the primary
+key, built once (growing it row by row made the COPY three times slower), then the
+rankings, plan and audit order. The key's statement is pipelined: while the server
+builds it, the client takes the first ranking, and a helper thread draws the overlap
+plan (as the plan's COPY text) and then shuffles the audit order. Everything runs in one
+server transaction: an error, a bad row found mid-file or a cancel leaves the server as
+it was.
 """
 
 from __future__ import annotations
