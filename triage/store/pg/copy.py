@@ -191,15 +191,18 @@ def plain_strings(batch: Any, marks: tuple[bytes, ...] = CSV_MARKS, *,
     import pyarrow.compute as pc
 
     for column in batch.columns:
-        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        kind = column.type
+        if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
             continue
+        if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+            return False   # a kind not searched here goes quoted
         if column.null_count == len(column):
             continue
         if nonempty and pc.min(pc.binary_length(column)).as_py() == 0:
             return False
         offsets, data = column.buffers()[1:3]
-        kind = np.int64 if pa.types.is_large_string(column.type) else np.int32
-        ends = np.frombuffer(offsets, dtype=kind)
+        ends = np.frombuffer(offsets, dtype=np.int64 if pa.types.is_large_string(kind)
+                             else np.int32)
         lo, hi = int(ends[column.offset]), int(ends[column.offset + len(column)])
         raw = data.slice(lo, hi - lo).to_pybytes()
         if any(mark in raw for mark in marks):
