@@ -74,3 +74,25 @@ print(sorted(m for m in sys.modules if m.split(".")[0] == "matplotlib"))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_long_line_is_drawn_through_the_points_that_show():
+    import numpy as np
+
+    from triage.views.report.chart_layout import thin
+
+    rng = np.random.default_rng(0)
+    xs = np.sort(rng.random(20_000)) * 400
+    ys = rng.random(20_000) * 100
+    points = list(zip(xs.tolist(), ys.tolist()))
+    kept = thin(points)
+    assert len(kept) < len(points) // 4
+    assert kept[0] == points[0] and kept[-1] == points[-1]
+    assert set(kept) <= set(points)
+    # Each half-point column keeps its lowest and highest point: the envelope drawn is the
+    # envelope of all the points.
+    for column in {int(x // 0.5) for x in xs[::997]}:
+        inside = [p for p in points if int(p[0] // 0.5) == column]
+        shown = [p for p in kept if int(p[0] // 0.5) == column]
+        assert min(p[1] for p in shown) == min(p[1] for p in inside)
+        assert max(p[1] for p in shown) == max(p[1] for p in inside)
