@@ -76,9 +76,10 @@ def _segments(mark: Mark, fx: Callable[[float], float],
 
 
 def thin(points: list[tuple[float, float]], column: float = 0.5) -> list[tuple[float, float]]:
-    """The points a line needs at ``column`` points of resolution: per column of that width,
-    the first, lowest, highest and last points in their order (a line through thousands of
-    points looks the same through these; nothing in between shows)."""
+    """The points a line needs at ``column`` points of resolution, in their order.
+
+    Per column of that width: the first, lowest, highest and last point (a line through
+    thousands of points looks the same through these; nothing in between shows)."""
     if len(points) <= 64:
         return points
     xs = np.asarray([p[0] for p in points])
