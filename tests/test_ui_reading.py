@@ -13,6 +13,7 @@ from tests.test_ui_desk import label_rows, make_project
 from triage.project import open_project
 from triage.project.guidelines import save_guidelines
 from triage.views.reading import highlight_spans, parse_words, shortcut_sheet
+from ui.desk_drawer import GuidelinesPane
 from ui.prefs import Prefs
 
 LONG = " ".join(f"sentence {i} of a very long candidate document that goes on." for i in range(400))
@@ -201,3 +202,26 @@ def test_a_history_change_is_not_a_new_label_on_any_surface(window, qtbot, proje
     qtbot.keyClick(desk, "u")                            # undo takes the change back
     assert " 3 labels this session " in desk.status_text(), desk.status_text()
     assert window.project.snapshot().positives_found == 2
+
+
+
+def test_long_guidelines_open_at_their_title_whatever_the_first_layout(qtbot, tmp_path):
+    # At start-up the pane is laid out narrow before the window takes its size: the
+    # browser's cursor, left at the end of the new text, had scrolled it to the bottom.
+    path = make_project(tmp_path, texts={1: "a", 2: "b"})
+    rules = "\n\n".join(f"- rule {i}: read the sentence twice before you decide." for i in
+                        range(40))
+    with open_project(path) as project:
+        guidelines = save_guidelines(project, "# Idiom or literal?\n\n" + rules, author="lee")
+    pane = GuidelinesPane()
+    qtbot.addWidget(pane)
+    pane.show_guidelines(guidelines)
+    pane.resize(100, 100)
+    pane.show()
+    qtbot.waitExposed(pane)
+    pane.resize(600, 200)
+    bar = pane.browser.verticalScrollBar()
+    qtbot.waitUntil(lambda: 0 < bar.maximum() < 2000, timeout=3000)
+    assert bar.value() == 0
+    top = pane.browser.cursorForPosition(pane.browser.viewport().rect().topLeft())
+    assert top.block().text() == "Idiom or literal?"

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QTextDocument
+from PySide6.QtGui import QKeyEvent, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -43,9 +43,16 @@ def markdown_browser(parent: QWidget | None = None) -> QTextBrowser:
     return browser
 
 
-def show_markdown(browser: QTextBrowser, text: str) -> None:
-    """Render ``text`` as Markdown with raw HTML disabled (it shows as literal text)."""
+def show_markdown(browser: QTextBrowser, text: str, *, from_top: bool = True) -> None:
+    """Render ``text`` as Markdown with raw HTML disabled (it shows as literal text).
+
+    ``from_top``: show its beginning. The browser's cursor is left at the end of new text,
+    so a pane laid out narrow first (as at start-up) scrolled to the end and, once wide,
+    opened the guidelines below their title."""
     browser.document().setMarkdown(text, QTextDocument.MarkdownFeature.MarkdownNoHTML)
+    if from_top:
+        browser.moveCursor(QTextCursor.MoveOperation.Start)
+        browser.verticalScrollBar().setValue(0)
 
 
 class GuidelinesPane(QWidget):

@@ -127,4 +127,4 @@ class GuidelinesView(QWidget):
         return True
 
     def _preview(self) -> None:
-        show_markdown(self.preview, self.editor.toPlainText())
+        show_markdown(self.preview, self.editor.toPlainText(), from_top=False)
