@@ -96,3 +96,22 @@ def test_a_long_line_is_drawn_through_the_points_that_show():
         shown = [p for p in kept if int(p[0] // 0.5) == column]
         assert min(p[1] for p in shown) == min(p[1] for p in inside)
         assert max(p[1] for p in shown) == max(p[1] for p in inside)
+
+
+def test_the_legend_goes_where_it_hides_no_line_on_a_white_ground():
+    from triage.views.report.chart_layout import layout
+    from triage.views.report.chart_model import Chart, Mark
+
+    # A hockey stick: flat along the bottom, then up at the right. A legend in the lower
+    # right (the old fixed place) would sit on it; the upper left hides nothing.
+    xs = [x / 10 for x in range(101)]
+    ys = [0.0 if x < 8 else (x - 8) / 2 for x in xs]
+    chart = Chart((0.0, 10.0), (0.0, 1.0), [(0.0, "0"), (10.0, "10")], [(0.0, "0"), (1.0, "1")],
+                  "x", "y", marks=[Mark(xs, ys, "#0072B2", label="found")], legend="best")
+    fx, fy = chart.to_box()
+    ground = next(op for op in layout(chart) if op.kind == "rect" and op.colour == "#ffffff"
+                  and op.opacity < 1)
+    (x0, y0), (x1, y1) = ground.points
+    assert not any(x0 <= fx(x) <= x1 and y0 <= fy(y) <= y1 for x, y in zip(xs, ys))
+    left, top, _, _ = chart.plot_box()
+    assert x0 < left + 10 and y0 < top + 10     # the upper left

@@ -124,6 +124,30 @@ def _axes(chart: Chart) -> list[Op]:
     return ops
 
 
+CORNERS = ("upper left", "upper right", "lower left", "lower right")
+
+
+def _covered(chart: Chart, box: tuple[float, float, float, float]) -> int:
+    """How many of the chart's drawn points and bar tops fall inside ``box`` (x0, y0, x1,
+    y1 in points): what a legend there would hide."""
+    fx, fy = chart.to_box()
+    x0, y0, x1, y1 = box
+    hidden = 0
+    for m in chart.marks:
+        for seg in _segments(m, fx, fy):
+            # The line between the points too: eight samples along each piece of it.
+            pts = np.asarray(thin(seg), dtype=float)
+            if len(pts) > 1:
+                t = np.linspace(0.0, 1.0, 8, endpoint=False)[:, None, None]
+                pts = (pts[:-1] + t * (pts[1:] - pts[:-1])).reshape(-1, 2)
+            inside = (pts[:, 0] >= x0) & (pts[:, 0] <= x1) & (pts[:, 1] >= y0) & (pts[:, 1] <= y1)
+            hidden += int(inside.sum())
+    for bar in chart.bars:
+        top = fy(bar.height)
+        hidden += 4 * int(x0 <= fx(bar.x) <= x1 and top <= y1)
+    return hidden
+
+
 def _legend(chart: Chart) -> list[Op]:
     entries = chart.legend_entries()
     if chart.legend is None or not entries:
@@ -132,14 +156,27 @@ def _legend(chart: Chart) -> list[Op]:
     fs = chart.legend_font
     row, handle, gap, pad = fs * 1.3, fs * 2.0, fs * 0.8, fs * 0.5
     widest = max(len(label) for label, _ in entries) * fs * CHAR_EM
-    x0 = left + pad if chart.legend.endswith("left") else left + w - pad - handle - gap - widest
-    y0 = top + pad if chart.legend.startswith("upper") else top + h - pad - row * len(entries)
-    ops: list[Op] = []
+    box_w, box_h = handle + gap + widest + pad, row * len(entries) + pad
+
+    def box(corner: str) -> tuple[float, float, float, float]:
+        x = left + pad / 2 if corner.endswith("left") else left + w - pad / 2 - box_w
+        y = top + pad / 2 if corner.startswith("upper") else top + h - pad / 2 - box_h
+        return x, y, x + box_w, y + box_h
+
+    # "best", as plots place it: the corner where the legend hides the fewest points.
+    corner = chart.legend if chart.legend != "best" else min(
+        CORNERS, key=lambda c: _covered(chart, box(c)))
+    bx0, by0, bx1, by1 = box(corner)
+    # On a white ground, framed, so a line under it does not run through its words.
+    ops: list[Op] = [Op("rect", ((bx0, by0), (bx1, by1)), "#ffffff", opacity=0.85),
+                     _line([(bx0, by0), (bx1, by0), (bx1, by1), (bx0, by1), (bx0, by0)],
+                           GRID, 0.6, "")]
+    x0, y0 = bx0 + pad / 2, by0 + pad / 2
     for i, (label, item) in enumerate(entries):
         mid = y0 + row * i + row / 2
         if isinstance(item, Span):
             ops.append(Op("rect", ((x0, mid - fs * 0.35), (x0 + handle, mid + fs * 0.35)),
-                          item.colour, opacity=item.opacity))
+                          item.colour, opacity=max(item.opacity, 0.25)))
         elif isinstance(item, Mark | Rule):
             ops.append(_line([(x0, mid), (x0 + handle, mid)], item.colour, item.width,
                              item.dash))

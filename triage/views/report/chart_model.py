@@ -97,7 +97,7 @@ class Chart:
     rules: list[Rule] = field(default_factory=list)
     marks: list[Mark] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
-    legend: str | None = None       # "upper left", "lower right", "upper right" or None
+    legend: str | None = None       # a corner ("upper left" …), "best" or None
     legend_font: float = 8.0
 
     @property

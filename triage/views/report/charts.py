@@ -54,7 +54,7 @@ def spend_chart(spend: dict[str, Any]) -> Chart:
     else:
         xlabel = "annotation events"
     chart = _chart(xlim, (0.0, top), xlabel, f"spend ({spend['currency']})",
-                   legend="upper left")
+                   legend="best")
     if by_time:
         chart.xticks = time_ticks(*xlim, times[0].tzinfo)
     if ys:
@@ -82,7 +82,7 @@ def gain_chart(gain: dict[str, Any]) -> Chart:
         spans.append(Span("y", band["lower"], min(band["upper"], top), ESTIMATE_COLOUR, 0.08,
                           "positives found up to the ranked-order bound (clipped)"))
     chart = _chart((0.0, float(gain["xlim"])), (0.0, float(top)), "candidates annotated",
-                   "positives", spans=spans, rules=rules, legend="lower right")
+                   "positives", spans=spans, rules=rules, legend="best")
     chart.marks.append(Mark(gain["annotated"], gain["positives"], COLORS[0], 2.0, step=True,
                             label="found (live)"))
     if gain["baseline_x"]:
@@ -114,7 +114,7 @@ def models_gain_chart(report: dict[str, Any]) -> Chart:
     """Each model's cumulative gain by decile, with the budget's reach."""
     chart = _chart((0.0, 10.0), (0.0, 1.05),
                    "deciles annotated (dotted verticals: what the budget buys)",
-                   "cumulative gain", legend="lower right")
+                   "cumulative gain", legend="best")
     names = list(report["models"])
     for model, m in report["models"].items():
         ys = [0.0] + [0.0 if d["cumulative_gain"] is None else d["cumulative_gain"]
@@ -136,7 +136,7 @@ def value_chart(view: dict[str, Any]) -> Chart:
     ylim = auto_limits([0.0, *(y for ys in curves.values() for y in ys)])
     chart = _chart(auto_limits(ks), ylim,
                    "k: cost of an error relative to a correct prediction", "value V per item",
-                   legend="upper right")
+                   legend="best")
     chart.rules.append(Rule("y", 0.0, GREY, 0.8))
     for model, ys in curves.items():
         chart.marks.append(Mark(ks, ys, model_colour(model, view.get("models", [])),
@@ -147,7 +147,7 @@ def value_chart(view: dict[str, Any]) -> Chart:
 def calibration_chart(view: dict[str, Any]) -> Chart:
     """Reliability diagram: accuracy against confidence, before and after calibration."""
     chart = _chart((0.0, 1.0), (0.0, 1.0), "predicted probability", "observed share positive",
-                   size=(7.2, 3.4), legend="upper left", legend_font=7.0)
+                   size=(7.2, 3.4), legend="best", legend_font=7.0)
     chart.marks.append(Mark([0, 1], [0, 1], GREY, dash="dot", label="perfect"))
     for model, rel in view.get("reliability", {}).items():
         colour = model_colour(model, view.get("models", []))
