@@ -129,11 +129,13 @@ def test_no_distribution_function_imports_scipy():
     assert out.stdout.split() == ["0.0", "0.5", "0.9453125", "True", "False", "False"]
 
 
-def test_a_statistics_command_starts_importing_scipy_special_first_thing():
-    """``triage status`` warms scipy.special on the shared pool; others never load it."""
+def test_the_backtest_starts_importing_scipy_special_first_thing():
+    """``triage simulate`` (bulk bounds) warms scipy.special on the shared pool; ``status``
+    (one state's bounds, computed without it) and others never load it."""
     code = ("import sys; from triage.base import startup; "
-            "startup.prepare_command('export'); print('scipy.special' in sys.modules); "
-            "startup.prepare_command('status').result(); print('scipy.special' in sys.modules)")
+            "startup.prepare_command('export'); startup.prepare_command('status'); "
+            "print('scipy.special' in sys.modules); "
+            "startup.prepare_command('simulate').result(); print('scipy.special' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]
 
