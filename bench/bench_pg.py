@@ -1,6 +1,6 @@
 """The PostgreSQL team store against its anchors, on a local server started for the run.
 
-    .venv/bin/python bench/bench_pg.py import [--rows 1000000] [--runs 3]
+    .venv/bin/python bench/bench_pg.py import [--rows 1000000] [--runs 3] [--also DIR]
     .venv/bin/python bench/bench_pg.py latency [--rows 20000] [--labels 1000]
 
 **Import** (target: a million rows at most 1.5x ``psql``'s ``\\copy``): the generated
@@ -19,7 +19,21 @@ alternating, ``--runs`` times each, and the medians are compared:
 
 Each process's CPU seconds (user + system, from ``getrusage``) are printed beside the wall
 times: on a loaded machine they move less, and they show the work ``\\copy``'s client does
-not do (``psql`` parses nothing; the server does).
+not do (``psql`` parses nothing; the server does). So is the server's CPU during each run:
+the postmaster's children's user + system time from ``/proc``, read before the process
+starts and after its backend has ended (background processes included: the WAL writer's
+work is the run's).
+
+Ours runs as an installed program does, from compiled bytecode: one untimed run first
+writes the ``.pyc`` files of every module the command loads into a cache under the run's
+temporary folder (``PYTHONPYCACHEPREFIX``), which the timed runs read. pip compiles a
+package's bytecode when it installs it; without this, an environment that sets
+``PYTHONDONTWRITEBYTECODE`` (this machine's does) compiles every module of the package
+from source in every run. ``--compile-each-run`` measures that way instead.
+
+``--also DIR`` times a second checkout's ``triage new`` (``DIR/.venv/bin/python`` with
+``DIR`` first on the path, e.g. the main branch) in the same alternation, so two versions
+of the code are compared in the same minutes against the same anchor.
 
 The server is pgserver's PostgreSQL 16 on a Unix socket in a temporary directory, stopped
 at the end; a CHECKPOINT runs before each timed process so neither inherits the other's
@@ -80,18 +94,60 @@ def _psql(host: str, command: str) -> None:
                     "-v", "ON_ERROR_STOP=1", "-c", command], check=True, capture_output=True)
 
 
-# The CPU seconds (user + system) of each timed process, in the order they ran.
+ANCHOR = "psql \\copy"
+# The CPU seconds (user + system) of each timed process, in the order they ran, and the
+# server's during each (when SERVER_PID names its postmaster).
 CLIENT_CPU: list[float] = []
+SERVER_CPU: list[float] = []
+SERVER_PID: list[int] = []
 
 
-def _timed(command: list[str]) -> float:
+def server_cpu(pid: int) -> float:
+    """CPU seconds the server has used: its postmaster's ended children (backends, parallel
+    workers) and those running (the WAL writer, checkpointer, ...), from ``/proc``."""
+    def stat(p: int | str) -> list[str]:
+        text = Path(f"/proc/{p}/stat").read_text()
+        return text[text.rindex(")") + 2:].split()   # from field 3, the state, on
+
+    ticks = 0
+    own = stat(pid)
+    ticks += sum(int(x) for x in own[11:15])   # utime, stime, cutime, cstime
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = stat(entry)
+            except (OSError, ValueError):
+                continue   # ended meanwhile
+            if fields[1] == str(pid):
+                ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _settled_server_cpu() -> float:
+    """The server's CPU seconds once the backend of the process just ended has been reaped
+    (two readings 50 ms apart agree)."""
+    last = server_cpu(SERVER_PID[0])
+    for _ in range(40):
+        time.sleep(0.05)
+        now = server_cpu(SERVER_PID[0])
+        if now == last:
+            break
+        last = now
+    return last
+
+
+def _timed(command: list[str], env: dict[str, str] | None = None) -> float:
+    server_before = server_cpu(SERVER_PID[0]) if SERVER_PID else 0.0
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          env=env if env is not None else {**os.environ,
+                                                           "PYTHONPATH": str(ROOT)})
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     CLIENT_CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    if SERVER_PID:
+        SERVER_CPU.append(_settled_server_cpu() - server_before)
     if done.returncode != 0:
         raise SystemExit(f"{command[0]} failed:\n{done.stderr}")
     return seconds
@@ -106,36 +162,74 @@ def anchor_copy(host: str, csv_path: Path, run: int) -> float:
                    "-c", f"\\copy {table} FROM '{csv_path}' WITH (FORMAT csv, HEADER true)"])
 
 
-def ours_new(host: str, csv_path: Path, run: int) -> float:
-    """Seconds for ``triage new URL FILE`` into a fresh project on the server."""
+def ours_new(host: str, csv_path: Path, run: int, *, code: Path = ROOT,
+             python: str = sys.executable, pycache: Path | None = None) -> float:
+    """Seconds for ``triage new URL FILE`` into a fresh project on the server.
+
+    ``code``: the checkout whose ``triage`` runs, with ``python``; ``pycache``: where its
+    compiled bytecode is cached (None: compiled from source in every run, as the
+    environment says)."""
     _psql(host, "CHECKPOINT")
-    url = f"postgresql://postgres@/postgres?host={host}&project=bench_{run}"
-    return _timed([sys.executable, "-m", "triage.cli", "new", url, str(csv_path), "--text",
-                   "text", "--key", "key", "--score", "m1=m1", "--score", "m2=m2"])
+    name = f"bench_{'ours' if code == ROOT else 'also'}_{'warm' if run < 0 else run}"
+    url = f"postgresql://postgres@/postgres?host={host}&project={name}"
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    if pycache is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    return _timed([python, "-m", "triage.cli", "new", url, str(csv_path), "--text",
+                   "text", "--key", "key", "--score", "m1=m1", "--score", "m2=m2"], env)
 
 
-def import_ratio(rows: int, runs: int) -> dict[str, Any]:
-    """Median seconds of ours and of ``psql \\copy`` over ``runs`` alternating runs each."""
+def _contenders(where: Path, also: Path | None, compile_each_run: bool
+                ) -> dict[str, Callable[[str, Path, int], float]]:
+    """The anchor, ours and (``also``) another checkout's, each a function of (host, file,
+    run)."""
+    import functools
+
+    pycache = None if compile_each_run else where / "pycache"
+    out: dict[str, Callable[[str, Path, int], float]] = {
+        ANCHOR: anchor_copy,
+        "triage new URL": functools.partial(ours_new, pycache=pycache)}
+    if also is not None:
+        out[f"triage new URL ({also})"] = functools.partial(
+            ours_new, code=also, python=str(also / ".venv" / "bin" / "python"),
+            pycache=pycache)
+    return out
+
+
+def import_ratio(rows: int, runs: int, *, also: Path | None = None,
+                 compile_each_run: bool = False) -> dict[str, Any]:
+    """Median seconds of ours and of ``psql \\copy`` over ``runs`` alternating runs each
+    (and of the checkout ``also``); see the module's docstring."""
     with tempfile.TemporaryDirectory(prefix="bench-pg-") as tmp:
         where = Path(tmp)
         csv_path = generate(where / "pool.csv", rows)
         server = start_server(where)
         try:
             host = str(server.get_postmaster_info().socket_dir)
-            contenders: dict[str, Callable[[str, Path, int], float]] = {
-                "psql \\copy": anchor_copy, "triage new URL": ours_new}
+            SERVER_PID[:] = [server.get_postmaster_info().pid]
+            contenders = _contenders(where, also, compile_each_run)
+            for name, func in contenders.items():   # untimed: bytecode compiled and cached
+                if name != ANCHOR and not compile_each_run:
+                    func(host, csv_path, -1)
             times: dict[str, list[float]] = {name: [] for name in contenders}
             cpu: dict[str, list[float]] = {name: [] for name in contenders}
+            on_server: dict[str, list[float]] = {name: [] for name in contenders}
             for run in range(runs):
                 for name, func in contenders.items():
                     times[name].append(func(host, csv_path, run))
                     cpu[name].append(CLIENT_CPU[-1])
+                    on_server[name].append(SERVER_CPU[-1])
         finally:
+            SERVER_PID.clear()
             server.cleanup()
-    ours, anchor = (statistics.median(times[n]) for n in ("triage new URL", "psql \\copy"))
+    medians = {name: statistics.median(xs) for name, xs in times.items()}
+    ours, anchor = medians["triage new URL"], medians[ANCHOR]
     return {"case": "import to PostgreSQL", "rows": rows, "runs": runs, "ours_s": ours,
             "anchor_s": anchor, "ratio": ours / anchor, "target": 1.5, "met": ours / anchor <= 1.5,
-            "all_s": times, "client_cpu_s": cpu, "load_average": os.getloadavg()}
+            "medians_s": medians, "all_s": times, "client_cpu_s": cpu, "server_cpu_s": on_server,
+            "bytecode": "compiled each run" if compile_each_run else "cached",
+            "load_average": os.getloadavg()}
 
 
 def _print_import(result: dict[str, Any]) -> None:
@@ -145,8 +239,18 @@ def _print_import(result: dict[str, Any]) -> None:
     print("|---|---|---|---|---|---|")
     print(f"| import to PostgreSQL | {result['ours_s']:.2f} s | {result['anchor_s']:.2f} s | "
           f"{result['ratio']:.2f}x | <= 1.5x | {'yes' if result['met'] else '**no**'} |")
+    anchor = result["anchor_s"]
+    for name, median in result["medians_s"].items():
+        if name not in (ANCHOR, "triage new URL"):
+            print(f"| {name} | {median:.2f} s | {anchor:.2f} s | {median / anchor:.2f}x | | |")
+    anchors = result["all_s"][ANCHOR]
+    print(f"ratio per run (against the same run's {ANCHOR}): " + "; ".join(
+        f"{name} {', '.join(f'{x / a:.2f}' for x, a in zip(xs, anchors))}"
+        for name, xs in result["all_s"].items() if name != ANCHOR))
     print("client CPU (user + system) per run: " + "; ".join(
         f"{name} {', '.join(f'{x:.2f}' for x in xs)} s" for name, xs in result["client_cpu_s"].items()))
+    print("server CPU (user + system) per run: " + "; ".join(
+        f"{name} {', '.join(f'{x:.2f}' for x in xs)} s" for name, xs in result["server_cpu_s"].items()))
     print(json.dumps(result))
 
 
@@ -257,12 +361,17 @@ def main(argv: list[str] | None = None) -> int:
     imp = sub.add_parser("import", help="import ratio against psql's \\copy")
     imp.add_argument("--rows", type=int, default=1_000_000)
     imp.add_argument("--runs", type=int, default=3)
+    imp.add_argument("--also", type=Path, default=None, metavar="DIR",
+                     help="also time DIR's triage (DIR/.venv/bin/python), e.g. the main branch")
+    imp.add_argument("--compile-each-run", action="store_true",
+                     help="no bytecode cache: compile the package from source in every run")
     lat = sub.add_parser("latency", help="label-and-next on a server next to a file")
     lat.add_argument("--rows", type=int, default=20_000)
     lat.add_argument("--labels", type=int, default=1000)
     args = parser.parse_args(argv)
     if args.bench == "import":
-        _print_import(import_ratio(args.rows, args.runs))
+        _print_import(import_ratio(args.rows, args.runs, also=args.also,
+                                   compile_each_run=args.compile_each_run))
     elif args.bench == "latency":
         _print_latency(latency(args.rows, args.labels))
     return 0

@@ -60,3 +60,20 @@ def test_a_command_that_forks_first_starts_no_thread_and_pauses_the_collector():
               "print(threading.active_count(), gc.isenabled()); "
               "startup.command_finished(); print(gc.isenabled())")
     assert got == ["None", "1", "False", "True"]
+
+
+def test_the_leads_quick_commands_never_import_scipy(tmp_path):
+    # One project state's bounds are computed without scipy: warming its import on a
+    # thread (as these commands did) spent a third of a second of CPU for nothing.
+    from tests.helpers import label_top, make_project
+
+    project = make_project(tmp_path, n=60)
+    label_top(project, "ada", 20)
+    project.close()
+    path = tmp_path / "p.triage"
+    for command in ("status", "advise", "gain"):
+        got = run("import sys, contextlib, io; from triage.cli.program import main; "
+                  "out = io.StringIO(); r = contextlib.redirect_stdout(out); r.__enter__(); "
+                  f"code = main([{command!r}, {str(path)!r}]); r.__exit__(None, None, None); "
+                  "print(code, 'scipy' in sys.modules)")
+        assert got == ["0", "False"], command

@@ -369,6 +369,46 @@ def test_new_from_a_url_does_not_load_the_project_package(tmp_path):
     assert "is not answering" in done.stderr
 
 
+def test_new_from_a_url_sends_plain_batches_as_text_then_the_rest_as_csv(pg, tmp_path,
+                                                                          monkeypatch):
+    """Batches whose strings need no escape go in the server's text format (commas, spaces
+    and a blank gold included); from the first that holds a backslash or tab on, the rest
+    go as CSV in a second COPY. Every text and gold arrives as written."""
+    from triage.ingest.read import fast
+
+    rows = pool_rows(600)
+    for i, text in {10: "comma, and more", 11: "  spaced  ", 12: "a;b|c", 13: "N",
+                    450: "back\\slash", 451: "\\N", 452: "tab\tinside", 460: "a,b",
+                    470: 'say "hi"'}.items():
+        rows[i]["text"] = text
+    for i in (5, 300, 590):
+        rows[i]["gold"] = ""
+    src = write_pool(tmp_path / "plain.csv", rows)
+    monkeypatch.setattr(fast, "READ_BLOCK", 4 << 10)   # many small batches
+    statements: list[str] = []
+    import psycopg
+
+    real = psycopg.Cursor.copy
+
+    def spy(self, statement, *args, **kwargs):   # the COPY statements the import sent
+        statements.append(bytes(statement).decode() if not isinstance(statement, str)
+                          else statement)
+        return real(self, statement, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Cursor, "copy", spy)
+    url = pg.url("plain_texts")
+    assert main(["new", url, str(src), "--text", "text", "--key", "key", "--score", "m1=m1",
+                 "--score", "m2=m2", "--gold", "gold", "--labels", "idiom:i,literal:l",
+                 "--positive", "idiom"]) == 0
+    with pg.connect() as conn:
+        got = conn.execute("SELECT id, key, text, gold FROM triage_plain_texts.candidates "
+                           "ORDER BY id").fetchall()
+    assert got == [(i + 1, r["key"], r["text"], r["gold"] or None) for i, r in enumerate(rows)]
+    forms = [s.split("FORMAT ")[1].split(",")[0].rstrip(")") for s in statements
+             if ".candidates " in s]
+    assert forms == ["text", "csv"]
+
+
 def test_new_from_a_url_keeps_every_text_whether_or_not_it_needs_quotes(pg, tmp_path,
                                                                         monkeypatch):
     """Batches go to COPY unquoted when nothing in them needs quotes, quoted otherwise:
@@ -388,8 +428,8 @@ def test_new_from_a_url_keeps_every_text_whether_or_not_it_needs_quotes(pg, tmp_
     monkeypatch.setattr(fast, "READ_BLOCK", 4 << 10)   # some batches plain, some not
     seen: list[bool] = []
     real = pg_copy.plain_strings
-    monkeypatch.setattr(pg_copy, "plain_strings", lambda batch: seen.append(real(batch))
-                        or seen[-1])
+    monkeypatch.setattr(pg_copy, "plain_strings", lambda batch, *args, **kw:
+                        seen.append(real(batch, *args, **kw)) or seen[-1])
     url = pg.url("odd_texts")
     assert main(["new", url, str(src), "--text", "text", "--key", "key", "--score", "m1=m1",
                  "--score", "m2=m2", "--gold", "gold", "--labels", "idiom:i,literal:l",

@@ -12,14 +12,16 @@ No measure touches a private name of another library.
     loads, ``sys.modules["pandas"] = None`` (the documented way to make an import fail)
     stands in for pandas, then is removed, so later code imports pandas normally.
 ``defer-scipy``, ``warm-scipy``
-    :mod:`triage.stats.distributions` needs three functions of ``scipy.special``, whose
-    ``__init__`` also prepares every function for the array API standard (importing
-    array-api-compat and, through it, much of NumPy: a cost of the order of NumPy's own
-    import). It is imported on first use (:func:`scipy_special`), so commands that never
-    compute a bound never pay it (``defer-scipy``); a command that will need it starts the
-    import on the shared pool first thing (:func:`prepare_command`, ``warm-scipy``), so
-    the import runs while the command reads the project (SQLite lets go of the
-    interpreter lock while it reads). Public names only: no version bound needed.
+    :mod:`triage.stats.distributions` computes one project state's bounds in pure Python
+    (:mod:`triage.stats.incbeta`) and sends only large calls (a backtest's thousands of
+    checkpoints) to ``scipy.special``, whose ``__init__`` also prepares every function for
+    the array API standard (importing array-api-compat and, through it, much of NumPy: a
+    cost of the order of NumPy's own import). It is imported on first use
+    (:func:`scipy_special`), so commands that never make such a call never pay it
+    (``defer-scipy``: ``status``, ``advise``, ``gain`` and ``report`` no longer import it);
+    the backtest, which will, starts the import on the shared pool first thing
+    (:func:`prepare_command`, ``warm-scipy``), so it runs while the command reads its data.
+    Public names only: no version bound needed.
 ``freeze-gc``
     Starting the desk creates a few hundred thousand objects that live as long as it does;
     each full collection would walk them all. The collector waits while the desk starts
@@ -60,8 +62,8 @@ ENABLED: dict[str, bool] = {"mask-pandas": True, "defer-scipy": True, "warm-scip
 SQLITE_UTILS_BOUNDS = ((3, 0), (5, 0))
 # CPython versions whose collector the freeze was measured on (3.14 collects incrementally).
 GC_BOUNDS = ((3, 11), (3, 14))
-# Commands that compute confidence bounds, and so need scipy.special.
-STATISTICS_COMMANDS = frozenset({"advise", "gain", "report", "simulate", "status"})
+# Commands that compute bounds in bulk (a backtest's checkpoints), and so need scipy.special.
+STATISTICS_COMMANDS = frozenset({"simulate"})
 # The lead's quick read-only commands: the collector pauses while they run (``pause-gc``).
 QUICK_READS = frozenset({"adjudicate", "advise", "agree", "gain", "status"})
 
@@ -140,7 +142,7 @@ def warm(module: str) -> Future:
 
 
 def prepare_command(command: str) -> Future | None:
-    """Start what ``command`` will need: ``scipy.special`` for the statistics.
+    """Start what ``command`` will need: ``scipy.special`` for a backtest.
 
     Returns the import's future; None when the command needs nothing (or no warming)."""
     if fork_first(command):

@@ -1,29 +1,42 @@
-"""The four distribution functions the stopping rules use, without importing ``scipy.stats``.
+"""The four distribution functions the stopping rules use, without importing scipy.
 
 Importing ``scipy.stats`` loads much of SciPy (spatial, optimize, sparse, interpolate...),
-more than ``triage advise`` may spend in all. Three functions come from the public
-``scipy.special`` functions ``scipy.stats`` itself calls, with the same handling of the
-edges and of invalid arguments as its ``ppf``/``cdf``/``sf``: ``betaincinv`` (the beta
-quantile), ``betainc`` (the binomial tail) and ``ndtri`` (the normal quantile), so those
-values are scipy.stats' own. SciPy has no public hypergeometric distribution function
-outside ``scipy.stats``; :func:`hypergeom_cdf` sums the probabilities here, as R's
-``phyper`` does (Loader's saddle-point probabilities), within 1e-12 of scipy.stats'.
-``tests/test_distributions.py`` compares all four with scipy.stats.
+more than ``triage advise`` may spend in all, and even ``scipy.special`` costs a third of a
+second (the report's first process paid it for a handful of quantiles). The beta quantile
+and the binomial tail are the regularised incomplete beta function and its inverse of
+:mod:`triage.stats.incbeta` (the functions ``scipy.stats`` itself calls, ``betaincinv`` and
+``betainc``, with the same handling of the edges and of invalid arguments as its
+``ppf``/``sf``); the normal quantile is the standard library's (Wichura's AS241). SciPy has
+no public hypergeometric distribution function outside ``scipy.stats``;
+:func:`hypergeom_cdf` sums the probabilities here, as R's ``phyper`` does (Loader's
+saddle-point probabilities), within 1e-12 of scipy.stats'. ``tests/test_distributions.py``
+compares all four with scipy.
 
-``scipy.special`` is imported on first use (the start-up policy, :mod:`triage.base.startup`).
+A call with more than :data:`FEW` distinct beta arguments (the backtests' thousands of
+checkpoints) goes to ``scipy.special``'s compiled functions instead, imported then
+(:func:`~triage.base.startup.scipy_special`): the stopping advice of one project state never
+asks for that many.
 """
 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from triage.base.startup import scipy_special, statistics_loaded
+from triage.base.startup import scipy_special
+from triage.stats import incbeta
 
-statistics_loaded()
+# The rules ask for the same few values thousands of times (a bound per checkpoint, a tail
+# per candidate sample size): each distinct one is computed once per process.
+_betaincinv = lru_cache(maxsize=65_536)(incbeta.betaincinv)
+_betainc = lru_cache(maxsize=65_536)(incbeta.betainc)
+# Past this many distinct values in one call (a backtest's thousands of checkpoints) scipy's
+# compiled loop is faster than Python's, and worth its import; the values agree to 1e-12.
+FEW = 256
 
 
 def _out(values: np.ndarray) -> Any:
@@ -44,7 +57,10 @@ def beta_ppf(q: ArrayLike, a: ArrayLike, b: ArrayLike) -> Any:
         # checkpoint): each distinct one is computed once.
         rows, back = np.unique(np.stack([a[inside], b[inside], q[inside]], axis=1).astype(float),
                                axis=0, return_inverse=True)
-        found = scipy_special().betaincinv(rows[:, 0], rows[:, 1], rows[:, 2]) * 1.0 + 0.0
+        if len(rows) > FEW:
+            found = scipy_special().betaincinv(rows[:, 0], rows[:, 1], rows[:, 2]) * 1.0 + 0.0
+        else:
+            found = np.array([_betaincinv(a_, b_, q_) for a_, b_, q_ in rows.tolist()]) + 0.0
         out[inside] = found[back.ravel()]
     return _out(out)
 
@@ -59,7 +75,11 @@ def binom_sf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
     inside = valid & (k >= 0) & (k < n) & np.isfinite(k)
     if inside.any():
         floor = np.floor(k[inside])  # P(X > k) = I_p(k + 1, n - k), the regularised beta
-        tail = scipy_special().betainc(floor + 1, n[inside] - floor, p[inside])
+        a_, b_, x_ = floor + 1, n[inside] - floor, p[inside].astype(float)
+        if a_.size > FEW:
+            tail = scipy_special().betainc(a_, b_, x_)
+        else:
+            tail = np.array([_betainc(*v) for v in zip(a_.tolist(), b_.tolist(), x_.tolist())])
         out[inside] = np.clip(tail, 0, 1)
     return _out(out)
 

@@ -4,15 +4,17 @@ The importer (:mod:`triage.ingest.importer`) reads and checks the file with Arro
 the models exactly as for a file; :func:`pool_writer` gives it a writer that sends the
 candidates to PostgreSQL instead of SQLite. The writer is called as soon as the reader
 thread has started, so the connection and the project's schema are made while the first
-batches are parsed, and the batches go into ``COPY … FROM STDIN (FORMAT csv, FREEZE)`` as
-they arrive: each is written as CSV by Arrow's C++ writer (the server parses the same
-bytes ``psql``'s ``\\copy`` would send; no Python object per value). Meanwhile the reader
-thread ranks the models, draws the overlap plan and shuffles the audit order, so what
-follows the COPY is server work: the primary key, built once (growing it row by row made
-the COPY three times slower), then the rankings, plan and audit order. The key's statement
-is pipelined: while the server builds it, the client takes the first ranking and draws
-the overlap plan. Everything runs in one server transaction: an error, a bad row found
-mid-file or a cancel leaves the server as it was.
+batches are parsed, and the batches go into ``COPY … FROM STDIN (… FREEZE)`` as they
+arrive: Arrow's C++ writer writes each in the server's text format, or as CSV once a
+batch holds a string that format would need escaped
+(:func:`~triage.store.pg.copy.copy_arrow`; no Python object per value). Meanwhile the
+reader thread ranks the models, so what follows the COPY is server work: the primary
+key, built once (growing it row by row made the COPY three times slower), then the
+rankings, plan and audit order. The key's statement is pipelined: while the server
+builds it, the client takes the first ranking, and a helper thread draws the overlap
+plan (as the plan's COPY text) and then shuffles the audit order. Everything runs in one
+server transaction: an error, a bad row found mid-file or a cancel leaves the server as
+it was.
 """
 
 from __future__ import annotations
@@ -94,36 +96,41 @@ def write_pool(conn: psycopg.Connection[Any], url: ServerUrl, rows: Any, models:
             conn.execute(f"ALTER TABLE {s}.plan DROP CONSTRAINT plan_pkey".encode())
     # What the client computes after the COPY (the audit order, the overlap plan) runs on
     # a second thread while the server builds the key and stores the rankings.
+    # The plan is asked for first: it is stored right after the first ranking, the audit
+    # order only at the end.
     with lane("pg-import", 1) as pool:
         n = copy_candidates(conn, url, rows, chunk, advance)
-        order = pool.submit(shuffled, np.arange(1, n + 1, dtype=np.int64), seed)
         made = iter(models())
         with conn.pipeline():   # the server builds the key while the client goes on
             add_primary_key(conn, url, "candidates")
             first = next(made, None)   # its ranking, and its plan drawn beside the key
-            planned = pool.submit(plan, first) if plan is not None and first is not None \
-                else None
+            planned = pool.submit(plan_rows, plan, first) if plan is not None and \
+                first is not None else None
+        order = pool.submit(shuffled, np.arange(1, n + 1, dtype=np.int64), seed)
         keyed = plan is None   # the plan's key is dropped until a plan is stored
         for i, model in enumerate(itertools.chain([first] if first is not None else [], made)):
             if i > 0:
-                planned = pool.submit(plan, model) if plan is not None else None
+                planned = pool.submit(plan_rows, plan, model) if plan is not None else None
             keyed |= _store_model(conn, url, model, planned, keyed=keyed)
             advance(len(model.candidate_ids))
-        if not keyed:
-            conn.execute(f"ALTER TABLE {s}.plan ADD PRIMARY KEY (candidate_id)".encode())
-        for key, value in info():
-            conn.execute(f"INSERT INTO {s}.project(key, value) VALUES (%s, %s) ON CONFLICT "
-                         "(key) DO UPDATE SET value = excluded.value".encode(), [key, value])
-        restart_identities(conn, url)
+        # The small statements that remain go in one round trip (a COPY cannot join it).
+        with conn.pipeline():
+            if not keyed:
+                conn.execute(f"ALTER TABLE {s}.plan ADD PRIMARY KEY (candidate_id)".encode())
+            for key, value in info():
+                conn.execute(f"INSERT INTO {s}.project(key, value) VALUES (%s, %s) ON "
+                             "CONFLICT (key) DO UPDATE SET value = excluded.value".encode(),
+                             [key, value])
+            restart_identities(conn, url)
         store_shuffled(conn, url, order.result())
     return n
 
 
 def _store_model(conn: psycopg.Connection[Any], url: ServerUrl, model: Any, planned: Any,
                  *, keyed: bool) -> bool:
-    """Store ``model``, its ranking and the plan ``planned`` gives (a future of ids, or
-    None) into the plan table emptied in this transaction; whether the plan's key was
-    built (``keyed``: it is already)."""
+    """Store ``model``, its ranking and the plan ``planned`` gives (a future of
+    :func:`plan_rows`, or None) into the plan table emptied in this transaction; whether
+    the plan's key was built (``keyed``: it is already)."""
     s = url.schema
     row = conn.execute(
         f"INSERT INTO {s}.models(name, source_column, source_file, imported_at, "
@@ -133,10 +140,10 @@ def _store_model(conn: psycopg.Connection[Any], url: ServerUrl, model: Any, plan
         raise TriageError(f"the server did not return the id of model {model.name!r}")
     copy_blobs(conn, f"{s}.rankings (model_id, candidate_ids, scores)",
                ["int8", "bytea", "bytea"], [row[0], *model.blobs()])
-    ids = planned.result() if planned is not None else None
-    if ids is None:
+    text = planned.result() if planned is not None else None
+    if text is None:
         return False
-    _copy_plan(conn, url, np.asarray(ids, dtype=np.int64))
+    _copy_plan(conn, url, text)
     if not keyed:
         conn.execute(f"ALTER TABLE {s}.plan ADD PRIMARY KEY (candidate_id)".encode())
     return True
@@ -149,16 +156,27 @@ def add_primary_key(conn: psycopg.Connection[Any], url: ServerUrl, name: str) ->
                  .encode())
 
 
-def _copy_plan(conn: psycopg.Connection[Any], url: ServerUrl, ids: np.ndarray) -> None:
-    """COPY ``ids`` into the plan (emptied in this transaction) as overlap items, frozen.
+def plan_rows(plan: Plan, model: Any) -> bytes | None:
+    """The overlap plan ``plan`` draws from ``model`` as the plan's COPY text; None: none.
 
-    COPY, because one big array parameter is slow for the client to send."""
-    if not ids.size:
+    Made on the helper thread, so the server does not wait for the text."""
+    ids = plan(model)
+    if ids is None:
+        return None
+    ids = np.asarray(ids, dtype=np.int64)
+    return ("\toverlap\n".join(map(str, ids.tolist())) + "\toverlap\n").encode() \
+        if ids.size else b""
+
+
+def _copy_plan(conn: psycopg.Connection[Any], url: ServerUrl, text: bytes) -> None:
+    """COPY the rows ``text`` (:func:`plan_rows`) into the plan emptied in this transaction.
+
+    Frozen; COPY, because one big array parameter is slow for the client to send."""
+    if not text:
         return
-    text = "\toverlap\n".join(map(str, ids.tolist())) + "\toverlap\n"
     statement = f"COPY {url.schema}.plan (candidate_id, kind) FROM STDIN (FREEZE)"
     with conn.cursor() as cur, cur.copy(statement.encode()) as copy:
-        copy.write(text.encode())
+        copy.write(text)
 
 
 def copy_blobs(conn: psycopg.Connection[Any], target: str, types: list[str],
@@ -194,4 +212,5 @@ def copy_candidates(conn: psycopg.Connection[Any], url: ServerUrl, rows: Any, ch
     return copy_arrow(conn, url, "candidates", batches(), freeze=True, advance=advance)
 
 
-__all__ = ["add_primary_key", "copy_blobs", "copy_candidates", "pool_writer", "write_pool"]
+__all__ = ["add_primary_key", "copy_blobs", "copy_candidates", "plan_rows", "pool_writer",
+           "write_pool"]

@@ -63,8 +63,7 @@ def _side_imports() -> None:
     import importlib
 
     for module in ("numpy.ma", "numpy.random", "triage.views.report.data", "triage.views.models",
-                   "triage.stats.models.report", "triage.stats.agreement.report",
-                   "triage.stats.gain", "triage.project.gain", "triage.project.agreement",
+                   "triage.stats.models.report", "triage.stats.gain", "triage.project.gain",
                    "triage.project.adjudication", "triage.project.report"):
         importlib.import_module(module)
 
@@ -137,9 +136,10 @@ def write_report(project_path: str | Path, out: str | Path | Sequence[str | Path
             documents["pdf"] = begin_pdf(first, drawn["pdf"])
 
     # What each process computes, balanced for a report that is drawn: the second process
-    # takes the models and the agreement; a PDF takes longer to draw than a page, so for a
-    # PDF it takes the samples' reads as well (a page's parent reads them itself).
-    parts = ("models", "agreement", "samples") if "pdf" in drawn else ("models", "agreement")
+    # takes the models and the samples' reads; this one the agreement (since its charts are
+    # drawn without matplotlib and the advice without scipy, it had time to spare while
+    # the second process finished last, for a page and a PDF alike).
+    parts = ("models", "samples")
     data = report_data_at(project_path, bootstrap=bootstrap, seed=seed, progress=progress,
                           images=images, early=early, side_parts=parts)
     from triage.views.report.data import STEPS

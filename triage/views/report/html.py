@@ -2,8 +2,8 @@
 
 Every value from the project (candidate text and keys, annotator names, labels, notes,
 settings, model names) reaches the page through the template, which escapes it. The only
-markup not escaped is the charts' SVG, which matplotlib draws with text as paths and
-:func:`~triage.views.report.charts.to_svg` strips of comments and metadata.
+markup not escaped is the charts' SVG, which :mod:`~triage.views.report.chart_svg` writes
+itself, escaping every text it holds.
 """
 
 from __future__ import annotations
@@ -73,6 +73,6 @@ def render_html(data: dict[str, Any], drawn: dict[str, str] | None = None) -> st
     """The whole page for report data from :func:`build_report_data`.
 
     ``drawn``: charts already drawn as SVG (by name); the others are drawn here."""
-    charts = {name: Markup(svg)  # noqa: S704 - matplotlib's own SVG, sanitised
+    charts = {name: Markup(svg)  # noqa: S704 - our own SVG, its texts escaped
               for name, svg in drawn_charts(data, "html", drawn).items()}
     return template().render(d=data, charts=charts)

@@ -4,7 +4,7 @@ Why fpdf2: it installs from PyPI with no system libraries (unlike WeasyPrint's P
 xhtml2pdf's Cairo), needs no Qt (so ``triage report -o x.pdf`` stays headless and the core
 stays Qt-free), and lays out flowing text, tables and page breaks itself. Text is set in
 DejaVu Sans, which ships with matplotlib, so Greek letters and most Latin, Cyrillic and
-symbol characters print; the charts are the HTML report's charts as PNG images.
+symbol characters print; the charts are the HTML report's charts, drawn as vector graphics.
 Nothing is interpreted as markup: candidate text and names are printed as plain text.
 """
 
@@ -18,6 +18,8 @@ from typing import Any
 from fpdf import FPDF
 
 from triage.views.report import html as _html
+from triage.views.report.chart_model import Chart
+from triage.views.report.chart_pdf import draw_chart
 from triage.views.report.charts import drawn_charts
 from triage.views.report.pdf_table import fast_table
 
@@ -30,9 +32,13 @@ MUTED = (91, 100, 112)
 
 
 def _font_dir() -> Path:
-    import matplotlib
+    """matplotlib's DejaVu fonts, found without importing matplotlib."""
+    import importlib.util
 
-    return Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    spec = importlib.util.find_spec("matplotlib")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the report's fonts come with matplotlib, which is not installed")
+    return Path(next(iter(spec.submodule_search_locations))) / "mpl-data" / "fonts" / "ttf"
 
 
 class ReportPDF(FPDF):
@@ -86,15 +92,15 @@ def _para(pdf: ReportPDF, text: str, *, reading: bool = False, small: bool = Fal
     pdf.ln(1.5)
 
 
-def _chart(pdf: ReportPDF, image: Any) -> None:
-    """A chart as wide as the text: PNG bytes or a Pillow image (:func:`.charts.to_image`)."""
-    if image is None:
+def _chart(pdf: ReportPDF, chart: Chart | None) -> None:
+    """A chart as wide as the text, drawn as vector graphics (:mod:`.chart_pdf`)."""
+    if chart is None:
         return
     width = pdf.epw
-    height = width * 3.1 / 7.2
+    height = width * chart.height_pt / chart.width_pt
     if pdf.get_y() + height > pdf.h - 18:
         pdf.add_page()
-    pdf.image(BytesIO(image) if isinstance(image, bytes) else image, w=width)
+    pdf.set_y(pdf.get_y() + draw_chart(pdf, chart, pdf.l_margin, pdf.get_y(), width))
     pdf.ln(1)
 
 
