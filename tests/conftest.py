@@ -23,3 +23,8 @@ def _isolated_user_dirs(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("TRIAGE_DATA_DIR", str(home / "data"))
     monkeypatch.setenv("TRIAGE_CONFIG_DIR", str(home / "config"))
     yield
+    # A GUI test hands collection to the GUI thread (ui.gui_collector); the next test starts
+    # from the plain collector, whatever ran before it on this worker.
+    collector = sys.modules.get("ui.gui_collector")
+    if collector is not None:
+        collector.stop_collecting_on_gui_thread()

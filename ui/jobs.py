@@ -43,6 +43,7 @@ from triage.base.errors import TriageError
 from triage.base.jobs import Lane
 from triage.base.progress import Progress
 from ui.advice_process import HELPERS_RUNNING, HelperProcesses
+from ui.gui_collector import collect_on_gui_thread
 
 Work = Callable[[Progress], Any]
 
@@ -192,8 +193,10 @@ def run_kept(lane: Lane, job: Any) -> Future:
     and then waiting for the interpreter lock, while the GUI thread, holding the interpreter
     lock, waits for Qt's signal lock to make a widget: both wait for ever. So the job is
     kept here (called on the GUI thread), the thread holds it only by a weak reference while
-    it runs, and hands it back when done.
+    it runs, and hands it back when done. For the same reason, reference cycles are
+    collected on the GUI thread from the first job on (:mod:`ui.gui_collector`).
     """
+    collect_on_gui_thread()
     if not _KEEPER:
         _KEEPER.append(_Keeper())
     keeper = _KEEPER[0]

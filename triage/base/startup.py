@@ -76,6 +76,9 @@ FORK_FIRST = frozenset({"report"})
 
 _WARMING: dict[str, Future] = {}
 _PAUSED: list[str] = []   # the command that paused the collector, until it returns
+# Set while one thread runs every collection (a GUI: ui.gui_collector): no measure here
+# turns automatic collection back on then.
+_ONE_THREAD: list[bool] = []
 
 
 def installed_version(distribution: str, package: str) -> tuple[int, ...] | None:
@@ -171,6 +174,25 @@ def command_finished() -> None:
     """The command has returned: the collector runs again if it paused for it."""
     if _PAUSED:
         _PAUSED.clear()
+        _enable_collector()
+
+
+def collect_on_one_thread() -> None:
+    """Automatic collection stops for good: one thread (the GUI's) runs every collection.
+
+    The measures here pause and resume the collector; after this they leave it off."""
+    _ONE_THREAD.append(True)
+    gc.disable()
+
+
+def collect_on_any_thread() -> None:
+    """Automatic collection again (the thread that collected stops)."""
+    _ONE_THREAD.clear()
+    gc.enable()
+
+
+def _enable_collector() -> None:
+    if not _ONE_THREAD:
         gc.enable()
 
 
@@ -188,7 +210,7 @@ def desk_starting() -> None:
 def desk_started() -> None:
     """The desk is up: what lives now stays out of later collections, which run again."""
     freeze_survivors()
-    gc.enable()
+    _enable_collector()
 
 
 def freeze_survivors() -> None:
