@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from tests.helpers import make_project
 from triage.store.pg.copy import push
@@ -35,3 +38,28 @@ def publish(pg, url: str, tmp_path: Path, *, n: int = 40, annotators: tuple[str,
         pg.psql(f"INSERT INTO {parse_url(url).schema}.project(key, value) VALUES "
                 f"('{key}', '{value}') ON CONFLICT (key) DO UPDATE SET value = '{value}'")
     return path
+
+
+_uids = itertools.count(1)
+
+
+def one(conn, sql: str, params: Sequence[Any] = ()) -> Any:
+    """The first column of the first row ``sql`` returns on ``conn``."""
+    return conn.execute(sql, params).fetchone()[0]
+
+
+def desk_session(conn, s: str) -> int:
+    """A new desk session of the connection's role in project schema ``s``."""
+    return one(conn, f"SELECT {s}.start_session('desk', 'test')")
+
+
+def claim(conn, s: str, session: int, candidate: int) -> bool:
+    """Whether the server leased ``candidate`` to ``session``."""
+    return bool(one(conn, f"SELECT {s}.claim(%s, %s)", [candidate, session]))
+
+
+def add_label(conn, s: str, session: int, candidate: int, value: str | None, kind: str,
+              seconds: float = 1.0, uid_prefix: str = "u-test") -> int:
+    """The id of the label the server took, called as an annotator's psql prompt would."""
+    return one(conn, f"SELECT {s}.add_label(%s, %s, %s, %s, %s, %s, NULL, NULL)",
+               [f"{uid_prefix}-{next(_uids):06d}", candidate, session, value, kind, seconds])

@@ -8,19 +8,19 @@ on the head of the queue does not make the server refuse the other desks' labels
 
 from __future__ import annotations
 
-import itertools
 import json
 
 import psycopg
 import pytest
 
-from tests.pg.team_setup import publish
+from tests.pg.team_setup import add_label, publish
+from tests.pg.team_setup import claim as _claim
+from tests.pg.team_setup import desk_session as _session
+from tests.pg.team_setup import one as _one
 from triage.cli.program import main
 from triage.project import open_project
 from triage.project.demo import simulate
 from triage.store.pg.order import WINDOW
-
-_uids = itertools.count(1)
 
 
 @pytest.fixture
@@ -35,22 +35,9 @@ def team(pg, pg_url, project_name, tmp_path, monkeypatch):
     return pg, pg_url, f"triage_{project_name}"
 
 
-def _one(conn, sql, params=()):
-    return conn.execute(sql, params).fetchone()[0]
-
-
-def _session(conn, s: str) -> int:
-    return _one(conn, f"SELECT {s}.start_session('desk', 'test')")
-
-
-def _claim(conn, s: str, session: int, candidate: int) -> bool:
-    return bool(_one(conn, f"SELECT {s}.claim(%s, %s)", [candidate, session]))
-
-
 def _label(conn, s: str, session: int, candidate: int, value: str | None = "idiom",
            kind: str = "triage") -> int:
-    return _one(conn, f"SELECT {s}.add_label(%s, %s, %s, %s, %s, 1.0, NULL, NULL)",
-                [f"u-order-{next(_uids):06d}", candidate, session, value, kind])
+    return add_label(conn, s, session, candidate, value, kind, uid_prefix="u-order")
 
 
 def _free_in_rank_order(pg, s: str) -> list[int]:

@@ -9,19 +9,18 @@ replica must pull.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import psycopg
 import pytest
 
-from tests.pg.team_setup import publish
+from tests.pg.team_setup import add_label, publish
+from tests.pg.team_setup import claim as _claim
+from tests.pg.team_setup import desk_session as _session
+from tests.pg.team_setup import one as _one
 from triage.project import open_project
 from triage.project.certify import start_certification
 from triage.project.demo import simulate
 from triage.store.pg.judge import LABEL_RATE_KEY
-
-_uids = itertools.count(1)
 
 
 @pytest.fixture
@@ -36,22 +35,9 @@ def team(pg, pg_url, project_name, tmp_path, monkeypatch):
     return pg, pg_url, f"triage_{project_name}"
 
 
-def _one(conn, sql, params=()):
-    return conn.execute(sql, params).fetchone()[0]
-
-
-def _session(conn, s: str) -> int:
-    return _one(conn, f"SELECT {s}.start_session('desk', 'test')")
-
-
-def _claim(conn, s: str, session: int, candidate: int) -> bool:
-    return bool(_one(conn, f"SELECT {s}.claim(%s, %s)", [candidate, session]))
-
-
 def _label(conn, s: str, session: int, candidate: int, value: str | None = "literal",
            kind: str = "triage", seconds: float = 1.0) -> int:
-    return _one(conn, f"SELECT {s}.add_label(%s, %s, %s, %s, %s, %s, NULL, NULL)",
-                [f"u-review-{next(_uids):06d}", candidate, session, value, kind, seconds])
+    return add_label(conn, s, session, candidate, value, kind, seconds, uid_prefix="u-review")
 
 
 def _rows(pg, sql: str) -> list[tuple]:

@@ -39,7 +39,7 @@ MAX_AHEAD = 64    # leased candidates a frontier steps over and remembers
 MAX_ADVANCE = 4096   # positions one label moves a frontier at most
 INTERNAL = ("served_orders", "session_orders", "order_id", "order_ids", "rank_window",
             "in_rank", "advance_orders", "advance_order", "remember_orders", "reset_frontier",
-            "unlocked")
+            "unlocked", "free_for")
 
 _ORDER = r"""
 CREATE TABLE IF NOT EXISTS {s}.rank_frontier (
@@ -151,6 +151,16 @@ BEGIN
                ORDER BY i);
 END $fn$;
 
+CREATE OR REPLACE FUNCTION {s}.free_for(p_candidate bigint, p_annotator bigint,
+  p_now float8) RETURNS boolean LANGUAGE sql STABLE {head}
+  -- Free for her: no active label, no live lease of another annotator's (her own desks'
+  -- leases count as free: holding the head on them moves her on no further).
+  SELECT NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = p_candidate
+                     AND l.undone_at IS NULL)
+     AND NOT EXISTS (SELECT 1 FROM claims c JOIN sessions t ON t.id = c.session_id
+                     WHERE c.candidate_id = p_candidate AND c.expires_at > p_now
+                       AND t.annotator_id <> p_annotator) $fn$;
+
 CREATE OR REPLACE FUNCTION {s}.rank_window(p_candidate bigint, p_session bigint, p_key text,
   p_seen integer) RETURNS integer LANGUAGE plpgsql {head}
 DECLARE v_pos integer; v_ahead bigint[]; v_free bigint[] := '{}'; v_part bytea; x bigint;
@@ -164,12 +174,7 @@ BEGIN
   SELECT pos, ahead INTO v_pos, v_ahead FROM rank_frontier WHERE key = p_key;
   FOREACH x IN ARRAY coalesce(v_ahead, '{}') LOOP
     IF x = p_candidate THEN RETURN -1; END IF;
-    IF NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = x AND l.undone_at IS NULL)
-       AND NOT EXISTS (SELECT 1 FROM claims c JOIN sessions t ON t.id = c.session_id
-                       WHERE c.candidate_id = x AND c.expires_at > v_now
-                         AND t.annotator_id <> v_me) THEN
-      v_free := v_free || x;
-    END IF;
+    IF free_for(x, v_me, v_now) THEN v_free := v_free || x; END IF;
   END LOOP;
   v_pos := coalesce(v_pos, 0);
   LOOP
@@ -182,12 +187,7 @@ BEGIN
       END IF;
       x := order_id(v_part, g);
       IF x = p_candidate THEN RETURN -1; END IF;
-      IF NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = x AND l.undone_at IS NULL)
-         AND NOT EXISTS (SELECT 1 FROM claims c JOIN sessions t ON t.id = c.session_id
-                         WHERE c.candidate_id = x AND c.expires_at > v_now
-                           AND t.annotator_id <> v_me) THEN
-        v_free := v_free || x;
-      END IF;
+      IF free_for(x, v_me, v_now) THEN v_free := v_free || x; END IF;
     END LOOP;
     v_pos := v_pos + length(v_part) / 8;
   END LOOP;
