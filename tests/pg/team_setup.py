@@ -63,3 +63,21 @@ def add_label(conn, s: str, session: int, candidate: int, value: str | None, kin
     """The id of the label the server took, called as an annotator's psql prompt would."""
     return one(conn, f"SELECT {s}.add_label(%s, %s, %s, %s, %s, %s, NULL, NULL)",
                [f"{uid_prefix}-{next(_uids):06d}", candidate, session, value, kind, seconds])
+
+
+def attacked_team(pg, pg_url, project_name: str, tmp_path: Path, monkeypatch, *,
+                  prefix: str, n: int, labelled: int) -> tuple[Any, Any, str]:
+    """A team for the attacks from a psql prompt: lead ``{prefix}lead``, annotators
+    ``{prefix}ana`` (the attacker) and ``{prefix}ben``, who labelled ``labelled`` first.
+
+    Returns (server, url maker, project schema)."""
+    from triage.project import open_project
+    from triage.project.demo import simulate
+
+    monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
+    publish(pg, pg_url(), tmp_path, n=n, annotators=(f"{prefix}ana", f"{prefix}ben"),
+            leads=(f"{prefix}lead",), overlap_rate=0.0, audit_rate=0.0, retest_rate=0.0)
+    ben = open_project(pg_url(f"{prefix}ben"))
+    simulate(ben, labelled, f"{prefix}ben")
+    ben.close()
+    return pg, pg_url, f"triage_{project_name}"

@@ -369,6 +369,17 @@ def test_new_from_a_url_does_not_load_the_project_package(tmp_path):
     assert "is not answering" in done.stderr
 
 
+def _new_from_url(pg, project: str, src) -> list[tuple]:
+    """``triage new URL`` of pool file ``src`` as project ``project``; its candidates'
+    (id, key, text, gold) as the server holds them."""
+    assert main(["new", pg.url(project), str(src), "--text", "text", "--key", "key",
+                 "--score", "m1=m1", "--score", "m2=m2", "--gold", "gold",
+                 "--labels", "idiom:i,literal:l", "--positive", "idiom"]) == 0
+    with pg.connect() as conn:
+        return conn.execute(f"SELECT id, key, text, gold FROM triage_{project}.candidates "
+                            "ORDER BY id").fetchall()
+
+
 def test_new_from_a_url_sends_plain_batches_as_text_then_the_rest_as_csv(pg, tmp_path,
                                                                           monkeypatch):
     """Batches whose strings need no escape go in the server's text format (commas, spaces
@@ -396,13 +407,7 @@ def test_new_from_a_url_sends_plain_batches_as_text_then_the_rest_as_csv(pg, tmp
         return real(self, statement, *args, **kwargs)
 
     monkeypatch.setattr(psycopg.Cursor, "copy", spy)
-    url = pg.url("plain_texts")
-    assert main(["new", url, str(src), "--text", "text", "--key", "key", "--score", "m1=m1",
-                 "--score", "m2=m2", "--gold", "gold", "--labels", "idiom:i,literal:l",
-                 "--positive", "idiom"]) == 0
-    with pg.connect() as conn:
-        got = conn.execute("SELECT id, key, text, gold FROM triage_plain_texts.candidates "
-                           "ORDER BY id").fetchall()
+    got = _new_from_url(pg, "plain_texts", src)
     assert got == [(i + 1, r["key"], r["text"], r["gold"] or None) for i, r in enumerate(rows)]
     forms = [s.split("FORMAT ")[1].split(",")[0].rstrip(")") for s in statements
              if ".candidates " in s]
@@ -430,12 +435,6 @@ def test_new_from_a_url_keeps_every_text_whether_or_not_it_needs_quotes(pg, tmp_
     real = pg_copy.plain_strings
     monkeypatch.setattr(pg_copy, "plain_strings", lambda batch, *args, **kw:
                         seen.append(real(batch, *args, **kw)) or seen[-1])
-    url = pg.url("odd_texts")
-    assert main(["new", url, str(src), "--text", "text", "--key", "key", "--score", "m1=m1",
-                 "--score", "m2=m2", "--gold", "gold", "--labels", "idiom:i,literal:l",
-                 "--positive", "idiom"]) == 0
-    with pg.connect() as conn:
-        got = conn.execute("SELECT key, text, gold FROM triage_odd_texts.candidates "
-                           "ORDER BY id").fetchall()
-    assert got == [(r["key"], r["text"], r["gold"] or None) for r in rows]
+    got = _new_from_url(pg, "odd_texts", src)
+    assert got == [(i + 1, r["key"], r["text"], r["gold"] or None) for i, r in enumerate(rows)]
     assert True in seen and False in seen

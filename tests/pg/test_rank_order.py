@@ -13,7 +13,7 @@ import json
 import psycopg
 import pytest
 
-from tests.pg.team_setup import add_label, publish
+from tests.pg.team_setup import add_label, attacked_team
 from tests.pg.team_setup import claim as _claim
 from tests.pg.team_setup import desk_session as _session
 from tests.pg.team_setup import one as _one
@@ -26,13 +26,8 @@ from triage.store.pg.order import WINDOW
 @pytest.fixture
 def team(pg, pg_url, project_name, tmp_path, monkeypatch):
     """Lead ``olead``, annotators ``oana`` (the attacker) and ``oben`` (who labelled 20)."""
-    monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
-    publish(pg, pg_url(), tmp_path, n=150, annotators=("oana", "oben"), leads=("olead",),
-            overlap_rate=0.0, audit_rate=0.0, retest_rate=0.0)
-    ben = open_project(pg_url("oben"))
-    simulate(ben, 20, "oben")
-    ben.close()
-    return pg, pg_url, f"triage_{project_name}"
+    return attacked_team(pg, pg_url, project_name, tmp_path, monkeypatch, prefix="o",
+                         n=150, labelled=20)
 
 
 def _label(conn, s: str, session: int, candidate: int, value: str | None = "idiom",

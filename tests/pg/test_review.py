@@ -13,26 +13,20 @@ import numpy as np
 import psycopg
 import pytest
 
-from tests.pg.team_setup import add_label, publish
+from tests.pg.team_setup import add_label, attacked_team
 from tests.pg.team_setup import claim as _claim
 from tests.pg.team_setup import desk_session as _session
 from tests.pg.team_setup import one as _one
 from triage.project import open_project
 from triage.project.certify import start_certification
-from triage.project.demo import simulate
 from triage.store.pg.judge import LABEL_RATE_KEY
 
 
 @pytest.fixture
 def team(pg, pg_url, project_name, tmp_path, monkeypatch):
     """Lead ``rlead``, annotators ``rana`` (the attacker) and ``rben`` (who labelled 10)."""
-    monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
-    publish(pg, pg_url(), tmp_path, n=60, annotators=("rana", "rben"), leads=("rlead",),
-            overlap_rate=0.0, audit_rate=0.0, retest_rate=0.0)
-    ben = open_project(pg_url("rben"))
-    simulate(ben, 10, "rben")
-    ben.close()
-    return pg, pg_url, f"triage_{project_name}"
+    return attacked_team(pg, pg_url, project_name, tmp_path, monkeypatch, prefix="r",
+                         n=60, labelled=10)
 
 
 def _label(conn, s: str, session: int, candidate: int, value: str | None = "literal",
