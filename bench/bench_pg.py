@@ -22,7 +22,10 @@ times: on a loaded machine they move less, and they show the work ``\\copy``'s c
 not do (``psql`` parses nothing; the server does). So is the server's CPU during each run:
 the postmaster's children's user + system time from ``/proc``, read before the process
 starts and after its backend has ended (background processes included: the WAL writer's
-work is the run's).
+work is the run's). And the server's own time per statement, from its log
+(:mod:`bench._server_time`): what the anchor's COPY took there, and ours' schema, COPY,
+key, rankings, plan and audit order. That is work one backend does in a row whatever the
+client does, so ours' total over the anchor's whole run is a floor under the ratio.
 
 Ours runs as an installed program does, from compiled bytecode: one untimed run first
 writes the ``.pyc`` files of every module the command loads into a cache under the run's
@@ -73,6 +76,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench._generate import generate  # noqa: E402
+from bench._server_time import (  # noqa: E402
+    log_every_statement,
+    log_size,
+    print_statements,
+    statement_ms,
+)
 
 
 def start_server(where: Path) -> Any:
@@ -100,6 +109,10 @@ ANCHOR = "psql \\copy"
 CLIENT_CPU: list[float] = []
 SERVER_CPU: list[float] = []
 SERVER_PID: list[int] = []
+# The server's log (when set) and the milliseconds each timed process's statements took
+# there, by kind (:mod:`bench._server_time`).
+SERVER_LOG: list[Path] = []
+STATEMENT_MS: list[dict[str, float]] = []
 
 
 def server_cpu(pid: int) -> float:
@@ -138,6 +151,7 @@ def _settled_server_cpu() -> float:
 
 def _timed(command: list[str], env: dict[str, str] | None = None) -> float:
     server_before = server_cpu(SERVER_PID[0]) if SERVER_PID else 0.0
+    logged = log_size(SERVER_LOG[0]) if SERVER_LOG else 0
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True,
@@ -148,6 +162,8 @@ def _timed(command: list[str], env: dict[str, str] | None = None) -> float:
     CLIENT_CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     if SERVER_PID:
         SERVER_CPU.append(_settled_server_cpu() - server_before)
+    if SERVER_LOG:
+        STATEMENT_MS.append(statement_ms(SERVER_LOG[0], logged))
     if done.returncode != 0:
         raise SystemExit(f"{command[0]} failed:\n{done.stderr}")
     return seconds
@@ -208,6 +224,8 @@ def import_ratio(rows: int, runs: int, *, also: Path | None = None,
         try:
             host = str(server.get_postmaster_info().socket_dir)
             SERVER_PID[:] = [server.get_postmaster_info().pid]
+            log_every_statement(lambda command: _psql(host, command))
+            SERVER_LOG[:] = [where / "pgdata" / "log"]
             contenders = _contenders(where, also, compile_each_run)
             for name, func in contenders.items():   # untimed: bytecode compiled and cached
                 if name != ANCHOR and not compile_each_run:
@@ -215,19 +233,23 @@ def import_ratio(rows: int, runs: int, *, also: Path | None = None,
             times: dict[str, list[float]] = {name: [] for name in contenders}
             cpu: dict[str, list[float]] = {name: [] for name in contenders}
             on_server: dict[str, list[float]] = {name: [] for name in contenders}
+            statements: dict[str, list[dict[str, float]]] = {name: [] for name in contenders}
             for run in range(runs):
                 for name, func in contenders.items():
                     times[name].append(func(host, csv_path, run))
                     cpu[name].append(CLIENT_CPU[-1])
                     on_server[name].append(SERVER_CPU[-1])
+                    statements[name].append(STATEMENT_MS[-1])
         finally:
             SERVER_PID.clear()
+            SERVER_LOG.clear()
             server.cleanup()
     medians = {name: statistics.median(xs) for name, xs in times.items()}
     ours, anchor = medians["triage new URL"], medians[ANCHOR]
     return {"case": "import to PostgreSQL", "rows": rows, "runs": runs, "ours_s": ours,
             "anchor_s": anchor, "ratio": ours / anchor, "target": 1.5, "met": ours / anchor <= 1.5,
             "medians_s": medians, "all_s": times, "client_cpu_s": cpu, "server_cpu_s": on_server,
+            "server_statement_ms": statements,
             "bytecode": "compiled each run" if compile_each_run else "cached",
             "load_average": os.getloadavg()}
 
@@ -251,7 +273,9 @@ def _print_import(result: dict[str, Any]) -> None:
         f"{name} {', '.join(f'{x:.2f}' for x in xs)} s" for name, xs in result["client_cpu_s"].items()))
     print("server CPU (user + system) per run: " + "; ".join(
         f"{name} {', '.join(f'{x:.2f}' for x in xs)} s" for name, xs in result["server_cpu_s"].items()))
+    print_statements(result, ANCHOR)
     print(json.dumps(result))
+
 
 
 def _label_and_next(project: Any, annotator: str, labels: int) -> list[float]:
