@@ -1,4 +1,4 @@
-"""A third hostile review: the ranking a label credits is the server's word, not the desk's.
+"""A third hostile review: which ranking served a label, and locks held on what is due.
 
 In the bandit queue modes every label carries the arm whose ranking served it
 (``served_by``), and the lead's belief of which model finds positives is rebuilt from
@@ -6,11 +6,16 @@ those. ``vana`` (the attacker, her own login role at a SQL prompt) names an arm 
 serve her label, repeats a credit by changing her decision, and credits an arm with a
 certification label: the server keeps only the arms its own state confirms. Her labels
 themselves count as before.
+
+She also holds the next certification or audit item locked in an open transaction (a claim
+never committed): the others' desks serve past it and their labels are taken, while her own
+lock moves her on no further.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import psycopg
 import pytest
 
 from tests.pg.team_setup import claim, desk_session, one, publish
@@ -173,3 +178,81 @@ def test_cooperative_desks_keep_every_arm_they_name(pg, pg_url, project_name, tm
     named = [(label, arm) for label, arm, credited in sent if arm is not None and not credited]
     assert len(named) > 100
     assert [(label, arm, stored[label]) for label, arm in named if stored[label] != arm] == []
+
+
+def _start_sample(pg, url, s: str) -> list[int]:
+    lead = open_project(url("vlead"))
+    start_certification(lead)
+    lead.close()
+    with pg.connect() as conn:
+        return np.frombuffer(one(conn, f"SELECT sample_order FROM {s}.certifications "
+                                       "WHERE ended_at IS NULL"), dtype="<i8").tolist()
+
+
+def test_a_sample_item_held_locked_does_not_get_the_others_refused(team):
+    """She holds the next certification item locked in an open transaction (a claim never
+    committed, so no lease anyone sees): the other desks serve past it and their
+    certification labels are taken, as for another annotator's lease."""
+    pg, url, s = team
+    order = _start_sample(pg, url, s)
+    with pg.connect("vana") as ana:
+        held = desk_session(ana, s)
+    holder = pg.connect("vana", autocommit=False)
+    try:
+        holder.execute("SET idle_in_transaction_session_timeout = 0")
+        assert claim(holder, s, held, order[0])
+        desk = open_project(url("vben"))
+        session = desk.start_session("vben")
+        item = desk.next_candidate(session)
+        assert (item.candidate_id, item.kind) == (order[1], "certify"), order[:4]
+        desk.record_label(session, item.candidate_id, "literal")
+        desk.close()
+    finally:
+        holder.close()
+
+
+def test_her_own_locked_sample_item_does_not_move_her_on(team):
+    """The same lock held by herself (a positive she read, parked in an open transaction
+    of hers) is hers, like her own desks' leases: she labels nothing after it."""
+    pg, url, s = team
+    order = _start_sample(pg, url, s)
+    with pg.connect("vana") as ana:
+        parked, going_on = desk_session(ana, s), desk_session(ana, s)
+    holder = pg.connect("vana", autocommit=False)
+    try:
+        holder.execute("SET idle_in_transaction_session_timeout = 0")
+        assert claim(holder, s, parked, order[0])
+        with pg.connect("vana") as ana:
+            assert claim(ana, s, going_on, order[1])
+            with pytest.raises(psycopg.Error, match="not the next item"):
+                _label(ana, s, going_on, order[1], "literal", "certify", None)
+    finally:
+        holder.close()
+
+
+def _audit_order(pg, s: str) -> list[int]:
+    with pg.connect() as conn:
+        ids = one(conn, f"SELECT ids FROM {s}.audit_order WHERE id = 1")
+    return [c for c in np.frombuffer(ids, dtype=">i8").tolist() if c not in _labelled(pg, s)]
+
+
+def _labelled(pg, s: str) -> set[int]:
+    with pg.connect() as conn:
+        return {r[0] for r in conn.execute(f"SELECT candidate_id FROM {s}.labels")}
+
+
+def test_an_audit_item_held_locked_does_not_get_the_others_refused(team):
+    pg, _url, s = team
+    due = _audit_order(pg, s)
+    with pg.connect("vana") as ana:
+        held = desk_session(ana, s)
+    holder = pg.connect("vana", autocommit=False)
+    try:
+        holder.execute("SET idle_in_transaction_session_timeout = 0")
+        assert claim(holder, s, held, due[0])
+        with pg.connect("vben") as ben:
+            session = desk_session(ben, s)
+            assert claim(ben, s, session, due[1])
+            assert _label(ben, s, session, due[1], "literal", "audit", None) > 0
+    finally:
+        holder.close()

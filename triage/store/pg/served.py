@@ -21,6 +21,13 @@ before (:mod:`.judge`), so a cooperative desk is never refused over the arm it n
   decision already credited its arm once).
 
 The lead's labels are stored as sent (the lead is trusted with every table's repair).
+
+What is being served elsewhere: ``held_elsewhere(candidate, annotator)`` says whether
+another person's transaction holds the candidate's row locked (a claim in progress, or one
+kept uncommitted, which no lease shows). :mod:`.judge` counts such an item of the
+certification sample or the audit order as on another annotator's lease, so one who holds
+the item due locked cannot get every other desk's next certification or audit label
+refused; a lock of her own connections is hers, like her own desks' leases.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from triage.store.pg.order import WINDOW
 from triage.store.pg.url import ServerUrl
 
 SERVED_WINDOW = 8   # free candidates of an arm's head a label crediting that arm may be among
-INTERNAL = ("served_arm", "judge_served_by", "passed", "at_head")
+INTERNAL = ("served_arm", "judge_served_by", "passed", "at_head", "held_elsewhere")
 
 _SERVED = r"""
 CREATE OR REPLACE FUNCTION {s}.passed(p_candidate bigint, p_key text) RETURNS boolean
@@ -114,6 +121,36 @@ BEGIN
     END IF;
   END LOOP;
   RETURN NULL;   -- not where that arm would serve from: no arm is credited
+END $fn$;
+
+CREATE OR REPLACE FUNCTION {s}.held_elsewhere(p_candidate bigint, p_me bigint)
+  RETURNS boolean LANGUAGE plpgsql {head}
+DECLARE v_free boolean; v_xmax xid; v_name text := (SELECT name FROM annotators WHERE id = p_me);
+BEGIN
+  -- Whether a transaction of someone else's holds the candidate's row locked (a claim in
+  -- progress, or one kept uncommitted): a weak lock taken and released at once (a
+  -- subtransaction rolled back) tells whether it is locked, the locking transaction's
+  -- backend whose. A lock of one of her own backends is hers: it moves her on no further.
+  BEGIN
+    v_free := EXISTS (SELECT 1 FROM candidates WHERE id = p_candidate FOR KEY SHARE SKIP LOCKED);
+    RAISE EXCEPTION USING ERRCODE = 'P0004';
+  EXCEPTION WHEN assert_failure THEN NULL;
+  END;
+  IF v_free THEN RETURN false; END IF;
+  SELECT xmax INTO v_xmax FROM candidates WHERE id = p_candidate;
+  IF EXISTS (SELECT 1 FROM pg_locks k WHERE k.locktype = 'transactionid'
+             AND k.transactionid = v_xmax) THEN
+    RETURN NOT EXISTS (SELECT 1 FROM pg_locks k JOIN pg_stat_activity a ON a.pid = k.pid
+                       WHERE k.locktype = 'transactionid' AND k.transactionid = v_xmax
+                         AND a.usename = v_name);
+  END IF;
+  BEGIN   -- several lockers: the row's xmax names a multixact
+    RETURN NOT EXISTS (SELECT 1 FROM pg_get_multixact_members(v_xmax) m
+                       JOIN pg_locks k ON k.locktype = 'transactionid' AND k.transactionid = m.xid
+                       JOIN pg_stat_activity a ON a.pid = k.pid WHERE a.usename = v_name);
+  EXCEPTION WHEN OTHERS THEN
+    RETURN true;
+  END;
 END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.judge_served_by() RETURNS trigger LANGUAGE plpgsql {head}
