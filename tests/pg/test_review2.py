@@ -256,3 +256,30 @@ def test_an_audit_item_held_locked_does_not_get_the_others_refused(team):
             assert _label(ben, s, session, due[1], "literal", "audit", None) > 0
     finally:
         holder.close()
+
+
+def test_who_holds_which_lock_is_hidden_once_the_administrator_ran_what_init_said(
+        team, capsys):
+    """``pg_locks`` with ``pg_stat_activity`` gives the moment of every label each named
+    annotator writes (her backend's lock on ``labels``): ``server init`` says what the
+    administrator must revoke; once revoked, the annotators read neither, and the team
+    (whose server-side checks read them as the owner) labels on."""
+    from triage.cli.program import main
+
+    pg, url, s = team
+    assert main(["server", "init", url(), "--lead", "vlead", "--annotator", "vana",
+                 "--annotator", "vben"]) == 0
+    printed = [line.strip() for line in capsys.readouterr().err.splitlines()
+               if "pg_lock" in line]
+    assert len(printed) == 3, printed
+    try:
+        for statement in printed:
+            pg.psql(statement)
+        with pg.connect("vana") as ana:
+            for query in ("SELECT count(*) FROM pg_locks", "SELECT count(*) FROM pg_lock_status()"):
+                with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                    ana.execute(query)
+        test_a_sample_item_held_locked_does_not_get_the_others_refused(team)
+    finally:
+        pg.psql("GRANT SELECT ON pg_catalog.pg_locks TO PUBLIC; "
+                "GRANT EXECUTE ON FUNCTION pg_catalog.pg_lock_status() TO PUBLIC")
