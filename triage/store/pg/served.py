@@ -138,17 +138,18 @@ BEGIN
   END;
   IF v_free THEN RETURN false; END IF;
   SELECT xmax INTO v_xmax FROM candidates WHERE id = p_candidate;
-  IF EXISTS (SELECT 1 FROM pg_locks k WHERE k.locktype = 'transactionid'
-             AND k.transactionid = v_xmax) THEN
-    RETURN NOT EXISTS (SELECT 1 FROM pg_locks k JOIN pg_stat_activity a ON a.pid = k.pid
-                       WHERE k.locktype = 'transactionid' AND k.transactionid = v_xmax
-                         AND a.usename = v_name);
-  END IF;
-  BEGIN   -- several lockers: the row's xmax names a multixact
+  BEGIN
+    IF EXISTS (SELECT 1 FROM pg_locks k WHERE k.locktype = 'transactionid'
+               AND k.transactionid = v_xmax) THEN
+      RETURN NOT EXISTS (SELECT 1 FROM pg_locks k JOIN pg_stat_activity a ON a.pid = k.pid
+                         WHERE k.locktype = 'transactionid' AND k.transactionid = v_xmax
+                           AND a.usename = v_name);
+    END IF;
+    -- several lockers: the row's xmax names a multixact
     RETURN NOT EXISTS (SELECT 1 FROM pg_get_multixact_members(v_xmax) m
                        JOIN pg_locks k ON k.locktype = 'transactionid' AND k.transactionid = m.xid
                        JOIN pg_stat_activity a ON a.pid = k.pid WHERE a.usename = v_name);
-  EXCEPTION WHEN OTHERS THEN
+  EXCEPTION WHEN OTHERS THEN   -- pg_locks revoked from the owner too: nobody is refused
     RETURN true;
   END;
 END $fn$;
