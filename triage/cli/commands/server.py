@@ -57,7 +57,8 @@ def run_grant(args: argparse.Namespace) -> int:
 def _limits(todo: list[str]) -> None:
     """Say which annotator limits the owner could not set, as SQL for the administrator."""
     if todo:
-        print("the owner may not limit these annotators' connections and waits; a database "
+        print("the owner may not limit these annotators' connections and waits, nor keep "
+              "them from reading who holds which lock (the others' pace); a database "
               "administrator should run:", file=sys.stderr)
         for statement in todo:
             print(f"  {statement}", file=sys.stderr)

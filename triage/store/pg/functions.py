@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import zlib
 
-from triage.store.pg import judge, order
+from triage.store.pg import judge, order, served
 from triage.store.pg.plpgsql import cached_plans
 from triage.store.pg.url import ServerUrl
 from triage.store.schema import LABEL_KINDS
@@ -345,7 +345,8 @@ END $fn$;
 
 # Functions only triggers call: nobody gets EXECUTE on them.
 TRIGGER_FUNCTIONS = ("label_guideline", "stamp_change", "notify_change", "refuse",
-                     "own_session", "check_label", *judge.INTERNAL, *order.INTERNAL)
+                     "own_session", "check_label", *judge.INTERNAL, *order.INTERNAL,
+                     *served.INTERNAL)
 
 
 def render(template: str, url: ServerUrl) -> list[str]:
@@ -373,6 +374,7 @@ def function_statements(url: ServerUrl) -> list[str]:
     out += render(_FUNCTIONS, url)
     out += render(judge.judge_template(url), url)
     out += render(order.order_template(url), url)
+    out += render(served.served_template(url), url)   # served_by: the server's word (.served)
     for name in CHANGED:
         out.append(f"CREATE OR REPLACE TRIGGER {name}_seq BEFORE INSERT OR UPDATE ON {s}.{name} "
                    f"FOR EACH ROW EXECUTE FUNCTION {s}.stamp_change()")

@@ -202,7 +202,8 @@ BEGIN
     AND NOT decided(i.candidate_id)
     AND NOT EXISTS (SELECT 1 FROM claims c JOIN sessions t ON t.id = c.session_id
                     WHERE c.candidate_id = i.candidate_id AND t.annotator_id <> v_me
-                      AND c.expires_at > v_now));
+                      AND c.expires_at > v_now)
+    AND NOT held_elsewhere(i.candidate_id, v_me));   -- being claimed by another (.served)
 END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.audit_due(p_candidate bigint, p_session bigint)
@@ -227,7 +228,8 @@ BEGIN
                      AND l.undone_at IS NULL)
          AND NOT EXISTS (SELECT 1 FROM claims c JOIN sessions t ON t.id = c.session_id
                          WHERE c.candidate_id = v_first AND t.annotator_id <> v_me
-                           AND c.expires_at > v_now) THEN
+                           AND c.expires_at > v_now)
+         AND NOT held_elsewhere(v_first, v_me) THEN   -- being claimed by another (.served)
         RETURN v_first = p_candidate;
       END IF;
     END LOOP;

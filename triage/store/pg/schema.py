@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from triage.base.errors import TriageError
 from triage.store.pg import feeds, functions
 from triage.store.pg.audit import store_audit_order
+from triage.store.pg.catalog import catalog_advice
 from triage.store.pg.connect import transaction
 from triage.store.pg.tables import Column, Table, head_tables, pg_type, table
 from triage.store.pg.url import ServerUrl, parse_url
@@ -250,7 +251,7 @@ def grant_roles(conn: psycopg.Connection[Any], url: ServerUrl, *, leads: list[st
         "SELECT m.rolname FROM pg_auth_members x JOIN pg_roles g ON g.oid = x.roleid "
         "JOIN pg_roles m ON m.oid = x.member WHERE g.rolname = %s", [url.lead_role])}
     missing = [annotator_limits(conn, m) for m in annotators if m not in lead_set]
-    return [m for m in missing if m]
+    return [m for m in missing if m] + catalog_advice(conn, url, annotators)   # .catalog
 
 
 def init_server(url: ServerUrl | str, *, leads: list[str], annotators: list[str]) -> list[str]:

@@ -1,0 +1,285 @@
+"""A third hostile review: which ranking served a label, and locks held on what is due.
+
+In the bandit queue modes every label carries the arm whose ranking served it
+(``served_by``), and the lead's belief of which model finds positives is rebuilt from
+those. ``vana`` (the attacker, her own login role at a SQL prompt) names an arm that did not
+serve her label, repeats a credit by changing her decision, and credits an arm with a
+certification label: the server keeps only the arms its own state confirms. Her labels
+themselves count as before.
+
+She also holds the next certification or audit item locked in an open transaction (a claim
+never committed): the others' desks serve past it and their labels are taken, while her own
+lock moves her on no further.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import psycopg
+import pytest
+
+from tests.pg.team_setup import claim, desk_session, one, publish
+from triage.project import open_project
+from triage.project.certify import start_certification
+from triage.project.demo import simulate
+
+_uids = iter(range(1, 10**6))
+
+
+@pytest.fixture
+def team(pg, pg_url, project_name, tmp_path, monkeypatch):
+    """Bandit over m1 (ranks ids ascending) and m2 (descending); ``vben`` labelled 6."""
+    monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
+    publish(pg, pg_url(), tmp_path, n=80, annotators=("vana", "vben"), leads=("vlead",),
+            queue_mode="bandit", overlap_rate=0.0, audit_rate=0.0, retest_rate=0.0)
+    ben = open_project(pg_url("vben"))
+    simulate(ben, 6, "vben")
+    ben.close()
+    return pg, pg_url, f"triage_{project_name}"
+
+
+def _label(conn, s: str, session: int, candidate: int, value: str | None, kind: str,
+           served_by: str | None) -> int:
+    return one(conn, f"SELECT {s}.add_label(%s, %s, %s, %s, %s, 1, NULL, %s)",
+               [f"u-review2-{next(_uids):06d}", candidate, session, value, kind, served_by])
+
+
+def _free(pg, s: str) -> list[int]:
+    """Unlabelled candidates in id order (m1's ranking; m2's is the reverse)."""
+    with pg.connect() as conn:
+        return [r[0] for r in conn.execute(
+            f"SELECT id FROM {s}.candidates WHERE id NOT IN (SELECT candidate_id FROM "
+            f"{s}.labels WHERE undone_at IS NULL) ORDER BY id")]
+
+
+def _served_by(pg, s: str, label: int) -> str | None:
+    with pg.connect() as conn:
+        return one(conn, f"SELECT served_by FROM {s}.labels WHERE id = %s", [label])
+
+
+def _pulls(url) -> dict[str, int]:
+    """The bandit's pulls per arm, as the lead's view shows them."""
+    lead = open_project(url("vlead"))
+    try:
+        belief = lead.bandit_belief()
+        assert belief is not None
+        return dict(belief.pulls)
+    finally:
+        lead.close()
+
+
+def test_a_label_credits_only_the_arm_whose_head_served_it(team):
+    pg, url, s = team
+    free = _free(pg, s)
+    with pg.connect("vana") as ana:
+        session = desk_session(ana, s)
+        before = _pulls(url)
+        # The head of m1 (far down m2), labelled a positive and credited to m2: ten times.
+        forged = []
+        for candidate in free[:10]:
+            assert claim(ana, s, session, candidate)
+            forged.append(_label(ana, s, session, candidate, "idiom", "triage", "m2"))
+        # The label counts (it is m1's head), the credit to m2 does not.
+        assert [_served_by(pg, s, label) for label in forged] == [None] * 10
+        assert _pulls(url) == before
+        # Named honestly, each arm's head is credited to it.
+        head1, head2 = _free(pg, s)[0], _free(pg, s)[-1]
+        assert claim(ana, s, session, head1)
+        assert _served_by(pg, s, _label(ana, s, session, head1, "idiom", "triage", "m1")) == "m1"
+        assert claim(ana, s, session, head2)
+        assert _served_by(pg, s, _label(ana, s, session, head2, "idiom", "triage", "m2")) == "m2"
+
+
+def test_changing_a_decision_does_not_credit_its_arm_again(team):
+    pg, url, s = team
+    head = _free(pg, s)[-1]   # m2's head
+    with pg.connect("vana") as ana:
+        session = desk_session(ana, s)
+        assert claim(ana, s, session, head)
+        first = _label(ana, s, session, head, "idiom", "triage", "m2")
+        assert _served_by(pg, s, first) == "m2"
+        pulls = _pulls(url)
+        # Each change of her decision would be one more positive for m2.
+        changes = [_label(ana, s, session, head, value, "triage", "m2")
+                   for value in ("literal", "idiom", "idiom", "idiom")]
+    assert [_served_by(pg, s, label) for label in changes] == [None] * 4
+    assert _pulls(url) == pulls
+    # A skip credits no arm: the decision that follows it credits the arm that served it.
+    with pg.connect("vana") as ana:
+        session = desk_session(ana, s)
+        head = _free(pg, s)[-1]
+        assert claim(ana, s, session, head)
+        assert _served_by(pg, s, _label(ana, s, session, head, None, "triage", "m2")) == "m2"
+        assert [_served_by(pg, s, _label(ana, s, session, head, value, "triage", "m2"))
+                for value in ("idiom", "literal", None, "idiom")] == ["m2", None, None, None]
+
+
+def test_an_undone_label_served_again_keeps_its_arm(team):
+    pg, _url, s = team
+    head = _free(pg, s)[-1]   # m2's head
+    with pg.connect("vana") as ana:
+        session = desk_session(ana, s)
+        assert claim(ana, s, session, head)
+        first = _label(ana, s, session, head, "literal", "triage", "m2")
+        ana.execute(f"SELECT {s}.undo(%s, %s)", [first, session])
+        # As a desk does after an undo: the same candidate, for the same reason as before.
+        assert claim(ana, s, session, head)
+        again = _label(ana, s, session, head, "idiom", "triage", "m2")
+        assert _served_by(pg, s, again) == "m2"
+        ana.execute(f"SELECT {s}.undo(%s, %s)", [again, session])
+        assert claim(ana, s, session, head)   # another arm's credit it was never served by
+        assert _served_by(pg, s, _label(ana, s, session, head, "idiom", "triage", "m1")) is None
+
+
+def test_a_certification_label_credits_no_arm(team):
+    pg, url, s = team
+    lead = open_project(url("vlead"))
+    start_certification(lead)
+    lead.close()
+    with pg.connect("vana") as ana:
+        order = np.frombuffer(one(ana, f"SELECT sample_order FROM {s}.certification_feed() "
+                                       "WHERE ended_at IS NULL"), dtype="<i8").tolist()
+        session = desk_session(ana, s)
+        assert claim(ana, s, session, order[0])
+        label = _label(ana, s, session, order[0], "idiom", "certify", "m1")
+    assert _served_by(pg, s, label) is None
+
+
+@pytest.mark.slow   # the cooperative desks' run of test_rank_order_desks, watched
+@pytest.mark.parametrize("scenario", ["models", "overlap"])
+def test_cooperative_desks_keep_every_arm_they_name(pg, pg_url, project_name, tmp_path,
+                                                    monkeypatch, scenario):
+    """The real dispatcher in the bandit modes (two models and cal, settings changed and
+    snapshots published during the run, undos and changes of mind): every arm a desk names
+    for a label is stored, except on a change of a decision that already credited one."""
+    from tests.pg import test_rank_order_desks as desks
+    from triage.store.pg.link import TeamLink
+
+    s, sent = f"triage_{project_name}", []
+    insert = TeamLink.insert_label
+
+    def watched(link, **fields):
+        credited = False
+        if fields["served_by"] is not None:
+            with pg.connect() as conn:
+                credited = one(conn, f"SELECT EXISTS (SELECT 1 FROM {s}.labels WHERE "
+                                     "candidate_id = %s AND annotator_id = %s AND undone_at "
+                                     "IS NULL AND value IS NOT NULL AND served_by IS NOT NULL)",
+                               [fields["candidate_id"], fields["annotator_id"]])
+        label = insert(link, **fields)
+        sent.append((label, fields["served_by"], credited))
+        return label
+
+    monkeypatch.setattr(TeamLink, "insert_label", watched)
+    desks.test_cooperative_desks_are_never_refused(pg, pg_url, project_name, tmp_path,
+                                                   monkeypatch, scenario)
+    with pg.connect() as conn:
+        stored = dict(conn.execute(f"SELECT id, served_by FROM {s}.labels").fetchall())
+    named = [(label, arm) for label, arm, credited in sent if arm is not None and not credited]
+    assert len(named) > 100
+    assert [(label, arm, stored[label]) for label, arm in named if stored[label] != arm] == []
+
+
+def _start_sample(pg, url, s: str) -> list[int]:
+    lead = open_project(url("vlead"))
+    start_certification(lead)
+    lead.close()
+    with pg.connect() as conn:
+        return np.frombuffer(one(conn, f"SELECT sample_order FROM {s}.certifications "
+                                       "WHERE ended_at IS NULL"), dtype="<i8").tolist()
+
+
+def test_a_sample_item_held_locked_does_not_get_the_others_refused(team):
+    """She holds the next certification item locked in an open transaction (a claim never
+    committed, so no lease anyone sees): the other desks serve past it and their
+    certification labels are taken, as for another annotator's lease."""
+    pg, url, s = team
+    order = _start_sample(pg, url, s)
+    with pg.connect("vana") as ana:
+        held = desk_session(ana, s)
+    holder = pg.connect("vana", autocommit=False)
+    try:
+        holder.execute("SET idle_in_transaction_session_timeout = 0")
+        assert claim(holder, s, held, order[0])
+        desk = open_project(url("vben"))
+        session = desk.start_session("vben")
+        item = desk.next_candidate(session)
+        assert (item.candidate_id, item.kind) == (order[1], "certify"), order[:4]
+        desk.record_label(session, item.candidate_id, "literal")
+        desk.close()
+    finally:
+        holder.close()
+
+
+def test_her_own_locked_sample_item_does_not_move_her_on(team):
+    """The same lock held by herself (a positive she read, parked in an open transaction
+    of hers) is hers, like her own desks' leases: she labels nothing after it."""
+    pg, url, s = team
+    order = _start_sample(pg, url, s)
+    with pg.connect("vana") as ana:
+        parked, going_on = desk_session(ana, s), desk_session(ana, s)
+    holder = pg.connect("vana", autocommit=False)
+    try:
+        holder.execute("SET idle_in_transaction_session_timeout = 0")
+        assert claim(holder, s, parked, order[0])
+        with pg.connect("vana") as ana:
+            assert claim(ana, s, going_on, order[1])
+            with pytest.raises(psycopg.Error, match="not the next item"):
+                _label(ana, s, going_on, order[1], "literal", "certify", None)
+    finally:
+        holder.close()
+
+
+def _audit_order(pg, s: str) -> list[int]:
+    with pg.connect() as conn:
+        ids = one(conn, f"SELECT ids FROM {s}.audit_order WHERE id = 1")
+    return [c for c in np.frombuffer(ids, dtype=">i8").tolist() if c not in _labelled(pg, s)]
+
+
+def _labelled(pg, s: str) -> set[int]:
+    with pg.connect() as conn:
+        return {r[0] for r in conn.execute(f"SELECT candidate_id FROM {s}.labels")}
+
+
+def test_an_audit_item_held_locked_does_not_get_the_others_refused(team):
+    pg, _url, s = team
+    due = _audit_order(pg, s)
+    with pg.connect("vana") as ana:
+        held = desk_session(ana, s)
+    holder = pg.connect("vana", autocommit=False)
+    try:
+        holder.execute("SET idle_in_transaction_session_timeout = 0")
+        assert claim(holder, s, held, due[0])
+        with pg.connect("vben") as ben:
+            session = desk_session(ben, s)
+            assert claim(ben, s, session, due[1])
+            assert _label(ben, s, session, due[1], "literal", "audit", None) > 0
+    finally:
+        holder.close()
+
+
+def test_who_holds_which_lock_is_hidden_once_the_administrator_ran_what_init_said(
+        team, capsys):
+    """``pg_locks`` with ``pg_stat_activity`` gives the moment of every label each named
+    annotator writes (her backend's lock on ``labels``): ``server init`` says what the
+    administrator must revoke; once revoked, the annotators read neither, and the team
+    (whose server-side checks read them as the owner) labels on."""
+    from triage.cli.program import main
+
+    pg, url, s = team
+    assert main(["server", "init", url(), "--lead", "vlead", "--annotator", "vana",
+                 "--annotator", "vben"]) == 0
+    printed = [line.strip() for line in capsys.readouterr().err.splitlines()
+               if "pg_lock" in line]
+    assert len(printed) == 3, printed
+    try:
+        for statement in printed:
+            pg.psql(statement)
+        with pg.connect("vana") as ana:
+            for query in ("SELECT count(*) FROM pg_locks", "SELECT count(*) FROM pg_lock_status()"):
+                with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                    ana.execute(query)
+        test_a_sample_item_held_locked_does_not_get_the_others_refused(team)
+    finally:
+        pg.psql("GRANT SELECT ON pg_catalog.pg_locks TO PUBLIC; "
+                "GRANT EXECUTE ON FUNCTION pg_catalog.pg_lock_status() TO PUBLIC")
