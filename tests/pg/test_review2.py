@@ -271,7 +271,7 @@ def test_who_holds_which_lock_is_hidden_once_the_administrator_ran_what_init_sai
                  "--annotator", "vben"]) == 0
     printed = [line.strip() for line in capsys.readouterr().err.splitlines()
                if "pg_lock" in line]
-    assert len(printed) == 3, printed
+    assert len(printed) == 4, printed
     try:
         for statement in printed:
             pg.psql(statement)
@@ -280,6 +280,31 @@ def test_who_holds_which_lock_is_hidden_once_the_administrator_ran_what_init_sai
                 with pytest.raises(psycopg.errors.InsufficientPrivilege):
                     ana.execute(query)
         test_a_sample_item_held_locked_does_not_get_the_others_refused(team)
+    finally:
+        pg.psql("GRANT SELECT ON pg_catalog.pg_locks TO PUBLIC; "
+                "GRANT EXECUTE ON FUNCTION pg_catalog.pg_lock_status() TO PUBLIC")
+
+
+def test_an_owner_who_is_no_superuser_still_reads_the_locks_after_the_revoke(pg, capsys):
+    """The owner's server-side checks read ``pg_locks``: what init prints gives it back to
+    her whole (the view and the function behind it), and to no annotator."""
+    from triage.cli.program import main
+
+    pg.role("vcat")
+    pg.psql("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'vowner') "
+            "THEN CREATE ROLE vowner LOGIN CREATEROLE; END IF; END $$; "
+            "GRANT CREATE ON DATABASE postgres TO vowner;")
+    assert main(["server", "init", pg.url("locks_owner", user="vowner"),
+                 "--annotator", "vcat"]) == 0
+    printed = [line.strip() for line in capsys.readouterr().err.splitlines()
+               if "pg_lock" in line]
+    try:
+        for statement in printed:
+            pg.psql(statement)
+        with pg.connect("vowner") as owner:
+            assert owner.execute("SELECT count(*) FROM pg_locks").fetchone()[0] > 0
+        with pg.connect("vcat") as cat, pytest.raises(psycopg.errors.InsufficientPrivilege):
+            cat.execute("SELECT count(*) FROM pg_locks")
     finally:
         pg.psql("GRANT SELECT ON pg_catalog.pg_locks TO PUBLIC; "
                 "GRANT EXECUTE ON FUNCTION pg_catalog.pg_lock_status() TO PUBLIC")

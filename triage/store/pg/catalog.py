@@ -36,9 +36,13 @@ def catalog_advice(conn: psycopg.Connection[Any], url: ServerUrl,
         return []
     owner = _one(conn, "SELECT r.rolname FROM pg_namespace n JOIN pg_roles r "
                        "ON r.oid = n.nspowner WHERE n.nspname = %s", [url.schema])
+    # A view's functions are checked against the one who reads the view: the owner needs
+    # the function back as well as the view.
     return ["REVOKE SELECT ON pg_catalog.pg_locks FROM PUBLIC;",
             "REVOKE EXECUTE ON FUNCTION pg_catalog.pg_lock_status() FROM PUBLIC;",
             sql.SQL("GRANT SELECT ON pg_catalog.pg_locks TO {};").format(
+                sql.Identifier(owner)).as_string(conn),
+            sql.SQL("GRANT EXECUTE ON FUNCTION pg_catalog.pg_lock_status() TO {};").format(
                 sql.Identifier(owner)).as_string(conn)]
 
 
