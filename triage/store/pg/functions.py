@@ -76,11 +76,15 @@ CREATE SEQUENCE IF NOT EXISTS {s}.change_seq;
 
 CREATE SEQUENCE IF NOT EXISTS {s}.undo_order;
 
-CREATE OR REPLACE FUNCTION {s}.is_lead() RETURNS boolean LANGUAGE sql STABLE {head}
-  SELECT pg_has_role(session_user, '{lead}', 'MEMBER')
-    OR session_user = (SELECT r.rolname FROM pg_namespace n
-                       JOIN pg_roles r ON r.oid = n.nspowner WHERE n.nspname = '{s}')
-  $fn$;
+CREATE OR REPLACE FUNCTION {s}.is_lead() RETURNS boolean LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+  -- Called several times a step: no SECURITY DEFINER and no SET (each costs more than the
+  -- check itself); every name is qualified, so the caller's search_path changes nothing.
+  RETURN pg_catalog.pg_has_role(session_user, '{lead}', 'MEMBER')
+    OR session_user OPERATOR(pg_catalog.=) (
+      SELECT pg_catalog.pg_get_userbyid(n.nspowner) FROM pg_catalog.pg_namespace n
+      WHERE n.nspname OPERATOR(pg_catalog.=) '{s}');
+END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.my_id() RETURNS bigint LANGUAGE sql STABLE {head}
   SELECT id FROM annotators WHERE name = session_user $fn$;

@@ -70,31 +70,55 @@ CREATE OR REPLACE FUNCTION {s}.served_orders()
   SELECT 'm' || m.id, NULL, CASE WHEN m.id = f.id THEN 1 ELSE 2 END FROM models m, f, t, c
     WHERE t.many OR m.id = f.id AND (c.id IS NULL OR t.active IS DISTINCT FROM 'cal') $fn$;
 
+CREATE TABLE IF NOT EXISTS {s}.served_now (key text PRIMARY KEY, fallback text,
+  rank integer NOT NULL);
+
 CREATE OR REPLACE FUNCTION {s}.remember_orders() RETURNS trigger LANGUAGE plpgsql {head}
 DECLARE v_now float8 := extract(epoch FROM clock_timestamp());
 BEGIN
-  -- Before a change to what is served: the orders served until now, and since when not.
-  INSERT INTO order_grace (key, fallback, until)
-    SELECT o.key, o.fallback, v_now FROM served_orders() o
-    ON CONFLICT (key) DO UPDATE SET fallback = excluded.fallback, until = excluded.until;
+  -- One change to what is served at a time (only the lead writes these tables; the desks'
+  -- checks only read served_now and never wait for this lock).
+  LOCK TABLE served_now IN EXCLUSIVE MODE;
+  IF TG_WHEN = 'BEFORE' THEN   -- the orders served until now, and since when not
+    INSERT INTO order_grace (key, fallback, until)
+      SELECT o.key, o.fallback, v_now FROM served_orders() o
+      ON CONFLICT (key) DO UPDATE SET fallback = excluded.fallback, until = excluded.until;
+  ELSE                         -- what is served from now on, read by every check
+    DELETE FROM served_now;
+    INSERT INTO served_now (key, fallback, rank) SELECT * FROM served_orders();
+  END IF;
   RETURN NULL;
 END $fn$;
 
 CREATE OR REPLACE TRIGGER settings_orders BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE
   ON {s}.settings FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_orders();
 
+CREATE OR REPLACE TRIGGER settings_served AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+  ON {s}.settings FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_orders();
+
 CREATE OR REPLACE TRIGGER cal_snapshots_orders BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE
+  ON {s}.cal_snapshots FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_orders();
+
+CREATE OR REPLACE TRIGGER cal_snapshots_served AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
   ON {s}.cal_snapshots FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_orders();
 
 CREATE OR REPLACE TRIGGER models_orders BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE
   ON {s}.models FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_orders();
 
+CREATE OR REPLACE TRIGGER models_served AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+  ON {s}.models FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_orders();
+
 CREATE OR REPLACE FUNCTION {s}.session_orders(p_session bigint)
   RETURNS TABLE(key text, fallback text, rank integer) LANGUAGE sql STABLE {head}
   -- What a desk of this session may serve from: a desk keeps the settings it opened with
-  -- (and a headless one its snapshot), so also every order served since it started.
+  -- (and a headless one its snapshot), so also every order served since it started. The
+  -- orders served now are kept in served_now by the triggers above (worked out here only
+  -- for a project whose served_now was never filled).
+  WITH n AS (SELECT v.key, v.fallback, v.rank FROM served_now v)
   SELECT DISTINCT ON (a.key) a.key, a.fallback, a.rank FROM (
-    SELECT o.key, o.fallback, o.rank FROM served_orders() o
+    SELECT n.key, n.fallback, n.rank FROM n
+    UNION ALL
+    SELECT o.key, o.fallback, o.rank FROM served_orders() o WHERE NOT EXISTS (SELECT 1 FROM n)
     UNION ALL
     SELECT g.key, g.fallback, 3 FROM order_grace g, sessions t
     WHERE t.id = p_session
@@ -266,6 +290,10 @@ END $fn$;
 DO $do$
 DECLARE k text; v_before integer; v_after integer;
 BEGIN
+  -- Run by server init: what is served now, for a project set up before served_now was kept.
+  LOCK TABLE {s}.served_now IN EXCLUSIVE MODE;
+  DELETE FROM {s}.served_now;
+  INSERT INTO {s}.served_now (key, fallback, rank) SELECT * FROM {s}.served_orders();
   -- Run by server init: a project that has labels but no frontiers yet (one set up by an
   -- earlier version) gets them now, not in its first desks' leases.
   FOR k IN SELECT DISTINCT v.k FROM {s}.served_orders() o,
