@@ -10,8 +10,10 @@ a team role). An annotator's label counts only when the server's state says it m
   (``in_rank``, :mod:`.order`); ``audit`` only when the lease was the item of the
   server's audit order due (``audit_due``: the first item of the stored order neither
   handled nor on another annotator's lease, judged when it was claimed or now);
-  ``overlap`` on an item of the stored
-  plan that someone else decided and that is short of its labels; ``retest`` of the
+  ``overlap`` on an item that someone else decided and that is short of its labels, of the
+  stored plan or of one in force since the session started (``planned``: a desk keeps the
+  plan it was opened with; items the lead's new plan dropped wait in ``plan_grace`` with
+  the moment they left, as ranking orders do in :mod:`.order`); ``retest`` of the
   caller's own earlier decision from another session, once, at the project's re-test rate
   within the session (as the desk's dispatcher draws them); ``certify`` on the running
   sample's items in sample order only (every earlier item decided or on another
@@ -33,6 +35,7 @@ a team role). An annotator's label counts only when the server's state says it m
 
 from __future__ import annotations
 
+from triage.store.pg.order import GRACE_S
 from triage.store.pg.url import ServerUrl
 
 LABEL_RATE_KEY = "server_label_rate"      # labels a second per annotator (project table)
@@ -45,7 +48,8 @@ WAIT_S = 4.0          # how long a write waits for the order lock before "try ag
 SESSIONS_PER_MINUTE = 10   # sessions an annotator may start a minute (2 × the label rate if more)
 INTERNAL = ("order_lock", "unstall", "pace", "judged_seconds", "certify_due",
             "sample_items", "setting_number", "decided", "decision_kind", "audit_due",
-            "in_sample", "note_pace", "session_pace", "retest_due")
+            "in_sample", "note_pace", "session_pace", "retest_due", "remember_plan",
+            "planned")
 
 _JUDGE = r"""
 CREATE TABLE IF NOT EXISTS {s}.serial (id integer PRIMARY KEY CHECK (id = 1));
@@ -236,6 +240,46 @@ BEGIN
   RETURN false;
 END $fn$;
 
+CREATE TABLE IF NOT EXISTS {s}.plan_grace (candidate_id bigint PRIMARY KEY,
+  until float8 NOT NULL);
+
+CREATE OR REPLACE FUNCTION {s}.remember_plan() RETURNS trigger LANGUAGE plpgsql {head}
+DECLARE v_now float8 := extract(epoch FROM clock_timestamp());
+BEGIN
+  -- Items leaving the overlap plan (the lead redrew it), and since when they are not in it:
+  -- a desk keeps the plan it was opened with, so they stay due for sessions of that time.
+  IF TG_OP = 'TRUNCATE' THEN
+    INSERT INTO plan_grace (candidate_id, until)
+      SELECT candidate_id, v_now FROM plan WHERE kind = 'overlap'
+      ON CONFLICT (candidate_id) DO UPDATE SET until = excluded.until;
+  ELSE
+    INSERT INTO plan_grace (candidate_id, until)
+      SELECT DISTINCT candidate_id, v_now FROM gone WHERE kind = 'overlap'
+      ON CONFLICT (candidate_id) DO UPDATE SET until = excluded.until;
+  END IF;
+  RETURN NULL;
+END $fn$;
+
+CREATE OR REPLACE TRIGGER plan_deleted AFTER DELETE ON {s}.plan REFERENCING OLD TABLE AS gone
+  FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_plan();
+
+CREATE OR REPLACE TRIGGER plan_updated AFTER UPDATE ON {s}.plan REFERENCING OLD TABLE AS gone
+  FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_plan();
+
+CREATE OR REPLACE TRIGGER plan_truncated BEFORE TRUNCATE ON {s}.plan
+  FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_plan();
+
+CREATE OR REPLACE FUNCTION {s}.planned(p_candidate bigint, p_session bigint) RETURNS boolean
+LANGUAGE sql STABLE {head}
+  -- In the overlap plan now, or in one in force since the session started (less the
+  -- grace of a desk opened a little before its session), as ranking orders are.
+  SELECT EXISTS (SELECT 1 FROM plan WHERE candidate_id = p_candidate AND kind = 'overlap')
+    OR EXISTS (SELECT 1 FROM plan_grace g, sessions t
+               WHERE g.candidate_id = p_candidate AND t.id = p_session
+                 AND (t.started_at !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9:.]+([+-][0-9:]+|Z)?$'
+                      OR g.until >= extract(epoch FROM t.started_at::timestamptz) - {grace}))
+  $fn$;
+
 CREATE OR REPLACE FUNCTION {s}.decision_kind(p_annotator bigint, p_candidate bigint,
   p_kind text) RETURNS text LANGUAGE sql STABLE {head}
   SELECT CASE WHEN p_kind = 'retest' THEN p_kind ELSE coalesce((
@@ -306,8 +350,8 @@ BEGIN
   ELSIF p_kind = 'overlap' THEN
     SELECT CASE WHEN value ~ '^[0-9]+$' THEN value::integer END INTO v_need FROM settings
       WHERE key = 'labels_per_overlap_item';
-    IF v_others = 0 OR v_others >= coalesce(v_need, 2) OR NOT EXISTS (
-        SELECT 1 FROM plan WHERE candidate_id = p_candidate AND kind = 'overlap') THEN
+    IF v_others = 0 OR v_others >= coalesce(v_need, 2) OR NOT planned(p_candidate, p_session)
+    THEN
       PERFORM refuse(format('candidate %s is not an overlap item due', p_candidate));
     END IF;
   ELSIF v_others > 0 THEN
@@ -341,7 +385,8 @@ def judge_template(url: ServerUrl) -> str:
                         "{rate_key}": LABEL_RATE_KEY, "{rate}": str(DEFAULT_LABEL_RATE),
                         "{quota_key}": NOTE_QUOTA_KEY, "{quota}": str(DEFAULT_NOTE_QUOTA),
                         "{window}": str(PACE_WINDOW_S), "{chunk}": "64",
-                        "{per_minute}": str(SESSIONS_PER_MINUTE)}.items():
+                        "{per_minute}": str(SESSIONS_PER_MINUTE),
+                        "{grace}": str(GRACE_S)}.items():
         text = text.replace(name, value)
     return text
 
