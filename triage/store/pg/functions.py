@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import zlib
 
-from triage.store.pg import judge, order
+from triage.store.pg import judge, notes, order
 from triage.store.pg.plpgsql import cached_plans
 from triage.store.pg.url import ServerUrl
 from triage.store.schema import LABEL_KINDS
@@ -56,6 +56,10 @@ DEFAULT_LEASE_S = 900.0
 MAX_LEASE_S = 3600.0
 ANNOTATOR_KINDS = tuple(k for k in LABEL_KINDS if k != "adjudication")
 HEAD = "SECURITY DEFINER SET search_path = {s}, pg_catalog, pg_temp AS $fn$"
+# The judge's own helpers, which no team role may execute: they run inside a SECURITY
+# DEFINER function or trigger (as the owner, search_path pinned) and need neither again;
+# setting search_path costs more per call than most of them do.
+INNER = "SECURITY INVOKER AS $fn$"
 
 
 def lock_key(project: str) -> int:
@@ -89,7 +93,7 @@ END $fn$;
 CREATE OR REPLACE FUNCTION {s}.my_id() RETURNS bigint LANGUAGE sql STABLE {head}
   SELECT id FROM annotators WHERE name = session_user $fn$;
 
-CREATE OR REPLACE FUNCTION {s}.refuse(p_message text) RETURNS void LANGUAGE plpgsql {head}
+CREATE OR REPLACE FUNCTION {s}.refuse(p_message text) RETURNS void LANGUAGE plpgsql {inner}
 BEGIN
   RAISE EXCEPTION USING ERRCODE = 'check_violation', MESSAGE = p_message;
 END $fn$;
@@ -110,7 +114,7 @@ BEGIN
 END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.own_session(p_session bigint) RETURNS bigint
-LANGUAGE plpgsql STABLE {head}
+LANGUAGE plpgsql STABLE {inner}
 DECLARE v_id bigint; v_name text; v_ended text;
 BEGIN
   SELECT a.id, a.name, t.ended_at INTO v_id, v_name, v_ended
@@ -215,7 +219,7 @@ BEGIN
 END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.check_label(p_candidate bigint, p_value text, p_kind text,
-  p_seconds float8, p_note text, p_served_by text) RETURNS void LANGUAGE plpgsql STABLE {head}
+  p_seconds float8, p_note text, p_served_by text) RETURNS void LANGUAGE plpgsql STABLE {inner}
 BEGIN
   IF p_kind IS NULL OR NOT p_kind = ANY('{{{kinds}}}'::text[]) THEN
     PERFORM refuse(format('%L is not a kind of label', left(p_kind, 40)));
@@ -349,13 +353,14 @@ END $fn$;
 
 # Functions only triggers call: nobody gets EXECUTE on them.
 TRIGGER_FUNCTIONS = ("label_guideline", "stamp_change", "notify_change", "refuse",
-                     "own_session", "check_label", *judge.INTERNAL, *order.INTERNAL)
+                     "own_session", "check_label", *judge.INTERNAL, *order.INTERNAL,
+                     *notes.INTERNAL)
 
 
 def render(template: str, url: ServerUrl) -> list[str]:
     """The statements of a template (one per paragraph) with the project's names filled in."""
     values = {
-        "{head}": HEAD, "{s}": url.schema, "{lead}": url.lead_role, "{now}": NOW_TEXT,
+        "{head}": HEAD, "{inner}": INNER, "{s}": url.schema, "{lead}": url.lead_role, "{now}": NOW_TEXT,
         "{key}": str(lock_key(url.project)), "{channel}": channel(url),
         "{lease_key}": LEASE_KEY, "{default_lease}": str(DEFAULT_LEASE_S),
         "{max_lease}": str(MAX_LEASE_S), "{max_open}": str(MAX_OPEN_SESSIONS),
@@ -377,6 +382,7 @@ def function_statements(url: ServerUrl) -> list[str]:
     out += render(_FUNCTIONS, url)
     out += render(judge.judge_template(url), url)
     out += render(order.order_template(url), url)
+    out += render(notes.notes_template(url), url)
     for name in CHANGED:
         out.append(f"CREATE OR REPLACE TRIGGER {name}_seq BEFORE INSERT OR UPDATE ON {s}.{name} "
                    f"FOR EACH ROW EXECUTE FUNCTION {s}.stamp_change()")
