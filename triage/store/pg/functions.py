@@ -56,9 +56,13 @@ DEFAULT_LEASE_S = 900.0
 MAX_LEASE_S = 3600.0
 ANNOTATOR_KINDS = tuple(k for k in LABEL_KINDS if k != "adjudication")
 HEAD = "SECURITY DEFINER SET search_path = {s}, pg_catalog, pg_temp AS $fn$"
-# The judge's own helpers, which no team role may execute: they run inside a SECURITY
-# DEFINER function or trigger (as the owner, search_path pinned) and need neither again;
-# setting search_path costs more per call than most of them do.
+# Whether the caller is the lead (or the schema's owner), and her annotator id, in place.
+IS_LEAD = ("(pg_catalog.pg_has_role(session_user, '{lead}', 'MEMBER') OR session_user "
+           "OPERATOR(pg_catalog.=) (SELECT pg_catalog.pg_get_userbyid(n.nspowner) "
+           "FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=) '{s}'))")
+MY_ID = "(SELECT a.id FROM {s}.annotators a WHERE a.name = session_user)"
+# The judge's own helpers (no team role may execute them) run inside a SECURITY DEFINER
+# function or trigger, as the owner with search_path pinned: setting it again costs more.
 INNER = "SECURITY INVOKER AS $fn$"
 
 
@@ -82,12 +86,9 @@ CREATE SEQUENCE IF NOT EXISTS {s}.undo_order;
 
 CREATE OR REPLACE FUNCTION {s}.is_lead() RETURNS boolean LANGUAGE plpgsql STABLE AS $fn$
 BEGIN
-  -- Called several times a step: no SECURITY DEFINER and no SET (each costs more than the
-  -- check itself); every name is qualified, so the caller's search_path changes nothing.
-  RETURN pg_catalog.pg_has_role(session_user, '{lead}', 'MEMBER')
-    OR session_user OPERATOR(pg_catalog.=) (
-      SELECT pg_catalog.pg_get_userbyid(n.nspowner) FROM pg_catalog.pg_namespace n
-      WHERE n.nspname OPERATOR(pg_catalog.=) '{s}');
+  -- No SECURITY DEFINER nor SET (they cost more than the check); every name qualified,
+  -- so the caller's search_path changes nothing. Hot callers use the expression in place.
+  RETURN {is_lead};
 END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.my_id() RETURNS bigint LANGUAGE sql STABLE {head}
@@ -185,7 +186,7 @@ BEGIN
   DELETE FROM claims WHERE session_id = p_session AND candidate_id <> p_candidate;
   v_order := coalesce(certify_due(p_candidate, p_session), false);
   v_audit := coalesce(audit_due(p_candidate, p_session), false);
-  IF NOT (v_order OR v_audit OR is_lead()) THEN   -- a triage label needs ranking order
+  IF NOT (v_order OR v_audit OR {is_lead}) THEN   -- a triage label needs ranking order
     v_rank := in_rank(p_candidate, p_session);
   END IF;
   INSERT INTO claims(candidate_id, session_id, expires_at, served_at, claimed_in, in_order,
@@ -271,7 +272,7 @@ BEGIN
   PERFORM check_label(p_candidate, p_value, p_kind, p_seconds, p_note, p_served_by);
   -- Before the id is drawn: label ids then become visible in increasing order.
   PERFORM order_lock();
-  IF NOT is_lead() THEN   -- what counts is judged on the server's own state
+  IF NOT {is_lead} THEN   -- what counts is judged on the server's own state
     PERFORM pace(v_annotator, p_note);
     v_kind := decision_kind(v_annotator, p_candidate, p_kind);   -- a change keeps its kind
     v_seconds := judged_seconds(v_annotator, p_candidate, p_session, v_kind, p_seconds);
@@ -359,8 +360,8 @@ TRIGGER_FUNCTIONS = ("label_guideline", "stamp_change", "notify_change", "refuse
 
 def render(template: str, url: ServerUrl) -> list[str]:
     """The statements of a template (one per paragraph) with the project's names filled in."""
-    values = {
-        "{head}": HEAD, "{inner}": INNER, "{s}": url.schema, "{lead}": url.lead_role, "{now}": NOW_TEXT,
+    values = {   # the first two hold names filled in by the later ones
+        "{is_lead}": IS_LEAD, "{my_id}": MY_ID, "{head}": HEAD, "{inner}": INNER, "{s}": url.schema, "{lead}": url.lead_role, "{now}": NOW_TEXT,
         "{key}": str(lock_key(url.project)), "{channel}": channel(url),
         "{lease_key}": LEASE_KEY, "{default_lease}": str(DEFAULT_LEASE_S),
         "{max_lease}": str(MAX_LEASE_S), "{max_open}": str(MAX_OPEN_SESSIONS),
