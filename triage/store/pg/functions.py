@@ -86,8 +86,7 @@ CREATE SEQUENCE IF NOT EXISTS {s}.undo_order;
 
 CREATE OR REPLACE FUNCTION {s}.is_lead() RETURNS boolean LANGUAGE plpgsql STABLE AS $fn$
 BEGIN
-  -- No SECURITY DEFINER nor SET (they cost more than the check); every name qualified,
-  -- so the caller's search_path changes nothing. Hot callers use the expression in place.
+  -- No SECURITY DEFINER nor SET (they cost more than the check); every name qualified.
   RETURN {is_lead};
 END $fn$;
 
@@ -361,7 +360,8 @@ TRIGGER_FUNCTIONS = ("label_guideline", "stamp_change", "notify_change", "refuse
 def render(template: str, url: ServerUrl) -> list[str]:
     """The statements of a template (one per paragraph) with the project's names filled in."""
     values = {   # the first two hold names filled in by the later ones
-        "{is_lead}": IS_LEAD, "{my_id}": MY_ID, "{head}": HEAD, "{inner}": INNER, "{s}": url.schema, "{lead}": url.lead_role, "{now}": NOW_TEXT,
+        "{is_lead}": IS_LEAD, "{my_id}": MY_ID, "{head}": HEAD, "{inner}": INNER,
+        "{s}": url.schema, "{lead}": url.lead_role, "{now}": NOW_TEXT,
         "{key}": str(lock_key(url.project)), "{channel}": channel(url),
         "{lease_key}": LEASE_KEY, "{default_lease}": str(DEFAULT_LEASE_S),
         "{max_lease}": str(MAX_LEASE_S), "{max_open}": str(MAX_OPEN_SESSIONS),
