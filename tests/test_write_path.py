@@ -99,6 +99,7 @@ INTERNAL = {
     "triage.store.pg.judge:judge_template": "`triage server init`: the judge's functions",
     "triage.store.pg.order:order_template": "`triage server init`: the ranking-order checks",
     "triage.store.pg.served:served_template": "`triage server init`: the judge of served_by",
+    "triage.store.pg.notes:notes_template": "`triage server init`: the note quota's counts",
     "triage.store.pg.audit:store_shuffled": "`triage push|new URL|server init`, a new seed: the server's audit order",
 }
 

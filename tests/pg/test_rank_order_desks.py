@@ -3,8 +3,9 @@
 Three desks of two annotators (one with two desks) on one server, with the bandit over two
 models and the learned ranking, overlap, audit and re-test items, skips, undos, changes of
 mind and restarts, chosen at random (seeded). Meanwhile the lead publishes cal snapshots
-and changes what the project follows; some desks are reopened on the new settings, one
-pulls everything as a desk with a live listener does, the others keep what they opened
+and changes what the project follows (with overlap on, the active model too, which redraws
+the overlap plan while desks show its items); some desks are reopened on the new settings,
+one pulls everything as a desk with a live listener does, the others keep what they opened
 with. Every label a desk sends must be taken.
 """
 
@@ -23,7 +24,7 @@ from triage.project.history import change_decision, recent_decisions
 
 pytest.importorskip("sklearn")
 
-STEPS = 260
+STEPS = 400
 
 
 @dataclass
@@ -50,12 +51,16 @@ def _next(desk: Desk):
             continue
 
 
-# What the lead changes during a run, by step. A new active model redraws the overlap plan,
-# which a desk open since before does not follow (it would serve items of its old plan): the
-# run with overlap changes only the queue mode and publishes snapshots.
+# What the lead changes during a run, by step, and whether a desk's candidate stays on her
+# screen between her turns (while the others and the lead work on). A new active model
+# redraws the overlap plan, which a desk open since before does not follow: it serves items
+# of its old plan (the one on her screen, or all of it), which the server takes from a
+# session that started while that plan was in force.
 SCENARIOS = {
-    "overlap": (0.1, {100: {"queue_mode": "follow"}, 200: {"queue_mode": "pets"}}),
-    "models": (0.0, {100: {"queue_mode": "follow", "active_model": "m2"},
+    "overlap": (0.3, True, {at: {"queue_mode": mode, "active_model": model} for at, mode, model in (
+        (60, "follow", "m2"), (100, "follow", "m1"), (140, "follow", "m2"),
+        (200, "pets", "m1"), (260, "follow", "m2"), (320, "pets", "m1"))}),
+    "models": (0.0, False, {100: {"queue_mode": "follow", "active_model": "m2"},
                      140: {"queue_mode": "follow", "active_model": "cal"},
                      200: {"queue_mode": "pets", "active_model": "m1"}}),
 }
@@ -74,7 +79,7 @@ def _lead_step(step: int, lead, changes: dict, desks: list[Desk], url, monkeypat
         _open(reopened, url, monkeypatch)
 
 
-def _desk_step(desk: Desk, rng: random.Random, counts: dict[str, int]) -> None:
+def _desk_step(desk: Desk, rng: random.Random, counts: dict[str, int], held: bool) -> None:
     """One thing an annotator does at her desk; every label must be taken."""
     project, session = desk.project, desk.session
     act = rng.random()
@@ -98,7 +103,7 @@ def _desk_step(desk: Desk, rng: random.Random, counts: dict[str, int]) -> None:
         return
     if desk.current is None:
         desk.current = _next(desk)
-        if desk.current is None:
+        if desk.current is None or held:   # held: on her screen until her next turn
             return
     value = rng.choices(["idiom", "literal", None], weights=[3, 6, 1])[0]
     project.record_label(session, desk.current.candidate_id, value, seconds=1.0)
@@ -111,12 +116,14 @@ def _desk_step(desk: Desk, rng: random.Random, counts: dict[str, int]) -> None:
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_cooperative_desks_are_never_refused(pg, pg_url, project_name, tmp_path, monkeypatch,
                                              scenario):
-    overlap, changes = SCENARIOS[scenario]
+    overlap, held, changes = SCENARIOS[scenario]
     publish(pg, pg_url(), tmp_path, n=400, annotators=("pa", "pb"), leads=("plead",),
-            queue_mode="bandit", learn=True, overlap_rate=overlap, audit_rate=0.05,
+            queue_mode="bandit", learn=True, overlap_rate=0.0, audit_rate=0.05,
             retest_rate=0.05)
     monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "lead"))
     lead = open_project(pg_url("plead"))
+    if overlap:
+        lead.update_settings(overlap_rate=overlap)   # the lead's window stores the plan
     desks = [Desk(role, str(tmp_path / f"desk{i}")) for i, role in enumerate(("pa", "pa", "pb"))]
     for desk in desks:
         _open(desk, pg_url, monkeypatch)
@@ -128,7 +135,7 @@ def test_cooperative_desks_are_never_refused(pg, pg_url, project_name, tmp_path,
             _lead_step(step, lead, changes, desks, pg_url, monkeypatch)
             if step % 10 == 0:   # the first desk pulls everything, as a live listener does
                 desks[0].project.link.pull()
-            _desk_step(rng.choice(desks), rng, counts)
+            _desk_step(rng.choice(desks), rng, counts, held)
     finally:
         for desk in desks:
             desk.project.close()

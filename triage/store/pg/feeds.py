@@ -50,7 +50,7 @@ _CERT_MASKED = {"found": "0", "p_value": "NULL", "sample_n": "NULL", "sample_k":
 _FEEDS = r"""
 CREATE OR REPLACE FUNCTION {s}.label_feed(p_after bigint, p_only bigint[] DEFAULT NULL)
   RETURNS TABLE({label_out}, seq bigint) LANGUAGE sql STABLE {head}
-  WITH who AS MATERIALIZED (SELECT is_lead() AS lead, my_id() AS me)
+  WITH who AS MATERIALIZED (SELECT {is_lead} AS lead, {my_id} AS me)
   SELECT {label_select}, l.seq
   FROM labels l CROSS JOIN who
   CROSS JOIN LATERAL (SELECT NOT who.lead AND l.annotator_id IS DISTINCT FROM who.me) x(masked)
@@ -60,13 +60,13 @@ CREATE OR REPLACE FUNCTION {s}.label_feed(p_after bigint, p_only bigint[] DEFAUL
 
 CREATE OR REPLACE FUNCTION {s}.annotator_feed(p_after bigint DEFAULT NULL)
   RETURNS TABLE({annotator_out}, seq bigint) LANGUAGE sql STABLE {head}
-  WITH who AS MATERIALIZED (SELECT is_lead() AS lead)
+  WITH who AS MATERIALIZED (SELECT {is_lead} AS lead)
   SELECT {annotator_select}, a.seq FROM annotators a CROSS JOIN who
   WHERE p_after IS NULL OR a.seq > p_after ORDER BY a.seq $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.active_kinds(p_candidate bigint)
   RETURNS TABLE(annotator text, kind text) LANGUAGE sql STABLE {head}
-  WITH who AS MATERIALIZED (SELECT is_lead() AS lead)
+  WITH who AS MATERIALIZED (SELECT {is_lead} AS lead)
   SELECT a.name, CASE WHEN who.lead OR a.name = session_user THEN l.kind
                       WHEN l.kind IN ('audit', 'certify') THEN l.kind ELSE 'triage' END
   FROM labels l JOIN annotators a ON a.id = l.annotator_id CROSS JOIN who
@@ -75,7 +75,7 @@ CREATE OR REPLACE FUNCTION {s}.active_kinds(p_candidate bigint)
 
 CREATE OR REPLACE FUNCTION {s}.session_feed(p_after bigint DEFAULT 0)
   RETURNS TABLE({session_out}, seq bigint) LANGUAGE sql STABLE {head}
-  WITH who AS MATERIALIZED (SELECT is_lead() AS lead, my_id() AS me)
+  WITH who AS MATERIALIZED (SELECT {is_lead} AS lead, {my_id} AS me)
   SELECT {session_select}, t.seq FROM sessions t CROSS JOIN who
   WHERE t.seq > p_after ORDER BY t.seq $fn$;
 
@@ -121,7 +121,7 @@ CREATE OR REPLACE FUNCTION {s}.model_feed()
 
 CREATE OR REPLACE FUNCTION {s}.live_leases()
   RETURNS TABLE(candidate_id bigint, session_id bigint) LANGUAGE sql STABLE {head}
-  WITH who AS MATERIALIZED (SELECT is_lead() AS lead, my_id() AS me)
+  WITH who AS MATERIALIZED (SELECT {is_lead} AS lead, {my_id} AS me)
   SELECT c.candidate_id, CASE WHEN who.lead OR t.annotator_id = who.me THEN c.session_id
                               ELSE 0 END
   FROM claims c JOIN sessions t ON t.id = c.session_id CROSS JOIN who

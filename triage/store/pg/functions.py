@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import zlib
 
-from triage.store.pg import judge, order, served
+from triage.store.pg import judge, notes, order, served
 from triage.store.pg.plpgsql import cached_plans
 from triage.store.pg.url import ServerUrl
 from triage.store.schema import LABEL_KINDS
@@ -56,6 +56,14 @@ DEFAULT_LEASE_S = 900.0
 MAX_LEASE_S = 3600.0
 ANNOTATOR_KINDS = tuple(k for k in LABEL_KINDS if k != "adjudication")
 HEAD = "SECURITY DEFINER SET search_path = {s}, pg_catalog, pg_temp AS $fn$"
+# Whether the caller is the lead (or the schema's owner), and her annotator id, in place.
+IS_LEAD = ("(pg_catalog.pg_has_role(session_user, '{lead}', 'MEMBER') OR session_user "
+           "OPERATOR(pg_catalog.=) (SELECT pg_catalog.pg_get_userbyid(n.nspowner) "
+           "FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=) '{s}'))")
+MY_ID = "(SELECT a.id FROM {s}.annotators a WHERE a.name = session_user)"
+# The judge's own helpers (no team role may execute them) run inside a SECURITY DEFINER
+# function or trigger, as the owner with search_path pinned: setting it again costs more.
+INNER = "SECURITY INVOKER AS $fn$"
 
 
 def lock_key(project: str) -> int:
@@ -76,16 +84,16 @@ CREATE SEQUENCE IF NOT EXISTS {s}.change_seq;
 
 CREATE SEQUENCE IF NOT EXISTS {s}.undo_order;
 
-CREATE OR REPLACE FUNCTION {s}.is_lead() RETURNS boolean LANGUAGE sql STABLE {head}
-  SELECT pg_has_role(session_user, '{lead}', 'MEMBER')
-    OR session_user = (SELECT r.rolname FROM pg_namespace n
-                       JOIN pg_roles r ON r.oid = n.nspowner WHERE n.nspname = '{s}')
-  $fn$;
+CREATE OR REPLACE FUNCTION {s}.is_lead() RETURNS boolean LANGUAGE plpgsql STABLE AS $fn$
+BEGIN
+  -- No SECURITY DEFINER nor SET (they cost more than the check); every name qualified.
+  RETURN {is_lead};
+END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.my_id() RETURNS bigint LANGUAGE sql STABLE {head}
   SELECT id FROM annotators WHERE name = session_user $fn$;
 
-CREATE OR REPLACE FUNCTION {s}.refuse(p_message text) RETURNS void LANGUAGE plpgsql {head}
+CREATE OR REPLACE FUNCTION {s}.refuse(p_message text) RETURNS void LANGUAGE plpgsql {inner}
 BEGIN
   RAISE EXCEPTION USING ERRCODE = 'check_violation', MESSAGE = p_message;
 END $fn$;
@@ -106,7 +114,7 @@ BEGIN
 END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.own_session(p_session bigint) RETURNS bigint
-LANGUAGE plpgsql STABLE {head}
+LANGUAGE plpgsql STABLE {inner}
 DECLARE v_id bigint; v_name text; v_ended text;
 BEGIN
   SELECT a.id, a.name, t.ended_at INTO v_id, v_name, v_ended
@@ -177,7 +185,7 @@ BEGIN
   DELETE FROM claims WHERE session_id = p_session AND candidate_id <> p_candidate;
   v_order := coalesce(certify_due(p_candidate, p_session), false);
   v_audit := coalesce(audit_due(p_candidate, p_session), false);
-  IF NOT (v_order OR v_audit OR is_lead()) THEN   -- a triage label needs ranking order
+  IF NOT (v_order OR v_audit OR {is_lead}) THEN   -- a triage label needs ranking order
     v_rank := in_rank(p_candidate, p_session);
   END IF;
   INSERT INTO claims(candidate_id, session_id, expires_at, served_at, claimed_in, in_order,
@@ -211,7 +219,7 @@ BEGIN
 END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.check_label(p_candidate bigint, p_value text, p_kind text,
-  p_seconds float8, p_note text, p_served_by text) RETURNS void LANGUAGE plpgsql STABLE {head}
+  p_seconds float8, p_note text, p_served_by text) RETURNS void LANGUAGE plpgsql STABLE {inner}
 BEGIN
   IF p_kind IS NULL OR NOT p_kind = ANY('{{{kinds}}}'::text[]) THEN
     PERFORM refuse(format('%L is not a kind of label', left(p_kind, 40)));
@@ -263,7 +271,7 @@ BEGIN
   PERFORM check_label(p_candidate, p_value, p_kind, p_seconds, p_note, p_served_by);
   -- Before the id is drawn: label ids then become visible in increasing order.
   PERFORM order_lock();
-  IF NOT is_lead() THEN   -- what counts is judged on the server's own state
+  IF NOT {is_lead} THEN   -- what counts is judged on the server's own state
     PERFORM pace(v_annotator, p_note);
     v_kind := decision_kind(v_annotator, p_candidate, p_kind);   -- a change keeps its kind
     v_seconds := judged_seconds(v_annotator, p_candidate, p_session, v_kind, p_seconds);
@@ -346,13 +354,14 @@ END $fn$;
 # Functions only triggers call: nobody gets EXECUTE on them.
 TRIGGER_FUNCTIONS = ("label_guideline", "stamp_change", "notify_change", "refuse",
                      "own_session", "check_label", *judge.INTERNAL, *order.INTERNAL,
-                     *served.INTERNAL)
+                     *notes.INTERNAL, *served.INTERNAL)
 
 
 def render(template: str, url: ServerUrl) -> list[str]:
     """The statements of a template (one per paragraph) with the project's names filled in."""
-    values = {
-        "{head}": HEAD, "{s}": url.schema, "{lead}": url.lead_role, "{now}": NOW_TEXT,
+    values = {   # the first two hold names filled in by the later ones
+        "{is_lead}": IS_LEAD, "{my_id}": MY_ID, "{head}": HEAD, "{inner}": INNER,
+        "{s}": url.schema, "{lead}": url.lead_role, "{now}": NOW_TEXT,
         "{key}": str(lock_key(url.project)), "{channel}": channel(url),
         "{lease_key}": LEASE_KEY, "{default_lease}": str(DEFAULT_LEASE_S),
         "{max_lease}": str(MAX_LEASE_S), "{max_open}": str(MAX_OPEN_SESSIONS),
@@ -374,6 +383,7 @@ def function_statements(url: ServerUrl) -> list[str]:
     out += render(_FUNCTIONS, url)
     out += render(judge.judge_template(url), url)
     out += render(order.order_template(url), url)
+    out += render(notes.notes_template(url), url)
     out += render(served.served_template(url), url)   # served_by: the server's word (.served)
     for name in CHANGED:
         out.append(f"CREATE OR REPLACE TRIGGER {name}_seq BEFORE INSERT OR UPDATE ON {s}.{name} "

@@ -10,8 +10,10 @@ a team role). An annotator's label counts only when the server's state says it m
   (``in_rank``, :mod:`.order`); ``audit`` only when the lease was the item of the
   server's audit order due (``audit_due``: the first item of the stored order neither
   handled nor on another annotator's lease, judged when it was claimed or now);
-  ``overlap`` on an item of the stored
-  plan that someone else decided and that is short of its labels; ``retest`` of the
+  ``overlap`` on an item that someone else decided and that is short of its labels, of the
+  stored plan or of one in force since the session started (``planned``: a desk keeps the
+  plan it was opened with; items the lead's new plan dropped wait in ``plan_grace`` with
+  the moment they left, as ranking orders do in :mod:`.order`); ``retest`` of the
   caller's own earlier decision from another session, once, at the project's re-test rate
   within the session (as the desk's dispatcher draws them); ``certify`` on the running
   sample's items in sample order only (every earlier item decided or on another
@@ -22,7 +24,7 @@ a team role). An annotator's label counts only when the server's state says it m
   length (and never more than the desk says).
 - ``pace(annotator, note)``: at most ``server_label_rate`` labels a second (default 5,
   counted over two seconds) and ``server_note_quota`` characters of notes (default
-  200,000) per annotator.
+  200,000) per annotator (her notes' length kept in ``note_chars``, :mod:`.notes`).
 - ``order_lock()``: the row lock that orders change numbers (annotators cannot lock that
   table themselves). A wait is bounded: every half second the waiter ends an annotator's
   connection that holds the lock idle in a transaction, or has held it in a transaction
@@ -33,6 +35,7 @@ a team role). An annotator's label counts only when the server's state says it m
 
 from __future__ import annotations
 
+from triage.store.pg.order import GRACE_S
 from triage.store.pg.url import ServerUrl
 
 LABEL_RATE_KEY = "server_label_rate"      # labels a second per annotator (project table)
@@ -45,7 +48,8 @@ WAIT_S = 4.0          # how long a write waits for the order lock before "try ag
 SESSIONS_PER_MINUTE = 10   # sessions an annotator may start a minute (2 × the label rate if more)
 INTERNAL = ("order_lock", "unstall", "pace", "judged_seconds", "certify_due",
             "sample_items", "setting_number", "decided", "decision_kind", "audit_due",
-            "in_sample", "note_pace", "session_pace", "retest_due")
+            "in_sample", "note_pace", "session_pace", "retest_due", "remember_plan",
+            "planned")
 
 _JUDGE = r"""
 CREATE TABLE IF NOT EXISTS {s}.serial (id integer PRIMARY KEY CHECK (id = 1));
@@ -66,7 +70,7 @@ CREATE TABLE IF NOT EXISTS {s}.audit_order (
 ALTER TABLE {s}.audit_order ALTER COLUMN ids SET STORAGE EXTERNAL;
 
 CREATE OR REPLACE FUNCTION {s}.setting_number(p_key text, p_default float8) RETURNS float8
-LANGUAGE sql STABLE {head}
+LANGUAGE sql STABLE {inner}
   SELECT coalesce((SELECT CASE WHEN value ~ '^[0-9]+(\.[0-9]+)?$' THEN value::float8 END
                    FROM project WHERE key = p_key), p_default) $fn$;
 
@@ -110,7 +114,7 @@ BEGIN
 END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.pace(p_annotator bigint, p_note text) RETURNS void
-LANGUAGE plpgsql {head}
+LANGUAGE plpgsql {inner}
 DECLARE v_rate float8 := setting_number('{rate_key}', {rate}); v_at text; v_used bigint;
 BEGIN
   SELECT created_at INTO v_at FROM labels WHERE annotator_id = p_annotator
@@ -121,8 +125,7 @@ BEGIN
       USING ERRCODE = 'configuration_limit_exceeded';
   END IF;
   IF p_note IS NOT NULL THEN
-    SELECT coalesce(sum(length(note)), 0) INTO v_used FROM labels
-      WHERE annotator_id = p_annotator AND note IS NOT NULL;
+    v_used := coalesce((SELECT chars FROM note_chars WHERE annotator_id = p_annotator), 0);
     IF v_used + length(p_note) > setting_number('{quota_key}', {quota}) THEN
       PERFORM refuse('your notes have reached their quota; ask the lead');
     END IF;
@@ -135,7 +138,7 @@ CREATE TABLE IF NOT EXISTS {s}.note_edits (
 CREATE INDEX IF NOT EXISTS note_edits_who ON {s}.note_edits (annotator_id, at);
 
 CREATE OR REPLACE FUNCTION {s}.note_pace(p_annotator bigint) RETURNS void
-LANGUAGE plpgsql {head}
+LANGUAGE plpgsql {inner}
 DECLARE v_rate float8 := setting_number('{rate_key}', {rate});
 BEGIN
   DELETE FROM note_edits WHERE annotator_id = p_annotator
@@ -149,7 +152,7 @@ BEGIN
 END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.session_pace(p_annotator bigint) RETURNS void
-LANGUAGE plpgsql {head}
+LANGUAGE plpgsql {inner}
 DECLARE v_limit integer := greatest({per_minute},
                                     ceil(2 * setting_number('{rate_key}', {rate}))::integer);
   v_at text;
@@ -164,7 +167,7 @@ BEGIN
 END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.retest_due(p_annotator bigint, p_session bigint)
-  RETURNS boolean LANGUAGE sql STABLE {head}
+  RETURNS boolean LANGUAGE sql STABLE {inner}
   SELECT count(*) FILTER (WHERE kind = 'retest') + 1 <= coalesce((
            SELECT CASE WHEN value ~ '^[0-9]+(\.[0-9]+)?$' THEN value::float8 END
            FROM settings WHERE key = 'retest_rate'), 0) * (count(*) + 1)
@@ -172,24 +175,24 @@ CREATE OR REPLACE FUNCTION {s}.retest_due(p_annotator bigint, p_session bigint)
     AND undone_at IS NULL $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.in_sample(p_candidate bigint) RETURNS boolean
-LANGUAGE sql STABLE {head}
+LANGUAGE sql STABLE {inner}
   SELECT EXISTS (SELECT 1 FROM certifications c, sample_items(c.sample_order) i
                  WHERE c.ended_at IS NULL AND i.candidate_id = p_candidate)
     AND NOT decided(p_candidate) $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.sample_items(p_order bytea)
-  RETURNS TABLE(pos integer, candidate_id bigint) LANGUAGE sql IMMUTABLE {head}
+  RETURNS TABLE(pos integer, candidate_id bigint) LANGUAGE sql IMMUTABLE {inner}
   SELECT g, (SELECT sum(get_byte(p_order, g * 8 + k)::bigint << (8 * k))
              FROM generate_series(0, 7) k)::bigint
   FROM generate_series(0, length(p_order) / 8 - 1) g $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.decided(p_candidate bigint) RETURNS boolean
-LANGUAGE sql STABLE {head}
+LANGUAGE sql STABLE {inner}
   SELECT EXISTS (SELECT 1 FROM labels WHERE candidate_id = p_candidate AND undone_at IS NULL
                  AND (value IS NOT NULL OR kind = 'certify')) $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.certify_due(p_candidate bigint, p_session bigint)
-  RETURNS boolean LANGUAGE plpgsql STABLE {head}
+  RETURNS boolean LANGUAGE plpgsql STABLE {inner}
 DECLARE v_order bytea; v_pos integer; v_now float8 := extract(epoch FROM clock_timestamp());
   v_me bigint := (SELECT annotator_id FROM sessions WHERE id = p_session);
 BEGIN
@@ -207,7 +210,7 @@ BEGIN
 END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.audit_due(p_candidate bigint, p_session bigint)
-  RETURNS boolean LANGUAGE plpgsql STABLE {head}
+  RETURNS boolean LANGUAGE plpgsql STABLE {inner}
 DECLARE v_n integer; v_from integer := 0; v_first bigint; v_part bytea;
   v_now float8 := extract(epoch FROM clock_timestamp());
   v_me bigint := (SELECT annotator_id FROM sessions WHERE id = p_session);
@@ -238,14 +241,54 @@ BEGIN
   RETURN false;
 END $fn$;
 
+CREATE TABLE IF NOT EXISTS {s}.plan_grace (candidate_id bigint PRIMARY KEY,
+  until float8 NOT NULL);
+
+CREATE OR REPLACE FUNCTION {s}.remember_plan() RETURNS trigger LANGUAGE plpgsql {head}
+DECLARE v_now float8 := extract(epoch FROM clock_timestamp());
+BEGIN
+  -- Items leaving the overlap plan (the lead redrew it), and since when they are not in it:
+  -- a desk keeps the plan it was opened with, so they stay due for sessions of that time.
+  IF TG_OP = 'TRUNCATE' THEN
+    INSERT INTO plan_grace (candidate_id, until)
+      SELECT candidate_id, v_now FROM plan WHERE kind = 'overlap'
+      ON CONFLICT (candidate_id) DO UPDATE SET until = excluded.until;
+  ELSE
+    INSERT INTO plan_grace (candidate_id, until)
+      SELECT DISTINCT candidate_id, v_now FROM gone WHERE kind = 'overlap'
+      ON CONFLICT (candidate_id) DO UPDATE SET until = excluded.until;
+  END IF;
+  RETURN NULL;
+END $fn$;
+
+CREATE OR REPLACE TRIGGER plan_deleted AFTER DELETE ON {s}.plan REFERENCING OLD TABLE AS gone
+  FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_plan();
+
+CREATE OR REPLACE TRIGGER plan_updated AFTER UPDATE ON {s}.plan REFERENCING OLD TABLE AS gone
+  FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_plan();
+
+CREATE OR REPLACE TRIGGER plan_truncated BEFORE TRUNCATE ON {s}.plan
+  FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_plan();
+
+CREATE OR REPLACE FUNCTION {s}.planned(p_candidate bigint, p_session bigint) RETURNS boolean
+LANGUAGE sql STABLE {inner}
+  -- In the overlap plan now, or in one in force since the session started (less the
+  -- grace of a desk opened a little before its session), as ranking orders are.
+  SELECT EXISTS (SELECT 1 FROM plan WHERE candidate_id = p_candidate AND kind = 'overlap')
+    OR EXISTS (SELECT 1 FROM plan_grace g, sessions t
+               WHERE g.candidate_id = p_candidate AND t.id = p_session
+                 AND (t.started_at !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9:.]+([+-][0-9:]+|Z)?$'
+                      OR g.until >= extract(epoch FROM t.started_at::timestamptz) - {grace}))
+  $fn$;
+
 CREATE OR REPLACE FUNCTION {s}.decision_kind(p_annotator bigint, p_candidate bigint,
-  p_kind text) RETURNS text LANGUAGE sql STABLE {head}
+  p_kind text) RETURNS text LANGUAGE sql STABLE {inner}
   SELECT CASE WHEN p_kind = 'retest' THEN p_kind ELSE coalesce((
     SELECT kind FROM labels WHERE candidate_id = p_candidate AND annotator_id = p_annotator
       AND undone_at IS NULL AND kind <> 'retest' ORDER BY id DESC LIMIT 1), p_kind) END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.judged_seconds(p_annotator bigint, p_candidate bigint,
-  p_session bigint, p_kind text, p_seconds float8) RETURNS float8 LANGUAGE plpgsql {head}
+  p_session bigint, p_kind text, p_seconds float8) RETURNS float8 LANGUAGE plpgsql {inner}
 DECLARE v_mine text; v_served float8; v_in_order boolean; v_due boolean; v_others integer;
   v_need integer; v_in_audit boolean; v_skip boolean; v_last float8; v_in_rank boolean;
   v_now float8 := extract(epoch FROM clock_timestamp());
@@ -308,8 +351,8 @@ BEGIN
   ELSIF p_kind = 'overlap' THEN
     SELECT CASE WHEN value ~ '^[0-9]+$' THEN value::integer END INTO v_need FROM settings
       WHERE key = 'labels_per_overlap_item';
-    IF v_others = 0 OR v_others >= coalesce(v_need, 2) OR NOT EXISTS (
-        SELECT 1 FROM plan WHERE candidate_id = p_candidate AND kind = 'overlap') THEN
+    IF v_others = 0 OR v_others >= coalesce(v_need, 2) OR NOT planned(p_candidate, p_session)
+    THEN
       PERFORM refuse(format('candidate %s is not an overlap item due', p_candidate));
     END IF;
   ELSIF v_others > 0 THEN
@@ -343,7 +386,8 @@ def judge_template(url: ServerUrl) -> str:
                         "{rate_key}": LABEL_RATE_KEY, "{rate}": str(DEFAULT_LABEL_RATE),
                         "{quota_key}": NOTE_QUOTA_KEY, "{quota}": str(DEFAULT_NOTE_QUOTA),
                         "{window}": str(PACE_WINDOW_S), "{chunk}": "64",
-                        "{per_minute}": str(SESSIONS_PER_MINUTE)}.items():
+                        "{per_minute}": str(SESSIONS_PER_MINUTE),
+                        "{grace}": str(GRACE_S)}.items():
         text = text.replace(name, value)
     return text
 

@@ -54,7 +54,7 @@ CREATE INDEX IF NOT EXISTS labels_undone_by_candidate ON {s}.labels (candidate_i
   WHERE undone_at IS NOT NULL;
 
 CREATE OR REPLACE FUNCTION {s}.served_orders()
-  RETURNS TABLE(key text, fallback text, rank integer) LANGUAGE sql STABLE {head}
+  RETURNS TABLE(key text, fallback text, rank integer) LANGUAGE sql STABLE {inner}
   WITH t AS (SELECT
       coalesce((SELECT value FROM settings WHERE key = 'queue_mode'), '"follow"') <> '"follow"'
         AS many,
@@ -70,31 +70,55 @@ CREATE OR REPLACE FUNCTION {s}.served_orders()
   SELECT 'm' || m.id, NULL, CASE WHEN m.id = f.id THEN 1 ELSE 2 END FROM models m, f, t, c
     WHERE t.many OR m.id = f.id AND (c.id IS NULL OR t.active IS DISTINCT FROM 'cal') $fn$;
 
+CREATE TABLE IF NOT EXISTS {s}.served_now (key text PRIMARY KEY, fallback text,
+  rank integer NOT NULL);
+
 CREATE OR REPLACE FUNCTION {s}.remember_orders() RETURNS trigger LANGUAGE plpgsql {head}
 DECLARE v_now float8 := extract(epoch FROM clock_timestamp());
 BEGIN
-  -- Before a change to what is served: the orders served until now, and since when not.
-  INSERT INTO order_grace (key, fallback, until)
-    SELECT o.key, o.fallback, v_now FROM served_orders() o
-    ON CONFLICT (key) DO UPDATE SET fallback = excluded.fallback, until = excluded.until;
+  -- One change to what is served at a time (only the lead writes these tables; the desks'
+  -- checks only read served_now and never wait for this lock).
+  LOCK TABLE served_now IN EXCLUSIVE MODE;
+  IF TG_WHEN = 'BEFORE' THEN   -- the orders served until now, and since when not
+    INSERT INTO order_grace (key, fallback, until)
+      SELECT o.key, o.fallback, v_now FROM served_orders() o
+      ON CONFLICT (key) DO UPDATE SET fallback = excluded.fallback, until = excluded.until;
+  ELSE                         -- what is served from now on, read by every check
+    DELETE FROM served_now;
+    INSERT INTO served_now (key, fallback, rank) SELECT * FROM served_orders();
+  END IF;
   RETURN NULL;
 END $fn$;
 
 CREATE OR REPLACE TRIGGER settings_orders BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE
   ON {s}.settings FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_orders();
 
+CREATE OR REPLACE TRIGGER settings_served AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+  ON {s}.settings FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_orders();
+
 CREATE OR REPLACE TRIGGER cal_snapshots_orders BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE
+  ON {s}.cal_snapshots FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_orders();
+
+CREATE OR REPLACE TRIGGER cal_snapshots_served AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
   ON {s}.cal_snapshots FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_orders();
 
 CREATE OR REPLACE TRIGGER models_orders BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE
   ON {s}.models FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_orders();
 
+CREATE OR REPLACE TRIGGER models_served AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+  ON {s}.models FOR EACH STATEMENT EXECUTE FUNCTION {s}.remember_orders();
+
 CREATE OR REPLACE FUNCTION {s}.session_orders(p_session bigint)
-  RETURNS TABLE(key text, fallback text, rank integer) LANGUAGE sql STABLE {head}
+  RETURNS TABLE(key text, fallback text, rank integer) LANGUAGE sql STABLE {inner}
   -- What a desk of this session may serve from: a desk keeps the settings it opened with
-  -- (and a headless one its snapshot), so also every order served since it started.
+  -- (and a headless one its snapshot), so also every order served since it started. The
+  -- orders served now are kept in served_now by the triggers above (worked out here only
+  -- for a project whose served_now was never filled).
+  WITH n AS (SELECT v.key, v.fallback, v.rank FROM served_now v)
   SELECT DISTINCT ON (a.key) a.key, a.fallback, a.rank FROM (
-    SELECT o.key, o.fallback, o.rank FROM served_orders() o
+    SELECT n.key, n.fallback, n.rank FROM n
+    UNION ALL
+    SELECT o.key, o.fallback, o.rank FROM served_orders() o WHERE NOT EXISTS (SELECT 1 FROM n)
     UNION ALL
     SELECT g.key, g.fallback, 3 FROM order_grace g, sessions t
     WHERE t.id = p_session
@@ -128,7 +152,7 @@ CREATE OR REPLACE FUNCTION {s}.order_id(p_ids bytea, p_at integer) RETURNS bigin
          | (get_byte(p_ids, 8 * p_at + 7)::bigint << 56) $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.order_ids(p_key text, p_from integer)
-  RETURNS bytea LANGUAGE sql STABLE {head}
+  RETURNS bytea LANGUAGE sql STABLE {inner}
   SELECT CASE WHEN p_key ~ '^m[0-9]+$' THEN
       (SELECT substring(r.candidate_ids FROM p_from * 8 + 1 FOR {chunk} * 8) FROM rankings r
        WHERE r.model_id = substr(p_key, 2)::bigint)
@@ -137,7 +161,7 @@ CREATE OR REPLACE FUNCTION {s}.order_ids(p_key text, p_from integer)
        FROM cal_snapshots c WHERE c.id = substr(p_key, 2)::bigint) END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.unlocked(p_ids bigint[]) RETURNS bigint[]
-LANGUAGE plpgsql {head}
+LANGUAGE plpgsql {inner}
 DECLARE v_free bigint[] := '{}';
 BEGIN
   -- Candidates another transaction is claiming (their row locked) are not free: a weak
@@ -152,7 +176,7 @@ BEGIN
 END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.free_for(p_candidate bigint, p_annotator bigint,
-  p_now float8) RETURNS boolean LANGUAGE sql STABLE {head}
+  p_now float8) RETURNS boolean LANGUAGE sql STABLE {inner}
   -- Free for her: no active label, no live lease of another annotator's (her own desks'
   -- leases count as free: holding the head on them moves her on no further).
   SELECT NOT EXISTS (SELECT 1 FROM labels l WHERE l.candidate_id = p_candidate
@@ -162,7 +186,7 @@ CREATE OR REPLACE FUNCTION {s}.free_for(p_candidate bigint, p_annotator bigint,
                        AND t.annotator_id <> p_annotator) $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.rank_window(p_candidate bigint, p_session bigint, p_key text,
-  p_seen integer) RETURNS integer LANGUAGE plpgsql {head}
+  p_seen integer) RETURNS integer LANGUAGE plpgsql {inner}
 DECLARE v_pos integer; v_ahead bigint[]; v_free bigint[] := '{}'; v_part bytea; x bigint;
   v_now float8 := extract(epoch FROM clock_timestamp());
   v_me bigint := (SELECT annotator_id FROM sessions WHERE id = p_session);
@@ -194,7 +218,7 @@ BEGIN
 END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.in_rank(p_candidate bigint, p_session bigint)
-  RETURNS boolean LANGUAGE plpgsql {head}
+  RETURNS boolean LANGUAGE plpgsql {inner}
 DECLARE r record; v_seen integer;
 BEGIN
   IF EXISTS (SELECT 1 FROM labels WHERE candidate_id = p_candidate AND undone_at IS NULL) THEN
@@ -216,7 +240,7 @@ BEGIN
   RETURN false;
 END $fn$;
 
-CREATE OR REPLACE FUNCTION {s}.advance_order(p_key text) RETURNS void LANGUAGE plpgsql {head}
+CREATE OR REPLACE FUNCTION {s}.advance_order(p_key text) RETURNS void LANGUAGE plpgsql {inner}
 DECLARE v_pos integer; v_ahead bigint[]; v_new bigint[] := '{}'; v_start integer;
   v_part bytea; x bigint; v_now float8 := extract(epoch FROM clock_timestamp());
 BEGIN
@@ -252,7 +276,7 @@ BEGIN
 END $fn$;
 
 CREATE OR REPLACE FUNCTION {s}.advance_orders(p_session bigint) RETURNS void
-LANGUAGE plpgsql {head}
+LANGUAGE plpgsql {inner}
 DECLARE k text;
 BEGIN
   -- Called by add_label under the order lock: frontiers move one writer at a time, those
@@ -265,7 +289,14 @@ END $fn$;
 
 DO $do$
 DECLARE k text; v_before integer; v_after integer;
+  v_path text := pg_catalog.current_setting('search_path');
 BEGIN
+  -- The helpers below resolve names as their SECURITY DEFINER callers do.
+  PERFORM pg_catalog.set_config('search_path', '{s}, pg_catalog, pg_temp', true);
+  -- Run by server init: what is served now, for a project set up before served_now was kept.
+  LOCK TABLE {s}.served_now IN EXCLUSIVE MODE;
+  DELETE FROM {s}.served_now;
+  INSERT INTO {s}.served_now (key, fallback, rank) SELECT * FROM {s}.served_orders();
   -- Run by server init: a project that has labels but no frontiers yet (one set up by an
   -- earlier version) gets them now, not in its first desks' leases.
   FOR k IN SELECT DISTINCT v.k FROM {s}.served_orders() o,
@@ -277,6 +308,7 @@ BEGIN
       EXIT WHEN v_after IS NOT DISTINCT FROM v_before;
     END LOOP;
   END LOOP;
+  PERFORM pg_catalog.set_config('search_path', v_path, true);
 END $do$
 """
 

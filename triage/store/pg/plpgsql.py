@@ -5,7 +5,8 @@ project function is SECURITY DEFINER with a pinned ``search_path``, so none is i
 again for every statement that calls it. The feeds a desk reads after each label and the
 small checks ``add_label`` runs were planned several times per label: profiled with
 ``track_functions``, ``is_lead`` alone took a third of the server's time per
-label-and-next step. The same body in PL/pgSQL (``RETURN QUERY`` for a set, ``RETURN``
+label-and-next step (the judge's helpers without SECURITY DEFINER are planned again too,
+as they are never inlined where PL/pgSQL calls them). The same body in PL/pgSQL (``RETURN QUERY`` for a set, ``RETURN``
 for a value) keeps its plans for the session. ``#variable_conflict use_column``: a name
 that is both an output column and a table column means the table's column, as in SQL.
 """
@@ -16,7 +17,7 @@ import re
 
 _SQL_FUNCTION = re.compile(
     r"^(?P<head>CREATE OR REPLACE FUNCTION .*?)\s+LANGUAGE sql (?P<volatility>STABLE|IMMUTABLE) "
-    r"(?P<definer>SECURITY DEFINER SET search_path = [^$]*? AS \$fn\$)(?P<body>.*)\$fn\$$",
+    r"(?P<definer>(?:SECURITY DEFINER SET search_path = [^$]*?|SECURITY INVOKER) AS \$fn\$)(?P<body>.*)\$fn\$$",
     re.DOTALL)
 
 
