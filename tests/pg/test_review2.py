@@ -176,7 +176,7 @@ def test_cooperative_desks_keep_every_arm_they_name(pg, pg_url, project_name, tm
     with pg.connect() as conn:
         stored = dict(conn.execute(f"SELECT id, served_by FROM {s}.labels").fetchall())
     named = [(label, arm) for label, arm, credited in sent if arm is not None and not credited]
-    assert len(named) > 100
+    assert len(named) > 50   # enough decisions naming an arm for the check to mean something
     assert [(label, arm, stored[label]) for label, arm in named if stored[label] != arm] == []
 
 
