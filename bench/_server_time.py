@@ -3,9 +3,9 @@
 PostgreSQL logs every statement's duration once ``log_min_duration_statement`` is 0
 (:func:`log_every_statement`). After a run, :func:`statement_ms` reads the lines the run
 added and sums them by what the statement did: the anchor's COPY, or our import's schema,
-candidates' COPY, key, rankings, overlap plan, audit order and commit. That time is work
-the server must do in one backend, one statement after another, whatever the client does:
-divided by the anchor's whole run it is a floor under the ratio no client can go below.
+candidates' COPY, key, rankings, overlap plan, audit order and commit: work one backend
+does, one statement after another. What comes after the COPY (:data:`TAIL`) cannot start
+before the last row of the file has been read, whatever the client does.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ KINDS: tuple[tuple[str, str], ...] = (
 # What matched none: before our COPY of the candidates (the schema, made in the import's
 # transaction, and the tables emptied for it), or after it (project rows, identities).
 BEFORE, AFTER = "schema and set-up", "the rest"
+# What the import's server does after the candidates' COPY has ended, one after another.
+TAIL = ("candidates' key", "rankings", "overlap plan", "audit order", "commit", AFTER)
 _LINE = re.compile(r"duration: ([0-9.]+) ms  (?:statement|parse <[^>]*>|bind <[^>]*>|"
                    r"execute <[^>]*>): (.*)")
 
@@ -64,19 +66,20 @@ def statement_ms(log: Path, start: int, skip: str = "CHECKPOINT") -> dict[str, f
 
 
 def print_statements(result: dict[str, Any], anchor_name: str) -> None:
-    """The server's own statement time per kind (medians) and the floor it puts under the
-    ratio: ours' statement time over the anchor's whole run."""
+    """The server's own statement time per kind (medians), and what ours spends after its
+    COPY ends over the anchor's whole run: the part no client can overlap with reading."""
     anchor = result["anchor_s"]
     for name, runs in result["server_statement_ms"].items():
         kinds = sorted({k for run in runs for k in run}, key=lambda k: -max(
             run.get(k, 0.0) for run in runs))
         totals = [sum(run.values()) for run in runs]
+        after = statistics.median(sum(v for k, v in run.items() if k in TAIL) for run in runs)
         print(f"server's statement time, {name} (median ms): " + ", ".join(
             f"{k} {statistics.median(run.get(k, 0.0) for run in runs):.0f}" for k in kinds)
             + f"; total {statistics.median(totals):.0f}"
-            + ("" if name == anchor_name else f"; floor under the ratio (total / {anchor_name}'s "
-               f"whole run) {statistics.median(totals) / 1000 / anchor:.2f}x"))
+            + ("" if name == anchor_name else f"; after the COPY {after:.0f} ms = "
+               f"{after / 10 / anchor:.0f} % of {anchor_name}'s whole run"))
 
 
-__all__ = ["AFTER", "BEFORE", "KINDS", "log_every_statement", "log_size", "print_statements",
+__all__ = ["AFTER", "BEFORE", "KINDS", "TAIL", "log_every_statement", "log_size", "print_statements",
            "statement_ms"]

@@ -24,8 +24,8 @@ the postmaster's children's user + system time from ``/proc``, read before the p
 starts and after its backend has ended (background processes included: the WAL writer's
 work is the run's). And the server's own time per statement, from its log
 (:mod:`bench._server_time`): what the anchor's COPY took there, and ours' schema, COPY,
-key, rankings, plan and audit order. That is work one backend does in a row whatever the
-client does, so ours' total over the anchor's whole run is a floor under the ratio.
+key, rankings, plan and audit order. What follows our COPY is work one backend does in a
+row after the last row of the file has arrived, whatever the client does.
 
 Ours runs as an installed program does, from compiled bytecode: one untimed run first
 writes the ``.pyc`` files of every module the command loads into a cache under the run's
