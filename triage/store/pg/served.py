@@ -36,24 +36,29 @@ from triage.store.pg.order import WINDOW
 from triage.store.pg.url import ServerUrl
 
 SERVED_WINDOW = 8   # free candidates of an arm's head a label crediting that arm may be among
+PASSED_SPAN = 65_536   # positions before an order's frontier an undone candidate is looked for
 INTERNAL = ("served_arm", "judge_served_by", "passed", "at_head", "held_elsewhere")
 
 _SERVED = r"""
 CREATE OR REPLACE FUNCTION {s}.passed(p_candidate bigint, p_key text) RETURNS boolean
 LANGUAGE plpgsql {head}
-DECLARE v_pos integer; v_ids bytea; v_id bytea := '\x'::bytea; v_at integer; v_from integer := 0;
+DECLARE v_pos integer; v_start integer; v_ids bytea; v_id bytea := '\x'::bytea; v_at integer;
+  v_from integer := 0;
 BEGIN
   -- Whether the order's walk has passed the candidate (it lies before the frontier, where
   -- everything was handled when the frontier moved): taken back by an undo, it is at the
-  -- head of that order again. Its 8 bytes (little-endian) are looked for in that prefix.
+  -- head of that order again. Its 8 bytes (little-endian) are looked for in the last
+  -- {span} positions before the frontier (a label passed is undone soon after: a deeper
+  -- one credits no arm), never the whole prefix a crafted label would have read each time.
   SELECT pos INTO v_pos FROM rank_frontier WHERE key = p_key;
   IF coalesce(v_pos, 0) = 0 THEN RETURN false; END IF;
+  v_start := greatest(v_pos - {span}, 0);
   IF p_key ~ '^m[0-9]+$' THEN
-    SELECT substring(candidate_ids FROM 1 FOR v_pos * 8) INTO v_ids FROM rankings
-      WHERE model_id = substr(p_key, 2)::bigint;
+    SELECT substring(candidate_ids FROM v_start * 8 + 1 FOR (v_pos - v_start) * 8) INTO v_ids
+      FROM rankings WHERE model_id = substr(p_key, 2)::bigint;
   ELSIF p_key ~ '^c[0-9]+$' THEN
-    SELECT substring(candidate_ids FROM 1 FOR v_pos * 8) INTO v_ids FROM cal_snapshots
-      WHERE id = substr(p_key, 2)::bigint;
+    SELECT substring(candidate_ids FROM v_start * 8 + 1 FOR (v_pos - v_start) * 8) INTO v_ids
+      FROM cal_snapshots WHERE id = substr(p_key, 2)::bigint;
   END IF;
   FOR k IN 0 .. 7 LOOP
     v_id := v_id || substring(int8send(p_candidate) FROM 8 - k FOR 1);
@@ -172,7 +177,7 @@ def served_template(url: ServerUrl) -> str:
     """The trigger above with its window filled in (the project's names are filled later)."""
     del url   # the same for every project
     return (_SERVED.replace("{skip}", str(max(WINDOW - SERVED_WINDOW, 0)))
-            .replace("{window}", str(WINDOW)))
+            .replace("{window}", str(WINDOW)).replace("{span}", str(PASSED_SPAN)))
 
 
-__all__ = ["INTERNAL", "SERVED_WINDOW", "served_template"]
+__all__ = ["INTERNAL", "PASSED_SPAN", "SERVED_WINDOW", "served_template"]

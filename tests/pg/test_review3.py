@@ -1,0 +1,102 @@
+"""A fourth hostile review: the cost of what the new server checks read for one label.
+
+``wana`` (the attacker, her own login role at a SQL prompt) aims at the checks added last:
+which ranking served a label (:mod:`triage.store.pg.served`), read under the project's
+order lock that every desk's next label waits for.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.pg.team_setup import claim, desk_session, one, publish
+from triage.project import open_project
+from triage.project.demo import simulate
+from triage.store.pg.served import PASSED_SPAN
+
+_uids = iter(range(1, 10**6))
+DEEP = 1_000_000   # positions of a ranking the order's walk has passed
+
+
+@pytest.fixture
+def team(pg, pg_url, project_name, tmp_path, monkeypatch):
+    """Bandit over m1 (ranks ids ascending) and m2 (descending); ``wben`` labelled 6."""
+    monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
+    publish(pg, pg_url(), tmp_path, n=80, annotators=("wana", "wben"), leads=("wlead",),
+            queue_mode="bandit", overlap_rate=0.0, audit_rate=0.0, retest_rate=0.0)
+    ben = open_project(pg_url("wben"))
+    simulate(ben, 6, "wben")
+    ben.close()
+    return pg, pg_url, f"triage_{project_name}"
+
+
+def _label(conn, s: str, session: int, candidate: int, value: str | None,
+           served_by: str | None) -> int:
+    return one(conn, f"SELECT {s}.add_label(%s, %s, %s, %s, 'triage', 1, NULL, %s)",
+               [f"u-review3-{next(_uids):06d}", candidate, session, value, served_by])
+
+
+def _deep_ranking(pg, s: str, tail: list[int]) -> int:
+    """m2's ranking as in a pool of a million whose walk has passed nearly all of it (the
+    superuser stands in for a million labels), ending in ``tail``; its TOAST table."""
+    ids = np.arange(10**9, 10**9 + DEEP - len(tail), dtype="<i8")
+    ranking = np.concatenate([ids, np.asarray(tail, dtype="<i8")]).tobytes()
+    with pg.connect() as conn:
+        conn.execute(f"UPDATE {s}.rankings SET candidate_ids = %s WHERE model_id = "
+                     f"(SELECT id FROM {s}.models WHERE name = 'm2')", [ranking])
+        conn.execute(f"INSERT INTO {s}.rank_frontier (key, pos) SELECT 'm' || id, %s FROM "
+                     f"{s}.models WHERE name = 'm2' ON CONFLICT (key) DO UPDATE SET pos = %s",
+                     [DEEP, DEEP])
+        return one(conn, f"SELECT reltoastrelid::bigint FROM pg_class WHERE oid = "
+                         f"'{s}.rankings'::regclass")
+
+
+def _free(pg, s: str) -> list[int]:
+    with pg.connect() as conn:
+        return [r[0] for r in conn.execute(
+            f"SELECT id FROM {s}.candidates WHERE id NOT IN (SELECT candidate_id FROM "
+            f"{s}.labels WHERE undone_at IS NULL) ORDER BY id")]
+
+
+def _crafted(pg, s: str, toast: int, candidate: int, arm: str) -> tuple[str | None, int]:
+    """She labels ``candidate`` (m1's head), undoes it and labels it again naming ``arm``:
+    the arm stored, and the blocks of the rankings' TOAST table that last label read."""
+    ana = pg.connect("wana", autocommit=False)
+    try:
+        session = desk_session(ana, s)
+        assert claim(ana, s, session, candidate)
+        first = _label(ana, s, session, candidate, "idiom", "m1")
+        ana.execute(f"SELECT {s}.undo(%s, %s)", [first, session])
+        assert claim(ana, s, session, candidate)
+        ana.commit()
+        before = one(ana, "SELECT pg_stat_get_xact_blocks_fetched(%s)", [toast])
+        label = _label(ana, s, session, candidate, "idiom", arm)
+        read = one(ana, "SELECT pg_stat_get_xact_blocks_fetched(%s)", [toast]) - before
+        ana.commit()
+    finally:
+        ana.close()
+    with pg.connect() as conn:
+        return one(conn, f"SELECT served_by FROM {s}.labels WHERE id = %s", [label]), read
+
+
+def test_a_crafted_label_reads_no_deep_prefix_of_a_ranking(team):
+    """Undone, then labelled again naming another arm: the check whether that arm's walk
+    passed it read the whole passed prefix (8 MB at a million positions) under the order
+    lock, for every such label of hers. It reads at most the last PASSED_SPAN positions."""
+    pg, _url, s = team
+    toast = _deep_ranking(pg, s, [])
+    stored, read = _crafted(pg, s, toast, _free(pg, s)[0], "m2")
+    assert stored is None   # m2 never served it: no credit, as before
+    span_blocks = 2 * PASSED_SPAN * 8 // 8192   # twice the blocks the span fills
+    assert read <= span_blocks, (read, span_blocks)
+
+
+def test_an_undone_candidate_just_passed_keeps_its_arm(team):
+    """What the check is for still holds at that depth: a candidate the walk passed a little
+    before the frontier, undone, is at the head of that order again."""
+    pg, _url, s = team
+    candidate = _free(pg, s)[0]
+    toast = _deep_ranking(pg, s, [candidate, 10**12, 10**12 + 1])
+    stored, _read = _crafted(pg, s, toast, candidate, "m2")
+    assert stored == "m2"
