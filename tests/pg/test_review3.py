@@ -13,6 +13,7 @@ import pytest
 from tests.pg.team_setup import claim, desk_session, one, publish
 from triage.project import open_project
 from triage.project.demo import simulate
+from triage.store.pg.catalog import ADVISORY
 from triage.store.pg.served import PASSED_SPAN
 
 _uids = iter(range(1, 10**6))
@@ -100,3 +101,44 @@ def test_an_undone_candidate_just_passed_keeps_its_arm(team):
     toast = _deep_ranking(pg, s, [candidate, 10**12, 10**12 + 1])
     stored, _read = _crafted(pg, s, toast, candidate, "m2")
     assert stored == "m2"
+
+
+def test_advisory_locks_cannot_fill_the_servers_lock_table(team, capsys):
+    """Each advisory lock key is an entry of the server's one shared lock table: from one
+    idle connection (no transaction, so no timeout ends it) she took keys until the table was
+    full, and every other connection was refused, the lead's status and the other desks'
+    next label too. ``server init`` prints what the administrator must revoke; once run,
+    she takes none, and the lead and the team carry on."""
+    import psycopg
+
+    from triage.cli.program import main
+
+    pg, url, s = team
+    assert main(["server", "init", url(), "--lead", "wlead", "--annotator", "wana",
+                 "--annotator", "wben"]) == 0
+    printed = [line.strip() for line in capsys.readouterr().err.splitlines()
+               if "advisory" in line]
+    ana = pg.connect("wana")
+    try:
+        for statement in printed:
+            pg.psql(statement)
+        taken = 0
+        try:
+            for start in range(0, 40_000, 1000):
+                ana.execute("SELECT count(pg_advisory_lock(k)) FROM "
+                            "generate_series(%s::bigint, %s::bigint) k", [start, start + 999])
+                taken += 1000
+        except psycopg.Error:
+            pass
+        assert taken == 0
+        lead = open_project(url("wlead"))   # the lead's status answers
+        assert lead.status() is not None
+        lead.close()
+        desk = open_project(url("wben"))
+        session = desk.start_session("wben")
+        item = desk.next_candidate(session)
+        desk.record_label(session, item.candidate_id, "literal")
+        desk.close()
+    finally:
+        ana.close()
+        pg.psql("GRANT EXECUTE ON FUNCTION " + ", ".join(ADVISORY) + " TO PUBLIC")

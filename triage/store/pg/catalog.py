@@ -7,6 +7,15 @@ for the few milliseconds of the write), to the hundredth of a second, which the 
 round to the hour. Only an administrator can take that view away from ``PUBLIC``; the
 project's owner keeps it (``held_elsewhere`` and the order lock's ``unstall`` read it).
 ``triage server init`` and ``grant`` print the SQL while an annotator can still read it.
+
+Advisory locks are open to everyone too, and each key one takes is an entry of the
+server's one shared lock table (``max_locks_per_transaction`` × ``max_connections``): an
+annotator who takes some twelve thousand keys from one idle connection fills it, and every
+other connection is refused ("out of shared memory"), the lead's ``status`` too, until she
+disconnects; no timeout ends an idle connection that holds session locks. Only an
+administrator can take the functions away from ``PUBLIC``; the owner keeps the one
+``server init`` takes. ``init`` and ``grant`` print that SQL too while an annotator may
+take one.
 """
 
 from __future__ import annotations
@@ -17,6 +26,15 @@ from triage.store.pg.url import ServerUrl
 
 if TYPE_CHECKING:
     import psycopg
+
+SETUP_LOCK = "pg_catalog.pg_advisory_xact_lock(bigint)"   # the one ``server init`` takes
+# Every function that takes an advisory lock (an entry of the shared lock table).
+ADVISORY = tuple(f"pg_catalog.pg_{name}({args})"
+                 for name in ("advisory_lock", "advisory_lock_shared", "try_advisory_lock",
+                              "try_advisory_lock_shared", "advisory_xact_lock",
+                              "advisory_xact_lock_shared", "try_advisory_xact_lock",
+                              "try_advisory_xact_lock_shared")
+                 for args in ("bigint", "integer, integer"))
 
 
 def _one(conn: psycopg.Connection[Any], query: str, params: list[str]) -> Any:
@@ -32,18 +50,27 @@ def catalog_advice(conn: psycopg.Connection[Any], url: ServerUrl,
     readable = [a for a in annotators if _one(conn, (
         "SELECT has_table_privilege(%s, 'pg_catalog.pg_locks', 'SELECT') "
         "OR has_function_privilege(%s, 'pg_catalog.pg_lock_status()', 'EXECUTE')"), [a, a])]
-    if not readable:
+    lockers = [a for a in annotators if any(_one(conn, (
+        "SELECT has_function_privilege(%s, %s, 'EXECUTE')"), [a, f]) for f in ADVISORY)]
+    if not readable and not lockers:
         return []
-    owner = _one(conn, "SELECT r.rolname FROM pg_namespace n JOIN pg_roles r "
-                       "ON r.oid = n.nspowner WHERE n.nspname = %s", [url.schema])
-    # A view's functions are checked against the one who reads the view: the owner needs
-    # the function back as well as the view.
-    return ["REVOKE SELECT ON pg_catalog.pg_locks FROM PUBLIC;",
-            "REVOKE EXECUTE ON FUNCTION pg_catalog.pg_lock_status() FROM PUBLIC;",
-            sql.SQL("GRANT SELECT ON pg_catalog.pg_locks TO {};").format(
-                sql.Identifier(owner)).as_string(conn),
-            sql.SQL("GRANT EXECUTE ON FUNCTION pg_catalog.pg_lock_status() TO {};").format(
-                sql.Identifier(owner)).as_string(conn)]
+    owner = sql.Identifier(_one(conn, "SELECT r.rolname FROM pg_namespace n JOIN pg_roles r "
+                                      "ON r.oid = n.nspowner WHERE n.nspname = %s", [url.schema]))
+    out = []
+    if readable:
+        # A view's functions are checked against the one who reads the view: the owner
+        # needs the function back as well as the view.
+        out += ["REVOKE SELECT ON pg_catalog.pg_locks FROM PUBLIC;",
+                "REVOKE EXECUTE ON FUNCTION pg_catalog.pg_lock_status() FROM PUBLIC;",
+                sql.SQL("GRANT SELECT ON pg_catalog.pg_locks TO {};").format(
+                    owner).as_string(conn),
+                sql.SQL("GRANT EXECUTE ON FUNCTION pg_catalog.pg_lock_status() TO {};").format(
+                    owner).as_string(conn)]
+    if lockers:
+        out += [f"REVOKE EXECUTE ON FUNCTION {', '.join(ADVISORY)} FROM PUBLIC;",
+                sql.SQL("GRANT EXECUTE ON FUNCTION {} TO {};").format(
+                    sql.SQL(SETUP_LOCK), owner).as_string(conn)]
+    return out
 
 
-__all__ = ["catalog_advice"]
+__all__ = ["ADVISORY", "SETUP_LOCK", "catalog_advice"]

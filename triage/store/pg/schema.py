@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from triage.base.errors import TriageError
 from triage.store.pg import feeds, functions
 from triage.store.pg.audit import store_audit_order
-from triage.store.pg.catalog import catalog_advice
+from triage.store.pg.catalog import SETUP_LOCK, catalog_advice
 from triage.store.pg.connect import transaction
 from triage.store.pg.tables import Column, Table, head_tables, pg_type, table
 from triage.store.pg.url import ServerUrl, parse_url
@@ -175,8 +175,11 @@ def ensure_project(conn: psycopg.Connection[Any], url: ServerUrl, *, audit: bool
     # every desk's next statement would queue behind them: they wait a few seconds at
     # most, then the lead is told to try again (an annotator can hold a transaction open).
     conn.execute(f"SET LOCAL lock_timeout = '{int(DDL_WAIT_S)}s'")
-    # Two sessions creating the same schema or role at once would collide on the catalog.
-    conn.execute("SELECT pg_advisory_xact_lock(%s)", [functions.lock_key(url.project)])
+    # Two sessions creating the same schema or role at once would collide on the catalog
+    # (an owner the administrator did not give the advisory lock back to goes without).
+    allowed = conn.execute("SELECT has_function_privilege(%s, 'EXECUTE')", [SETUP_LOCK])
+    if (allowed.fetchone() or (False,))[0]:
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", [functions.lock_key(url.project)])
     with conn.pipeline():   # a hundred statements in one round trip, not a hundred
         for statement in project_statements(url):
             conn.execute(statement.encode())
