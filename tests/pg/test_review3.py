@@ -117,7 +117,7 @@ def test_advisory_locks_cannot_fill_the_servers_lock_table(team, capsys):
     assert main(["server", "init", url(), "--lead", "wlead", "--annotator", "wana",
                  "--annotator", "wben"]) == 0
     printed = [line.strip() for line in capsys.readouterr().err.splitlines()
-               if "advisory" in line]
+               if "advisory" in line or "TEMPORARY" in line]
     ana = pg.connect("wana")
     try:
         for statement in printed:
@@ -131,6 +131,8 @@ def test_advisory_locks_cannot_fill_the_servers_lock_table(team, capsys):
         except psycopg.Error:
             pass
         assert taken == 0
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):   # nor temporary tables
+            ana.execute("CREATE TEMPORARY TABLE t0 (x integer)")
         lead = open_project(url("wlead"))   # the lead's status answers
         assert lead.status() is not None
         lead.close()
@@ -141,4 +143,5 @@ def test_advisory_locks_cannot_fill_the_servers_lock_table(team, capsys):
         desk.close()
     finally:
         ana.close()
-        pg.psql("GRANT EXECUTE ON FUNCTION " + ", ".join(ADVISORY) + " TO PUBLIC")
+        pg.psql("GRANT EXECUTE ON FUNCTION " + ", ".join(ADVISORY) + " TO PUBLIC; "
+                "GRANT TEMPORARY ON DATABASE postgres TO PUBLIC")

@@ -15,7 +15,8 @@ other connection is refused ("out of shared memory"), the lead's ``status`` too,
 disconnects; no timeout ends an idle connection that holds session locks. Only an
 administrator can take the functions away from ``PUBLIC``; the owner keeps the one
 ``server init`` takes. ``init`` and ``grant`` print that SQL too while an annotator may
-take one.
+take one, and the revoke of temporary tables (thousands created in one transaction she
+keeps open, her timeouts turned off, fill the table as well).
 """
 
 from __future__ import annotations
@@ -52,7 +53,9 @@ def catalog_advice(conn: psycopg.Connection[Any], url: ServerUrl,
         "OR has_function_privilege(%s, 'pg_catalog.pg_lock_status()', 'EXECUTE')"), [a, a])]
     lockers = [a for a in annotators if any(_one(conn, (
         "SELECT has_function_privilege(%s, %s, 'EXECUTE')"), [a, f]) for f in ADVISORY)]
-    if not readable and not lockers:
+    temporary = [a for a in annotators if _one(conn, (
+        "SELECT has_database_privilege(%s, current_database(), 'TEMPORARY')"), [a])]
+    if not readable and not lockers and not temporary:
         return []
     owner = sql.Identifier(_one(conn, "SELECT r.rolname FROM pg_namespace n JOIN pg_roles r "
                                       "ON r.oid = n.nspowner WHERE n.nspname = %s", [url.schema]))
@@ -70,6 +73,9 @@ def catalog_advice(conn: psycopg.Connection[Any], url: ServerUrl,
         out += [f"REVOKE EXECUTE ON FUNCTION {', '.join(ADVISORY)} FROM PUBLIC;",
                 sql.SQL("GRANT EXECUTE ON FUNCTION {} TO {};").format(
                     sql.SQL(SETUP_LOCK), owner).as_string(conn)]
+    if temporary:   # thousands of temporary tables in one open transaction fill it too
+        out.append(sql.SQL("REVOKE TEMPORARY ON DATABASE {} FROM PUBLIC;").format(
+            sql.Identifier(_one(conn, "SELECT current_database()", []))).as_string(conn))
     return out
 
 
