@@ -145,3 +145,53 @@ def test_advisory_locks_cannot_fill_the_servers_lock_table(team, capsys):
         ana.close()
         pg.psql("GRANT EXECUTE ON FUNCTION " + ", ".join(ADVISORY) + " TO PUBLIC; "
                 "GRANT TEMPORARY ON DATABASE postgres TO PUBLIC")
+
+
+def _until(pg, sql: str, params: list, tries: int = 200) -> bool:
+    """Whether ``sql`` (as the superuser) turns true within ``tries`` polls 50 ms apart."""
+    import time
+
+    for _ in range(tries):
+        with pg.connect() as conn:
+            if one(conn, sql, params):
+                return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_sample_item_held_locked_lasts_no_longer_than_a_lease(team):
+    """She holds the next certification item locked in a transaction kept open with her
+    timeouts off: the others serve past it, but the item stayed undecided for as long as
+    she kept her connection, and the lead's certificate (the decided prefix of the sample)
+    with it. Like a lease, the lock lasts no longer than the lease length: the next desk
+    that meets it ends her transaction, and the item is served again."""
+    from triage.project.certify import start_certification
+
+    pg, url, s = team
+    pg.psql(f"INSERT INTO {s}.project(key, value) VALUES ('server_lease_seconds', '1') "
+            "ON CONFLICT (key) DO UPDATE SET value = '1'")
+    lead = open_project(url("wlead"))
+    start_certification(lead)
+    lead.close()
+    with pg.connect() as conn:
+        order = np.frombuffer(one(conn, f"SELECT sample_order FROM {s}.certifications "
+                                        "WHERE ended_at IS NULL"), dtype="<i8").tolist()
+    with pg.connect("wana") as ana:
+        held = desk_session(ana, s)
+    holder = pg.connect("wana", autocommit=False)
+    try:
+        holder.execute("SET idle_in_transaction_session_timeout = 0")
+        holder.execute("SET statement_timeout = 0")
+        assert claim(holder, s, held, order[0])
+        pid = one(holder, "SELECT pg_backend_pid()")
+        assert _until(pg, "SELECT clock_timestamp() - xact_start > interval '1.5 s' "
+                          "FROM pg_stat_activity WHERE pid = %s", [pid])
+        with pg.connect("wben") as ben:
+            session = desk_session(ben, s)
+            assert claim(ben, s, session, order[1])   # served past it, as before
+            assert _until(pg, "SELECT NOT EXISTS (SELECT 1 FROM pg_stat_activity "
+                              "WHERE pid = %s)", [pid]), "her transaction is still open"
+            other = desk_session(ben, s)
+            assert claim(ben, s, other, order[0])     # and the item is served again
+    finally:
+        holder.close()

@@ -27,7 +27,10 @@ another person's transaction holds the candidate's row locked (a claim in progre
 kept uncommitted, which no lease shows). :mod:`.judge` counts such an item of the
 certification sample or the audit order as on another annotator's lease, so one who holds
 the item due locked cannot get every other desk's next certification or audit label
-refused; a lock of her own connections is hers, like her own desks' leases.
+refused; a lock of her own connections is hers, like her own desks' leases. Like a lease,
+such a lock lasts no longer than the lease length: a transaction of an annotator's that
+has held it longer (her timeouts turned off) is ended when another desk meets it, so an
+item due is not kept undecided for good (the lead's certificate waiting on it).
 """
 
 from __future__ import annotations
@@ -143,6 +146,16 @@ BEGIN
   END;
   IF v_free THEN RETURN false; END IF;
   SELECT xmax INTO v_xmax FROM candidates WHERE id = p_candidate;
+  BEGIN   -- a lock lasts no longer than a lease: an annotator's transaction that has held
+    -- it longer (her timeouts turned off) is ended, as the order lock's holders are
+    PERFORM pg_terminate_backend(a.pid) FROM pg_locks k JOIN pg_stat_activity a ON a.pid = k.pid
+      WHERE k.locktype = 'transactionid' AND k.transactionid = v_xmax AND k.granted
+        AND a.usename <> v_name AND a.xact_start < clock_timestamp() - make_interval(
+          secs => lease_seconds())
+        AND pg_has_role(a.usename, '{annotator}', 'MEMBER')
+        AND NOT pg_has_role(a.usename, '{lead}', 'MEMBER');
+  EXCEPTION WHEN OTHERS THEN NULL;   -- the owner may not: it counts as held, as before
+  END;
   BEGIN
     IF EXISTS (SELECT 1 FROM pg_locks k WHERE k.locktype = 'transactionid'
                AND k.transactionid = v_xmax) THEN
@@ -175,8 +188,7 @@ CREATE OR REPLACE TRIGGER labels_served_by BEFORE INSERT ON {s}.labels
 
 def served_template(url: ServerUrl) -> str:
     """The trigger above with its window filled in (the project's names are filled later)."""
-    del url   # the same for every project
-    return (_SERVED.replace("{skip}", str(max(WINDOW - SERVED_WINDOW, 0)))
+    return (_SERVED.replace("{annotator}", url.annotator_role).replace("{skip}", str(max(WINDOW - SERVED_WINDOW, 0)))
             .replace("{window}", str(WINDOW)).replace("{span}", str(PASSED_SPAN)))
 
 
