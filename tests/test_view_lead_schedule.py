@@ -100,6 +100,27 @@ def test_a_failure_counts_as_filled_and_the_news_stays_beside_what_computes():
                                  "models-pvalues…")
 
 
+def test_when_the_metrics_fail_the_later_steps_are_dropped_not_drawn_into_nothing():
+    """Closing the lead window ends the models helper: the metrics fail. The value tables
+    computed meanwhile have no comparison to go into; on Recompute all three come again."""
+    schedule = LeadSchedule()
+    schedule.view_built("models")
+    schedule.recompute()
+    schedule.fail("models", "the models helper stopped")
+    assert schedule.arrive("models-value", "tables") == []
+    assert schedule.arrive("models-pvalues", "tests") == []
+    assert {"models", "models-value", "models-pvalues"}.isdisjoint(schedule.pending())
+    schedule.start("models")
+    assert {"models", "models-value", "models-pvalues"} <= schedule.pending()
+    assert schedule.arrive("models-value", "tables") == []   # waits for the new metrics
+    assert schedule.arrive("models", "data") == [("models", "data"),
+                                                 ("models-value", "tables")]
+    # The comparison shown: a failure of a later step leaves it as it is.
+    schedule.start("models")
+    schedule.fail("models-value", "broke")
+    assert schedule.arrive("models-pvalues", "tests") == [("models-pvalues", "tests")]
+
+
 def test_with_pvalues_fills_the_tests_in():
     @dataclasses.dataclass(frozen=True)
     class Data:

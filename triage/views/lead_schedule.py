@@ -13,7 +13,10 @@ The rules it keeps:
   permutation tests (``models-pvalues``); the later two are shown only into a comparison
   already shown. The Models tab is filled when its first step is shown.
 - A result whose view is not built yet (the chart views load matplotlib first) waits for it.
-- A step that failed counts as filled: it will not fill, and the news says why.
+- A step that failed counts as filled: it will not fill, and the news says why. When the
+  metrics failed (their helper ended: the window closed, or it broke), there is no
+  comparison to fill the later steps into: they count as filled too, and a later step that
+  still arrives is dropped.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ class LeadSchedule:
         self.filled: set[str] = set()     # tabs (TABS) showing their figures
         self.running: set[str] = set()    # steps computing now
         self.built: set[str] = set(ANALYSES) - set(LATE_VIEWS)
+        self.drawn: set[str] = set()      # steps whose result was handed over to draw
         self._waiting: dict[str, Any] = {}  # results waiting for their view
         self.news = ""                     # the last news (a report written, an error)
 
@@ -82,6 +86,8 @@ class LeadSchedule:
         requests = list(REQUESTS[name])
         if name == "models":
             self.filled -= set(LATER)   # the value tables and tests come again, after the metrics
+            if "models" not in self.drawn:
+                self.filled.discard("models")   # it failed before: computing it again
         self.running |= {r.step for r in requests if r.task is not None}
         return requests
 
@@ -97,6 +103,9 @@ class LeadSchedule:
     def arrive(self, step: str, result: Any) -> list[tuple[str, Any]]:
         """``step`` computed ``result``: the (step, result) pairs to draw now, in order."""
         self.running.discard(step)
+        if step in LATER and "models" in self.filled and "models" not in self.drawn:
+            self.filled.add(step)   # the metrics failed: no comparison to fill it into
+            return []
         self._waiting[step] = result
         return self._deliverable()
 
@@ -108,6 +117,11 @@ class LeadSchedule:
         """``step`` failed with ``message``: it counts as filled; the news to show."""
         self.running.discard(step)
         self.filled.add(step)
+        if step == "models":   # no comparison to fill the later steps into: neither will fill
+            self.drawn.discard("models")
+            self.filled |= set(LATER)
+            for later in LATER:
+                self._waiting.pop(later, None)
         self.news = f"{step}: {message}"
         return self.news
 
@@ -121,10 +135,11 @@ class LeadSchedule:
         for step in STEPS:   # the metrics before their value tables and tests
             if step not in self._waiting or VIEW_OF.get(step, step) not in self.built:
                 continue
-            if step in LATER and "models" not in self.filled:
+            if step in LATER and "models" not in self.drawn:
                 continue
             out.append((step, self._waiting.pop(step)))
             self.filled.add(step)
+            self.drawn.add(step)
         return out
 
     # -- what the window says --------------------------------------------------------------
