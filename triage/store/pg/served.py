@@ -188,7 +188,8 @@ CREATE OR REPLACE TRIGGER labels_served_by BEFORE INSERT ON {s}.labels
 
 def served_template(url: ServerUrl) -> str:
     """The trigger above with its window filled in (the project's names are filled later)."""
-    return (_SERVED.replace("{annotator}", url.annotator_role).replace("{skip}", str(max(WINDOW - SERVED_WINDOW, 0)))
+    return (_SERVED.replace("{annotator}", url.annotator_role)
+            .replace("{skip}", str(max(WINDOW - SERVED_WINDOW, 0)))
             .replace("{window}", str(WINDOW)).replace("{span}", str(PASSED_SPAN)))
 
 
