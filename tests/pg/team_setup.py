@@ -66,9 +66,10 @@ def add_label(conn, s: str, session: int, candidate: int, value: str | None, kin
 
 
 def attacked_team(pg, pg_url, project_name: str, tmp_path: Path, monkeypatch, *,
-                  prefix: str, n: int, labelled: int) -> tuple[Any, Any, str]:
+                  prefix: str, n: int, labelled: int, **settings: Any) -> tuple[Any, Any, str]:
     """A team for the attacks from a psql prompt: lead ``{prefix}lead``, annotators
-    ``{prefix}ana`` (the attacker) and ``{prefix}ben``, who labelled ``labelled`` first.
+    ``{prefix}ana`` (the attacker) and ``{prefix}ben``, who labelled ``labelled`` first;
+    ``settings`` as for :func:`publish` (no overlap, audit or re-tests unless given).
 
     Returns (server, url maker, project schema)."""
     from triage.project import open_project
@@ -76,7 +77,8 @@ def attacked_team(pg, pg_url, project_name: str, tmp_path: Path, monkeypatch, *,
 
     monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
     publish(pg, pg_url(), tmp_path, n=n, annotators=(f"{prefix}ana", f"{prefix}ben"),
-            leads=(f"{prefix}lead",), overlap_rate=0.0, audit_rate=0.0, retest_rate=0.0)
+            leads=(f"{prefix}lead",), **{"overlap_rate": 0.0, "audit_rate": 0.0,
+                                         "retest_rate": 0.0, **settings})
     ben = open_project(pg_url(f"{prefix}ben"))
     simulate(ben, labelled, f"{prefix}ben")
     ben.close()

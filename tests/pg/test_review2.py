@@ -14,14 +14,16 @@ lock moves her on no further.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import numpy as np
 import psycopg
 import pytest
 
-from tests.pg.team_setup import claim, desk_session, one, publish
+from tests.pg.team_setup import attacked_team, claim, desk_session, one
 from triage.project import open_project
 from triage.project.certify import start_certification
-from triage.project.demo import simulate
 
 _uids = iter(range(1, 10**6))
 
@@ -29,13 +31,8 @@ _uids = iter(range(1, 10**6))
 @pytest.fixture
 def team(pg, pg_url, project_name, tmp_path, monkeypatch):
     """Bandit over m1 (ranks ids ascending) and m2 (descending); ``vben`` labelled 6."""
-    monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
-    publish(pg, pg_url(), tmp_path, n=80, annotators=("vana", "vben"), leads=("vlead",),
-            queue_mode="bandit", overlap_rate=0.0, audit_rate=0.0, retest_rate=0.0)
-    ben = open_project(pg_url("vben"))
-    simulate(ben, 6, "vben")
-    ben.close()
-    return pg, pg_url, f"triage_{project_name}"
+    return attacked_team(pg, pg_url, project_name, tmp_path, monkeypatch, prefix="v", n=80,
+                         labelled=6, queue_mode="bandit")
 
 
 def _label(conn, s: str, session: int, candidate: int, value: str | None, kind: str,
@@ -90,13 +87,19 @@ def test_a_label_credits_only_the_arm_whose_head_served_it(team):
         assert _served_by(pg, s, _label(ana, s, session, head2, "idiom", "triage", "m2")) == "m2"
 
 
+def _m2_head_labelled(pg, s: str, ana, value: str | None) -> tuple[int, int, int]:
+    """``vana`` claims m2's head in a new session and labels it ``value`` naming m2:
+    (session, candidate, label)."""
+    head = _free(pg, s)[-1]
+    session = desk_session(ana, s)
+    assert claim(ana, s, session, head)
+    return session, head, _label(ana, s, session, head, value, "triage", "m2")
+
+
 def test_changing_a_decision_does_not_credit_its_arm_again(team):
     pg, url, s = team
-    head = _free(pg, s)[-1]   # m2's head
     with pg.connect("vana") as ana:
-        session = desk_session(ana, s)
-        assert claim(ana, s, session, head)
-        first = _label(ana, s, session, head, "idiom", "triage", "m2")
+        session, head, first = _m2_head_labelled(pg, s, ana, "idiom")
         assert _served_by(pg, s, first) == "m2"
         pulls = _pulls(url)
         # Each change of her decision would be one more positive for m2.
@@ -106,21 +109,16 @@ def test_changing_a_decision_does_not_credit_its_arm_again(team):
     assert _pulls(url) == pulls
     # A skip credits no arm: the decision that follows it credits the arm that served it.
     with pg.connect("vana") as ana:
-        session = desk_session(ana, s)
-        head = _free(pg, s)[-1]
-        assert claim(ana, s, session, head)
-        assert _served_by(pg, s, _label(ana, s, session, head, None, "triage", "m2")) == "m2"
+        session, head, skip = _m2_head_labelled(pg, s, ana, None)
+        assert _served_by(pg, s, skip) == "m2"
         assert [_served_by(pg, s, _label(ana, s, session, head, value, "triage", "m2"))
                 for value in ("idiom", "literal", None, "idiom")] == ["m2", None, None, None]
 
 
 def test_an_undone_label_served_again_keeps_its_arm(team):
     pg, _url, s = team
-    head = _free(pg, s)[-1]   # m2's head
     with pg.connect("vana") as ana:
-        session = desk_session(ana, s)
-        assert claim(ana, s, session, head)
-        first = _label(ana, s, session, head, "literal", "triage", "m2")
+        session, head, first = _m2_head_labelled(pg, s, ana, "literal")
         ana.execute(f"SELECT {s}.undo(%s, %s)", [first, session])
         # As a desk does after an undo: the same candidate, for the same reason as before.
         assert claim(ana, s, session, head)
@@ -133,12 +131,8 @@ def test_an_undone_label_served_again_keeps_its_arm(team):
 
 def test_a_certification_label_credits_no_arm(team):
     pg, url, s = team
-    lead = open_project(url("vlead"))
-    start_certification(lead)
-    lead.close()
+    order = _start_sample(pg, url, s)
     with pg.connect("vana") as ana:
-        order = np.frombuffer(one(ana, f"SELECT sample_order FROM {s}.certification_feed() "
-                                       "WHERE ended_at IS NULL"), dtype="<i8").tolist()
         session = desk_session(ana, s)
         assert claim(ana, s, session, order[0])
         label = _label(ana, s, session, order[0], "idiom", "certify", "m1")
@@ -195,18 +189,26 @@ def test_a_sample_item_held_locked_does_not_get_the_others_refused(team):
     certification labels are taken, as for another annotator's lease."""
     pg, url, s = team
     order = _start_sample(pg, url, s)
-    with pg.connect("vana") as ana:
-        held = desk_session(ana, s)
-    holder = pg.connect("vana", autocommit=False)
-    try:
-        holder.execute("SET idle_in_transaction_session_timeout = 0")
-        assert claim(holder, s, held, order[0])
+    with _held_by_vana(pg, s, order[0]):
         desk = open_project(url("vben"))
         session = desk.start_session("vben")
         item = desk.next_candidate(session)
         assert (item.candidate_id, item.kind) == (order[1], "certify"), order[:4]
         desk.record_label(session, item.candidate_id, "literal")
         desk.close()
+
+
+@contextlib.contextmanager
+def _held_by_vana(pg, s: str, candidate: int) -> Iterator[None]:
+    """``vana`` claims ``candidate`` in a transaction she keeps open (her idle timeout
+    off), for as long as the block runs."""
+    with pg.connect("vana") as ana:
+        held = desk_session(ana, s)
+    holder = pg.connect("vana", autocommit=False)
+    try:
+        holder.execute("SET idle_in_transaction_session_timeout = 0")
+        assert claim(holder, s, held, candidate)
+        yield
     finally:
         holder.close()
 
@@ -216,18 +218,11 @@ def test_her_own_locked_sample_item_does_not_move_her_on(team):
     of hers) is hers, like her own desks' leases: she labels nothing after it."""
     pg, url, s = team
     order = _start_sample(pg, url, s)
-    with pg.connect("vana") as ana:
-        parked, going_on = desk_session(ana, s), desk_session(ana, s)
-    holder = pg.connect("vana", autocommit=False)
-    try:
-        holder.execute("SET idle_in_transaction_session_timeout = 0")
-        assert claim(holder, s, parked, order[0])
-        with pg.connect("vana") as ana:
-            assert claim(ana, s, going_on, order[1])
-            with pytest.raises(psycopg.Error, match="not the next item"):
-                _label(ana, s, going_on, order[1], "literal", "certify", None)
-    finally:
-        holder.close()
+    with _held_by_vana(pg, s, order[0]), pg.connect("vana") as ana:
+        going_on = desk_session(ana, s)
+        assert claim(ana, s, going_on, order[1])
+        with pytest.raises(psycopg.Error, match="not the next item"):
+            _label(ana, s, going_on, order[1], "literal", "certify", None)
 
 
 def _audit_order(pg, s: str) -> list[int]:
@@ -244,18 +239,10 @@ def _labelled(pg, s: str) -> set[int]:
 def test_an_audit_item_held_locked_does_not_get_the_others_refused(team):
     pg, _url, s = team
     due = _audit_order(pg, s)
-    with pg.connect("vana") as ana:
-        held = desk_session(ana, s)
-    holder = pg.connect("vana", autocommit=False)
-    try:
-        holder.execute("SET idle_in_transaction_session_timeout = 0")
-        assert claim(holder, s, held, due[0])
-        with pg.connect("vben") as ben:
-            session = desk_session(ben, s)
-            assert claim(ben, s, session, due[1])
-            assert _label(ben, s, session, due[1], "literal", "audit", None) > 0
-    finally:
-        holder.close()
+    with _held_by_vana(pg, s, due[0]), pg.connect("vben") as ben:
+        session = desk_session(ben, s)
+        assert claim(ben, s, session, due[1])
+        assert _label(ben, s, session, due[1], "literal", "audit", None) > 0
 
 
 def test_who_holds_which_lock_is_hidden_once_the_administrator_ran_what_init_said(

@@ -10,9 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.pg.team_setup import claim, desk_session, one, publish
+from tests.pg.team_setup import attacked_team, claim, desk_session, one
 from triage.project import open_project
-from triage.project.demo import simulate
 from triage.store.pg.catalog import ADVISORY
 from triage.store.pg.served import PASSED_SPAN
 
@@ -23,13 +22,8 @@ DEEP = 1_000_000   # positions of a ranking the order's walk has passed
 @pytest.fixture
 def team(pg, pg_url, project_name, tmp_path, monkeypatch):
     """Bandit over m1 (ranks ids ascending) and m2 (descending); ``wben`` labelled 6."""
-    monkeypatch.setenv("TRIAGE_CACHE_DIR", str(tmp_path / "cache"))
-    publish(pg, pg_url(), tmp_path, n=80, annotators=("wana", "wben"), leads=("wlead",),
-            queue_mode="bandit", overlap_rate=0.0, audit_rate=0.0, retest_rate=0.0)
-    ben = open_project(pg_url("wben"))
-    simulate(ben, 6, "wben")
-    ben.close()
-    return pg, pg_url, f"triage_{project_name}"
+    return attacked_team(pg, pg_url, project_name, tmp_path, monkeypatch, prefix="w", n=80,
+                         labelled=6, queue_mode="bandit")
 
 
 def _label(conn, s: str, session: int, candidate: int, value: str | None,
